@@ -1,0 +1,131 @@
+"""The one engine API every Easel game implements (OpenSpiel in spirit).
+
+A game is an object with a ``GameInfo`` and pure functions over an opaque,
+immutable-by-convention state.  The table layer (core/table.py) owns
+everything that is not a rule of a game: seats and keys, the log order,
+commit-reveal, the shared seed, time-outs.  A game never sees a key, a salt,
+a signature or a clock.
+
+Life of a game::
+
+    config = game.configure(options, players)       # validate + fill defaults
+    state  = game.setup(config, players, seed)       # seed: 32 shared bytes
+    loop:
+        turn = game.turn(state)                      # who must act now
+        turn.kind == "over"         -> game.result(state)
+        turn.kind == "chance"       -> state = game.chance(state, entropy32)
+        turn.kind == "sequential"   -> only turn.seats[0] may act
+        turn.kind == "simultaneous" -> every seat in turn.seats sends one
+                                       action; the table applies them in seat
+                                       order once all are in (if turn.sealed,
+                                       through commit-reveal)
+        action = game.check(state, seat, raw)        # IllegalAction if not
+        state  = game.apply(state, seat, action)     # pure
+
+Seats are ints 0..players-1 in table order ("clockwise" = increasing mod n).
+Actions, configs, views and results are canonical-encodable values
+(core.encoding): ints, str, bytes, bool, None, lists, str-keyed maps.
+
+Why each piece is there, checked against all three games:
+
+* ``sequential`` covers Modern Art's card play, one-offer and fixed-price
+  rounds, the double-auction offer going round the table, and Starving
+  Artists' turns, including free actions: ``apply`` simply leaves the same
+  seat to act until it ends its turn.
+* ``simultaneous`` covers the Painting Game round, Modern Art's hidden
+  auction (sealed), open auctions run as rounds of simultaneous raises, and
+  Starving Artists' trade offers answered by several players ("first to
+  accept" = first accepting seat clockwise from the offerer, decided by the
+  rules once all answers are in, never by arrival time).
+* ``chance`` lets a game ask for fresh shared randomness mid-game (Starving
+  Artists' bag draws, a new round's sheets) instead of drawing everything
+  from the start seed, so no seat can see the future in the seed.
+* hidden information lives in the state; ``view(state, seat)`` is the only
+  way a seat (or a bot) sees it.  Modern Art's mental-poker deal will keep
+  masked cards in the state and reveal them by actions carrying decryption
+  shares; nothing here assumes the state is fully known to anyone.
+* ``default_action`` is what the rules apply for a seat the table timed out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Protocol
+
+__all__ = [
+    "GameInfo",
+    "Turn",
+    "Game",
+    "Bot",
+    "IllegalAction",
+    "ConfigError",
+    "OVER",
+]
+
+
+class IllegalAction(ValueError):
+    """An action the rules refuse; the message says why, for a person."""
+
+
+class ConfigError(ValueError):
+    """A table configuration the game refuses (unknown edition, bad player count...)."""
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    name: str                    # wire name, e.g. "painting"
+    title: str                   # for people
+    min_players: int
+    max_players: int
+    default_players: int
+    editions: tuple[str, ...]    # rule editions / variants; first is the default
+    information: str             # "perfect" | "imperfect"
+    simultaneous: bool           # has simultaneous phases
+    sealed: bool                 # has sealed (commit-reveal) phases
+    chance: bool                 # asks for shared randomness after setup
+    options: Mapping[str, Any] = field(default_factory=dict)  # option -> default
+
+    @property
+    def default_edition(self) -> str:
+        return self.editions[0]
+
+
+@dataclass(frozen=True)
+class Turn:
+    kind: str                          # "sequential" | "simultaneous" | "chance" | "over"
+    seats: tuple[int, ...] = ()        # who must act (one seat when sequential)
+    sealed: bool = False               # simultaneous moves go through commit-reveal
+    label: str = ""                    # for people: "round 2 - bids and splash"
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("sequential", "simultaneous", "chance", "over"):
+            raise ValueError("bad turn kind %r" % self.kind)
+        if self.kind == "sequential" and len(self.seats) != 1:
+            raise ValueError("a sequential turn has exactly one seat")
+        if self.sealed and self.kind != "simultaneous":
+            raise ValueError("only simultaneous turns can be sealed")
+
+
+OVER = Turn("over")
+
+
+class Bot(Protocol):
+    """A bot sees only ``view(state, seat)``; randomness comes in as an Rng."""
+
+    def choose(self, view: Any, seat: int, rng: Any) -> Any: ...
+
+
+class Game(Protocol):
+    info: GameInfo
+    bots: Mapping[str, Callable[[], Bot]]   # level name -> factory
+
+    def configure(self, options: Mapping[str, Any], players: int) -> dict: ...
+    def setup(self, config: Mapping[str, Any], players: int, seed: bytes) -> Any: ...
+    def turn(self, state: Any) -> Turn: ...
+    def check(self, state: Any, seat: int, action: Any) -> Any: ...
+    def apply(self, state: Any, seat: int, action: Any) -> Any: ...
+    def chance(self, state: Any, entropy: bytes) -> Any: ...
+    def default_action(self, state: Any, seat: int) -> Any: ...
+    def view(self, state: Any, seat: int | None) -> Any: ...
+    def result(self, state: Any) -> dict | None: ...
+    def describe(self, state: Any, seat: int, action: Any) -> str: ...
