@@ -1,0 +1,311 @@
+"""Log entries: the signed genesis, authored events and time-out certificates.
+
+Every entry is one canonical msgpack array whose first element names its type.
+
+genesis   ["easel-genesis", 1, doc, [sig_seat0, sig_seat1, ...]]
+          game_id = dhash("game-id", doc); seat i signs dhash("sign/genesis", game_id)
+event     ["easel-event", 1, game_id, author, seq, prev, kind, body, sig]
+          sig over dhash("sign/event", 1, game_id, author, seq, prev, kind, body)
+timeout   ["easel-timeout", 1, game_id, phase, prev, [timed-out seats], [[voter, sig], ...]]
+          voter signs dhash("sign/vote", game_id, phase, prev, seats)
+
+entry id  = dhash("entry-id", entry bytes)        (the hash of the whole entry)
+head      = dhash("head", previous head, entry id), starting from 32 zero bytes
+
+Signatures are Ed25519 (PyNaCl / libsodium).  This module only builds,
+parses and checks entries; it never holds a private key: callers pass a
+``sign`` function (bytes -> 64-byte signature).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from nacl.exceptions import BadSignatureError
+from nacl.signing import VerifyKey
+
+from .encoding import CanonicalError, decode, encode
+from .hashing import dhash
+
+VERSION = 1
+ZERO32 = bytes(32)
+TAG_GENESIS = "easel-genesis"
+TAG_EVENT = "easel-event"
+TAG_TIMEOUT = "easel-timeout"
+KINDS = ("commit", "reveal", "act")
+MAX_ENTRY = 256 * 1024
+
+Signer = Callable[[bytes], bytes]
+
+
+class EntryError(ValueError):
+    """A malformed or badly signed entry; the message says what is wrong."""
+
+
+def verify_sig(public: bytes, msg: bytes, sig: bytes) -> bool:
+    try:
+        VerifyKey(public).verify(msg, sig)
+        return True
+    except (BadSignatureError, ValueError, TypeError):
+        return False
+    except Exception:  # libsodium refuses some keys with its own errors
+        return False
+
+
+def _is_b(x: Any, n: int) -> bool:
+    return isinstance(x, bytes) and len(x) == n
+
+
+def _is_uint(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2**63
+
+
+def entry_id(raw: bytes) -> bytes:
+    return dhash("entry-id", raw)
+
+
+def next_head(head: bytes, eid: bytes) -> bytes:
+    return dhash("head", head, eid)
+
+
+# --------------------------------------------------------------------------- genesis
+
+
+@dataclass(frozen=True)
+class Genesis:
+    doc: dict
+    sigs: tuple[bytes, ...]
+    raw: bytes
+    game_id: bytes
+    id: bytes
+
+    @property
+    def seats(self) -> list[bytes]:
+        return list(self.doc["seats"])
+
+
+def genesis_sign_msg(game_id: bytes) -> bytes:
+    return dhash("sign/genesis", game_id)
+
+
+def game_id_of(doc: dict) -> bytes:
+    return dhash("game-id", doc)
+
+
+def check_genesis_doc(doc: Any) -> None:
+    if not isinstance(doc, dict):
+        raise EntryError("genesis document is not a map")
+    for key, typ in (("game", str), ("config", dict), ("seats", list), ("table", bytes)):
+        if not isinstance(doc.get(key), typ):
+            raise EntryError("genesis document: %r missing or of the wrong type" % key)
+    seats = doc["seats"]
+    if not seats or not all(_is_b(k, 32) for k in seats):
+        raise EntryError("genesis document: seats must be 32-byte keys")
+    if len(set(seats)) != len(seats):
+        raise EntryError("genesis document: a key holds two seats")
+    if not 1 <= len(doc["table"]) <= 32:
+        raise EntryError("genesis document: table nonce must be 1..32 bytes")
+
+
+def make_genesis(doc: dict, sigs: Sequence[bytes]) -> Genesis:
+    check_genesis_doc(doc)
+    raw = encode([TAG_GENESIS, VERSION, doc, list(sigs)])
+    return parse_genesis(raw)
+
+
+def parse_genesis(raw: bytes, verify: bool = True) -> Genesis:
+    obj = _decode_entry(raw)
+    if len(obj) != 4 or obj[0] != TAG_GENESIS:
+        raise EntryError("not a genesis entry")
+    if obj[1] != VERSION:
+        raise EntryError("unsupported protocol version %r" % (obj[1],))
+    doc, sigs = obj[2], obj[3]
+    check_genesis_doc(doc)
+    if not isinstance(sigs, list) or len(sigs) != len(doc["seats"]):
+        raise EntryError("genesis needs one signature per seat")
+    gid = game_id_of(doc)
+    if verify:
+        msg = genesis_sign_msg(gid)
+        for i, (key, sig) in enumerate(zip(doc["seats"], sigs)):
+            if not _is_b(sig, 64) or not verify_sig(key, msg, sig):
+                raise EntryError("genesis: bad signature for seat %d" % i)
+    return Genesis(doc, tuple(sigs), raw, gid, entry_id(raw))
+
+
+# --------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class Event:
+    game_id: bytes
+    author: bytes
+    seq: int
+    prev: bytes
+    kind: str
+    body: Any
+    sig: bytes
+    raw: bytes
+    id: bytes
+
+    @property
+    def phase(self) -> int:
+        return self.body["phase"]
+
+
+def event_sign_msg(game_id: bytes, author: bytes, seq: int, prev: bytes, kind: str, body: Any) -> bytes:
+    return dhash("sign/event", VERSION, game_id, author, seq, prev, kind, body)
+
+
+def check_body(kind: str, body: Any) -> None:
+    if kind not in KINDS:
+        raise EntryError("unknown event kind %r" % (kind,))
+    if not isinstance(body, dict) or not _is_uint(body.get("phase")):
+        raise EntryError("%s event: body must be a map with a phase number" % kind)
+    keys = set(body)
+    if kind == "commit":
+        if keys != {"phase", "hash"} or not _is_b(body["hash"], 32):
+            raise EntryError("commit event: body must be {phase, hash: 32 bytes}")
+    elif kind == "reveal":
+        if keys != {"phase", "value", "salt"} or not _is_b(body["salt"], 32):
+            raise EntryError("reveal event: body must be {phase, value, salt: 32 bytes}")
+    else:
+        if keys != {"phase", "action"}:
+            raise EntryError("act event: body must be {phase, action}")
+
+
+def make_event(
+    sign: Signer, game_id: bytes, author: bytes, seq: int, prev: bytes, kind: str, body: Any
+) -> Event:
+    check_body(kind, body)
+    sig = sign(event_sign_msg(game_id, author, seq, prev, kind, body))
+    raw = encode([TAG_EVENT, VERSION, game_id, author, seq, prev, kind, body, sig])
+    return Event(game_id, author, seq, prev, kind, body, sig, raw, entry_id(raw))
+
+
+def parse_event(raw: bytes, verify: bool = True, obj: Any = None) -> Event:
+    if obj is None:
+        obj = _decode_entry(raw)
+    if len(obj) != 9 or obj[0] != TAG_EVENT:
+        raise EntryError("not an event entry")
+    _, ver, gid, author, seq, prev, kind, body, sig = obj
+    if ver != VERSION:
+        raise EntryError("unsupported protocol version %r" % (ver,))
+    if not (_is_b(gid, 32) and _is_b(author, 32) and _is_b(prev, 32) and _is_b(sig, 64)):
+        raise EntryError("event: game id, author, prev and signature must be bytes of 32/32/32/64")
+    if not _is_uint(seq):
+        raise EntryError("event: sequence number must be a non-negative integer")
+    if not isinstance(kind, str):
+        raise EntryError("event: kind must be a string")
+    check_body(kind, body)
+    if verify and not verify_sig(author, event_sign_msg(gid, author, seq, prev, kind, body), sig):
+        raise EntryError("event: signature does not verify")
+    return Event(gid, author, seq, prev, kind, body, sig, raw, entry_id(raw))
+
+
+# --------------------------------------------------------------------------- time-outs
+
+
+@dataclass(frozen=True)
+class Timeout:
+    game_id: bytes
+    phase: int
+    prev: bytes
+    seats: tuple[int, ...]
+    votes: tuple[tuple[int, bytes], ...]
+    raw: bytes
+    id: bytes
+
+
+def vote_sign_msg(game_id: bytes, phase: int, prev: bytes, seats: Sequence[int]) -> bytes:
+    return dhash("sign/vote", game_id, phase, prev, list(seats))
+
+
+def make_timeout(
+    game_id: bytes, phase: int, prev: bytes, seats: Sequence[int], votes: Sequence[tuple[int, bytes]]
+) -> Timeout:
+    raw = encode(
+        [TAG_TIMEOUT, VERSION, game_id, phase, prev, sorted(seats), [[v, s] for v, s in sorted(votes)]]
+    )
+    return parse_timeout(raw, keys=None)
+
+
+def parse_timeout(raw: bytes, keys: Sequence[bytes] | None, obj: Any = None) -> Timeout:
+    """Parse a time-out certificate; with ``keys`` (the seat keys) check it is complete and signed."""
+    if obj is None:
+        obj = _decode_entry(raw)
+    if len(obj) != 7 or obj[0] != TAG_TIMEOUT:
+        raise EntryError("not a time-out entry")
+    _, ver, gid, phase, prev, seats, votes = obj
+    if ver != VERSION:
+        raise EntryError("unsupported protocol version %r" % (ver,))
+    if not (_is_b(gid, 32) and _is_b(prev, 32) and _is_uint(phase)):
+        raise EntryError("time-out: malformed game id, phase or prev")
+    if not isinstance(seats, list) or not seats or not all(_is_uint(s) for s in seats):
+        raise EntryError("time-out: seats must be a non-empty list of seat numbers")
+    if seats != sorted(set(seats)):
+        raise EntryError("time-out: seats must be sorted and distinct")
+    if not isinstance(votes, list) or not all(
+        isinstance(v, list) and len(v) == 2 and _is_uint(v[0]) and _is_b(v[1], 64) for v in votes
+    ):
+        raise EntryError("time-out: votes must be [seat, signature] pairs")
+    voters = [v[0] for v in votes]
+    if not voters:
+        raise EntryError("time-out: needs at least one vote")
+    if voters != sorted(set(voters)):
+        raise EntryError("time-out: votes must be sorted by seat, one per seat")
+    if set(voters) & set(seats):
+        raise EntryError("time-out: a timed-out seat cannot vote")
+    if keys is not None:
+        n = len(keys)
+        if any(s >= n for s in seats) or any(v >= n for v in voters):
+            raise EntryError("time-out: seat number out of range")
+        if set(voters) != set(range(n)) - set(seats):
+            raise EntryError("time-out: every seat not timed out must vote")
+        msg = vote_sign_msg(gid, phase, prev, seats)
+        for v, sig in votes:
+            if not verify_sig(keys[v], msg, sig):
+                raise EntryError("time-out: bad vote signature from seat %d" % v)
+    return Timeout(gid, phase, prev, tuple(seats), tuple((v, s) for v, s in votes), raw, entry_id(raw))
+
+
+# --------------------------------------------------------------------------- any entry
+
+
+def _decode_entry(raw: bytes) -> list:
+    if not isinstance(raw, (bytes, bytearray)):
+        raise EntryError("entry must be bytes")
+    if len(raw) > MAX_ENTRY:
+        raise EntryError("entry larger than %d bytes" % MAX_ENTRY)
+    try:
+        obj = decode(bytes(raw))
+    except CanonicalError as exc:
+        raise EntryError("entry is not canonical msgpack: %s" % exc) from None
+    if not isinstance(obj, list) or not obj or not isinstance(obj[0], str):
+        raise EntryError("entry must be an array starting with its type")
+    return obj
+
+
+def parse_entry(raw: bytes, keys: Sequence[bytes] | None = None, verify: bool = True):
+    """Parse any entry (Genesis | Event | Timeout)."""
+    obj = _decode_entry(raw)
+    tag = obj[0]
+    if tag == TAG_EVENT:
+        return parse_event(bytes(raw), verify=verify, obj=obj)
+    if tag == TAG_TIMEOUT:
+        return parse_timeout(bytes(raw), keys if verify else None, obj=obj)
+    if tag == TAG_GENESIS:
+        return parse_genesis(bytes(raw), verify=verify)
+    raise EntryError("unknown entry type %r" % (tag,))
+
+
+def commitment(game_id: bytes, seat_key: bytes, phase: int, value: Any, salt: bytes) -> bytes:
+    """Commitment to a sealed value: binds game, seat key, phase, value and a 32-byte salt."""
+    if not _is_b(salt, 32):
+        raise ValueError("salt must be 32 bytes")
+    return dhash("commit", game_id, seat_key, phase, value, salt)
+
+
+def equivocation(a: Event, b: Event) -> bool:
+    """Two valid events from one author with the same sequence number and different bytes."""
+    return a.author == b.author and a.seq == b.seq and a.game_id == b.game_id and a.raw != b.raw

@@ -1,0 +1,79 @@
+"""The byte format of log and spool files (pure: parsing and encoding only).
+
+    file    = magic record*
+    magic   = b"EASEL-LOG/1\\n"    (a game's canonical log)
+            | b"EASEL-SPOOL/1\\n"  (events received but not yet placed in the log)
+    record  = u32-be length  entry-bytes  u32-be crc32(entry-bytes)
+
+A record that runs past the end of the file, or whose checksum fails when
+nothing valid follows it, is a *torn tail* (a crash mid-write): the reader
+reports where the good prefix ends so the writer can cut it.  A bad record
+followed by more data is corruption, reported as such, never cut silently.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from dataclasses import dataclass
+
+LOG_MAGIC = b"EASEL-LOG/1\n"
+SPOOL_MAGIC = b"EASEL-SPOOL/1\n"
+MAX_RECORD = 1 << 20
+_U32 = struct.Struct(">I")
+
+
+@dataclass
+class Parsed:
+    kind: str               # "log" | "spool"
+    entries: list[bytes]
+    offsets: list[int]      # file offset of each record
+    good: int               # length of the valid prefix
+    torn: bool              # the file ends in a torn record (cut at ``good``)
+    problem: str | None     # corruption that is not a torn tail
+
+
+def encode_record(entry: bytes) -> bytes:
+    if len(entry) > MAX_RECORD:
+        raise ValueError("entry too large for a record")
+    return _U32.pack(len(entry)) + entry + _U32.pack(zlib.crc32(entry))
+
+
+def parse(data: bytes) -> Parsed:
+    if data.startswith(LOG_MAGIC):
+        kind, pos = "log", len(LOG_MAGIC)
+    elif data.startswith(SPOOL_MAGIC):
+        kind, pos = "spool", len(SPOOL_MAGIC)
+    else:
+        if LOG_MAGIC.startswith(data) or SPOOL_MAGIC.startswith(data):
+            return Parsed("log", [], [], 0, bool(data), None)  # torn while writing the magic
+        return Parsed("?", [], [], 0, False, "not an Easel log file (bad magic)")
+    entries: list[bytes] = []
+    offsets: list[int] = []
+    n = len(data)
+    while pos < n:
+        if pos + 4 > n:
+            return Parsed(kind, entries, offsets, pos, True, None)
+        (length,) = _U32.unpack_from(data, pos)
+        end = pos + 4 + length + 4
+        if length == 0 or length > MAX_RECORD:
+            return _bad(kind, entries, offsets, pos, data, "record %d: impossible length %d" % (len(entries), length))
+        if end > n:
+            return Parsed(kind, entries, offsets, pos, True, None)
+        body = data[pos + 4 : pos + 4 + length]
+        (crc,) = _U32.unpack_from(data, pos + 4 + length)
+        if zlib.crc32(body) != crc:
+            return _bad(kind, entries, offsets, pos, data, "record %d: checksum mismatch" % len(entries), end)
+        entries.append(bytes(body))
+        offsets.append(pos)
+        pos = end
+    return Parsed(kind, entries, offsets, pos, False, None)
+
+
+def _bad(kind, entries, offsets, pos, data, why, end=None) -> Parsed:
+    # A bad record is a torn tail only if it is the last thing in the file.
+    if end is not None and end >= len(data):
+        return Parsed(kind, entries, offsets, pos, True, None)
+    if end is None and len(data) - pos <= 8:
+        return Parsed(kind, entries, offsets, pos, True, None)
+    return Parsed(kind, entries, offsets, pos, False, why)

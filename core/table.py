@@ -1,0 +1,369 @@
+"""The table: everything between a signed log and a game's rules.
+
+A ``Table`` replays a canonical log one entry at a time.  It knows the seats
+and their keys, the order the rules impose, commit-reveal, the shared seed
+and entropy beacon, time-out certificates; it asks the game (core.engine)
+only who must act and what an action does.
+
+Steps.  The table walks through *steps*, numbered by ``phase`` (0, 1, 2...).
+Each step expects one event from each of a set of seats, all with
+``prev`` = the head when the step opened and ``body.phase`` = its number:
+
+* ``commit`` (sealed): each seat sends ``{phase, hash}``;
+* ``reveal``: each seat that committed sends ``{phase, value, salt}``;
+* ``act``: open moves; sequential steps expect exactly one seat.
+
+A step closes when every expected seat has its event or is covered by a
+time-out certificate.  In the log a step's batch is its events in seat order,
+followed by the certificate if there is one; so every peer writes the same
+bytes whatever order the events arrived in.
+
+Randomness.  The first step of every game is a sealed *seed* step: each seat
+commits to 32 random bytes; seed = dhash("seed", values in seat order) goes
+to ``game.setup``.  Every sealed step, when it closes, folds the reveals'
+salts into the beacon: beacon = dhash("beacon", beacon, salts in seat order);
+a game's chance turn consumes the beacon if it is fresh, and otherwise the
+table opens another seed step first.  No seat can know a chance outcome
+before every seat has revealed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from . import games as registry
+from .encoding import encode
+from .engine import ConfigError, IllegalAction, Turn
+from .events import (
+    ZERO32,
+    EntryError,
+    Event,
+    Genesis,
+    Timeout,
+    commitment,
+    next_head,
+    parse_entry,
+    parse_genesis,
+)
+from .hashing import dhash
+
+
+class RuleError(ValueError):
+    """An entry that is well formed and signed but not allowed here by the rules."""
+
+
+@dataclass(frozen=True)
+class Step:
+    phase: int
+    prev: bytes
+    kind: str                   # "commit" | "reveal" | "act"
+    purpose: str                # "seed" | "move"
+    seats: tuple[int, ...]      # expected seats, ascending
+    sequential: bool
+    label: str
+
+
+@dataclass
+class Note:
+    """Something the table recorded while replaying: a time-out, an illegal reveal..."""
+
+    index: int
+    phase: int
+    seat: int | None
+    text: str
+
+
+@dataclass
+class Table:
+    genesis: Genesis
+    game: Any
+    config: dict
+    keys: list[bytes]
+    head: bytes
+    count: int = 1                              # entries applied, genesis included
+    phase: int = 0
+    step: Step | None = None
+    state: Any = None                           # game state (None before the seed)
+    seed: bytes | None = None
+    beacon: bytes = ZERO32
+    fresh: bool = False
+    last_seq: dict = field(default_factory=dict)   # author key -> last seq in log
+    batch: dict = field(default_factory=dict)      # seat -> Event (current step)
+    commits: dict = field(default_factory=dict)    # seat -> commitment (pending reveal)
+    commit_step: Step | None = None                # the commit step the reveals answer
+    notes: list = field(default_factory=list)
+    moves: list = field(default_factory=list)      # (index, phase, seat, action) applied moves
+    starts: dict = field(default_factory=dict)     # phase -> (entry count when it opened, prev)
+    timeouts: dict = field(default_factory=dict)   # phase -> seats a certificate timed out
+
+    # ------------------------------------------------------------------ creation
+    @classmethod
+    def start(cls, genesis: Genesis | bytes, games: Any = registry) -> "Table":
+        """Open a table from its genesis; ``games`` is the game registry (tests pass their own)."""
+        try:
+            if isinstance(genesis, (bytes, bytearray)):
+                genesis = parse_genesis(bytes(genesis))
+        except EntryError as exc:
+            raise RuleError(str(exc)) from None
+        doc = genesis.doc
+        try:
+            game = games.get(doc["game"])
+            config = game.configure(doc["config"], len(doc["seats"]))
+        except ConfigError as exc:
+            raise RuleError("genesis: %s" % exc) from None
+        t = cls(
+            genesis=genesis,
+            game=game,
+            config=config,
+            keys=list(doc["seats"]),
+            head=next_head(ZERO32, genesis.id),
+        )
+        t._open("commit", "seed", tuple(range(len(t.keys))), False, "shared seed: commit")
+        return t
+
+    @property
+    def game_id(self) -> bytes:
+        return self.genesis.game_id
+
+    @property
+    def players(self) -> int:
+        return len(self.keys)
+
+    @property
+    def over(self) -> bool:
+        return self.step is None
+
+    def seat_of(self, key: bytes) -> int | None:
+        try:
+            return self.keys.index(key)
+        except ValueError:
+            return None
+
+    # ------------------------------------------------------------------ queries
+    def turn(self) -> Turn:
+        return self.game.turn(self.state) if self.state is not None else Turn("simultaneous", tuple(range(self.players)), True, "shared seed")
+
+    def view(self, seat: int | None) -> Any:
+        if self.state is None:
+            return None
+        return self.game.view(self.state, seat)
+
+    def result(self) -> dict | None:
+        return self.game.result(self.state) if self.state is not None and self.over else None
+
+    def missing(self) -> tuple[int, ...]:
+        """Seats the current step still waits for (in the log's view)."""
+        if self.step is None:
+            return ()
+        return tuple(s for s in self.step.seats if s not in self.batch)
+
+    # ------------------------------------------------------------------ checking one event
+    def check_event(self, ev: Event) -> int:
+        """Is ``ev`` a valid event for the current step?  Returns its seat or raises RuleError.
+
+        Does not look at other events of the step (order, duplicates): see ``append``.
+        """
+        st = self.step
+        if st is None:
+            raise RuleError("the game is over")
+        if ev.game_id != self.game_id:
+            raise RuleError("event belongs to another game")
+        seat = self.seat_of(ev.author)
+        if seat is None:
+            raise RuleError("author holds no seat at this table")
+        if ev.seq <= self.last_seq.get(ev.author, -1):
+            raise RuleError("sequence number %d not above the author's last (%d)" % (ev.seq, self.last_seq[ev.author]))
+        if ev.body["phase"] != st.phase or ev.prev != st.prev:
+            raise RuleError("event is for phase %d, the table is at phase %d" % (ev.body["phase"], st.phase))
+        if seat not in st.seats:
+            raise RuleError("seat %d is not expected to act now (%s)" % (seat, st.label))
+        if ev.kind != st.kind:
+            raise RuleError("a %s event where the step expects %s" % (ev.kind, st.kind))
+        if st.kind == "reveal":
+            want = self.commits[seat]
+            if commitment(self.game_id, ev.author, st.phase - 1, ev.body["value"], ev.body["salt"]) != want:
+                raise RuleError("reveal does not match seat %d's commitment" % seat)
+        elif st.kind == "act":
+            try:
+                self.game.check(self.state, seat, ev.body["action"])
+            except IllegalAction as exc:
+                raise RuleError("illegal move by seat %d: %s" % (seat, exc)) from None
+        return seat
+
+    # ------------------------------------------------------------------ the log
+    def append(self, entry: Any) -> None:
+        """Apply one log entry (raw bytes or a parsed entry) at the current position."""
+        if isinstance(entry, (bytes, bytearray)):
+            try:
+                entry = parse_entry(bytes(entry), keys=self.keys)
+            except EntryError as exc:
+                raise RuleError(str(exc)) from None
+        st = self.step
+        if st is None:
+            raise RuleError("entry after the end of the game")
+        if isinstance(entry, Event):
+            seat = self.check_event(entry)
+            if seat in self.batch:
+                raise RuleError("seat %d already acted in phase %d" % (seat, st.phase))
+            if self.batch and seat < max(self.batch):
+                raise RuleError("events of a step must be in seat order")
+            self.batch[seat] = entry
+            self.last_seq[entry.author] = entry.seq
+            self._advance_head(entry.id)
+            if len(self.batch) == len(st.seats):
+                self._close(())
+        elif isinstance(entry, Timeout):
+            if entry.game_id != self.game_id:
+                raise RuleError("time-out belongs to another game")
+            if entry.phase != st.phase or entry.prev != st.prev:
+                raise RuleError("time-out is for phase %d, the table is at phase %d" % (entry.phase, st.phase))
+            if len(entry.votes) + len(entry.seats) != self.players:
+                raise RuleError("time-out must be signed by every seat it does not time out")
+            if tuple(entry.seats) != self.missing():
+                raise RuleError("time-out must cover exactly the seats still missing %s" % (list(self.missing()),))
+            self._advance_head(entry.id)
+            self.timeouts[st.phase] = tuple(entry.seats)
+            self.notes.append(Note(self.count - 1, st.phase, None, "timed out seats %s (%s)" % (list(entry.seats), st.label)))
+            self._close(entry.seats)
+        else:
+            raise RuleError("a second genesis entry")
+
+    def _advance_head(self, eid: bytes) -> None:
+        self.head = next_head(self.head, eid)
+        self.count += 1
+
+    # ------------------------------------------------------------------ step machinery
+    def _open(self, kind: str, purpose: str, seats: tuple[int, ...], sequential: bool, label: str) -> None:
+        self.step = Step(self.phase, self.head, kind, purpose, tuple(sorted(seats)), sequential, label)
+        self.starts[self.phase] = (self.count, self.head)
+        self.batch = {}
+
+    def _close(self, timed_out: Sequence[int]) -> None:
+        st = self.step
+        assert st is not None
+        idx = self.count - 1
+        self.phase += 1
+        if st.kind == "commit":
+            self.commits = {s: e.body["hash"] for s, e in self.batch.items()}
+            self.commit_step = st
+            if self.commits:
+                self._open("reveal", st.purpose, tuple(self.commits), False, st.label.replace("commit", "reveal") if "commit" in st.label else st.label + " (reveal)")
+                return
+            reveals: dict = {}
+        elif st.kind == "reveal":
+            reveals = {s: e.body for s, e in self.batch.items()}
+        else:
+            reveals = {}
+        if st.kind in ("commit", "reveal"):
+            cst = self.commit_step
+            self.commits = {}
+            salts = [reveals[s]["salt"] if s in reveals else b"" for s in range(self.players)]
+            self.beacon = dhash("beacon", self.beacon, salts)
+            self.fresh = True
+            if cst.purpose == "seed":
+                values = []
+                for s in range(self.players):
+                    v = reveals.get(s, {}).get("value")
+                    if not (isinstance(v, bytes) and len(v) == 32):
+                        if s in reveals:
+                            self.notes.append(Note(idx, cst.phase, s, "seed reveal is not 32 bytes: counted as empty"))
+                        v = b""
+                    values.append(v)
+                if self.state is None:
+                    self.seed = dhash("seed", values)
+                    self.state = self.game.setup(self.config, self.players, self.seed)
+            else:
+                self._apply_moves(cst.seats, {s: r["value"] for s, r in reveals.items()}, idx, cst.phase)
+        else:
+            self._apply_moves(st.seats, {s: e.body["action"] for s, e in self.batch.items()}, idx, st.phase, checked=True)
+        self._next()
+
+    def _apply_moves(self, seats, raw_moves: dict, idx: int, phase: int, checked: bool = False) -> None:
+        """Apply one action per expected seat, in seat order; missing or illegal = the default action.
+
+        Every action is checked against the state as the step opened, before any is applied.
+        """
+        base = self.state
+        actions = {}
+        for s in seats:
+            if s in raw_moves:
+                try:
+                    actions[s] = self.game.check(base, s, raw_moves[s])
+                    continue
+                except IllegalAction as exc:
+                    if checked:  # unsealed moves were checked on arrival
+                        raise RuleError("illegal move by seat %d: %s" % (s, exc)) from None
+                    self.notes.append(Note(idx, phase, s, "illegal sealed move, counted as empty: %s" % exc))
+            actions[s] = self.game.default_action(base, s)
+        state = base
+        for s in seats:
+            state = self.game.apply(state, s, actions[s])
+            self.moves.append((idx, phase, s, actions[s]))
+        self.state = state
+
+    def _next(self) -> None:
+        while True:
+            t: Turn = self.game.turn(self.state)
+            if t.kind == "over":
+                self.step = None
+                return
+            if t.kind == "chance":
+                if self.fresh:
+                    self.state = self.game.chance(self.state, self.beacon)
+                    self.fresh = False
+                    continue
+                self._open("commit", "seed", tuple(range(self.players)), False, "shared randomness: commit")
+                return
+            if t.kind == "sequential":
+                self._open("act", "move", t.seats, True, t.label)
+            elif t.sealed:
+                self._open("commit", "move", t.seats, False, (t.label + ": commit") if t.label else "commit")
+            else:
+                self._open("act", "move", t.seats, False, t.label)
+            return
+
+
+    # ------------------------------------------------------------------ assembling a batch
+    def assemble(self, candidates: dict, cert: Timeout | None = None) -> list | None:
+        """The canonical batch that closes the current step, or None if it cannot close yet.
+
+        ``candidates`` maps seat -> an Event that passed ``check_event``; ``cert`` is a
+        complete, verified time-out certificate for this step.  A certificate wins over
+        moves of the seats it times out (they are left out), so every peer that holds
+        the certificate writes the same batch.
+        """
+        st = self.step
+        if st is None:
+            return None
+        out_seats = set(cert.seats) if cert is not None else set()
+        if cert is not None and (cert.phase != st.phase or cert.prev != st.prev or not out_seats <= set(st.seats)):
+            cert = None
+            out_seats = set()
+        batch = []
+        for s in st.seats:
+            if s in out_seats:
+                continue
+            if s not in candidates:
+                return None
+            batch.append(candidates[s])
+        if cert is not None:
+            missing = tuple(s for s in st.seats if s in out_seats)
+            if tuple(cert.seats) != missing:
+                return None  # cert names seats outside the step: caller must re-vote
+            batch.append(cert)
+        return batch
+
+
+def replay(entries: Sequence[bytes], games: Any = registry) -> Table:
+    """Replay a whole canonical log (raises RuleError at the first bad entry)."""
+    if not entries:
+        raise RuleError("empty log")
+    t = Table.start(entries[0], games)
+    for raw in entries[1:]:
+        t.append(raw)
+    return t
+
+
+def encode_view(view: Any) -> bytes:
+    return encode(view)

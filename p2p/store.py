@@ -1,0 +1,185 @@
+"""Durable storage of one game: the canonical log, the spool and our sealed secrets.
+
+Every write is followed by fsync before the caller may send or acknowledge
+what it wrote.  A torn tail (crash mid-write) is detected on open and cut;
+corruption anywhere else is refused with StoreError, never silently accepted.
+A failed write (disk full, I/O error) is rolled back to the previous length
+and reported as StoreError; the caller then must not send the event.
+
+Layout: ``<dir>/log`` (canonical entries), ``<dir>/spool`` (events received or
+made but not yet placed in the log), ``<dir>/secrets`` (our commitments'
+values and salts, mode 0600, never sent before the reveal), ``<dir>/genesis``
+is the first log entry.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+from pathlib import Path
+
+from core.encoding import CanonicalError, decode, encode
+from core.logfile import LOG_MAGIC, SPOOL_MAGIC, encode_record, parse
+
+log = logging.getLogger("easel.store")
+SECRETS_MAGIC = b"EASEL-SPOOL/1\n"  # same record format; content is [phase, value, salt]
+
+
+class StoreError(Exception):
+    pass
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+class RecordFile:
+    """An append-only file of records with fsync and torn-tail repair."""
+
+    def __init__(self, path: Path, magic: bytes, mode: int = 0o644) -> None:
+        self.path = path
+        self.magic = magic
+        self.records: list[bytes] = []
+        self.offsets: list[int] = []
+        self.repaired = False
+        if not path.exists():
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, mode)
+            try:
+                os.write(fd, magic)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            _fsync_dir(path.parent)
+        data = path.read_bytes()
+        parsed = parse(data)
+        if parsed.problem:
+            raise StoreError("%s is corrupt: %s" % (path, parsed.problem))
+        if parsed.kind != "?" and data[: len(magic)] != magic and len(data) >= len(magic):
+            raise StoreError("%s is not a %r file" % (path, magic))
+        self.records = parsed.entries
+        self.offsets = parsed.offsets
+        self.size = parsed.good if parsed.good else len(magic)
+        if parsed.torn or len(data) < len(magic):
+            log.warning("%s: torn tail after %d records cut (crash mid-write)", path, len(self.records))
+            self.repaired = True
+            with open(path, "r+b") as f:
+                if len(data) < len(magic):
+                    f.seek(0)
+                    f.write(magic)
+                    self.size = len(magic)
+                f.truncate(self.size)
+                f.flush()
+                os.fsync(f.fileno())
+        self._f = open(path, "r+b")
+        self._f.seek(self.size)
+
+    def append(self, items: list[bytes]) -> None:
+        if not items:
+            return
+        blob = b"".join(encode_record(r) for r in items)
+        start = self.size
+        try:
+            self._f.seek(start)
+            self._f.write(blob)
+            self._f.flush()
+            os.fsync(self._f.fileno())
+        except OSError as exc:
+            self._undo(start)
+            if exc.errno == errno.ENOSPC:
+                raise StoreError("disk full: could not write %s" % self.path) from None
+            raise StoreError("could not write %s: %s" % (self.path, exc.strerror)) from None
+        pos = start
+        for r in items:
+            self.offsets.append(pos)
+            pos += 8 + len(r)
+            self.records.append(r)
+        self.size = pos
+
+    def _undo(self, start: int) -> None:
+        try:
+            self._f.truncate(start)
+            self._f.flush()
+            os.fsync(self._f.fileno())
+        except OSError:
+            pass
+
+    def truncate(self, count: int) -> None:
+        """Keep only the first ``count`` records (used when a time-out certificate wins)."""
+        if count >= len(self.records):
+            return
+        size = self.offsets[count]
+        self._f.truncate(size)
+        self._f.flush()
+        os.fsync(self._f.fileno())
+        del self.records[count:]
+        del self.offsets[count:]
+        self.size = size
+
+    def rewrite(self, items: list[bytes]) -> None:
+        """Atomically replace the whole file (write a temp file, fsync, rename, fsync dir)."""
+        tmp = self.path.with_suffix(".tmp")
+        data = self.magic + b"".join(encode_record(r) for r in items)
+        fd = os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        except OSError as exc:
+            os.close(fd)
+            raise StoreError("could not write %s: %s" % (tmp, exc.strerror)) from None
+        os.close(fd)
+        os.replace(tmp, self.path)
+        _fsync_dir(self.path.parent)
+        self._f.close()
+        self._f = open(self.path, "r+b")
+        self.records = list(items)
+        self.offsets = []
+        pos = len(self.magic)
+        for r in items:
+            self.offsets.append(pos)
+            pos += 8 + len(r)
+        self.size = pos
+        self._f.seek(pos)
+
+    def close(self) -> None:
+        try:
+            self._f.close()
+        except Exception:
+            pass
+
+
+class GameStore:
+    def __init__(self, directory: Path) -> None:
+        self.dir = Path(directory)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.log = RecordFile(self.dir / "log", LOG_MAGIC)
+        self.spool = RecordFile(self.dir / "spool", SPOOL_MAGIC)
+        self.secrets_file = RecordFile(self.dir / "secrets", SECRETS_MAGIC, mode=0o600)
+        self.secrets: dict[int, tuple] = {}
+        for r in self.secrets_file.records:
+            try:
+                phase, value, salt = decode(r)
+                self.secrets[phase] = (value, salt)
+            except (CanonicalError, ValueError, TypeError):
+                raise StoreError("%s holds a malformed secret" % self.secrets_file.path) from None
+
+    @property
+    def repaired(self) -> bool:
+        return self.log.repaired or self.spool.repaired or self.secrets_file.repaired
+
+    def put_secret(self, phase: int, value, salt: bytes) -> None:
+        self.secrets_file.append([encode([phase, value, salt])])
+        self.secrets[phase] = (value, salt)
+
+    def close(self) -> None:
+        for f in (self.log, self.spool, self.secrets_file):
+            f.close()
