@@ -26,6 +26,7 @@ TAGS = (
     "sign/event",   # what an author signs for an event
     "sign/genesis", # what each seat signs to seal a table
     "sign/vote",    # what a seat signs to time out another seat in a phase
+    "sign/join",    # what a joiner signs to ask a host for a seat
     "commit",       # sealed-move commitment
     "seed",         # shared seed from the seed reveals
     "beacon",       # running entropy beacon

@@ -48,6 +48,7 @@ log = logging.getLogger("easel.protocol")
 PROTOCOL = 1
 MAX_BUFFERED_PER_AUTHOR = 64
 MAX_SEND_PER_HAVE = 512
+REPAIR_AFTER = 2  # consecutive stale 'have' reports before we resend
 
 
 # --------------------------------------------------------------------------- effects
@@ -291,6 +292,13 @@ class Peer:
         raise ProtocolError("unknown message type %r" % kind)
 
     def _on_have(self, peer: bytes, have: Any, certs: Any) -> list:
+        """Repair: send what the other lacks.
+
+        Our own events are sent to a peer once (``sent``) and again only if its
+        ``have`` stays behind for REPAIR_AFTER consecutive reports (lost on the way);
+        other authors' events are relayed only in that case, so in the normal case
+        each event crosses each link once, from its author.
+        """
         if not isinstance(have, list) or not isinstance(certs, list):
             raise ProtocolError("have must be lists")
         theirs: dict[bytes, int] = {}
@@ -298,16 +306,37 @@ class Peer:
             if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], bytes) and isinstance(item[1], int)):
                 raise ProtocolError("bad have item")
             theirs[item[0]] = item[1]
-        self.remote.setdefault(peer, {})["have"] = theirs
+        st = self.remote.setdefault(peer, {})
+        prev = st.get("have") or {}
+        st["have"] = theirs
+        stale = st.setdefault("stale", {})
+        sent = st.setdefault("sent", {})
         out: list = []
         budget = MAX_SEND_PER_HAVE
         for k in self.keys:
             h = theirs.get(k, -1)
-            for seq in sorted(s for s in self.events[k] if s > h and s <= self.have[k]):
-                out.append(Send(peer, encode(["entry", self.events[k][seq].raw])))
+            if h >= self.have[k]:
+                stale[k] = 0
+                continue
+            stale[k] = stale.get(k, 0) + 1 if prev.get(k, -1) == h else 0
+            if stale[k] >= REPAIR_AFTER:
+                start = h
+                stale[k] = 0
+            elif k == self.me:
+                start = max(h, sent.get(k, -1))
+            else:
+                continue
+            for seq in range(start + 1, self.have[k] + 1):
+                ev = self.events[k].get(seq)
+                if ev is None:
+                    continue
+                out.append(Send(peer, encode(["entry", ev.raw])))
                 budget -= 1
                 if budget <= 0:
-                    return out
+                    break
+            sent[k] = max(sent.get(k, -1), self.have[k])
+            if budget <= 0:
+                return out
         mine = set(self.certs)
         for phase in sorted(mine - {c for c in certs if isinstance(c, int)}):
             for c in self.certs[phase]:
@@ -315,6 +344,14 @@ class Peer:
         return out
 
     def _on_entry(self, peer: bytes | None, raw: bytes) -> list:
+        try:
+            quick = parse_entry(raw, keys=self.keys, verify=False)
+        except EntryError as exc:
+            return [Disconnect(peer, "bad entry: %s" % exc)] if peer else [Alert("bad entry: %s" % exc)]
+        if isinstance(quick, Event) and quick.author in self.events:
+            known = self.events[quick.author].get(quick.seq)
+            if known is not None and known.raw == quick.raw:
+                return []  # a duplicate: no need to check its signature again
         try:
             ent = parse_entry(raw, keys=self.keys)
         except EntryError as exc:
@@ -422,6 +459,8 @@ class Peer:
         ev = make_event(self.sign, self.genesis.game_id, self.me, self.next_seq(), st.prev, kind, body)
         self.events[self.me][ev.seq] = ev
         self.have[self.me] = max(self.have[self.me], ev.seq)
+        for st_ in self.remote.values():
+            st_.setdefault("sent", {})[self.me] = ev.seq
         return self._persist_and_progress([ev.raw], [Broadcast(encode(["entry", ev.raw]))])
 
     def _auto(self) -> list:
@@ -513,8 +552,6 @@ class Peer:
         if len(self.log_entries) != before:
             out.append(Changed())
         out += self._auto_loop()
-        if new_raw:
-            out.append(Broadcast(msg_have(self.have_vector(), self.cert_phases())))
         return out
 
     def _after_change(self, sends: list) -> list:

@@ -1,0 +1,367 @@
+"""Live commands: play, host, join, bot, resume, demo (the effects live here and in p2p/)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from core import games as registry
+from core.engine import ConfigError
+from core.hashing import dhash, fingerprint
+from core.rng import Rng
+from p2p import tls
+from p2p.identity import IdentityError, data_dir, load_or_create
+from p2p.lobby import HostedTable, LobbyError, join
+from p2p.node import Faults, GameNode, load_roster, save_roster
+from p2p.store import GameStore, StoreError
+
+from .main import EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError, jsonable, parse_hostport
+
+log = logging.getLogger("easel.cli")
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+    finally:
+        s.close()
+
+
+class DemoRand:
+    """Deterministic 'randomness' for ``--seed`` runs (demos and tests only, never real play)."""
+
+    def __init__(self, seed: str, who: bytes) -> None:
+        self.base = dhash("demo", seed, who)
+        self.n = 0
+
+    def __call__(self, k: int) -> bytes:
+        out = b""
+        while len(out) < k:
+            out += dhash("demo", self.base, self.n)
+            self.n += 1
+        return out[:k]
+
+
+def bot_decider(game_name: str, level: str, seed: str | None):
+    game = registry.get(game_name)
+    if level not in game.bots:
+        raise UsageError("unknown bot level %r (known: %s)" % (level, ", ".join(game.bots)))
+    bot = game.bots[level]()
+    base = seed.encode() if seed is not None else os.urandom(32)
+
+    async def decide(view, seat, peer):
+        await trio.sleep(0)
+        rng = Rng(dhash("bot", base, seat, peer.table.phase), "bot")
+        return bot.choose(view, seat, rng)
+
+    return decide
+
+
+def identity_or_exit():
+    try:
+        return load_or_create()
+    except IdentityError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def game_dir(genesis) -> Path:
+    return data_dir() / "games" / genesis.game_id.hex()
+
+
+async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: str | None, ui=None, bind: str | None = None) -> GameNode:
+    store = GameStore(game_dir(genesis))
+    save_roster(store, genesis, roster)
+    rand = DemoRand(seed, identity.public) if seed is not None else os.urandom
+    node = GameNode(
+        identity,
+        genesis,
+        roster,
+        store,
+        decide,
+        timeout=timeout,
+        faults=Faults.from_env(),
+        rand=rand,
+        bind_host=bind,
+        on_change=(lambda n: ui.update(n.peer.table, n.alerts, status_line(n))) if ui else None,
+    )
+    try:
+        if ui is None:
+            await node.run()
+        else:
+            async with trio.open_nursery() as nursery:
+                await nursery.start(node.run)
+                ui.update(node.peer.table, node.alerts, status_line(node))
+
+                async def watch_ui():
+                    await ui.run()
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(watch_ui)
+                await node.done.wait()
+                ui.update(node.peer.table, node.alerts, "game over - press q to quit")
+                # keep the UI open until the player quits
+                await trio.sleep_forever()
+    finally:
+        store.close()
+    return node
+
+
+def status_line(node: GameNode) -> str:
+    t = node.peer.table
+    if t.over:
+        return "game over"
+    st = t.step
+    waiting = ", ".join("seat %d" % s for s in t.missing())
+    return "phase %d: %s - waiting for %s" % (st.phase, st.label, waiting or "nobody")
+
+
+def report(node: GameNode) -> int:
+    t = node.peer.table
+    if node.failed:
+        print("easel: %s" % node.failed, file=sys.stderr)
+        return EXIT_INVALID
+    print(json.dumps(jsonable({"seat": node.seat, "head": t.head, "over": t.over, "result": t.result(), "log": str(node.store.dir / "log")}), sort_keys=True))
+    return EXIT_OK if t.over else EXIT_INVALID
+
+
+# ----------------------------------------------------------------------------- host
+def spawn_bots(k: int, lobby: tuple[str, int], level: str, seed: str | None) -> list:
+    procs = []
+    for i in range(k):
+        env = dict(os.environ)
+        env["EASEL_HOME"] = str(data_dir() / "bots" / ("bot-%d" % i))
+        cmd = [sys.executable, "-m", "cli", "bot", "--join", "%s:%d" % lobby, "--level", level, "--name", "bot %d" % (i + 1)]
+        if seed is not None:
+            cmd += ["--seed", "%s/bot%d" % (seed, i)]
+        procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL))
+    return procs
+
+
+async def host_main(args, ui_factory=None) -> int:
+    identity = identity_or_exit()
+    bind = args.bind or "0.0.0.0"
+    game_name = args.game
+    options = {} if args.edition is None else {"edition": args.edition}
+    play_port = free_port(bind if bind != "0.0.0.0" else "")
+    try:
+        ht = HostedTable(identity, game_name, args.players, options, play_port, "" if bind == "0.0.0.0" else bind, timeout=args.timeout)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    if not 0 <= args.bots < args.players:
+        raise UsageError("--bots must be between 0 and players-1")
+    procs = []
+    async with trio.open_nursery() as n:
+        lobby_port = await n.start(tls.serve, args.port, tls.server_context(identity, None), ht.handle, bind)
+        if not getattr(args, "quiet", False):
+            print("easel: %s table open on port %d (host %s); %d seat(s) free" % (game_name, lobby_port, identity.fingerprint, ht.free), file=sys.stderr)
+        if not args.no_advertise:
+            n.start_soon(_advertise, ht, lobby_port)
+        procs = spawn_bots(args.bots, ("127.0.0.1", lobby_port), args.level, args.seed)
+        genesis, roster = await ht.seal()
+        n.cancel_scope.cancel()
+    try:
+        if args.auto:
+            decide = bot_decider(game_name, args.auto, args.seed)
+            node = await run_node(identity, genesis, roster, decide, timeout=args.timeout, seed=args.seed, bind=bind)
+            return report(node)
+        ui = ui_factory(node_seat=0) if ui_factory else None
+        decide = ui.decide if ui else None
+        node = await run_node(identity, genesis, roster, decide, timeout=args.timeout, seed=args.seed, ui=ui, bind=bind)
+        return report(node)
+    finally:
+        for p in procs:
+            try:
+                p.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+async def _advertise(ht: HostedTable, port: int) -> None:
+    try:
+        from p2p.discovery import advertise
+
+        async with advertise(game=ht.game, free=ht.free, seats=ht.players, fingerprint=ht.identity.fingerprint, table=ht.table.hex(), port=port) as adv:
+
+            last = ht.free
+            while True:
+                await trio.sleep(0.5)
+                if ht.free != last:
+                    last = ht.free
+                    await adv.update(free=last)
+    except Exception as exc:  # discovery is a convenience: never fatal
+        log.warning("zeroconf advertising failed: %s", exc)
+        await trio.sleep_forever()
+
+
+# ----------------------------------------------------------------------------- join / bot
+async def join_main(host: str, port: int, decide_factory, *, seed: str | None, name: str, ui_factory=None, expect_fp: str | None = None) -> int:
+    identity = identity_or_exit()
+    loop = host in ("127.0.0.1", "localhost", "::1")
+    bind = "127.0.0.1" if loop else "0.0.0.0"
+    play_port = free_port("127.0.0.1" if loop else "")
+    deadline = trio.current_time() + 15
+    while True:
+        try:
+            genesis, roster = await join(host, port, identity, play_port, name=name, expect_fingerprint=expect_fp)
+            break
+        except OSError as exc:
+            if trio.current_time() > deadline:
+                raise UsageError("cannot reach %s:%d: %s" % (host, port, exc.strerror or exc)) from None
+            await trio.sleep(0.1)
+        except (LobbyError, tls.TLSError) as exc:
+            raise UsageError(str(exc)) from None
+    # the host's own address is "" when it listens on every interface: it is where we found it
+    for a in roster["addrs"]:
+        if a[0] in ("", "0.0.0.0"):
+            a[0] = host
+    seat = genesis.doc["seats"].index(identity.public)
+    ui = ui_factory(node_seat=seat) if ui_factory else None
+    decide = decide_factory(genesis.doc["game"]) if decide_factory else ui.decide
+    node = await run_node(identity, genesis, roster, decide, timeout=float(genesis.doc.get("timeout", 60)), seed=seed, ui=ui, bind=bind)
+    return report(node)
+
+
+async def resume_main(args, ui_factory=None) -> int:
+    identity = identity_or_exit()
+    d = Path(args.dir)
+    try:
+        genesis, roster = load_roster(d)
+    except (OSError, ValueError, KeyError) as exc:
+        raise UsageError("%s is not a game directory: %s" % (d, exc)) from None
+    if identity.public not in genesis.doc["seats"]:
+        raise UsageError("this identity holds no seat in that game")
+    seat = genesis.doc["seats"].index(identity.public)
+    ui = None if args.level else (ui_factory(node_seat=seat) if ui_factory else None)
+    decide = bot_decider(genesis.doc["game"], args.level, args.seed) if args.level else ui.decide
+    addr_host = roster["addrs"][seat][0]
+    bind = addr_host if addr_host not in ("", "0.0.0.0") else "0.0.0.0"
+    node = await run_node(identity, genesis, roster, decide, timeout=float(genesis.doc.get("timeout", 60)), seed=args.seed, ui=ui, bind=bind)
+    return report(node)
+
+
+async def list_tables(wait: float) -> int:
+    from p2p.discovery import browse
+
+    ads = await browse(wait)
+    if not ads:
+        print("no open tables found (a manual HOST:PORT always works: easel join HOST:PORT)")
+        return EXIT_OK
+    for ad in ads:
+        print("%-10s %d/%d free  host %s  at %s:%d" % (ad.game, ad.free, ad.seats, ad.fingerprint, ad.host, ad.port))
+    return EXIT_OK
+
+
+# ----------------------------------------------------------------------------- demo
+def demo(args) -> int:
+    t0 = time.monotonic()
+    try:
+        registry.get(args.game).configure({}, args.players)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    procs = []
+    base = [sys.executable, "-m", "cli"]
+    for k in range(args.players):
+        env = dict(os.environ)
+        env["EASEL_HOME"] = str(out / ("peer-%d" % k))
+        if k == 0:
+            cmd = base + ["host", "--game", args.game, "--players", str(args.players), "--port", str(port), "--auto", args.level,
+                          "--seed", "%s/%d" % (args.seed, k), "--bind", "127.0.0.1", "--no-advertise", "--timeout", str(args.timeout)]
+        else:
+            cmd = base + ["bot", "--join", "127.0.0.1:%d" % port, "--level", args.level, "--seed", "%s/%d" % (args.seed, k)]
+        procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL))
+    outputs = []
+    deadline = time.monotonic() + 600
+    for p in procs:
+        try:
+            so, se = p.communicate(timeout=max(1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            so, se = p.communicate()
+        outputs.append((p.returncode, so.decode(errors="replace"), se.decode(errors="replace")))
+    from core.audit import audit
+
+    logs = sorted(str(p) for p in out.glob("peer-*/games/*/log"))
+    heads, results = [], None
+    for lp in logs:
+        rep = audit({lp: Path(lp).read_bytes()})
+        heads.append(rep["head"])
+        if rep["complete"]:
+            results = rep["results"]
+    same = len(logs) == args.players and len(set(heads)) == 1 and all(rc == 0 for rc, _, _ in outputs)
+    seconds = round(time.monotonic() - t0, 3)
+    if args.json:
+        print(json.dumps({"logs": logs, "head": heads[0] if same else None, "heads": heads, "results": jsonable(results), "seconds": seconds}, sort_keys=True))
+    else:
+        for i, (rc, so, se) in enumerate(outputs):
+            if rc != 0:
+                print("peer %d exited %d: %s" % (i, rc, se.strip()[-2000:]), file=sys.stderr)
+        print("%s: %d peers, head %s, %.1f s" % ("OK" if same else "FAILED", len(logs), heads[0] if heads else None, seconds))
+        if results:
+            print(json.dumps(jsonable(results), sort_keys=True))
+    return EXIT_OK if same else EXIT_INVALID
+
+
+# ----------------------------------------------------------------------------- dispatch
+def ui_factory_for(title: str):
+    def make(node_seat: int):
+        from .ui import GameUI
+
+        return GameUI(node_seat, title=title)
+
+    return make
+
+
+def dispatch(args) -> int:
+    try:
+        if args.cmd == "demo":
+            return demo(args)
+        if args.cmd == "host":
+            return trio.run(host_main, args, None if args.auto else ui_factory_for("Easel - host"))
+        if args.cmd == "play":
+            ns = _play_args(args)
+            return trio.run(host_main, ns, ui_factory_for("Easel - Painting Game"))
+        if args.cmd == "bot":
+            host, port = parse_hostport(args.join)
+            _level_ok(args.level)
+            return trio.run(lambda: join_main(host, port, lambda g: bot_decider(g, args.level, args.seed), seed=args.seed, name=args.name))
+        if args.cmd == "join":
+            if not args.address:
+                return trio.run(list_tables, args.wait)
+            host, port = parse_hostport(args.address)
+            return trio.run(lambda: join_main(host, port, None, seed=None, name=os.environ.get("USER", "player"), ui_factory=ui_factory_for("Easel")))
+        if args.cmd == "resume":
+            return trio.run(resume_main, args, ui_factory_for("Easel"))
+    except StoreError as exc:
+        print("easel: %s" % exc, file=sys.stderr)
+        return EXIT_INVALID
+    raise UsageError("unknown command %r" % args.cmd)
+
+
+def _level_ok(level: str) -> None:
+    if level not in ("random", "heuristic"):
+        raise UsageError("--level must be random or heuristic")
+
+
+def _play_args(args):
+    import argparse
+
+    if not 2 <= args.players <= 8:
+        raise UsageError("--players must be 2..8")
+    return argparse.Namespace(
+        game="painting", players=args.players, bots=args.players - 1, port=0, edition=None, level=args.level,
+        auto=None, timeout=args.timeout, seed=None, bind="127.0.0.1", no_advertise=True, quiet=True,
+    )

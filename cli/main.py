@@ -1,0 +1,234 @@
+"""The ``easel`` command.
+
+    easel play                          a local table: you and bot peers over loopback
+    easel host --game painting --players N [--bots K] [--port P]
+    easel join [HOST:PORT]              list tables on the LAN (zeroconf) or join one
+    easel bot --join HOST:PORT [--level random|heuristic]
+    easel resume DIR [--level L]        continue a game from its directory (after a crash)
+    easel demo --game painting --players N --seed S --out DIR [--json]
+    easel audit FILE... [--json]        exit 0 valid and finished, 1 invalid, 2 usage
+    easel replay FILE [--as SEAT]
+    easel show FILE [--at N] [--as SEAT] --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+def jsonable(obj: Any) -> Any:
+    """Canonical values -> JSON values (bytes as hex)."""
+    if isinstance(obj, bytes):
+        return obj.hex()
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(x) for x in obj]
+    return obj
+
+
+def parse_hostport(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError("expected HOST:PORT, got %r" % text)
+    return host.strip("[]"), int(port)
+
+
+def read_file(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise UsageError("cannot read %s: %s" % (path, exc.strerror)) from None
+
+
+# ----------------------------------------------------------------------------- offline commands
+def cmd_audit(args) -> int:
+    from core.audit import audit
+
+    files = {f: read_file(f) for f in args.files}
+    rep = audit(files)
+    if args.json:
+        print(json.dumps(jsonable(rep), indent=None, sort_keys=True))
+    else:
+        status = "VALID" if rep["valid"] else "INVALID"
+        print("%s  game=%s  entries=%d  head=%s" % (status, rep["game"], rep["events"], rep["head"]))
+        for p in rep["problems"]:
+            where = "entry %s" % p["index"] if p.get("index") is not None else "-"
+            print("  problem: %s %s: %s" % (p.get("file"), where, p["problem"]))
+        for p in rep["notes"]:
+            print("  note: entry %s: %s" % (p["index"], p["note"]))
+        if rep["valid"] and not rep["complete"]:
+            print("  the log is valid so far but the game is not finished")
+        if rep["complete"]:
+            print("  result: %s" % json.dumps(jsonable(rep["results"]), sort_keys=True))
+    return EXIT_OK if rep["valid"] and rep["complete"] else EXIT_INVALID
+
+
+def load_log_entries(path: str) -> list[bytes]:
+    from core.logfile import parse
+
+    parsed = parse(read_file(path))
+    if parsed.kind != "log":
+        raise UsageError("%s is not an Easel log file" % path)
+    if not parsed.entries:
+        raise UsageError("%s holds no entries" % path)
+    return parsed.entries
+
+
+def table_at(entries: list[bytes], at: int | None):
+    from core.table import RuleError, Table
+
+    n = len(entries) - 1 if at is None else at
+    if not 0 <= n < len(entries):
+        raise UsageError("--at must be between 0 and %d" % (len(entries) - 1))
+    t = Table.start(entries[0])
+    for raw in entries[1 : n + 1]:
+        try:
+            t.append(raw)
+        except RuleError as exc:
+            raise UsageError("entry %d is invalid (%s): run easel audit" % (t.count, exc)) from None
+    return t, n
+
+
+def cmd_show(args) -> int:
+    entries = load_log_entries(args.file)
+    t, n = table_at(entries, args.at)
+    if args.as_seat is not None and not 0 <= args.as_seat < t.players:
+        raise UsageError("--as must be a seat between 0 and %d" % (t.players - 1))
+    st = t.step
+    out = {
+        "entry": n,
+        "entries": len(entries),
+        "game": t.genesis.doc["game"],
+        "seat": args.as_seat,
+        "phase": t.phase,
+        "step": None if st is None else {"phase": st.phase, "kind": st.kind, "purpose": st.purpose, "label": st.label, "seats": list(st.seats), "missing": list(t.missing())},
+        "head": t.head,
+        "view": t.view(args.as_seat),
+        "result": t.result(),
+    }
+    print(json.dumps(jsonable(out), sort_keys=True))
+    return EXIT_OK
+
+
+def cmd_replay(args) -> int:
+    import trio
+
+    from .ui import ReplayUI
+
+    entries = load_log_entries(args.file)
+    trio.run(ReplayUI(entries, args.as_seat).run)
+    return EXIT_OK
+
+
+# ----------------------------------------------------------------------------- live commands
+def _level(name: str) -> str:
+    if name not in ("random", "heuristic"):
+        raise UsageError("--level must be random or heuristic")
+    return name
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="easel", description="Art board games, peer to peer, no server.")
+    ap.add_argument("-v", "--verbose", action="store_true", help="log more")
+    sub = ap.add_subparsers(dest="cmd")
+
+    p = sub.add_parser("play", help="a local Painting Game table: you and bot peers")
+    p.add_argument("--players", type=int, default=6)
+    p.add_argument("--level", default="heuristic")
+    p.add_argument("--timeout", type=float, default=300.0)
+
+    p = sub.add_parser("host", help="open a table on the LAN")
+    p.add_argument("--game", default="painting")
+    p.add_argument("--players", type=int, default=6)
+    p.add_argument("--bots", type=int, default=0)
+    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--edition", default=None)
+    p.add_argument("--level", default="heuristic", help="level of the --bots")
+    p.add_argument("--auto", default=None, help=argparse.SUPPRESS)        # host seat played by a bot
+    p.add_argument("--timeout", type=float, default=300.0)
+    p.add_argument("--seed", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--bind", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--no-advertise", action="store_true", help=argparse.SUPPRESS)
+
+    p = sub.add_parser("join", help="list open tables, or join HOST:PORT")
+    p.add_argument("address", nargs="?")
+    p.add_argument("--wait", type=float, default=3.0, help="seconds to browse the LAN")
+
+    p = sub.add_parser("bot", help="a bot peer that joins a table")
+    p.add_argument("--join", required=True, metavar="HOST:PORT")
+    p.add_argument("--level", default="heuristic")
+    p.add_argument("--seed", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--name", default="bot")
+
+    p = sub.add_parser("resume", help="continue a game from its directory")
+    p.add_argument("dir")
+    p.add_argument("--level", default=None, help="play the seat with this bot (default: you, in the UI)")
+    p.add_argument("--seed", default=None, help=argparse.SUPPRESS)
+
+    p = sub.add_parser("demo", help="a headless game: every seat a bot in its own process")
+    p.add_argument("--game", default="painting")
+    p.add_argument("--players", type=int, default=6)
+    p.add_argument("--seed", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--level", default="heuristic")
+    p.add_argument("--timeout", type=float, default=60.0)
+
+    p = sub.add_parser("audit", help="check log files offline")
+    p.add_argument("files", nargs="+")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("replay", help="step through a game")
+    p.add_argument("file")
+    p.add_argument("--as", dest="as_seat", type=int, default=None)
+
+    p = sub.add_parser("show", help="the state after entry N as JSON")
+    p.add_argument("file")
+    p.add_argument("--at", type=int, default=None)
+    p.add_argument("--as", dest="as_seat", type=int, default=None)
+    p.add_argument("--json", action="store_true", required=True)
+
+    try:
+        args = ap.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0) if exc.code in (0, None) else EXIT_USAGE
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+        stream=sys.stderr,
+    )
+    if args.cmd is None:
+        args = ap.parse_args(["play"])
+    try:
+        if args.cmd == "audit":
+            return cmd_audit(args)
+        if args.cmd == "show":
+            return cmd_show(args)
+        if args.cmd == "replay":
+            return cmd_replay(args)
+        from . import live
+
+        return live.dispatch(args)
+    except UsageError as exc:
+        print("easel: %s" % exc, file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("easel: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,143 @@
+"""Sheets of the Painting Game: generation and matching.
+
+A sheet is a connected set of coloured cells that fits in a 4x4 box.  Cells
+are ``(row, col, colour)`` with the colour one of R, B, Y (primaries) or P, O,
+G (secondaries); coordinates are normalised so the smallest row and the
+smallest column are 0, and the cells are kept sorted.
+
+Generation (all randomness through ``core.rng.Rng``):
+
+* n, the number of cells, is uniform in 2..6;
+* the start cell is uniform in the 4x4 box;
+* while the shape has fewer than n cells: list every in-box cell that is an
+  orthogonal neighbour of the shape and not in it yet, sorted by (row, col),
+  and add one of them chosen uniformly;
+* then each cell, in (row, col) order, gets a colour uniform in R, B, Y, P, O, G;
+* finally the shape is shifted so min row = min col = 0 and sorted.
+
+Matching is by translation only: a sheet matches a grid if some shift puts
+every coloured sheet cell on an in-bounds grid cell of exactly that colour.
+White ("W") sheet cells are background and are ignored; generated sheets
+never contain any.  A grid cell that is white or black ("K") never matches a
+sheet cell, because sheet cells are never white or black.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from ...rng import Rng
+
+__all__ = [
+    "Sheet",
+    "SHEET_COLOURS",
+    "BOX",
+    "MIN_CELLS",
+    "MAX_CELLS",
+    "GRID",
+    "generate_sheet_cells",
+    "generate_round",
+    "normalise_cells",
+    "match_offsets",
+    "matches",
+]
+
+SHEET_COLOURS = ("R", "B", "Y", "P", "O", "G")
+BOX = 4
+MIN_CELLS = 2
+MAX_CELLS = 6
+GRID = 5
+
+Cell = tuple[int, int, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Sheet:
+    id: int
+    cells: tuple[Cell, ...]
+
+    @property
+    def size(self) -> int:
+        """n: the number of coloured (non-white) cells."""
+        return sum(1 for c in self.cells if c[2] != "W")
+
+    def cells_list(self) -> list[list]:
+        return [[r, c, col] for r, c, col in self.cells]
+
+
+def normalise_cells(cells: Iterable[Sequence]) -> tuple[Cell, ...]:
+    """Shift cells so min row = min col = 0 and sort them."""
+    cells = [(int(r), int(c), str(col)) for r, c, col in cells]
+    if not cells:
+        return ()
+    r0 = min(r for r, _, _ in cells)
+    c0 = min(c for _, c, _ in cells)
+    return tuple(sorted((r - r0, c - c0, col) for r, c, col in cells))
+
+
+def generate_sheet_cells(rng: Rng) -> tuple[Cell, ...]:
+    n = rng.between(MIN_CELLS, MAX_CELLS)
+    shape = {(rng.below(BOX), rng.below(BOX))}
+    while len(shape) < n:
+        frontier = sorted(
+            {
+                (r + dr, c + dc)
+                for r, c in shape
+                for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+                if 0 <= r + dr < BOX and 0 <= c + dc < BOX and (r + dr, c + dc) not in shape
+            }
+        )
+        shape.add(rng.choice(frontier))
+    coloured = [(r, c, rng.choice(SHEET_COLOURS)) for r, c in sorted(shape)]
+    return normalise_cells(coloured)
+
+
+def generate_round(entropy: bytes, round_no: int, count: int, first_id: int) -> list[Sheet]:
+    """The sheets offered in round ``round_no``, ids first_id, first_id+1, ..."""
+    rng = Rng(entropy, "painting/sheets/round-%d" % round_no)
+    return [Sheet(first_id + i, generate_sheet_cells(rng)) for i in range(count)]
+
+
+def match_offsets(grid: str, cells: Sequence[Sequence], size: int = GRID) -> list[tuple[int, int]]:
+    """Every shift (dr, dc) at which the sheet's pattern appears in ``grid``.
+
+    ``grid`` is a string of size*size colour letters, row by row.  The shift
+    is added to the sheet's own coordinates.  A sheet with no coloured cell
+    matches nowhere.
+    """
+    coloured = [(r, c, col) for r, c, col in cells if col != "W"]
+    if not coloured:
+        return []
+    rmin = min(r for r, _, _ in coloured)
+    rmax = max(r for r, _, _ in coloured)
+    cmin = min(c for _, c, _ in coloured)
+    cmax = max(c for _, c, _ in coloured)
+    out = []
+    for dr in range(-rmin, size - rmax):
+        for dc in range(-cmin, size - cmax):
+            for r, c, col in coloured:
+                if grid[(r + dr) * size + c + dc] != col:
+                    break
+            else:
+                out.append((dr, dc))
+    return out
+
+
+def matches(grid: str, cells: Sequence[Sequence], size: int = GRID) -> bool:
+    """True if the pattern appears anywhere in ``grid`` by translation."""
+    coloured = [(r, c, col) for r, c, col in cells if col != "W"]
+    if not coloured:
+        return False
+    rmin = min(r for r, _, _ in coloured)
+    rmax = max(r for r, _, _ in coloured)
+    cmin = min(c for _, c, _ in coloured)
+    cmax = max(c for _, c, _ in coloured)
+    for dr in range(-rmin, size - rmax):
+        for dc in range(-cmin, size - cmax):
+            for r, c, col in coloured:
+                if grid[(r + dr) * size + c + dc] != col:
+                    break
+            else:
+                return True
+    return False

@@ -1,0 +1,230 @@
+"""Lobby: from an open table to a sealed genesis signed by every seat.
+
+The host only gathers people; once the genesis is signed it is a seat like
+any other.  Over TLS (lobby mode: the host's certificate may be checked
+against a fingerprint the joiner knows, the joiner proves its key by
+signing), framed canonical msgpack messages:
+
+    joiner -> host   ["join", 1, key, cert, play_port, name, sig]
+                     sig = Ed25519 over dhash("sign/join", host key, key, cert, play_port)
+    host -> joiner   ["seated", seat, players, game, table nonce]  or  ["refused", reason]
+    host -> joiner   ["sign", doc, roster]   once every seat is taken
+    joiner -> host   ["signature", sig]      over dhash("sign/genesis", game_id(doc))
+    host -> joiner   ["genesis", raw, roster]
+
+``roster`` = {"certs": [DER per seat], "addrs": [[host, port] per seat]}:
+how to reach and pin each seat; it is not part of the signed game.
+Seats are given in join order; the host is seat 0.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from core import games as registry
+from core.encoding import CanonicalError, decode, encode
+from core.engine import ConfigError
+from core.events import EntryError, Genesis, game_id_of, genesis_sign_msg, make_genesis
+from core.hashing import dhash, fingerprint
+
+from . import tls
+from .framing import ConnectionClosed, FrameError, FramedStream
+from .identity import verify
+
+log = logging.getLogger("easel.lobby")
+JOIN_TIMEOUT = 30.0
+
+
+class LobbyError(Exception):
+    pass
+
+
+def join_msg(host_key: bytes, key: bytes, cert: bytes, port: int) -> bytes:
+    """What a joiner signs: bound to the host's key (so it cannot be replayed to another host)."""
+    return dhash("sign/join", host_key, key, cert, port)
+
+
+@dataclass
+class Seat:
+    key: bytes
+    cert: bytes
+    addr: list
+    name: str
+    stream: FramedStream | None = None
+
+
+@dataclass
+class HostedTable:
+    identity: Any
+    game: str
+    players: int
+    options: dict
+    play_port: int
+    play_host: str
+    timeout: float = 60.0
+    table: bytes = field(default_factory=lambda: os.urandom(8))
+    seats: list = field(default_factory=list)
+    full: trio.Event = field(default_factory=trio.Event)
+    sealed: trio.Event = field(default_factory=trio.Event)
+    genesis: Genesis | None = None
+    roster: dict | None = None
+    on_update: Any = None
+
+    def __post_init__(self) -> None:
+        game = registry.get(self.game)  # UnknownGame is a ConfigError: the CLI reports it
+        self.config = game.configure(self.options, self.players)
+        cert = tls.make_certificate(self.identity)
+        self.seats.append(Seat(self.identity.public, cert, [self.play_host, self.play_port], "host"))
+
+    @property
+    def free(self) -> int:
+        return self.players - len(self.seats)
+
+    async def handle(self, stream: trio.SSLStream) -> None:
+        """One joiner's lobby connection (run by tls.serve)."""
+        fs = FramedStream(stream)
+        try:
+            with trio.fail_after(JOIN_TIMEOUT):
+                msg = decode(await fs.receive())
+            seat = self._admit(msg, stream)
+        except (CanonicalError, FrameError, ConnectionClosed, trio.TooSlowError, LobbyError, ValueError, TypeError) as exc:
+            log.warning("lobby: refused a joiner: %s", exc)
+            try:
+                await fs.send(encode(["refused", str(exc)]))
+            except Exception:
+                pass
+            return
+        seat.stream = fs
+        idx = len(self.seats) - 1
+        await fs.send(encode(["seated", idx, self.players, self.game, self.table]))
+        if self.on_update:
+            self.on_update(self)
+        if self.free == 0:
+            self.full.set()
+        await self.sealed.wait()
+
+    def _admit(self, msg: Any, stream: trio.SSLStream) -> Seat:
+        if not (isinstance(msg, list) and len(msg) == 7 and msg[0] == "join" and msg[1] == 1):
+            raise LobbyError("not a join request")
+        _, _, key, cert, port, name, sig = msg
+        if not (isinstance(key, bytes) and isinstance(cert, bytes) and isinstance(port, int) and isinstance(name, str) and isinstance(sig, bytes)):
+            raise LobbyError("malformed join request")
+        if not 0 < port < 65536 or len(name) > 64:
+            raise LobbyError("bad port or name")
+        try:
+            if tls.cert_public_key(cert) != key:
+                raise LobbyError("certificate does not hold the joiner's key")
+        except tls.TLSError as exc:
+            raise LobbyError("bad certificate: %s" % exc) from None
+        if not verify(key, join_msg(self.identity.public, key, cert, port), sig):
+            raise LobbyError("join request not signed by its key")
+        if any(s.key == key for s in self.seats):
+            raise LobbyError("that key already holds a seat")
+        if self.free <= 0:
+            raise LobbyError("the table is full")
+        peer_ip = stream.transport_stream.socket.getpeername()[0]
+        seat = Seat(key, cert, [peer_ip, port], name)
+        self.seats.append(seat)
+        return seat
+
+    async def seal(self) -> tuple[Genesis, dict]:
+        """Once full: collect every seat's signature on the genesis document."""
+        await self.full.wait()
+        doc = {
+            "game": self.game,
+            "config": self.config,
+            "seats": [s.key for s in self.seats],
+            "table": self.table,
+            "timeout": int(self.timeout),
+        }
+        roster = {"certs": [s.cert for s in self.seats], "addrs": [s.addr for s in self.seats]}
+        gid = game_id_of(doc)
+        sigs = [self.identity.sign(genesis_sign_msg(gid))]
+        for i, s in enumerate(self.seats[1:], start=1):
+            await s.stream.send(encode(["sign", doc, roster]))
+            with trio.fail_after(JOIN_TIMEOUT):
+                reply = decode(await s.stream.receive())
+            if not (isinstance(reply, list) and len(reply) == 2 and reply[0] == "signature" and isinstance(reply[1], bytes)):
+                raise LobbyError("seat %d did not sign the genesis" % i)
+            if not verify(s.key, genesis_sign_msg(gid), reply[1]):
+                raise LobbyError("seat %d's genesis signature does not verify" % i)
+            sigs.append(reply[1])
+        genesis = make_genesis(doc, sigs)
+        for s in self.seats[1:]:
+            await s.stream.send(encode(["genesis", genesis.raw, roster]))
+        self.genesis, self.roster = genesis, roster
+        self.sealed.set()
+        return genesis, roster
+
+
+async def join(
+    host: str,
+    port: int,
+    identity,
+    play_port: int,
+    name: str = "",
+    expect_fingerprint: str | None = None,
+    on_seated=None,
+) -> tuple[Genesis, dict]:
+    """Join a hosted table and return (genesis, roster) once it is sealed."""
+    ctx = tls.client_context(identity, None)
+    stream = await tls.connect(host, port, ctx, None)
+    if expect_fingerprint is not None:
+        key = tls.peer_public_key(stream)
+        if key is None or fingerprint(key) != expect_fingerprint:
+            await trio.aclose_forcefully(stream)
+            raise LobbyError("the host's key does not match the advertised fingerprint")
+    fs = FramedStream(stream)
+    try:
+        cert = tls.make_certificate(identity)
+        sig = identity.sign(join_msg(tls.peer_public_key(stream) or b"", identity.public, cert, play_port))
+        await fs.send(encode(["join", 1, identity.public, cert, play_port, name[:64], sig]))
+        seated = decode(await fs.receive())
+        if not isinstance(seated, list) or not seated:
+            raise LobbyError("unexpected reply from host")
+        if seated[0] == "refused":
+            raise LobbyError("host refused: %s" % (seated[1] if len(seated) > 1 else "?"))
+        if seated[0] != "seated" or len(seated) != 5:
+            raise LobbyError("unexpected reply from host")
+        _, seat, players, game, table = seated
+        if on_seated:
+            on_seated(seat, players, game)
+        while True:
+            msg = decode(await fs.receive())
+            if isinstance(msg, list) and msg and msg[0] == "sign" and len(msg) == 3:
+                doc, roster = msg[1], msg[2]
+                _check_doc(doc, roster, identity, seat, game, table)
+                await fs.send(encode(["signature", identity.sign(genesis_sign_msg(game_id_of(doc)))]))
+            elif isinstance(msg, list) and msg and msg[0] == "genesis" and len(msg) == 3:
+                from core.events import parse_genesis
+
+                g = parse_genesis(msg[1])
+                _check_doc(g.doc, msg[2], identity, seat, game, table)
+                return g, msg[2]
+            else:
+                raise LobbyError("unexpected message from host")
+    except (CanonicalError, FrameError, EntryError, ValueError, TypeError) as exc:
+        raise LobbyError("lobby failed: %s" % exc) from None
+    except ConnectionClosed:
+        raise LobbyError("the host closed the lobby connection") from None
+    finally:
+        await trio.aclose_forcefully(stream)
+
+
+def _check_doc(doc, roster, identity, seat, game, table) -> None:
+    if not isinstance(doc, dict) or doc.get("game") != game or doc.get("table") != table:
+        raise LobbyError("genesis document is not for the table we joined")
+    seats = doc.get("seats")
+    if not isinstance(seats, list) or seat >= len(seats) or seats[seat] != identity.public:
+        raise LobbyError("genesis document does not give us our seat")
+    if not isinstance(roster, dict) or len(roster.get("certs", [])) != len(seats) or len(roster.get("addrs", [])) != len(seats):
+        raise LobbyError("roster does not match the seats")
+    try:
+        registry.get(doc["game"]).configure(doc["config"], len(seats))
+    except ConfigError as exc:
+        raise LobbyError("genesis document has a bad configuration: %s" % exc) from None

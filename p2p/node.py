@@ -1,0 +1,358 @@
+"""The trio shell around p2p.protocol.Peer for one sealed table.
+
+It only moves bytes and runs timers: a pinned-TLS listener, one dialer per
+lower seat (seat i dials every seat j < i; the full mesh), a sender and a
+receiver task per connection, a ticker, and a decision task that asks the
+local player (UI or bot) for a move when the rules say it is our turn.
+Every effect of the state machine is carried out in order, synchronously, so
+the fsync of an event always happens before the send that depends on it.
+
+Fault injection (tests): ``Faults(drop, dup, reorder, delay)`` applied to
+every outbound frame, seeded, from the environment variable EASEL_FAULTS
+("drop=0.1,dup=0.1,reorder=0.2,delay=0.05,seed=7").
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+import trio
+
+from core.encoding import decode, encode
+from core.events import Genesis, parse_genesis
+
+from . import tls
+from .framing import ConnectionClosed, FrameError, FramedStream
+from .protocol import (
+    Alert,
+    Broadcast,
+    Changed,
+    Disconnect,
+    Peer,
+    Send,
+    TruncateLog,
+    WriteLog,
+    WriteSecret,
+    WriteSpool,
+)
+from .store import GameStore, StoreError
+
+log = logging.getLogger("easel.node")
+
+Decider = Callable[[Any, int, Peer], Awaitable[Any]]
+TICK = 0.1
+QUEUE = 4096
+
+
+@dataclass
+class Faults:
+    drop: float = 0.0
+    dup: float = 0.0
+    reorder: float = 0.0
+    delay: float = 0.0          # max extra delay in seconds for reordered frames
+    seed: int = 0
+
+    @classmethod
+    def from_env(cls) -> "Faults | None":
+        spec = os.environ.get("EASEL_FAULTS")
+        if not spec:
+            return None
+        f = cls()
+        for part in spec.split(","):
+            k, _, v = part.partition("=")
+            if k.strip() in ("drop", "dup", "reorder", "delay"):
+                setattr(f, k.strip(), float(v))
+            elif k.strip() == "seed":
+                f.seed = int(v)
+        return f
+
+
+def save_roster(store: GameStore, genesis: Genesis, roster: dict) -> None:
+    path = store.dir / "roster"
+    if not path.exists():
+        tmp = store.dir / "roster.tmp"
+        with open(tmp, "wb") as f:
+            f.write(encode({"genesis": genesis.raw, "roster": roster}))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+
+
+def load_roster(directory: Path) -> tuple[Genesis, dict]:
+    obj = decode((Path(directory) / "roster").read_bytes())
+    return parse_genesis(obj["genesis"]), obj["roster"]
+
+
+class Conn:
+    def __init__(self, key: bytes, stream: FramedStream) -> None:
+        self.key = key
+        self.stream = stream
+        self.send_ch, self.recv_ch = trio.open_memory_channel(QUEUE)
+        self.closed = False
+
+
+class GameNode:
+    def __init__(
+        self,
+        identity,
+        genesis: Genesis,
+        roster: dict,
+        store: GameStore,
+        decide: Decider | None,
+        *,
+        timeout: float = 60.0,
+        faults: Faults | None = None,
+        on_change: Callable[["GameNode"], None] | None = None,
+        linger: float = 10.0,
+        rand: Callable[[int], bytes] = os.urandom,
+        bind_host: str | None = None,
+    ) -> None:
+        self.identity = identity
+        self.genesis = genesis
+        self.roster = roster
+        self.store = store
+        self.decide = decide
+        self.faults = faults
+        self.on_change = on_change
+        self.linger = linger
+        self.keys = list(genesis.doc["seats"])
+        self.seat = self.keys.index(identity.public)
+        self.peer = Peer(
+            genesis,
+            identity.public,
+            identity.sign,
+            rand,
+            log_entries=list(store.log.records) or [genesis.raw],
+            spool=list(store.spool.records),
+            secrets=dict(store.secrets),
+            timeout=timeout,
+        )
+        if not store.log.records:
+            store.log.append([genesis.raw])
+        self.conns: dict[bytes, Conn] = {}
+        self.alerts: list[str] = []
+        self.done = trio.Event()
+        self.changed = trio.Event()
+        self.failed: str | None = None
+        self._rng = random.Random(faults.seed * 1000 + self.seat if faults else 0)
+        addr = roster["addrs"][self.seat]
+        self.host = bind_host or addr[0]
+        self.port = addr[1]
+        certs = list(roster["certs"])
+        self.server_ctx = tls.server_context(identity, certs)
+        self.client_ctx = tls.client_context(identity, certs)
+
+    # ------------------------------------------------------------------ effects
+    def run_effects(self, effects: list) -> None:
+        for eff in effects:
+            if isinstance(eff, Send):
+                c = self.conns.get(eff.to)
+                if c is not None:
+                    self._enqueue(c, eff.msg)
+            elif isinstance(eff, Broadcast):
+                for c in list(self.conns.values()):
+                    self._enqueue(c, eff.msg)
+            elif isinstance(eff, WriteSpool):
+                self.store.spool.append(eff.entries)
+            elif isinstance(eff, WriteLog):
+                self.store.log.append(eff.entries)
+            elif isinstance(eff, TruncateLog):
+                self.store.log.truncate(eff.count)
+            elif isinstance(eff, WriteSecret):
+                self.store.put_secret(eff.phase, eff.value, eff.salt)
+            elif isinstance(eff, Disconnect):
+                log.warning("seat %d: disconnecting a peer: %s", self.seat, eff.reason)
+                c = self.conns.get(eff.peer)
+                if c is not None:
+                    self._drop(c)
+            elif isinstance(eff, Alert):
+                log.warning("seat %d: %s", self.seat, eff.text)
+                self.alerts.append(eff.text)
+            elif isinstance(eff, Changed):
+                self._changed()
+
+    def _changed(self) -> None:
+        self.changed.set()
+        self.changed = trio.Event()
+        if self.on_change is not None:
+            try:
+                self.on_change(self)
+            except Exception:
+                log.exception("on_change callback failed")
+
+    def _enqueue(self, c: Conn, msg: bytes) -> None:
+        if c.closed:
+            return
+        f = self.faults
+        copies = 1
+        if f is not None:
+            r = self._rng.random()
+            if r < f.drop:
+                return
+            if self._rng.random() < f.dup:
+                copies = 2
+            if self._rng.random() < f.reorder:
+                delay = self._rng.random() * max(f.delay, 0.001)
+                self._nursery.start_soon(self._delayed, c, msg, delay)
+                copies -= 1
+        for _ in range(copies):
+            try:
+                c.send_ch.send_nowait(msg)
+            except trio.WouldBlock:
+                self._drop(c)
+                return
+            except (trio.ClosedResourceError, trio.BrokenResourceError):
+                return
+
+    async def _delayed(self, c: Conn, msg: bytes, delay: float) -> None:
+        await trio.sleep(delay)
+        if not c.closed:
+            try:
+                c.send_ch.send_nowait(msg)
+            except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
+                pass
+
+    def _drop(self, c: Conn) -> None:
+        if c.closed:
+            return
+        c.closed = True
+        c.send_ch.close()
+        if self.conns.get(c.key) is c:
+            del self.conns[c.key]
+            self.peer.disconnected(c.key)
+
+    def apply(self, effects: list) -> None:
+        try:
+            self.run_effects(effects)
+        except StoreError as exc:
+            # Nothing that failed to persist was sent: stop cleanly.
+            self.failed = str(exc)
+            log.error("seat %d: %s", self.seat, exc)
+            self._nursery.cancel_scope.cancel()
+
+    # ------------------------------------------------------------------ connections
+    async def _run_conn(self, key: bytes, stream: FramedStream) -> None:
+        old = self.conns.get(key)
+        if old is not None:
+            self._drop(old)
+        c = Conn(key, stream)
+        self.conns[key] = c
+        self.apply(self.peer.connected(key))
+        try:
+            async with trio.open_nursery() as n:
+                n.start_soon(self._sender, c)
+                try:
+                    while not c.closed:
+                        frame = await stream.receive()
+                        self.apply(self.peer.receive(key, frame))
+                except (ConnectionClosed, FrameError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+                    if not isinstance(exc, ConnectionClosed):
+                        log.info("seat %d: connection to seat %d lost: %s", self.seat, self.keys.index(key), exc)
+                finally:
+                    self._drop(c)
+                    n.cancel_scope.cancel()
+        finally:
+            with trio.CancelScope(shield=True):
+                with trio.move_on_after(1):
+                    try:
+                        await stream.aclose()
+                    except Exception:
+                        pass
+
+    async def _sender(self, c: Conn) -> None:
+        try:
+            async for msg in c.recv_ch:
+                await c.stream.send(msg)
+        except (ConnectionClosed, FrameError, trio.BrokenResourceError, trio.ClosedResourceError):
+            self._drop(c)
+
+    async def _handle_incoming(self, stream: trio.SSLStream) -> None:
+        key = tls.peer_public_key(stream)
+        if key is None or key not in self.keys or key == self.identity.public:
+            log.warning("seat %d: refused a connection from a key that holds no seat", self.seat)
+            return
+        await self._run_conn(key, FramedStream(stream))
+
+    async def _dialer(self, seat: int) -> None:
+        key = self.keys[seat]
+        host, port = self.roster["addrs"][seat]
+        backoff = 0.05
+        while not self.done.is_set():
+            if key in self.conns:
+                await trio.sleep(0.2)
+                continue
+            try:
+                stream = await tls.connect(host, port, self.client_ctx, key, timeout=5)
+            except (OSError, tls.TLSError) as exc:
+                log.debug("seat %d: dial seat %d failed: %s", self.seat, seat, exc)
+                await trio.sleep(backoff)
+                backoff = min(backoff * 2, 1.0)
+                continue
+            backoff = 0.05
+            await self._run_conn(key, FramedStream(stream))
+
+    # ------------------------------------------------------------------ timers and decisions
+    async def _ticker(self) -> None:
+        over_since = None
+        while True:
+            await trio.sleep(TICK)
+            now = trio.current_time()
+            self.apply(self.peer.tick(now))
+            if self.peer.table.over:
+                if over_since is None:
+                    over_since = now
+                if self._everyone_has_all() or now - over_since > self.linger:
+                    self.done.set()
+                    return
+
+    def _everyone_has_all(self) -> bool:
+        mine = {k: s for k, s in self.peer.have_vector()}
+        for k in self.keys:
+            if k == self.identity.public:
+                continue
+            st = self.peer.remote.get(k)
+            if st is None:
+                continue  # it left after the end (it only leaves once it holds everything)
+            if not st.get("have"):
+                return False
+            theirs = st["have"]
+            if any(theirs.get(a, -1) < s for a, s in mine.items()):
+                return False
+        return True
+
+    async def _decider(self) -> None:
+        while True:
+            if self.peer.needs_decision() and self.decide is not None:
+                phase = self.peer.table.phase
+                view = self.peer.table.view(self.seat)
+                action = await self.decide(view, self.seat, self.peer)
+                if self.peer.needs_decision() and self.peer.table.phase == phase and action is not None:
+                    try:
+                        self.apply(self.peer.act(action))
+                    except Exception as exc:  # an illegal action from the UI: tell and ask again
+                        self.alerts.append("move refused: %s" % exc)
+                        log.warning("seat %d: move refused: %s", self.seat, exc)
+                        self._changed()
+                continue
+            await self.changed.wait()
+
+    async def run(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        async with trio.open_nursery() as n:
+            self._nursery = n
+            await n.start(tls.serve, self.port, self.server_ctx, self._handle_incoming, self.host)
+            for s in range(self.seat):
+                n.start_soon(self._dialer, s)
+            self.apply(self.peer.start())
+            n.start_soon(self._ticker)
+            n.start_soon(self._decider)
+            task_status.started()
+            await self.done.wait()
+            # let last frames drain
+            await trio.sleep(0.2)
+            n.cancel_scope.cancel()

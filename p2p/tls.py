@@ -1,0 +1,391 @@
+"""TCP + mutual TLS 1.3, authenticated by Ed25519 identity keys (no PKI).
+
+Every peer presents a self-signed X.509 certificate whose key *is* its
+Ed25519 identity key (``make_certificate``).  Trust is pinning:
+
+* sealed table (``pinned`` = list of the seats' certificates): both sides
+  require a certificate, and only the pinned ones verify;
+* lobby (``pinned=None``): the client does not verify and the server does not
+  ask for a client certificate; the application authenticates the peer
+  itself afterwards (TLS still proves the server holds the key in its
+  certificate, so ``connect(..., expect_key=...)`` is meaningful).
+
+On top of the X.509 check, ``connect`` and ``serve`` also require the peer's
+*leaf* key to be one of the pinned keys (a pinned certificate is CA:TRUE, so
+X.509 alone would also accept a certificate it signed), and ``connect``
+checks ``expect_key`` (the key of the seat being dialled).
+
+TLS 1.3 caveat: the client's handshake completes before the server has
+checked the client's certificate.  A client the server refuses sees that
+only on its first receive (a TLS alert -> ConnectionClosed / BrokenResourceError),
+not in ``connect``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import logging
+import os
+import shutil
+import ssl
+import sys
+import tempfile
+from typing import Awaitable, Callable, Iterable
+
+import trio
+from cryptography import x509
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+from core.hashing import fingerprint
+
+__all__ = [
+    "TLSError",
+    "TLSPinError",
+    "TLSHandshakeError",
+    "HANDSHAKE_TIMEOUT",
+    "make_certificate",
+    "cert_public_key",
+    "server_context",
+    "client_context",
+    "pinned_keys",
+    "peer_public_key",
+    "connect",
+    "serve",
+]
+
+log = logging.getLogger(__name__)
+
+HANDSHAKE_TIMEOUT = 10.0
+_NOT_BEFORE = datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc)
+_NOT_AFTER = datetime.datetime(9999, 12, 31, 23, 59, 59, tzinfo=datetime.timezone.utc)
+# Attribute set on the contexts we build: frozenset of pinned raw public keys, or None.
+_PIN_ATTR = "easel_pinned_keys"
+
+
+class TLSError(Exception):
+    """Base class for transport-security errors."""
+
+
+class TLSPinError(TLSError):
+    """The peer's key is not the one expected (or its certificate is not Ed25519)."""
+
+
+class TLSHandshakeError(TLSError):
+    """The TLS handshake failed or timed out (``__cause__`` has the details)."""
+
+
+# --------------------------------------------------------------------------
+# certificates
+
+
+def _private_key(identity) -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.from_private_bytes(identity.seed)
+
+
+def make_certificate(identity) -> bytes:
+    """The identity's self-signed certificate (DER), byte-for-byte deterministic."""
+    key = _private_key(identity)
+    pub = key.public_key()
+    raw = pub.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    if raw != identity.public:
+        raise ValueError("identity seed and public key disagree")
+    # Positive, non-zero, at most 20 octets (RFC 5280 4.1.2.2).
+    serial = int.from_bytes(hashlib.sha256(b"easel/1/cert-serial\x00" + raw).digest()[:16], "big")
+    serial = (serial >> 1) | 1
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, fingerprint(raw))])
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(pub)
+        .serial_number(serial)
+        .not_valid_before(_NOT_BEFORE)
+        .not_valid_after(_NOT_AFTER)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=True,
+                crl_sign=False,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
+        .add_extension(
+            x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]),
+            critical=False,
+        )
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(pub), critical=False)
+        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(pub), critical=False)
+    )
+    cert = builder.sign(key, algorithm=None)  # Ed25519: no separate hash; signature is deterministic
+    return cert.public_bytes(serialization.Encoding.DER)
+
+
+def cert_public_key(der: bytes) -> bytes:
+    """Raw 32-byte Ed25519 public key of a DER certificate; TLSPinError otherwise."""
+    try:
+        cert = x509.load_der_x509_certificate(bytes(der))
+        pub = cert.public_key()
+    except Exception as e:  # ValueError, TypeError, UnsupportedAlgorithm, ...
+        raise TLSPinError(f"not a usable X.509 certificate: {e}") from None
+    if not isinstance(pub, Ed25519PublicKey):
+        raise TLSPinError(f"certificate key is {type(pub).__name__}, not Ed25519")
+    return pub.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
+# --------------------------------------------------------------------------
+# contexts
+
+
+def _load_own_chain(ctx: ssl.SSLContext, identity) -> None:
+    """Load our certificate + key into ``ctx``.
+
+    The stdlib (through 3.13) can only load a certificate chain from files.
+    We write one PEM (certificate + key) to an anonymous in-memory file
+    (memfd, read back through /proc/self/fd) where the OS has it, else to a
+    0600 file in a private 0700 temporary directory that is removed at once.
+    Either way the key is additionally encrypted under a one-time random
+    password, so the bytes that touch a file are useless on their own.
+    """
+    password = os.urandom(32).hex().encode()
+    pem = make_certificate_pem(identity) + _private_key(identity).private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.BestAvailableEncryption(password),
+    )
+
+    if hasattr(os, "memfd_create") and sys.platform.startswith("linux"):
+        try:
+            fd = os.memfd_create("easel-tls", getattr(os, "MFD_CLOEXEC", 0))
+        except OSError:
+            fd = -1
+        if fd >= 0:
+            try:
+                os.write(fd, pem)
+                path = f"/proc/self/fd/{fd}"
+                if os.path.exists(path):
+                    ctx.load_cert_chain(path, password=password)
+                    return
+            finally:
+                os.close(fd)
+
+    d = tempfile.mkdtemp(prefix="easel-tls-")  # mode 0700
+    try:
+        path = os.path.join(d, "chain.pem")
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        try:
+            os.write(fd, pem)
+        finally:
+            os.close(fd)
+        ctx.load_cert_chain(path, password=password)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def make_certificate_pem(identity) -> bytes:
+    return ssl.DER_cert_to_PEM_cert(make_certificate(identity)).encode("ascii")
+
+
+def _pin(ctx: ssl.SSLContext, pinned: Iterable[bytes] | None) -> None:
+    if pinned is None:
+        setattr(ctx, _PIN_ATTR, None)
+        return
+    certs = [bytes(c) for c in pinned]
+    if not certs:
+        raise ValueError("pinned must list at least one certificate (or be None for lobby mode)")
+    keys = frozenset(cert_public_key(c) for c in certs)  # TLSPinError for a non-Ed25519 pin
+    ctx.verify_mode = ssl.CERT_REQUIRED
+    ctx.load_verify_locations(cadata=b"".join(certs))
+    setattr(ctx, _PIN_ATTR, keys)
+
+
+def _base_context(protocol: int, identity) -> ssl.SSLContext:
+    ctx = ssl.SSLContext(protocol)
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+    ctx.maximum_version = ssl.TLSVersion.TLSv1_3
+    ctx.check_hostname = False
+    _load_own_chain(ctx, identity)
+    return ctx
+
+
+def server_context(identity, pinned: list[bytes] | None) -> ssl.SSLContext:
+    """Server side.  ``pinned``: the client certificates (DER) to accept; None = lobby."""
+    ctx = _base_context(ssl.PROTOCOL_TLS_SERVER, identity)
+    ctx.num_tickets = 0  # we never resume sessions
+    ctx.verify_mode = ssl.CERT_NONE  # lobby: do not ask for a client certificate
+    _pin(ctx, pinned)
+    return ctx
+
+
+def client_context(identity, pinned: list[bytes] | None) -> ssl.SSLContext:
+    """Client side.  ``pinned``: the server certificates (DER) to accept; None = lobby."""
+    ctx = _base_context(ssl.PROTOCOL_TLS_CLIENT, identity)
+    ctx.verify_mode = ssl.CERT_NONE  # lobby: the application checks the key itself
+    _pin(ctx, pinned)
+    return ctx
+
+
+def pinned_keys(ctx: ssl.SSLContext) -> frozenset[bytes] | None:
+    """The raw keys pinned in a context made here (None: lobby / foreign context)."""
+    return getattr(ctx, _PIN_ATTR, None)
+
+
+# --------------------------------------------------------------------------
+# streams
+
+
+def peer_public_key(stream: trio.SSLStream) -> bytes | None:
+    """The peer's Ed25519 key (from its leaf certificate), or None if it sent none.
+
+    Call after the handshake.  TLSPinError if the certificate is not Ed25519.
+    """
+    try:
+        der = stream.getpeercert(binary_form=True)
+    except trio.NeedHandshakeError:
+        raise TLSError("peer_public_key() called before the TLS handshake") from None
+    if not der:
+        return None
+    return cert_public_key(der)
+
+
+def _check_peer(stream: trio.SSLStream, ctx: ssl.SSLContext, expect_key: bytes | None) -> bytes | None:
+    key = peer_public_key(stream)
+    keys = pinned_keys(ctx)
+    if keys is not None and key not in keys:
+        raise TLSPinError(
+            f"peer key {fingerprint(key) if key else '(none)'} is not one of the pinned keys"
+        )
+    if expect_key is not None and key != bytes(expect_key):
+        raise TLSPinError(
+            f"peer key {fingerprint(key) if key else '(none)'} is not the expected "
+            f"{fingerprint(bytes(expect_key))}"
+        )
+    return key
+
+
+def _reason(exc: BaseException) -> str:
+    cause = exc.__cause__ or exc.__context__
+    if cause is not None and str(cause):
+        return f"{type(cause).__name__}: {cause}"
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+async def connect(
+    host: str,
+    port: int,
+    ctx: ssl.SSLContext,
+    expect_key: bytes | None,
+    *,
+    timeout: float = HANDSHAKE_TIMEOUT,
+) -> trio.SSLStream:
+    """Dial, run the TLS handshake, and check the server's key.
+
+    Raises OSError if the TCP connection fails, TLSHandshakeError if the
+    handshake fails or takes longer than ``timeout``, TLSPinError if the
+    server's key is not pinned / not ``expect_key``.
+    """
+    tcp = await trio.open_tcp_stream(host, port)
+    stream = trio.SSLStream(tcp, ctx, server_side=False)
+    ok = False
+    try:
+        with trio.move_on_after(timeout) as scope:
+            try:
+                await stream.do_handshake()
+            except (trio.BrokenResourceError, ssl.SSLError, OSError) as e:
+                raise TLSHandshakeError(
+                    f"TLS handshake with {host}:{port} failed: {_reason(e)}"
+                ) from e
+        if scope.cancelled_caught:
+            raise TLSHandshakeError(f"TLS handshake with {host}:{port} timed out after {timeout} s")
+        _check_peer(stream, ctx, expect_key)
+        ok = True
+        return stream
+    finally:
+        if not ok:
+            await trio.aclose_forcefully(stream)
+
+
+async def _close_gracefully(stream: trio.SSLStream, timeout: float = 2.0) -> None:
+    """Send close_notify (so the peer sees a clean EOF), but never hang or raise."""
+    with trio.move_on_after(timeout):
+        try:
+            await stream.aclose()
+            return
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            pass
+    await trio.aclose_forcefully(stream)
+
+
+Handler = Callable[[trio.SSLStream], Awaitable[object]]
+
+
+async def serve(
+    port: int,
+    ctx: ssl.SSLContext,
+    handler: Handler,
+    host: str = "127.0.0.1",
+    task_status=trio.TASK_STATUS_IGNORED,
+    *,
+    handshake_timeout: float = HANDSHAKE_TIMEOUT,
+) -> None:
+    """Accept TLS connections forever, calling ``await handler(stream)`` for each.
+
+    ``task_status.started(port)`` reports the bound port (use port=0 for any).
+    Each connection gets ``handshake_timeout`` seconds to complete the
+    handshake; a failed/timed-out handshake or a client key not pinned in
+    ``ctx`` is logged (logger ``p2p.tls``) and the connection closed.  An
+    exception escaping ``handler`` is logged too and only closes that
+    connection: nothing but cancellation ever leaves ``serve``.  The stream is
+    closed when ``handler`` returns.
+    """
+    listeners = await trio.open_tcp_listeners(port, host=host)
+    bound = listeners[0].socket.getsockname()[1]
+
+    async def one(tcp: trio.SocketStream) -> None:
+        try:
+            peer = tcp.socket.getpeername()
+            where = f"{peer[0]}:{peer[1]}"
+        except OSError:
+            where = "?"
+        stream = trio.SSLStream(tcp, ctx, server_side=True)
+        graceful = False
+        try:
+            with trio.move_on_after(handshake_timeout) as scope:
+                try:
+                    await stream.do_handshake()
+                except (trio.BrokenResourceError, ssl.SSLError, OSError) as e:
+                    log.warning("TLS handshake from %s failed: %s", where, _reason(e))
+                    return
+            if scope.cancelled_caught:
+                log.warning("TLS handshake from %s timed out after %s s", where, handshake_timeout)
+                return
+            try:
+                _check_peer(stream, ctx, None)
+            except TLSError as e:
+                log.warning("refused TLS peer %s: %s", where, e)
+                return
+            try:
+                await handler(stream)
+                graceful = True
+            except Exception:
+                log.exception("connection handler for %s raised", where)
+        finally:
+            if graceful:
+                await _close_gracefully(stream)
+            else:
+                await trio.aclose_forcefully(stream)
+
+    task_status.started(bound)
+    await trio.serve_listeners(one, listeners)
