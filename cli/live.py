@@ -82,7 +82,8 @@ def game_dir(genesis) -> Path:
 async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: str | None, ui=None, bind: str | None = None) -> GameNode:
     store = GameStore(game_dir(genesis))
     save_roster(store, genesis, roster)
-    rand = DemoRand(seed, identity.public) if seed is not None else os.urandom
+    seat = genesis.doc["seats"].index(identity.public)
+    rand = DemoRand(seed, seat.to_bytes(1, "big")) if seed is not None else os.urandom
     node = GameNode(
         identity,
         genesis,
@@ -279,9 +280,9 @@ def demo(args) -> int:
         env["EASEL_HOME"] = str(out / ("peer-%d" % k))
         if k == 0:
             cmd = base + ["host", "--game", args.game, "--players", str(args.players), "--port", str(port), "--auto", args.level,
-                          "--seed", "%s/%d" % (args.seed, k), "--bind", "127.0.0.1", "--no-advertise", "--timeout", str(args.timeout)]
+                          "--seed", args.seed, "--bind", "127.0.0.1", "--no-advertise", "--timeout", str(args.timeout)]
         else:
-            cmd = base + ["bot", "--join", "127.0.0.1:%d" % port, "--level", args.level, "--seed", "%s/%d" % (args.seed, k)]
+            cmd = base + ["bot", "--join", "127.0.0.1:%d" % port, "--level", args.level, "--seed", args.seed]
         procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL))
     outputs = []
     deadline = time.monotonic() + 600

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 import trio
@@ -81,14 +81,16 @@ ALERTS_SHOWN = 5
 TEXT_WIDTH = 100        # width used to lay out sheet cards in render_text()
 
 HELP_GAME = (
-    "bid SHEET N [SHEET N..] | splash ROW COL R/B/Y | extra ROW COL R/B/Y | "
-    "splash/extra none | convert N | clear | Enter=submit | PgUp/PgDn log | q quit"
+    "bid SHEET N [SHEET N..] | splash ROW COL R/B/Y | extra ROW COL R/B/Y | convert N | "
+    "clear | Enter=submit | help | PgUp/PgDn scroll | q quit"
 )
-HELP_SPECTATOR = "spectating | PgUp/PgDn scroll the log | q / Ctrl-Q quit"
+HELP_GAME_SHORT = "bid ID N|splash R C COL|extra R C COL|convert N|clear|Enter=submit|help|PgUp/Dn|q"
+HELP_SPECTATOR = "spectating | PgUp/PgDn scroll | q / Ctrl-Q quit"
 HELP_REPLAY = (
-    "Right/Left (l/h, space) one entry | PgDn/PgUp (n/p) next/prev round | "
-    "Home/End (g/G) first/last | q quit"
+    "Right/Left (l/h) one entry | Down/Up (n/p) next/prev round | "
+    "Home/End (g/G) first/last | PgUp/PgDn scroll | q quit"
 )
+HELP_REPLAY_SHORT = "Right/Left entry | Down/Up round | Home/End | PgUp/PgDn scroll | q quit"
 LONG_HELP = (
     "Rows and columns are 0-4 (row first). bid 3 12: bid 12 tokens on sheet 3 (bid 3 0 removes it). "
     "splash 2 3 R: add red to row 2, column 3 and its neighbours. extra 0 4 Y: the once-per-game "
@@ -171,9 +173,19 @@ def _round_of_phase(moves: Sequence) -> dict:
     return {ph: i + 1 for i, ph in enumerate(phases)}
 
 
-def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), status: str = "") -> Snapshot:
-    """Copy what the UI needs out of ``table`` (call it in the thread that owns the table)."""
+def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), status: str = "",
+                waiting: Sequence[int] | None = None) -> Snapshot:
+    """Copy what the UI needs out of ``table`` (call it in the thread that owns the table).
+
+    ``waiting``: the seats the current step still waits for, if the caller
+    knows better than ``table.missing()`` (a peer places a step's events in
+    the log only once all of them are in, so its table's ``missing()`` lists
+    every seat of the step until it closes).
+    """
     step = table.step
+    missing = tuple(table.missing())
+    if waiting is not None:
+        missing = tuple(s for s in missing if s in set(waiting))
     view = table.view(seat)
     rounds = _round_of_phase(table.moves)
     items: list = []
@@ -199,7 +211,7 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
         step_purpose=None if step is None else step.purpose,
         step_label="" if step is None else step.label,
         step_seats=() if step is None else tuple(step.seats),
-        missing=tuple(table.missing()),
+        missing=missing,
         over=table.over,
         result=table.result(),
         log=log,
@@ -356,12 +368,11 @@ def _offer_lines(view: dict | None, bids: dict, width: int) -> list[Line]:
         return [head, [("class:label", "  (none this moment)")]]
     cards = []
     for sh in view["offer"]:
-        card: list[Line] = [[("bold", "#%d" % sh["id"]), ("", " v%d" % sh["value"])]]
-        card += _sheet_drawing(sh["cells"])
+        head_line: Line = [("bold", "#%d" % sh["id"]), ("", " v%d" % sh["value"])]
         amt = bids.get(sh["id"])
         if amt:
-            card.append([("class:bid", "bid %d" % amt)])
-        cards.append(card)
+            head_line.append(("class:bid", " bid %d" % amt))
+        cards.append([head_line] + _sheet_drawing(sh["cells"]))
     return [head] + _layout_cards(cards, width)
 
 
@@ -449,10 +460,6 @@ def _step_status(snap: Snapshot) -> tuple[str, str]:
         return "class:waiting", "Drawing the shared seed - waiting for %s" % who
     if snap.step_purpose == "seed":
         what = "shared randomness for the next sheets (%s)" % snap.step_kind
-    elif snap.step_kind == "commit":
-        what = "%s (sealed moves)" % snap.step_label
-    elif snap.step_kind == "reveal":
-        what = "%s (opening the sealed moves)" % snap.step_label
     else:
         what = snap.step_label
     return "class:waiting", "%s - waiting for %s" % (what, who)
@@ -474,35 +481,69 @@ def _seat_status(snap: Snapshot, s: int) -> str:
 def _seats_lines(snap: Snapshot) -> list[Line]:
     me = snap.seat
     view = snap.view
+    fmt = "%s %-13s %4s %4s %4s %5s %4s  "
     lines: list[Line] = [[("class:header", "Seats")]]
-    lines.append([("class:label", "  %-14s %6s %7s %6s %6s %6s  %s" % ("seat", "tokens", "garnets", "points", "extra", "sheets", "now"))])
+    lines.append([("class:label", fmt % (" ", "", "tok", "garn", "pts", "extra", "own") + "now")])
     for s in range(snap.players):
         mark = ">" if s == me else " "
         if view:
-            row = "%s %-14s %6d %7d %6d %6s %6d  " % (
-                mark, _seat_name(s, me), view["tokens"][s], view["garnets"][s], view["points"][s],
-                "used" if view["extra_used"][s] else "free", len(view["owned"][s]))
+            row = fmt % (mark, _seat_name(s, me), view["tokens"][s], view["garnets"][s], view["points"][s],
+                         "used" if view["extra_used"][s] else "free", len(view["owned"][s]))
         else:
-            row = "%s %-14s %6s %7s %6s %6s %6s  " % (mark, _seat_name(s, me), "-", "-", "-", "-", "-")
+            row = fmt % (mark, _seat_name(s, me), "-", "-", "-", "-", "-")
         st = _seat_status(snap, s)
         style = "class:you" if s == me else ""
         lines.append([(style, row), ("class:waiting" if st in ("choosing", "opening", "to move", "seed..") else "class:label", st)])
     return lines
 
 
+def _wrap(line: Line, width: int, indent: str = "  ") -> list[Line]:
+    """Word-wrap one line of fragments to ``width`` columns."""
+    chars = [(st, ch) for st, text in line for ch in text]
+    if len(chars) <= width or width < 10:
+        return [line]
+    out: list[Line] = []
+    first = True
+    while chars:
+        room = width if first else width - len(indent)
+        if len(chars) <= room:
+            cut = len(chars)
+        else:
+            cut = room
+            for i in range(room, 0, -1):
+                if chars[i][1] == " ":
+                    cut = i
+                    break
+        piece, chars = chars[:cut], chars[cut:]
+        while chars and chars[0][1] == " ":
+            chars = chars[1:]
+        frags: Line = [] if first else [("", indent)]
+        for st, ch in piece:
+            if frags and frags[-1][0] == st:
+                frags[-1] = (st, frags[-1][1] + ch)
+            else:
+                frags.append((st, ch))
+        out.append(frags)
+        first = False
+    return out
+
+
 def _title_text(title: str, snap: Snapshot | None, extra: str = "") -> str:
-    parts = [title, "The Painting Game"]
+    parts = ["%s - The Painting Game" % title]
     if snap is not None:
         parts.append("spectator" if snap.seat is None else "you are seat %d" % snap.seat)
         v = snap.view
-        if v:
-            parts.append("round %d/%d" % (v["round"], v["rules"]["rounds"]))
-            parts.append("%s edition" % v["edition"])
         if snap.over:
             parts.append("game over")
+        elif v:
+            parts.append("round %d/%d" % (v["round"], v["rules"]["rounds"]))
+        if v:
+            parts.append("%s edition" % v["edition"])
+        if snap.status:
+            parts.append(snap.status)
     if extra:
         parts.append(extra)
-    return " " + "  |  ".join(parts)
+    return " " + " | ".join(parts)
 
 
 # --------------------------------------------------------------------------- base
@@ -517,7 +558,9 @@ class _BaseUI:
         self.seat = seat
         self.title = title
         self._snap: Snapshot | None = None
-        self._log_scroll = 0
+        self._scroll = 0
+        self._scroll_info = (0, 20, 0)     # (top, height, total) of the middle pane
+        self._middle_window: Window | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._quit = False          # quit requested (any thread)
         self._closed = False        # the UI thread has finished
@@ -545,66 +588,80 @@ class _BaseUI:
     def _draft_bids(self) -> dict:
         return {}
 
-    def _pane_offer(self, width: int | None = None) -> list:
-        view = self._snap.view if self._snap else None
-        return _join(_offer_lines(view, self._draft_bids(), width or self._cols()))
-
-    def _pane_owned(self, width: int | None = None) -> list:
-        view = self._snap.view if self._snap else None
-        return _join(_owned_lines(view, self.seat, width or self._cols()))
-
-    def _pane_info(self) -> list:
-        """Scored sheets, last round's results, the result when over."""
-        snap = self._snap
-        if snap is None:
-            return []
-        lines = _result_lines(snap.result, snap.players, self.seat)
-        lines += _last_round_lines(snap.view, self.seat)
-        lines += _scored_lines(snap.view, self.seat)
-        return _join(lines)
-
     def _log_lines(self) -> list[Line]:
+        """Newest first: alerts, then the described moves and the table's notes."""
         snap = self._snap
         lines: list[Line] = []
         if snap is not None:
-            lines = [[(style, text)] for style, text in snap.log]
-            lines += [[("class:alert", "!!  " + a)] for a in snap.alerts]
+            lines += [[("class:alert", "!!  " + a)] for a in reversed(snap.alerts)]
+            lines += [[(style, text)] for style, text in reversed(snap.log)]
         return lines
 
-    def _pane_log(self, limit: int | None = None) -> list:
-        lines = self._log_lines()
-        head: Line = [("class:header", "Event log"), ("class:label", "  (PgUp/PgDn)")]
-        if not lines:
-            return _join([head, [("class:label", "  nothing yet")]])
-        if limit is not None:
-            return _join([head] + lines[-limit:])
-        self._log_scroll = max(0, min(self._log_scroll, len(lines) - 1))
-        at = len(lines) - 1 - self._log_scroll
-        out = [head] + lines
-        out[at + 1] = [("[SetCursorPosition]", "")] + out[at + 1]
-        return _join(out)
+    def _middle_lines(self, width: int, log_limit: int | None = None) -> list[Line]:
+        """The scrollable middle: result, sheets on offer, owned sheets, round results, log."""
+        snap = self._snap
+        view = snap.view if snap else None
+        lines: list[Line] = []
+        if snap is not None and snap.result:
+            for line in _result_lines(snap.result, snap.players, self.seat):
+                lines += _wrap(line, width)
+            lines.append([])
+        if not (snap is not None and snap.over):
+            lines += _offer_lines(view, self._draft_bids(), width)
+            lines.append([])
+        lines += _owned_lines(view, self.seat, width)
+        lines.append([])
+        for line in _last_round_lines(view, self.seat) + _scored_lines(view, self.seat):
+            lines += _wrap(line, width)
+        lines.append([])
+        log = self._log_lines()
+        lines.append([("class:header", "Event log"), ("class:label", " (newest first)")])
+        if not log:
+            lines.append([("class:label", "  nothing yet")])
+        for line in log[:log_limit] if log_limit else log:
+            lines += _wrap(line, width, "      ")
+        return lines
+
+    def _pane_middle(self) -> list:
+        lines = self._middle_lines(self._cols())
+        info = self._middle_window.render_info
+        height = info.window_height if info is not None else 20
+        self._scroll = max(0, min(self._scroll, len(lines) - height))
+        self._scroll_info = (self._scroll, height, len(lines))
+        return _join(lines[self._scroll:])
+
+    def _pane_scrollbar(self) -> list:
+        top, height, total = self._scroll_info
+        width = self._cols() + 1
+        if total <= height:
+            text = ""
+        else:
+            text = "-- lines %d-%d of %d%s (PgUp/PgDn) " % (
+                top + 1, min(total, top + height), total, ", more below" if top + height < total else "")
+        return [("class:label", (text + "-" * width)[:width])]
+
+    def _scroll_by(self, lines: int) -> None:
+        self._scroll = max(0, self._scroll + lines)
 
     def _main_windows(self) -> list:
         def ftc(get: Callable[[], list]) -> FormattedTextControl:
             return FormattedTextControl(get, focusable=False, show_cursor=False)
 
+        players = self._snap.players if self._snap else 2
         top = VSplit(
             [
-                Window(ftc(self._pane_grid), width=D.exact(20), dont_extend_height=True),
+                Window(ftc(self._pane_grid), width=D.exact(20)),
                 Window(width=D.exact(2)),
-                Window(ftc(self._pane_seats), dont_extend_height=True),
+                Window(ftc(self._pane_seats)),
             ],
-            height=D(min=3),
+            height=lambda: D.exact(max(7, (self._snap.players if self._snap else players) + 2)),
         )
+        self._middle_window = Window(ftc(self._pane_middle), height=D(min=1, weight=1))
         return [
             Window(ftc(self._pane_title), height=1, style="class:title"),
             top,
-            Window(height=1),
-            Window(ftc(lambda: self._pane_offer()), dont_extend_height=True, height=D(min=2)),
-            Window(ftc(lambda: self._pane_owned()), dont_extend_height=True, height=D(min=1)),
-            Window(ftc(self._pane_info), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
-            Window(char="-", height=1, style="class:label"),
-            Window(ftc(self._pane_log), height=D(min=3, weight=1), wrap_lines=False),
+            self._middle_window,
+            Window(ftc(self._pane_scrollbar), height=1, wrap_lines=False),
         ]
 
     def _main_text(self) -> str:
@@ -612,29 +669,26 @@ class _BaseUI:
             self._pane_title(),
             self._pane_grid(),
             self._pane_seats(),
-            self._pane_offer(TEXT_WIDTH),
-            self._pane_owned(TEXT_WIDTH),
-            self._pane_info(),
-            self._pane_log(LOG_TEXT_LINES),
+            _join(self._middle_lines(TEXT_WIDTH, LOG_TEXT_LINES)),
         ]
         return "\n".join(fragment_list_to_text(p).rstrip("\n") for p in parts if p) + "\n"
 
-    def _common_bindings(self, kb: KeyBindings, scroll: bool = True) -> None:
+    def _common_bindings(self, kb: KeyBindings) -> None:
         @kb.add("c-q", eager=True)
         @kb.add("c-c", eager=True)
         def _(event) -> None:
             self._exit_now()
 
-        if not scroll:
-            return
-
         @kb.add("pageup")
         def _(event) -> None:
-            self._log_scroll += 5
+            self._scroll_by(-self._page())
 
         @kb.add("pagedown")
         def _(event) -> None:
-            self._log_scroll = max(0, self._log_scroll - 5)
+            self._scroll_by(self._page())
+
+    def _page(self) -> int:
+        return max(1, self._scroll_info[1] - 2)
 
     def _make_app(self, layout: Layout, kb: KeyBindings, input, output) -> Application:
         return Application(
@@ -749,6 +803,7 @@ class GameUI(_BaseUI):
         self._pending: _Pending | None = None
         self._draft = Draft()
         self._sent: tuple | None = None            # (round, description) of our sealed move
+        self._sent_phase = -1                      # table phase our last move was sent for
         self._message: tuple[str, str] = ("", "")  # (style, text)
         self._buffer = Buffer(multiline=False, accept_handler=self._on_accept, history=InMemoryHistory())
 
@@ -768,23 +823,26 @@ class GameUI(_BaseUI):
             height=1,
         )
         bottom = [
-            Window(char="-", height=1, style="class:label"),
             Window(ftc(self._pane_status), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
             Window(ftc(self._pane_draft), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
             Window(ftc(self._pane_message), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
             self._input_window,
-            Window(ftc(self._pane_help), dont_extend_height=True, wrap_lines=True, style="class:help", height=D(min=1)),
+            Window(ftc(self._pane_help), height=1, wrap_lines=False, style="class:help"),
         ]
         layout = Layout(HSplit(self._main_windows() + bottom), focused_element=self._input_window)
         self._app = self._make_app(layout, kb, input, output)
 
     # -- trio side -------------------------------------------------------------
-    def update(self, table: Table, alerts: list[str], status: str) -> None:
-        """The game advanced (trio thread): take a snapshot and repaint."""
+    def update(self, table: Table, alerts: list[str], status: str, *, waiting: Sequence[int] | None = None) -> None:
+        """The game advanced (trio thread): take a snapshot and repaint.
+
+        ``waiting`` (optional): the seats whose event for the current step has
+        not arrived yet, when the caller knows (see ``snapshot_of``).
+        """
         self._alerts = list(alerts or [])
         self._status = status or ""
         self._table = table
-        self._snap = snapshot_of(table, self.seat, self._alerts, self._status)
+        self._snap = self._mine_done(snapshot_of(table, self.seat, self._alerts, self._status, waiting))
         p = self._pending
         if p is not None and table.phase != p.phase and not p.event.is_set():
             # the step we were asked about is gone (time-out, rollback): give up on it
@@ -826,6 +884,16 @@ class GameUI(_BaseUI):
         if not p.event.is_set():
             p.result = action
             p.event.set()
+            self._sent_phase = p.phase
+            if self._snap is not None:
+                self._snap = self._mine_done(self._snap)
+            self._invalidate()
+
+    def _mine_done(self, snap: Snapshot) -> Snapshot:
+        """Once we have sent our move for a step, the step no longer waits for us."""
+        if snap.phase == self._sent_phase and self.seat in snap.missing:
+            return replace(snap, missing=tuple(s for s in snap.missing if s != self.seat))
+        return snap
 
     # -- UI side ---------------------------------------------------------------
     def _view(self) -> dict | None:
@@ -949,18 +1017,12 @@ class GameUI(_BaseUI):
         p = self._pending
         if p is not None and not p.submitted:
             out.append(("class:yourmove", " YOUR MOVE (round %d) " % p.view["round"]))
-            out.append(("", "  compose it below, then Enter on an empty line  "))
+            out.append(("", " compose it with the commands below; Enter on an empty line submits"))
         elif snap is None:
             out.append(("class:waiting", "Waiting for the table..."))
         else:
             style, text = _step_status(snap)
             out.append((style, text))
-        if self._sent is not None and not (snap and snap.over):
-            out.append(("", "\n"))
-            out.append(("class:sent", "Your sealed move: %s" % self._sent[1]))
-        if snap is not None and snap.status:
-            out.append(("", "\n"))
-            out.append(("class:label", snap.status))
         return out
 
     def _pane_draft(self) -> list:
@@ -969,6 +1031,10 @@ class GameUI(_BaseUI):
         self._sync_draft()
         view = self._view()
         d = self._draft
+        p = self._pending
+        snap = self._snap
+        if self._sent is not None and (p is None or p.submitted) and not (snap and snap.over):
+            return [("class:sent", "Sealed: %s" % self._sent[1])]
         out: list = [("bold", "Draft: ")]
         bids = ", ".join("#%d=%d" % kv for kv in sorted(d.bids.items())) or "none"
         out.append(("", "bids %s" % bids))
@@ -977,7 +1043,7 @@ class GameUI(_BaseUI):
             have = view["tokens"][self.seat]
             budget = have + d.convert
             style = "class:error" if total > budget else ""
-            out.append((style, " (total %d of %d tokens%s)" % (total, have, " + %d converted" % d.convert if d.convert else "")))
+            out.append((style, " (%d of %d tokens%s)" % (total, have, " + %d converted" % d.convert if d.convert else "")))
         else:
             out.append(("", " (total %d)" % total))
         out.append(("", " | splash %s" % _space_text(d.splash)))
@@ -986,9 +1052,9 @@ class GameUI(_BaseUI):
         else:
             cost = " (costs %d garnets)" % view["rules"]["extra_cost"] if view and d.extra else ""
             out.append(("", " | extra %s%s" % (_space_text(d.extra), cost)))
-        if view is not None:
-            out.append(("", " | convert %d of %d garnets" % (d.convert, view["garnets"][self.seat])))
-        else:
+        if view is not None and (d.convert or view["garnets"][self.seat]):
+            out.append(("", " | convert %d (of %d garnets)" % (d.convert, view["garnets"][self.seat])))
+        elif d.convert:
             out.append(("", " | convert %d" % d.convert))
         return out
 
@@ -997,7 +1063,9 @@ class GameUI(_BaseUI):
         return [(style, text)] if text else [("", "")]
 
     def _pane_help(self) -> list:
-        return [("class:help", HELP_SPECTATOR if self.seat is None else HELP_GAME)]
+        if self.seat is None:
+            return [("class:help", HELP_SPECTATOR)]
+        return [("class:help", HELP_GAME if self._cols() >= len(HELP_GAME) else HELP_GAME_SHORT)]
 
     def render_text(self) -> str:
         """Plain text of the main panes, the status, the draft and the message (for tests)."""
@@ -1033,7 +1101,7 @@ class ReplayUI(_BaseUI):
         self.goto(start if start >= 0 else len(self.entries) + start)
 
         kb = KeyBindings()
-        self._common_bindings(kb, scroll=False)
+        self._common_bindings(kb)
 
         def bind(keys: Sequence[str], fn: Callable[[], None]) -> None:
             for k in keys:
@@ -1046,17 +1114,15 @@ class ReplayUI(_BaseUI):
         bind(["n", "down"], self.next_round)
         bind(["p", "up"], self.prev_round)
         bind(["q"], self._exit_now)
-        bind(["pagedown"], self.next_round)
-        bind(["pageup"], self.prev_round)
 
         def ftc(get: Callable[[], list]) -> FormattedTextControl:
             return FormattedTextControl(get, focusable=False, show_cursor=False)
 
         bottom = [
-            Window(char="-", height=1, style="class:label"),
             Window(ftc(self._pane_entry), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
             Window(ftc(self._pane_status), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
-            Window(ftc(lambda: [("class:help", HELP_REPLAY)]), dont_extend_height=True, wrap_lines=True, style="class:help", height=D(min=1)),
+            Window(ftc(lambda: [("class:help", HELP_REPLAY if self._cols() >= len(HELP_REPLAY) else HELP_REPLAY_SHORT)]),
+                   height=1, wrap_lines=False, style="class:help"),
         ]
         self._app = self._make_app(Layout(HSplit(self._main_windows() + bottom)), kb, input, output)
 
@@ -1111,7 +1177,6 @@ class ReplayUI(_BaseUI):
     def goto(self, n: int) -> None:
         self.pos = self._ensure(max(0, n))
         self._snap = self._snaps[self.pos]
-        self._log_scroll = 0
 
     def next_round(self) -> None:
         """Jump to the next entry that applied moves (closes a round)."""
