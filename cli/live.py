@@ -94,7 +94,7 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
         faults=Faults.from_env(),
         rand=rand,
         bind_host=bind,
-        on_change=(lambda n: ui.update(n.peer.table, n.alerts, status_line(n))) if ui else None,
+        on_change=(lambda n: ui_update(ui, n)) if ui else None,
     )
     try:
         if ui is None:
@@ -102,7 +102,7 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
         else:
             async with trio.open_nursery() as nursery:
                 await nursery.start(node.run)
-                ui.update(node.peer.table, node.alerts, status_line(node))
+                ui_update(ui, node)
 
                 async def watch_ui():
                     await ui.run()
@@ -110,12 +110,32 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
 
                 nursery.start_soon(watch_ui)
                 await node.done.wait()
-                ui.update(node.peer.table, node.alerts, "game over - press q to quit")
+                ui.update(node.peer.table, node.alerts, "game over - q quits", waiting=[])
                 # keep the UI open until the player quits
                 await trio.sleep_forever()
     finally:
         store.close()
     return node
+
+
+def ui_update(ui, node: GameNode) -> None:
+    ui.update(node.peer.table, node.alerts, "%d/%d peers connected" % (len(node.conns) + 1, len(node.keys)), waiting=list(node.peer.waiting()))
+
+
+def log_to_file(path: Path) -> None:
+    """While the full-screen UI runs, log lines would garble it: send them to a file."""
+    root = logging.getLogger()
+    for h in list(root.handlers):
+        root.removeHandler(h)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    h = logging.FileHandler(path)
+    h.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    root.addHandler(h)
+
+
+def need_terminal() -> None:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("the game UI needs a terminal (for a headless game use: easel demo, or easel bot)")
 
 
 def status_line(node: GameNode) -> str:
@@ -295,7 +315,14 @@ def demo(args) -> int:
         outputs.append((p.returncode, so.decode(errors="replace"), se.decode(errors="replace")))
     from core.audit import audit
 
-    logs = sorted(str(p) for p in out.glob("peer-*/games/*/log"))
+    # the logs of *this* game: each peer reports its log's path (an --out used
+    # before also holds the logs of earlier games)
+    logs = []
+    for _, so, _ in outputs:
+        try:
+            logs.append(json.loads(so.strip().splitlines()[-1])["log"])
+        except (ValueError, IndexError, KeyError, TypeError):
+            pass
     heads, results = [], None
     for lp in logs:
         rep = audit({lp: Path(lp).read_bytes()})
@@ -321,6 +348,8 @@ def ui_factory_for(title: str):
     def make(node_seat: int):
         from .ui import GameUI
 
+        log_to_file(data_dir() / "easel.log")
+
         return GameUI(node_seat, title=title)
 
     return make
@@ -330,6 +359,10 @@ def dispatch(args) -> int:
     try:
         if args.cmd == "demo":
             return demo(args)
+        if args.cmd in ("host", "play", "join") and not getattr(args, "auto", None) and not (args.cmd == "join" and not args.address):
+            need_terminal()
+        if args.cmd == "resume" and not args.level:
+            need_terminal()
         if args.cmd == "host":
             return trio.run(host_main, args, None if args.auto else ui_factory_for("Easel - host"))
         if args.cmd == "play":

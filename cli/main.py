@@ -55,10 +55,10 @@ def read_file(path: str) -> bytes:
 
 # ----------------------------------------------------------------------------- offline commands
 def cmd_audit(args) -> int:
-    from core.audit import audit
+    from .auditing import audit_files
 
     files = {f: read_file(f) for f in args.files}
-    rep = audit(files)
+    rep = audit_files(files)
     if args.json:
         print(json.dumps(jsonable(rep), indent=None, sort_keys=True))
     else:
@@ -129,6 +129,8 @@ def cmd_replay(args) -> int:
     from .ui import ReplayUI
 
     entries = load_log_entries(args.file)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("replay needs a terminal (use: easel show FILE --at N --json)")
     trio.run(ReplayUI(entries, args.as_seat).run)
     return EXIT_OK
 

@@ -29,7 +29,12 @@ Commands of the game UI (typed on the command line, Enter runs them):
     submit  (or Enter on an empty line)    check the draft and send it
     help                                   the long help in the message line
 Keys: q (on an empty line), Ctrl-Q or Ctrl-C quit; PageUp/PageDown scroll the
-event log; Up/Down recall earlier commands.
+middle pane (sheets on offer, owned sheets, round results, event log);
+Up/Down recall earlier commands.
+
+Replay keys: Right/Left (l/h, also Space/Enter and Backspace) one entry;
+Down/Up (n/p) to the next/previous entry that applied moves (a round's end);
+Home/End (g/G) first/last entry; PageUp/PageDown scroll; q, Ctrl-Q, Ctrl-C quit.
 """
 
 from __future__ import annotations
@@ -529,7 +534,7 @@ def _wrap(line: Line, width: int, indent: str = "  ") -> list[Line]:
 
 
 def _title_text(title: str, snap: Snapshot | None, extra: str = "") -> str:
-    parts = ["%s - The Painting Game" % title]
+    parts = [title if "painting" in title.lower() else "%s - The Painting Game" % title]
     if snap is not None:
         parts.append("spectator" if snap.seat is None else "you are seat %d" % snap.seat)
         v = snap.view
@@ -647,14 +652,13 @@ class _BaseUI:
         def ftc(get: Callable[[], list]) -> FormattedTextControl:
             return FormattedTextControl(get, focusable=False, show_cursor=False)
 
-        players = self._snap.players if self._snap else 2
         top = VSplit(
             [
                 Window(ftc(self._pane_grid), width=D.exact(20)),
                 Window(width=D.exact(2)),
                 Window(ftc(self._pane_seats)),
             ],
-            height=lambda: D.exact(max(7, (self._snap.players if self._snap else players) + 2)),
+            height=lambda: D.exact(max(7, (self._snap.players if self._snap else 2) + 2)),
         )
         self._middle_window = Window(ftc(self._pane_middle), height=D(min=1, weight=1))
         return [
@@ -857,8 +861,8 @@ class GameUI(_BaseUI):
         if needed).  Once the user has quit, waits until cancelled.
         """
         table = getattr(peer, "table", None) or self._table
-        if table is not None and table is not self._table:
-            self.update(table, self._alerts, self._status)
+        if table is not None and (self._snap is None or self._snap.phase != table.phase):
+            self.update(table, self._alerts, self._status)   # our snapshot is stale
         while self._closed or self._quit:
             await trio.sleep_forever()
         p = _Pending(
@@ -1017,7 +1021,7 @@ class GameUI(_BaseUI):
         p = self._pending
         if p is not None and not p.submitted:
             out.append(("class:yourmove", " YOUR MOVE (round %d) " % p.view["round"]))
-            out.append(("", " compose it with the commands below; Enter on an empty line submits"))
+            out.append(("", " type commands below; Enter on an empty line submits"))
         elif snap is None:
             out.append(("class:waiting", "Waiting for the table..."))
         else:
@@ -1033,7 +1037,9 @@ class GameUI(_BaseUI):
         d = self._draft
         p = self._pending
         snap = self._snap
-        if self._sent is not None and (p is None or p.submitted) and not (snap and snap.over):
+        if snap is not None and snap.over:
+            return [("class:label", "The game is over - q quits.")]
+        if self._sent is not None and (p is None or p.submitted):
             return [("class:sent", "Sealed: %s" % self._sent[1])]
         out: list = [("bold", "Draft: ")]
         bids = ", ".join("#%d=%d" % kv for kv in sorted(d.bids.items())) or "none"

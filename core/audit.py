@@ -12,9 +12,19 @@ one author with the same sequence number, and logs of one game that disagree.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
-from .events import EntryError, Event, parse_entry
+from .events import (
+    EntryError,
+    Event,
+    Genesis,
+    Timeout,
+    _event_sign_msg_from_raw,
+    genesis_sign_msg,
+    parse_entry,
+    parse_genesis,
+    vote_sign_msg,
+)
 from .logfile import parse
 from .table import RuleError, Table
 
@@ -31,9 +41,12 @@ class LogReport:
     results: Any = None
     problems: list = field(default_factory=list)
     table: Table | None = None
+    parsed: list = field(default_factory=list)   # (index, entry) parsed and verified during replay
 
 
-def audit_log(name: str, data: bytes) -> LogReport:
+def audit_log(name: str, data: bytes, check_sigs: bool = True) -> LogReport:
+    """Replay one file.  With ``check_sigs=False`` signatures are taken as checked
+    elsewhere (see ``signature_jobs`` and ``audit(..., sig_failures=...)``)."""
     rep = LogReport(name)
 
     def problem(index: int | None, text: str) -> None:
@@ -55,7 +68,7 @@ def audit_log(name: str, data: bytes) -> LogReport:
         problem(0, "log has no genesis entry")
         return rep
     try:
-        table = Table.start(entries[0])
+        table = Table.start(parse_genesis(entries[0], verify=check_sigs))
     except (EntryError, RuleError) as exc:
         problem(0, "genesis: %s" % exc)
         return rep
@@ -64,7 +77,9 @@ def audit_log(name: str, data: bytes) -> LogReport:
     rep.table = table
     for i, raw in enumerate(entries[1:], start=1):
         try:
-            table.append(raw)
+            ent = parse_entry(raw, keys=table.keys, verify=check_sigs)
+            rep.parsed.append((i, ent))
+            table.append(ent)
         except (EntryError, RuleError) as exc:
             problem(i, str(exc))
             break
@@ -80,43 +95,120 @@ def audit_log(name: str, data: bytes) -> LogReport:
     return rep
 
 
-def find_equivocations(files: dict[str, bytes]) -> list[dict]:
-    """Every (author, seq) with two different valid signed events, across all files."""
-    seen: dict[tuple[bytes, bytes, int], tuple[str, int, bytes]] = {}
+def find_equivocations(files: dict[str, bytes], known: dict | None = None) -> list[dict]:
+    """Every (author, seq) with two different validly signed events, across all files.
+
+    Entries are first read without checking signatures (cheap); only the two
+    events of a suspected pair are verified, so a forged event cannot frame an author.
+    """
+    seen: dict[tuple[bytes, bytes, int], tuple[str, int, Event]] = {}
     proofs = []
+    reported = set()
     for name, data in files.items():
-        parsed = parse(data)
-        for i, raw in enumerate(parsed.entries):
-            try:
-                ev = parse_entry(raw)
-            except (EntryError, Exception):
-                continue
+        for i, ev in _entries_of(name, data, known or {}):
             if not isinstance(ev, Event):
                 continue
             key = (ev.game_id, ev.author, ev.seq)
-            if key in seen and seen[key][2] != ev.raw:
-                first = seen[key]
-                proofs.append(
-                    {
-                        "author": ev.author.hex(),
-                        "seq": ev.seq,
-                        "first": {"file": first[0], "index": first[1]},
-                        "second": {"file": name, "index": i},
-                    }
-                )
-            else:
-                seen.setdefault(key, (name, i, ev.raw))
+            first = seen.get(key)
+            if first is None:
+                seen[key] = (name, i, ev)
+                continue
+            if first[2].raw == ev.raw or key in reported:
+                continue
+            if not (_signed(first[2]) and _signed(ev)):
+                continue
+            reported.add(key)
+            proofs.append(
+                {
+                    "author": ev.author.hex(),
+                    "seq": ev.seq,
+                    "first": {"file": first[0], "index": first[1]},
+                    "second": {"file": name, "index": i},
+                }
+            )
     return proofs
 
 
-def audit(files: dict[str, bytes]) -> dict:
-    """Audit all files; returns the ``easel audit --json`` object (bytes as hex)."""
-    reports = [audit_log(name, data) for name, data in files.items()]
+def _entries_of(name: str, data: bytes, known: dict):
+    """(index, entry) pairs of a file: those the replay already parsed, then the rest unverified."""
+    done = known.get(name, [])
+    yield from done
+    start = done[-1][0] + 1 if done else 0
+    for i, raw in enumerate(parse(data).entries[start:], start=start):
+        try:
+            yield i, parse_entry(raw, verify=False)
+        except EntryError:
+            continue
+
+
+def _signed(ev: Event) -> bool:
+    try:
+        parse_entry(ev.raw, verify=True)
+        return True
+    except EntryError:
+        return False
+
+
+def signature_jobs(data: bytes) -> list[tuple[int, bytes, bytes, bytes]]:
+    """Every signature a log file holds, as (entry index, key, signed message, signature).
+
+    Entries that do not even parse are skipped (the replay reports them)."""
+    jobs = []
+    entries = parse(data).entries
+    keys: list = []
+    for i, raw in enumerate(entries):
+        try:
+            ent = parse_entry(raw, keys=None, verify=False)
+        except EntryError:
+            continue
+        if isinstance(ent, Genesis):
+            if i == 0:
+                keys = list(ent.doc["seats"])
+                msg = genesis_sign_msg(ent.game_id)
+                jobs.extend((i, k, msg, sig) for k, sig in zip(keys, ent.sigs))
+        elif isinstance(ent, Event):
+            jobs.append((i, ent.author, _event_sign_msg_from_raw(ent.raw), ent.sig))
+        elif isinstance(ent, Timeout):
+            msg = vote_sign_msg(ent.game_id, ent.phase, ent.prev, list(ent.seats))
+            for v, sig in ent.votes:
+                if v < len(keys):
+                    jobs.append((i, keys[v], msg, sig))
+    return jobs
+
+
+def _apply_sig_failures(rep: LogReport, bad: list[int]) -> None:
+    """Merge out-of-band signature results into a replay made without them."""
+    if not bad:
+        return
+    b = min(bad)
+    rule = [p for p in rep.problems if p.get("index") is not None and "problem" in p]
+    if rule and min(p["index"] for p in rule) < b:
+        return  # the replay already stopped earlier, at its own problem
+    rep.problems = [p for p in rep.problems if p.get("index") is None or p["index"] < b]
+    rep.problems.append({"file": rep.name, "index": b, "problem": "signature does not verify" if b else "genesis: bad signature"})
+    rep.valid = False
+    rep.complete = False
+    rep.results = None
+
+
+def audit(files: dict[str, bytes], sig_failures: Callable[[], dict] | None = None) -> dict:
+    """Audit all files; returns the ``easel audit --json`` object (bytes as hex).
+
+    By default signatures are checked inline.  A caller that checks them
+    elsewhere (e.g. on other cores, while this replays) passes ``sig_failures``:
+    called after the replay, it returns {file name: [entry indexes whose
+    signature failed]}; the result is the same report as the inline audit's.
+    """
+    reports = [audit_log(name, data, check_sigs=sig_failures is None) for name, data in files.items()]
+    if sig_failures is not None:
+        failures = sig_failures()
+        for r in reports:
+            _apply_sig_failures(r, failures.get(r.name, []))
     logs = [r for r in reports if r.table is not None or r.game is not None or r.problems]
     problems: list = []
     for r in reports:
         problems.extend(p for p in r.problems if "problem" in p and not p["problem"].startswith("a spool file"))
-    for eq in find_equivocations(files):
+    for eq in find_equivocations(files, {r.name: r.parsed for r in reports}):
         problems.append(
             {
                 "file": eq["second"]["file"],

@@ -29,33 +29,82 @@ class CanonicalError(ValueError):
     """Raised for a value that has no canonical encoding, or bytes that are not canonical."""
 
 
+_SCALARS = (str, bytes, bool, type(None))
+
+
 def _normalise(obj: Any, depth: int) -> Any:
-    if depth > MAX_DEPTH:
-        raise CanonicalError("nesting deeper than %d" % MAX_DEPTH)
-    if obj is None or isinstance(obj, (bool, str, bytes)):
+    """Check ``obj`` is encodable and return it with maps sorted and tuples as lists."""
+    t = type(obj)
+    if t in _SCALARS:
         return obj
-    if isinstance(obj, int):
+    if t is int:
         if not _INT_MIN <= obj <= _INT_MAX:
             raise CanonicalError("integer out of range: %d" % obj)
         return obj
-    if isinstance(obj, (list, tuple)):
-        return [_normalise(x, depth + 1) for x in obj]
-    if isinstance(obj, dict):
-        items = []
-        for k, v in obj.items():
-            if not isinstance(k, str):
+    if depth > MAX_DEPTH:
+        raise CanonicalError("nesting deeper than %d" % MAX_DEPTH)
+    if t is list or t is tuple:
+        return [x if type(x) in _SCALARS else _normalise(x, depth + 1) for x in obj]
+    if t is dict:
+        keys = list(obj)
+        for k in keys:
+            if type(k) is not str:
                 raise CanonicalError("map key is not a str: %r" % (k,))
-            items.append((k.encode("utf-8"), k, _normalise(v, depth + 1)))
-        items.sort(key=lambda t: t[0])
-        return {k: v for _, k, v in items}
+        ordered = sorted(keys, key=_key_bytes)
+        return {k: _normalise(obj[k], depth + 1) for k in ordered}
+    if isinstance(obj, bool):
+        return obj
+    if isinstance(obj, int):
+        return _normalise(int(obj), depth)
+    if isinstance(obj, (str, bytes)):
+        return t.__base__(obj) if t.__base__ in (str, bytes) else obj
     if isinstance(obj, (bytearray, memoryview)):
         return bytes(obj)
+    if isinstance(obj, (list, tuple)):
+        return _normalise(list(obj), depth)
+    if isinstance(obj, dict):
+        return _normalise(dict(obj), depth)
     raise CanonicalError("type not allowed in canonical encoding: %s" % type(obj).__name__)
+
+
+def _key_bytes(k: str) -> bytes:
+    return k.encode("utf-8")
+
+
+def _check_decoded(obj: Any, depth: int) -> None:
+    """A decoded value is canonical only if maps are sorted and every type is allowed."""
+    t = type(obj)
+    if t in _SCALARS:
+        return
+    if t is int:
+        if not _INT_MIN <= obj <= _INT_MAX:
+            raise CanonicalError("integer out of range")
+        return
+    if depth > MAX_DEPTH:
+        raise CanonicalError("nesting deeper than %d" % MAX_DEPTH)
+    if t is list:
+        for x in obj:
+            if type(x) not in _SCALARS:
+                _check_decoded(x, depth + 1)
+        return
+    if t is dict:
+        prev = None
+        for k, v in obj.items():
+            if type(k) is not str:
+                raise CanonicalError("map key is not a str")
+            kb = k.encode("utf-8")
+            if prev is not None and kb <= prev:
+                raise CanonicalError("bytes are not in canonical form")
+            prev = kb
+            if type(v) not in _SCALARS:
+                _check_decoded(v, depth + 1)
+        return
+    raise CanonicalError("type not allowed in canonical encoding: %s" % t.__name__)
 
 
 def encode(obj: Any) -> bytes:
     """Encode ``obj`` canonically. Raises CanonicalError for disallowed values."""
-    return msgpack.packb(_normalise(obj, 0), use_bin_type=True, strict_types=False)
+    return msgpack.packb(_normalise(obj, 0), use_bin_type=True)
 
 
 def _reject_ext(code: int, data: bytes) -> Any:
@@ -83,9 +132,9 @@ def decode(data: bytes) -> Any:
     except Exception as exc:  # msgpack raises a zoo of types: name them all one way
         raise CanonicalError("not valid msgpack: %s" % (exc.__class__.__name__,)) from None
     try:
-        again = encode(obj)
+        _check_decoded(obj, 0)
     except CanonicalError as exc:
         raise CanonicalError("value not allowed: %s" % exc) from None
-    if again != data:
+    if msgpack.packb(obj, use_bin_type=True) != data:
         raise CanonicalError("bytes are not in canonical form")
     return obj

@@ -26,7 +26,9 @@ from nacl.exceptions import BadSignatureError
 from nacl.signing import VerifyKey
 
 from .encoding import CanonicalError, decode, encode
-from .hashing import dhash
+import hashlib
+
+from .hashing import PREFIX, dhash
 
 VERSION = 1
 ZERO32 = bytes(32)
@@ -43,9 +45,17 @@ class EntryError(ValueError):
     """A malformed or badly signed entry; the message says what is wrong."""
 
 
+_VK_CACHE: dict = {}
+
+
 def verify_sig(public: bytes, msg: bytes, sig: bytes) -> bool:
     try:
-        VerifyKey(public).verify(msg, sig)
+        vk = _VK_CACHE.get(public)
+        if vk is None:
+            vk = VerifyKey(public)
+            if len(_VK_CACHE) < 4096:
+                _VK_CACHE[public] = vk
+        vk.verify(msg, sig)
         return True
     except (BadSignatureError, ValueError, TypeError):
         return False
@@ -174,6 +184,21 @@ def check_body(kind: str, body: Any) -> None:
             raise EntryError("act event: body must be {phase, action}")
 
 
+_EV_HEAD = len(encode([TAG_EVENT]))  # fixarray header + "easel-event"
+_SIG_LEN = len(encode(bytes(64)))
+
+
+def _event_sign_msg_from_raw(raw: bytes) -> bytes:
+    """event_sign_msg computed from a canonical event's bytes, without re-encoding the body.
+
+    raw = 0x99 || enc(tag) || enc(1) ... enc(body) || enc(sig); the signed list
+    [1, ..., body] is 0x97 followed by the same middle bytes.
+    """
+    h = hashlib.sha256(PREFIX + b"sign/event\x00" + b"\x97")
+    h.update(memoryview(raw)[_EV_HEAD : len(raw) - _SIG_LEN])
+    return h.digest()
+
+
 def make_event(
     sign: Signer, game_id: bytes, author: bytes, seq: int, prev: bytes, kind: str, body: Any
 ) -> Event:
@@ -198,7 +223,7 @@ def parse_event(raw: bytes, verify: bool = True, obj: Any = None) -> Event:
     if not isinstance(kind, str):
         raise EntryError("event: kind must be a string")
     check_body(kind, body)
-    if verify and not verify_sig(author, event_sign_msg(gid, author, seq, prev, kind, body), sig):
+    if verify and not verify_sig(author, _event_sign_msg_from_raw(raw), sig):
         raise EntryError("event: signature does not verify")
     return Event(gid, author, seq, prev, kind, body, sig, raw, entry_id(raw))
 

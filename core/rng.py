@@ -9,13 +9,20 @@ from __future__ import annotations
 
 from typing import Any, Sequence, TypeVar
 
-from .hashing import dhash
+import hashlib
+import struct
+
+import msgpack
+
+from .encoding import encode
+from .hashing import PREFIX
 
 T = TypeVar("T")
+_FOUR = struct.Struct(">4Q")
 
 
 class Rng:
-    __slots__ = ("_seed", "_domain", "_counter", "_buf")
+    __slots__ = ("_seed", "_domain", "_counter", "_words", "_base")
 
     def __init__(self, seed: bytes, domain: str) -> None:
         if not isinstance(seed, bytes) or len(seed) != 32:
@@ -23,17 +30,18 @@ class Rng:
         self._seed = seed
         self._domain = domain
         self._counter = 0
-        self._buf = b""
-
-    def _bytes(self, n: int) -> bytes:
-        while len(self._buf) < n:
-            self._buf += dhash("rng", self._seed, self._domain, self._counter)
-            self._counter += 1
-        out, self._buf = self._buf[:n], self._buf[n:]
-        return out
+        self._words: list[int] = []
+        # block i = dhash("rng", seed, domain, i); the hash state up to the counter is shared
+        self._base = hashlib.sha256(PREFIX + b"rng\x00" + b"\x93" + encode(seed) + encode(domain))
 
     def u64(self) -> int:
-        return int.from_bytes(self._bytes(8), "big")
+        """The next 8 bytes of the stream, big-endian.  Each 32-byte block is 4 words."""
+        if not self._words:
+            h = self._base.copy()
+            h.update(msgpack.packb(self._counter))
+            self._counter += 1
+            self._words = list(_FOUR.unpack(h.digest()))[::-1]
+        return self._words.pop()
 
     def below(self, n: int) -> int:
         """Uniform integer in [0, n)."""

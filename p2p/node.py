@@ -140,6 +140,7 @@ class GameNode:
         self.done = trio.Event()
         self.changed = trio.Event()
         self.failed: str | None = None
+        self._last_waiting: tuple = ()
         self._rng = random.Random(faults.seed * 1000 + self.seat if faults else 0)
         addr = roster["addrs"][self.seat]
         self.host = bind_host or addr[0]
@@ -304,6 +305,11 @@ class GameNode:
             await trio.sleep(TICK)
             now = trio.current_time()
             self.apply(self.peer.tick(now))
+            if self.on_change is not None:
+                w = (self.peer.table.phase, self.peer.waiting(), len(self.conns), len(self.alerts))
+                if w != self._last_waiting:
+                    self._last_waiting = w
+                    self._changed()
             if self.peer.table.over:
                 if over_since is None:
                     over_since = now

@@ -200,6 +200,14 @@ class Peer:
                 return ev
         return None
 
+    def waiting(self) -> tuple[int, ...]:
+        """Seats whose event for the current step has not reached us yet."""
+        st = self.table.step
+        if st is None:
+            return ()
+        have = self._candidates(st)
+        return tuple(s for s in st.seats if s not in have)
+
     def needs_decision(self) -> bool:
         """Our seat must choose a move now (a commit of a move, or an open move)."""
         st = self.table.step
@@ -517,11 +525,15 @@ class Peer:
             if used is not None and (len(used), used) <= (len(best.seats), best.seats):
                 continue
             log.warning("time-out certificate for phase %d wins: rolling back to entry %d", phase, count)
+            # The cut entries were on disk and may have been sent (our own events
+            # among them): keep them in the spool, written before the log is cut,
+            # so a restart never forgets an event we signed (and never reuses its seq).
+            cut = self.log_entries[count:]
             self.log_entries = self.log_entries[:count]
             self.table = self._new_table()
             for raw in self.log_entries[1:]:
                 self.table.append(parse_entry(raw, keys=self.keys, verify=False))
-            return [TruncateLog(count), Alert("a time-out certificate for phase %d replaced our close of it" % phase)]
+            return [WriteSpool(cut), TruncateLog(count), Alert("a time-out certificate for phase %d replaced our close of it" % phase)]
         return []
 
     def _progress(self) -> list[bytes]:

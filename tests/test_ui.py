@@ -129,6 +129,9 @@ def test_render_text_shows_table_state():
     assert "Sheets on offer" in text and "#1 v" in text and "#10 v" in text
     assert "waiting for you, seat 1" in text
     assert "seat 1 equivocated" in text and "2/2 peers connected" in text
+    # a peer's table lists every seat until the step closes; the node may say better
+    ui.update(net.table, [], "", waiting=[1])
+    assert "waiting for seat 1" in ui.render_text()
 
     net.bots(upto_round=3)
     ui.update(net.table, [], "")
@@ -231,7 +234,7 @@ async def test_illegal_move_is_refused_and_can_be_fixed():
                     await until(lambda: "bids total 35 but you have 30 tokens" in ui.render_text())
                     await trio.sleep(0.2)
                     assert "action" not in got and ui._pending is not None
-                    inp.send_text("bid 7 3" + ENTER)            # not on offer? it is (1..10); fine
+                    inp.send_text("bid 7 3" + ENTER)
                     inp.send_text("bid 11 3" + ENTER)           # not on offer: refused at once
                     await until(lambda: "sheet 11 is not on offer" in ui.render_text())
                     inp.send_text("bid 2 0" + ENTER + ENTER)
@@ -321,7 +324,8 @@ def test_replay_stops_at_a_bad_entry():
     net = Net(2, {"rounds": 1})
     net.bots()
     entries = list(net.peers[0].log_entries)
-    bad = entries[:5] + [entries[6]] + entries[7:]
+    bad = entries[:6] + [entries[5]] + entries[6:]     # entry 5 twice
     ui = ReplayUI(bad, None, output=DummyOutput(), start=-1)
-    assert ui.pos == 4
-    assert "entry 5 is invalid" in ui.render_text()
+    assert ui.pos == 5
+    text = ui.render_text()
+    assert "Entry 5 of %d" % (len(bad) - 1) in text and "entry 6 is invalid" in text

@@ -76,20 +76,24 @@ def normalise_cells(cells: Iterable[Sequence]) -> tuple[Cell, ...]:
     return tuple(sorted((r - r0, c - c0, col) for r, c, col in cells))
 
 
+# the in-box orthogonal neighbours of every cell of the 4x4 box, by index r * BOX + c
+_NEIGHBOURS = tuple(
+    tuple((r + dr) * BOX + (c + dc) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)) if 0 <= r + dr < BOX and 0 <= c + dc < BOX)
+    for r in range(BOX)
+    for c in range(BOX)
+)
+
+
 def generate_sheet_cells(rng: Rng) -> tuple[Cell, ...]:
     n = rng.between(MIN_CELLS, MAX_CELLS)
-    shape = {(rng.below(BOX), rng.below(BOX))}
+    r0 = rng.below(BOX)
+    c0 = rng.below(BOX)
+    shape = {r0 * BOX + c0}
     while len(shape) < n:
-        frontier = sorted(
-            {
-                (r + dr, c + dc)
-                for r, c in shape
-                for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
-                if 0 <= r + dr < BOX and 0 <= c + dc < BOX and (r + dr, c + dc) not in shape
-            }
-        )
-        shape.add(rng.choice(frontier))
-    coloured = [(r, c, rng.choice(SHEET_COLOURS)) for r, c in sorted(shape)]
+        # candidates sorted by (row, col), i.e. by cell index
+        frontier = sorted({j for i in shape for j in _NEIGHBOURS[i] if j not in shape})
+        shape.add(frontier[rng.below(len(frontier))])
+    coloured = [(i // BOX, i % BOX, SHEET_COLOURS[rng.below(len(SHEET_COLOURS))]) for i in sorted(shape)]
     return normalise_cells(coloured)
 
 

@@ -1,0 +1,333 @@
+"""Helpers for the protocol, network and CLI tests.
+
+* ``Sim``: a deterministic in-memory network of sans-IO ``p2p.protocol.Peer``s.
+  Messages wait in one queue of (src, dst, msg); a seeded ``random.Random``
+  picks the delivery order and optionally drops or duplicates them.  Time is
+  a fake clock advanced by ``tick_all``.  Every effect is recorded, and each
+  peer has a ``Disk`` model that carries out WriteLog/WriteSpool/TruncateLog/
+  WriteSecret so tests can check what is on "disk" at any moment.
+* table/identity builders, free ports, small polling helpers.
+"""
+
+from __future__ import annotations
+
+import random
+import socket
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from core import games as registry
+from core.encoding import decode, encode
+from core.events import Event, Timeout, game_id_of, genesis_sign_msg, make_genesis, parse_entry
+from core.hashing import dhash
+from core.rng import Rng
+from p2p.identity import Identity
+from p2p.protocol import (
+    Alert,
+    Broadcast,
+    Changed,
+    Disconnect,
+    Peer,
+    Send,
+    TruncateLog,
+    WriteLog,
+    WriteSecret,
+    WriteSpool,
+)
+
+WALL_LIMIT = 60.0  # no simulation may run longer than this (seconds of real time)
+
+
+# --------------------------------------------------------------------------- building tables
+def identities(n: int, tag: str = "sim") -> list[Identity]:
+    return [Identity(dhash("test-identity", tag, k)) for k in range(n)]
+
+
+def make_table(ids: list[Identity], game: str = "painting", options: dict | None = None, timeout: int = 60, nonce: bytes = b"testtabl"):
+    doc = {
+        "game": game,
+        "config": registry.get(game).configure(options or {}, len(ids)),
+        "seats": [i.public for i in ids],
+        "table": nonce,
+        "timeout": timeout,
+    }
+    gid = game_id_of(doc)
+    return make_genesis(doc, [i.sign(genesis_sign_msg(gid)) for i in ids])
+
+
+class DetRand:
+    """A deterministic rand(n) for one peer (tests only)."""
+
+    def __init__(self, *parts: Any) -> None:
+        self.base = dhash("test-rand", list(parts))
+        self.n = 0
+
+    def __call__(self, k: int) -> bytes:
+        out = b""
+        while len(out) < k:
+            out += dhash("test-rand", self.base, self.n)
+            self.n += 1
+        return out[:k]
+
+
+def free_port() -> int:
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+    finally:
+        s.close()
+
+
+def free_ports(n: int) -> list[int]:
+    socks, ports = [], []
+    try:
+        for _ in range(n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+            ports.append(s.getsockname()[1])
+    finally:
+        for s in socks:
+            s.close()
+    return ports
+
+
+def entry_raws(msg: bytes) -> list[bytes]:
+    """The log entries carried by a wire message ("entry" / "proof"), else []."""
+    try:
+        m = decode(msg)
+    except Exception:
+        return []
+    if isinstance(m, list) and m and m[0] == "entry" and len(m) == 2:
+        return [m[1]]
+    if isinstance(m, list) and m and m[0] == "proof":
+        return list(m[1:])
+    return []
+
+
+# --------------------------------------------------------------------------- disk model
+@dataclass
+class Disk:
+    """What a GameStore would hold after carrying out a peer's effects in order."""
+
+    log: list = field(default_factory=list)
+    spool: list = field(default_factory=list)
+    secrets: dict = field(default_factory=dict)
+
+    def apply(self, eff) -> None:
+        if isinstance(eff, WriteLog):
+            self.log.extend(eff.entries)
+        elif isinstance(eff, WriteSpool):
+            self.spool.extend(eff.entries)
+        elif isinstance(eff, TruncateLog):
+            del self.log[eff.count:]
+        elif isinstance(eff, WriteSecret):
+            self.secrets[eff.phase] = (eff.value, eff.salt)
+
+    def holds(self, raw: bytes) -> bool:
+        return raw in self.log or raw in self.spool
+
+
+# --------------------------------------------------------------------------- the simulated network
+@dataclass
+class Rec:
+    """One recorded effect: global order, the peer that produced it, the effect."""
+
+    t: int
+    seat: int
+    eff: Any
+    now: float = 0.0
+
+
+class Sim:
+    def __init__(
+        self,
+        n: int,
+        seed: int = 0,
+        *,
+        drop: float = 0.0,
+        dup: float = 0.0,
+        timeout: float = 60.0,
+        tick: float = 0.1,
+        level: str = "random",
+        game: str = "painting",
+        options: dict | None = None,
+        tag: str = "sim",
+    ) -> None:
+        self.n = n
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.drop = drop
+        self.dup = dup
+        self.tick_len = tick
+        self.ids = identities(n, tag)
+        self.keys = [i.public for i in self.ids]
+        self.genesis = make_table(self.ids, game, options, int(timeout))
+        self.game = registry.get(game)
+        self.disks = [Disk(log=[self.genesis.raw]) for _ in range(n)]
+        self.peers = [
+            Peer(self.genesis, self.ids[k].public, self.ids[k].sign, DetRand(tag, seed, k), timeout=timeout)
+            for k in range(n)
+        ]
+        self.bots = [self.game.bots[level]() for _ in range(n)]
+        self.queue: list[tuple[int, int, bytes]] = []
+        self.now = 0.0
+        self.dead: set[int] = set()        # neither send, receive, tick nor act
+        self.silent: set[int] = set()      # never decide a move (automatic steps still run)
+        self.block: Callable[[int, int, bytes], bool] | None = None   # True: lose this message
+        self.links: set[tuple[int, int]] = set()
+        self.trace: list[Rec] = []
+        self.batches: list[tuple[int, list]] = []   # (seat, effects) as returned, in order
+        self.delivered = 0
+        self.decisions: dict[int, Callable] = {}    # seat -> f(view, seat, peer) override
+
+    # ---------------------------------------------------------------- effects
+    def run(self, k: int, effects: list) -> list:
+        self.batches.append((k, list(effects)))
+        for eff in effects:
+            self.trace.append(Rec(len(self.trace), k, eff, self.now))
+            self.disks[k].apply(eff)
+            if isinstance(eff, Send):
+                j = self.keys.index(eff.to)
+                if (k, j) in self.links:
+                    self.queue.append((k, j, eff.msg))
+            elif isinstance(eff, Broadcast):
+                for j in range(self.n):
+                    if (k, j) in self.links:
+                        self.queue.append((k, j, eff.msg))
+            elif isinstance(eff, Disconnect):
+                j = self.keys.index(eff.peer) if eff.peer in self.keys else None
+                if j is not None:
+                    self.links.discard((k, j))
+                    self.links.discard((j, k))
+        return effects
+
+    def connect_all(self) -> None:
+        for a in range(self.n):
+            for b in range(self.n):
+                if a != b:
+                    self.links.add((a, b))
+        for a in range(self.n):
+            for b in range(self.n):
+                if a != b and a not in self.dead:
+                    self.run(a, self.peers[a].connected(self.keys[b]))
+
+    def start(self) -> None:
+        for k in range(self.n):
+            if k not in self.dead:
+                self.run(k, self.peers[k].start())
+        self.connect_all()
+        self.decide_all()
+
+    # ---------------------------------------------------------------- moving messages
+    def deliver(self, src: int, dst: int, msg: bytes) -> list:
+        self.delivered += 1
+        return self.run(dst, self.peers[dst].receive(self.keys[src], msg))
+
+    def deliver_one(self) -> None:
+        i = self.rng.randrange(len(self.queue))
+        src, dst, msg = self.queue.pop(i)
+        if src in self.dead or dst in self.dead:
+            return
+        if self.block is not None and self.block(src, dst, msg):
+            return
+        if self.drop and self.rng.random() < self.drop:
+            return
+        if self.dup and self.rng.random() < self.dup:
+            self.queue.insert(self.rng.randrange(len(self.queue) + 1), (src, dst, msg))
+        self.deliver(src, dst, msg)
+        self.decide(dst)
+
+    def decide(self, k: int) -> None:
+        if k in self.dead or k in self.silent:
+            return
+        p = self.peers[k]
+        for _ in range(4):
+            if not p.needs_decision():
+                return
+            f = self.decisions.get(k)
+            if f is not None:
+                action = f(p.table.view(k), k, p)
+            else:
+                rng = Rng(dhash("bot", str(self.seed), k, p.table.phase), "bot")
+                action = self.bots[k].choose(p.table.view(k), k, rng)
+            self.run(k, p.act(action))
+
+    def decide_all(self) -> None:
+        for k in range(self.n):
+            self.decide(k)
+
+    def tick_all(self) -> None:
+        self.now += self.tick_len
+        for k in range(self.n):
+            if k not in self.dead:
+                self.run(k, self.peers[k].tick(self.now))
+        self.decide_all()
+
+    def round(self) -> None:
+        """Deliver as many messages as were queued (in random order, new ones mixed in), then tick."""
+        for _ in range(len(self.queue)):
+            if not self.queue:
+                break
+            self.deliver_one()
+        self.tick_all()
+
+    # ---------------------------------------------------------------- running
+    def live(self) -> list[int]:
+        return [k for k in range(self.n) if k not in self.dead]
+
+    def settled(self) -> bool:
+        live = self.live()
+        if not all(self.peers[k].table.over for k in live):
+            return False
+        first = self.peers[live[0]].log_entries
+        return all(self.peers[k].log_entries == first for k in live)
+
+    def run_until(self, cond: Callable[[], bool] | None = None, max_rounds: int = 5000, wall: float = WALL_LIMIT) -> int:
+        cond = cond or self.settled
+        t0 = time.monotonic()
+        for r in range(max_rounds):
+            if cond():
+                return r
+            if time.monotonic() - t0 > wall:
+                raise AssertionError("simulation exceeded %.0f s of wall time after %d rounds" % (wall, r))
+            self.round()
+        if cond():
+            return max_rounds
+        raise AssertionError("simulation did not reach its goal in %d rounds" % max_rounds)
+
+    def effects_of(self, seat: int, kind: type) -> list:
+        return [r.eff for r in self.trace if r.seat == seat and isinstance(r.eff, kind)]
+
+    def alerts(self, seat: int) -> list[str]:
+        return [e.text for e in self.effects_of(seat, Alert)]
+
+    def entries(self, seat: int) -> list:
+        return [parse_entry(r, keys=self.keys) for r in self.peers[seat].log_entries[1:]]
+
+
+def timeouts_in(entries: list) -> list[Timeout]:
+    return [e for e in entries if isinstance(e, Timeout)]
+
+
+def events_in(entries: list) -> list[Event]:
+    return [e for e in entries if isinstance(e, Event)]
+
+
+def wait_for(pred: Callable[[], bool], timeout: float, interval: float = 0.02) -> bool:
+    """Poll ``pred`` until it holds or ``timeout`` seconds pass (bounded)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return True
+        time.sleep(interval)
+    return pred()
+
+
+__all__ = [
+    "Alert", "Broadcast", "Changed", "Disconnect", "Disk", "DetRand", "Rec", "Send", "Sim",
+    "TruncateLog", "WriteLog", "WriteSecret", "WriteSpool", "entry_raws", "events_in", "free_port",
+    "free_ports", "identities", "make_table", "timeouts_in", "wait_for", "encode",
+]

@@ -1,0 +1,293 @@
+"""Real loopback TLS between GameNodes (trio, pytest-trio), and the CLI processes under SIGKILL."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import trio
+
+from cli.live import bot_decider
+from core.audit import audit
+from core.encoding import decode, encode
+from core.events import make_event
+from core.logfile import parse as parse_log
+from p2p import tls
+from p2p.framing import ConnectionClosed, FrameError, FramedStream
+from p2p.identity import Identity
+from p2p.node import Conn, Faults, GameNode
+from p2p.protocol import Disconnect, TruncateLog
+from p2p.store import GameStore
+
+from .netutil import Disk, Sim, entry_raws, free_ports, make_table, wait_for
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def build_table(n: int, tmp_path: Path, timeout: int = 60):
+    ids = [Identity.generate() for _ in range(n)]
+    genesis = make_table(ids, timeout=timeout, nonce=os.urandom(8))
+    roster = {"certs": [tls.make_certificate(i) for i in ids], "addrs": [["127.0.0.1", p] for p in free_ports(n)]}
+    stores = [GameStore(tmp_path / str(k)) for k in range(n)]
+    return ids, genesis, roster, stores
+
+
+# --------------------------------------------------------------------------- six nodes, faults
+async def test_six_nodes_with_faults_finish_with_identical_logs(tmp_path):
+    ids, genesis, roster, stores = build_table(6, tmp_path)
+    nodes = [
+        GameNode(
+            ids[k], genesis, roster, stores[k], bot_decider("painting", "random", "seed"),
+            timeout=60, faults=Faults(drop=0.1, dup=0.1, reorder=0.2, delay=0.05, seed=k), linger=5,
+        )
+        for k in range(6)
+    ]
+    try:
+        with trio.fail_after(60):
+            async with trio.open_nursery() as n:
+                for node in nodes:
+                    await n.start(node.run)
+    finally:
+        for s in stores:
+            s.close()
+    for node in nodes:
+        assert node.failed is None
+        assert node.peer.table.over
+    logs = [(tmp_path / str(k) / "log").read_bytes() for k in range(6)]
+    assert all(lg == logs[0] for lg in logs)
+    rep = audit({"log%d" % k: lg for k, lg in enumerate(logs)})
+    assert rep["valid"] and rep["complete"], rep["problems"]
+    assert rep["events"] == 1 + 6 * 14  # nobody was timed out: faults were healed by repair
+
+
+# --------------------------------------------------------------------------- outsiders
+async def test_key_without_a_seat_cannot_connect_or_inject(tmp_path):
+    ids, genesis, roster, stores = build_table(2, tmp_path)
+    outsider = Identity.generate()
+    nodes = [GameNode(ids[k], genesis, roster, stores[k], bot_decider("painting", "random", "x"), timeout=60, linger=3) for k in range(2)]
+    outcomes = []
+
+    async def intrude(port: int, expect: bytes):
+        # pins the real seats (so it trusts the node) but presents its own certificate
+        ctx = tls.client_context(outsider, roster["certs"] + [tls.make_certificate(outsider)])
+        try:
+            stream = await tls.connect("127.0.0.1", port, ctx, expect, timeout=5)
+        except (OSError, tls.TLSError) as exc:
+            outcomes.append(("connect refused", repr(exc)))
+            return
+        fs = FramedStream(stream)
+        ev = make_event(outsider.sign, genesis.game_id, outsider.public, 0, bytes(32), "commit", {"phase": 0, "hash": bytes(32)})
+        try:
+            with trio.fail_after(5):
+                await fs.send(encode(["hello", 1, genesis.game_id, [], []]))
+                await fs.send(encode(["entry", ev.raw]))
+                got = await fs.receive()
+            outcomes.append(("got data", got))
+        except (ConnectionClosed, FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            outcomes.append(("closed", repr(exc)))
+        finally:
+            await trio.aclose_forcefully(stream)
+
+    try:
+        with trio.fail_after(40):
+            async with trio.open_nursery() as n:
+                await n.start(nodes[0].run)
+                for _ in range(3):
+                    await intrude(roster["addrs"][0][1], ids[0].public)
+                await n.start(nodes[1].run)
+                await intrude(roster["addrs"][1][1], ids[1].public)
+    finally:
+        for s in stores:
+            s.close()
+    assert len(outcomes) == 4
+    assert all(kind in ("connect refused", "closed") for kind, _ in outcomes), outcomes
+    # the game was not disturbed, and nothing of the outsider is anywhere
+    logs = [(tmp_path / str(k) / "log").read_bytes() for k in range(2)]
+    assert logs[0] == logs[1] and nodes[0].peer.table.over
+    for k in range(2):
+        for f in ("log", "spool"):
+            assert outsider.public not in (tmp_path / str(k) / f).read_bytes()
+        assert outsider.public not in nodes[k].peer.remote
+    # even if it could send, its event would be refused with a disconnect
+    ev = make_event(outsider.sign, genesis.game_id, outsider.public, 0, bytes(32), "commit", {"phase": 0, "hash": bytes(32)})
+    for as_who in (outsider.public, ids[1].public):
+        out = nodes[0].peer.receive(as_who, encode(["entry", ev.raw]))
+        assert [e for e in out if isinstance(e, Disconnect)] and len(out) == 1
+
+
+# --------------------------------------------------------------------------- persistence before send (shell)
+class Recorder:
+    def __init__(self) -> None:
+        self.order: list[tuple[str, object]] = []
+
+
+class FakeFile:
+    def __init__(self, rec: Recorder, name: str) -> None:
+        self.rec, self.name = rec, name
+
+    def append(self, entries) -> None:
+        self.rec.order.append((self.name, list(entries)))
+
+    def truncate(self, count) -> None:
+        self.rec.order.append(("truncate", count))
+
+
+class FakeStore:
+    def __init__(self, rec: Recorder) -> None:
+        self.log = FakeFile(rec, "log")
+        self.spool = FakeFile(rec, "spool")
+        self.rec = rec
+
+    def put_secret(self, phase, value, salt) -> None:
+        self.rec.order.append(("secret", phase))
+
+
+class FakeChannel:
+    def __init__(self, rec: Recorder, key: bytes) -> None:
+        self.rec, self.key = rec, key
+
+    def send_nowait(self, msg) -> None:
+        self.rec.order.append(("send", msg))
+
+    def close(self) -> None:
+        pass
+
+
+def _withholding_sim() -> Sim:
+    """3 seats; seat 1's move reveals never arrive: time-outs, votes, certificates and roll-backs."""
+    from core.events import Event, parse_entry
+
+    sim = Sim(3, seed=5, timeout=2.0, drop=0.2, dup=0.1)
+
+    def block(src, dst, msg):
+        return src == 1 and any(
+            isinstance(e, Event) and e.kind == "reveal" and e.body["phase"] >= 3
+            for e in (parse_entry(r) for r in entry_raws(msg))
+        )
+
+    sim.block = block
+    sim.start()
+    sim.run_until(max_rounds=5000)
+    return sim
+
+
+async def test_node_persists_every_entry_before_sending_it(tmp_path):
+    sim = _withholding_sim()
+    assert sim.effects_of(1, TruncateLog), "the scenario should include roll-backs"
+    roster = {"certs": [tls.make_certificate(i) for i in sim.ids], "addrs": [["127.0.0.1", p] for p in free_ports(3)]}
+    for seat in range(3):
+        store = GameStore(tmp_path / ("s%d" % seat))
+        node = GameNode(sim.ids[seat], sim.genesis, roster, store, None)
+        store.close()
+        rec = Recorder()
+        node.store = FakeStore(rec)
+        for k in range(3):
+            if k != seat:
+                c = Conn.__new__(Conn)
+                c.key, c.stream, c.closed = sim.keys[k], None, False
+                c.send_ch = FakeChannel(rec, sim.keys[k])
+                node.conns[sim.keys[k]] = c
+        batches = [effs for k, effs in sim.batches if k == seat]
+        assert batches
+        for effs in batches:
+            node.run_effects(effs)
+            for c in list(node.conns.values()):
+                c.closed = False  # the scenario never disconnects honest peers; keep every link
+        disk = Disk(log=[sim.genesis.raw])
+        sent = 0
+        for what, arg in rec.order:
+            if what == "log":
+                disk.log.extend(arg)
+            elif what == "spool":
+                disk.spool.extend(arg)
+            elif what == "truncate":
+                del disk.log[arg:]
+            elif what == "send":
+                for raw in entry_raws(arg):
+                    assert disk.holds(raw), "seat %d: an entry was sent before it was written" % seat
+                    sent += 1
+        assert sent > 10
+        assert disk.log == sim.peers[seat].log_entries
+
+
+# --------------------------------------------------------------------------- SIGKILL and resume (processes)
+def _records(path: Path) -> int:
+    try:
+        return len(parse_log(path.read_bytes()).entries)
+    except OSError:
+        return 0
+
+
+def _logs_under(home: Path) -> list[Path]:
+    return sorted(home.glob("games/*/log"))
+
+
+def _spawn(args, home: Path) -> subprocess.Popen:
+    env = dict(os.environ)
+    env["EASEL_HOME"] = str(home)
+    env.pop("EASEL_FAULTS", None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "cli", *args], cwd=ROOT, env=env,
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+
+
+def _finish(procs, timeout: float) -> list[tuple[int, str, str]]:
+    deadline = time.monotonic() + timeout
+    out = []
+    for p in procs:
+        try:
+            so, se = p.communicate(timeout=max(0.5, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            for q in procs:
+                if q.poll() is None:
+                    q.kill()
+            so, se = p.communicate()
+            out.append((None, so.decode(errors="replace"), se.decode(errors="replace")))
+            continue
+        out.append((p.returncode, so.decode(errors="replace"), se.decode(errors="replace")))
+    return out
+
+
+def test_sigkill_a_bot_and_resume(tmp_path):
+    homes = [tmp_path / ("h%d" % k) for k in range(3)]
+    port = free_ports(1)[0]
+    seed = "kill"
+    host = _spawn(["host", "--game", "painting", "--players", "3", "--port", str(port), "--auto", "random", "--seed", seed,
+                   "--bind", "127.0.0.1", "--no-advertise", "--timeout", "60"], homes[0])
+    bots = [_spawn(["bot", "--join", "127.0.0.1:%d" % port, "--level", "random", "--seed", seed], homes[k]) for k in (1, 2)]
+    procs = [host] + bots
+    try:
+        victim = bots[0]
+        # kill the bot once its log holds more than the genesis (but long before the end: 43 records)
+        grown = wait_for(lambda: any(_records(p) > 2 for p in _logs_under(homes[1])), timeout=30, interval=0.002)
+        assert grown, "bot 1's log never grew: %r" % (_finish(procs, 1),)
+        victim.send_signal(signal.SIGKILL)
+        victim.wait(timeout=10)
+        assert victim.returncode == -signal.SIGKILL
+        killed_at = _records(_logs_under(homes[1])[0])
+        assert killed_at < 43, "the bot had already finished when it was killed"
+        time.sleep(0.3)
+        game_dir = _logs_under(homes[1])[0].parent
+        resumed = _spawn(["resume", str(game_dir), "--level", "random", "--seed", seed], homes[1])
+        results = _finish([host, bots[1], resumed], timeout=45)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    for rc, so, se in results:
+        assert rc == 0, "exit %r\nstdout: %s\nstderr: %s" % (rc, so[-1000:], se[-3000:])
+        assert "Traceback" not in se
+    logs = [_logs_under(h) for h in homes]
+    assert all(len(lg) == 1 for lg in logs)
+    data = [lg[0].read_bytes() for lg in logs]
+    assert data[0] == data[1] == data[2]
+    assert _records(logs[0][0]) == 43  # 3 seats x 14 steps: the killed seat was never timed out
+    r = subprocess.run([sys.executable, "-m", "cli", "audit", *[str(lg[0]) for lg in logs]], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.startswith("VALID")

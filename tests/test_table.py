@@ -1,0 +1,570 @@
+"""The table: replaying a log (core/table.py, protocol.md §6)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.encoding import encode
+from core.engine import ConfigError, IllegalAction, Turn, OVER
+from core.events import ZERO32, make_event, next_head, parse_entry
+from core.games.painting import GAME
+from core.games.painting import rules
+from core.hashing import dhash
+from core.table import RuleError, Table, replay
+
+from .helpers import Builder, HandTable, genesis_for, salt_for, seat_keys, signer, simulate
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def snapshot(t: Table):
+    return (t.head, t.count, t.phase, t.step, dict(t.batch), dict(t.last_seq), t.beacon, t.fresh, encode(t.view(None)) if t.state is not None else None)
+
+
+def refused(t: Table, ent) -> str:
+    """Append must raise RuleError and leave the table exactly as it was."""
+    before = snapshot(t)
+    with pytest.raises(RuleError) as exc:
+        t.append(ent.raw if hasattr(ent, "raw") else ent)
+    assert snapshot(t) == before
+    return str(exc.value)
+
+
+def seat_views(t: Table):
+    return [encode(t.view(s)) for s in [None] + list(range(t.players))]
+
+
+# --------------------------------------------------------------------------- replay = live
+
+
+@pytest.mark.parametrize("n, seed, rounds", [(2, 1, None), (3, 2, None), (4, 3, 2), (5, 4, 1)])
+def test_replay_of_simulated_log_equals_live_table(n, seed, rounds):
+    g, sks, peers = simulate(n, seed, config={"rounds": rounds} if rounds else None)
+    log = peers[0].log_entries
+    assert all(p.log_entries == log for p in peers)
+    t = replay(log)
+    assert t.over
+    assert t.result() is not None
+    for p in peers:
+        live = p.table
+        assert live.over
+        assert t.head == live.head
+        assert t.count == live.count == len(log)
+        assert t.result() == live.result()
+        assert seat_views(t) == seat_views(live)
+        assert (t.seed, t.beacon) == (live.seed, live.beacon)
+    # the head is the hash chain over the entries
+    h = ZERO32
+    for raw in log:
+        h = next_head(h, dhash("entry-id", raw))
+    assert t.head == h
+
+
+def test_replay_is_deterministic():
+    g, sks, peers = simulate(3, 11)
+    log = peers[1].log_entries
+    a, b = replay(log), replay(list(log))
+    assert a.head == b.head
+    assert seat_views(a) == seat_views(b)
+    assert encode(a.result()) == encode(b.result())
+    assert a.moves == b.moves
+    # replaying from parsed entries gives the same as from bytes
+    c = Table.start(log[0])
+    for raw in log[1:]:
+        c.append(parse_entry(raw, keys=c.keys))
+    assert c.head == a.head and seat_views(c) == seat_views(a)
+
+
+def test_prefix_replay_matches_step_by_step():
+    g, sks, peers = simulate(3, 5, config={"rounds": 2})
+    log = peers[2].log_entries
+    t = Table.start(log[0])
+    heads = [t.head]
+    for raw in log[1:]:
+        t.append(raw)
+        heads.append(t.head)
+    for k in (1, 4, len(log) // 2, len(log)):
+        assert replay(log[:k]).head == heads[k - 1]
+
+
+def test_replay_of_empty_log_refused():
+    with pytest.raises(RuleError):
+        replay([])
+
+
+@settings(max_examples=25, **SETTINGS)
+@given(st.integers(0, 2**32), st.integers(2, 5))
+def test_property_random_games_end_and_replay_equals_live(seed, n):
+    g, sks, peers = simulate(n, seed, config={"rounds": 1 + seed % 6})
+    logs = {tuple(p.log_entries) for p in peers}
+    assert len(logs) == 1
+    t = replay(peers[0].log_entries)
+    assert t.over
+    for p in peers:
+        assert p.table.over
+        assert t.head == p.table.head
+        assert encode(t.result()) == encode(p.table.result())
+
+
+# --------------------------------------------------------------------------- genesis
+
+
+def test_start_refuses_bad_genesis():
+    sks = seat_keys(2)
+    g = genesis_for(sks)
+    bad = bytearray(g.raw)
+    bad[-1] ^= 1
+    with pytest.raises(RuleError):
+        Table.start(bytes(bad))
+    with pytest.raises(RuleError):
+        Table.start(genesis_for(sks, config={"edition": "nope"}))
+    with pytest.raises(RuleError):
+        Table.start(genesis_for(sks, game="chess"))
+    with pytest.raises(RuleError):
+        Table.start(genesis_for(seat_keys(9)))  # painting takes 2..8 players
+    with pytest.raises(RuleError):
+        Table.start(genesis_for(sks[:1]))
+
+
+def test_first_step_is_the_seed_commit():
+    h = HandTable(3)
+    st_ = h.t.step
+    assert (st_.phase, st_.kind, st_.purpose, st_.seats) == (0, "commit", "seed", (0, 1, 2))
+    assert st_.prev == next_head(ZERO32, h.g.id) == h.t.head
+    assert h.t.state is None and h.t.view(0) is None and h.t.result() is None
+    assert h.t.missing() == (0, 1, 2)
+
+
+# --------------------------------------------------------------------------- refusals
+
+
+def test_event_out_of_seat_order_refused():
+    h = HandTable(3)
+    st_ = h.t.step
+    e1 = h.b.commit(1, 0, st_.prev, b"x" * 32, salt_for(1, 0))
+    e0 = h.b.commit(0, 0, st_.prev, b"y" * 32, salt_for(0, 0))
+    h.add(e1)
+    assert "order" in refused(h.t, e0)
+    e2 = h.b.commit(2, 0, st_.prev, b"z" * 32, salt_for(2, 0))
+    h.add(e2)  # 1 then 2 is fine: seat 0 is simply missing
+    assert h.t.missing() == (0,)
+
+
+def test_second_event_from_same_seat_refused():
+    h = HandTable(3)
+    st_ = h.t.step
+    h.add(h.b.commit(0, 0, st_.prev, b"x" * 32, salt_for(0, 0)))
+    again = h.b.commit(0, 0, st_.prev, b"y" * 32, salt_for(0, 1))  # next seq, same step
+    refused(h.t, again)
+    same_bytes = parse_entry(h.entries[-1])
+    refused(h.t, same_bytes)
+
+
+def test_event_of_a_seat_not_expected_refused():
+    h = HandTable(3)
+    vals = {0: b"a" * 32, 1: b"b" * 32}
+    h.commit_all(vals)  # seat 2 timed out in the commit step
+    st_ = h.t.step
+    assert (st_.kind, st_.seats) == ("reveal", (0, 1))
+    stray = h.b.reveal(2, st_.phase, st_.prev, b"c" * 32, salt_for(2, 0))
+    assert "not expected" in refused(h.t, stray)
+
+
+def test_event_of_a_foreign_key_refused():
+    h = HandTable(3)
+    st_ = h.t.step
+    foreign = seat_keys(1, base=0x50)[0]
+    fk = bytes(foreign.verify_key)
+    e = make_event(signer(foreign), h.g.game_id, fk, 0, st_.prev, "commit", {"phase": 0, "hash": bytes(32)})
+    refused(h.t, e)
+
+
+def test_event_of_another_game_refused():
+    h = HandTable(3)
+    other = HandTable(3, table=b"other")
+    e = other.b.commit(0, 0, h.t.step.prev, b"x" * 32, salt_for(0, 0))
+    refused(h.t, e)
+
+
+def test_wrong_kind_refused():
+    h = HandTable(3)
+    st_ = h.t.step
+    e = h.b.reveal(0, 0, st_.prev, b"x" * 32, salt_for(0, 0))
+    refused(h.t, e)
+    a = h.b.event(0, st_.prev, "act", {"phase": 0, "action": 1})
+    refused(h.t, a)
+
+
+def test_reveal_that_does_not_open_its_commitment_refused():
+    h = HandTable(3)
+    vals = {s: bytes([s + 1]) * 32 for s in range(3)}
+    h.commit_all(vals)
+    st_ = h.t.step
+    assert st_.kind == "reveal" and st_.phase == 1
+    salt0 = h.salts[(0, 0)]
+    for value, salt in [
+        (b"\xff" * 32, salt0),                  # other value
+        (vals[0], salt_for(0, 0, b"other")),    # other salt
+        (vals[1], h.salts[(0, 1)]),             # seat 1's opening
+    ]:
+        assert "commitment" in refused(h.t, h.b.reveal(0, 1, st_.prev, value, salt))
+    # a commitment for the wrong phase number does not open it either
+    h2 = HandTable(3)
+    st0 = h2.t.step
+    for s in range(3):
+        c = h2.b.event(s, st0.prev, "commit", {"phase": 0, "hash": dhash("commit", h2.g.game_id, h2.keys[s], 1, vals[s], salt0)})
+        h2.add(c)
+    refused(h2.t, h2.b.reveal(0, 1, h2.t.step.prev, vals[0], salt0))
+    # the right opening is accepted
+    h.add(h.b.reveal(0, 1, st_.prev, vals[0], salt0))
+
+
+def test_wrong_prev_or_phase_refused():
+    h = HandTable(3)
+    st_ = h.t.step
+    refused(h.t, h.b.commit(0, 0, ZERO32, b"x" * 32, salt_for(0, 0)))
+    refused(h.t, h.b.commit(0, 0, next_head(st_.prev, bytes(32)), b"x" * 32, salt_for(0, 0)))
+    refused(h.t, h.b.event(0, st_.prev, "commit", {"phase": 1, "hash": bytes(32)}))
+    h.seed()
+    st2 = h.t.step
+    assert st2.phase == 2
+    # an event of the right phase but built on the previous step's prev
+    refused(h.t, h.b.event(0, h.t.starts[1][1], "commit", {"phase": 2, "hash": bytes(32)}))
+    # the right prev but an old phase number
+    refused(h.t, h.b.event(0, st2.prev, "commit", {"phase": 0, "hash": bytes(32)}))
+    h.add(h.b.event(0, st2.prev, "commit", {"phase": 2, "hash": bytes(32)}))
+
+
+def test_seq_must_increase():
+    h = HandTable(3)
+    st_ = h.t.step
+    vals = {s: bytes([s]) * 32 for s in range(3)}
+    h.add(h.b.commit(0, 0, st_.prev, vals[0], salt_for(0, 0), seq=5))
+    h.add(h.b.commit(1, 0, st_.prev, vals[1], salt_for(1, 0), seq=0))
+    h.add(h.b.commit(2, 0, st_.prev, vals[2], salt_for(2, 0), seq=0))
+    st1 = h.t.step
+    for seq in (5, 4, 0):
+        assert "sequence" in refused(h.t, h.b.reveal(0, 1, st1.prev, vals[0], salt_for(0, 0), seq=seq))
+    h.add(h.b.reveal(0, 1, st1.prev, vals[0], salt_for(0, 0), seq=9))  # gaps are allowed
+    assert h.t.last_seq[h.keys[0]] == 9
+
+
+def test_entry_after_game_over_refused():
+    g, sks, peers = simulate(2, 7, config={"rounds": 1})
+    log = peers[0].log_entries
+    t = replay(log)
+    assert t.over
+    last = parse_entry(log[-1])
+    b = Builder(g, sks)
+    late = b.event(0, t.head, "commit", {"phase": t.phase, "hash": bytes(32)}, seq=10_000)
+    assert "end" in refused(t, late)
+    refused(t, last)
+    with pytest.raises(RuleError):
+        t.append(log[0])  # a second genesis
+
+
+def test_timeout_refusals():
+    h = HandTable(3)
+    st_ = h.t.step
+    h.add(h.b.commit(0, 0, st_.prev, b"a" * 32, salt_for(0, 0)))
+    # covering a seat whose event is in: refused
+    refused(h.t, h.b.timeout(0, st_.prev, [0, 2], voters=[1]))
+    # covering only part of the missing seats: refused
+    refused(h.t, h.b.timeout(0, st_.prev, [2]))
+    # wrong phase / wrong prev
+    refused(h.t, h.b.timeout(1, st_.prev, [1, 2]))
+    refused(h.t, h.b.timeout(0, ZERO32, [1, 2]))
+    # incomplete (not every seat outside T voted): refused
+    refused(h.t, h.b.timeout(0, st_.prev, [2], voters=[0]))
+    h.add(h.b.timeout(0, st_.prev, [1, 2]))
+    assert h.t.step.kind == "reveal" and h.t.step.seats == (0,)
+
+
+def test_timeout_then_event_of_the_same_step_refused():
+    h = HandTable(3)
+    st_ = h.t.step
+    h.add(h.b.commit(0, 0, st_.prev, b"a" * 32, salt_for(0, 0)))
+    h.add(h.b.timeout(0, st_.prev, [1, 2]))
+    refused(h.t, h.b.commit(1, 0, st_.prev, b"b" * 32, salt_for(1, 0)))
+
+
+# --------------------------------------------------------------------------- seed and beacon
+
+
+def test_seed_and_beacon_derivation():
+    h = HandTable(3, config={"rounds": 2})
+    vals = h.seed()
+    salts0 = [h.salts[(0, s)] for s in range(3)]
+    assert h.t.seed == dhash("seed", [vals[0], vals[1], vals[2]])
+    b1 = dhash("beacon", ZERO32, salts0)
+    assert h.t.beacon == b1
+    # the chance turn of round 1 consumed the fresh beacon
+    assert h.t.fresh is False
+    expected = rules.chance(rules.setup(h.t.config, 3, h.t.seed), b1)
+    assert encode(h.t.view(None)) == encode(rules.view(expected, None))
+    assert h.t.step.phase == 2 and h.t.step.purpose == "move"
+    # the round's sealed move refreshes the beacon: beacon = dhash(beacon, salts)
+    default = GAME.default_action(h.t.state, 0)
+    h.sealed({s: default for s in range(3)})
+    salts2 = [h.salts[(2, s)] for s in range(3)]
+    b2 = dhash("beacon", b1, salts2)
+    assert h.t.beacon == b2
+    assert h.t.state.round == 2 and h.t.state.phase == "play"
+    after_round1 = expected
+    for s in range(3):
+        after_round1 = rules.apply(after_round1, s, default)
+    assert encode(h.t.view(None)) == encode(rules.view(rules.chance(after_round1, b2), None))
+
+
+def test_seed_with_a_timed_out_seat_and_a_short_reveal():
+    h = HandTable(3)
+    st_ = h.t.step
+    vals = {0: b"\x01" * 32, 1: b"short"}
+    h.commit_all(vals)  # seat 2 timed out
+    h.reveal_all(vals)
+    assert h.t.seed == dhash("seed", [vals[0], b"", b""])
+    assert h.t.beacon == dhash("beacon", ZERO32, [h.salts[(0, 0)], h.salts[(0, 1)], b""])
+    notes = [n for n in h.t.notes if n.seat == 1]
+    assert notes and "32 bytes" in notes[0].text
+    assert any(n.seat is None and "timed out" in n.text for n in h.t.notes)
+
+
+def test_seed_reveal_timed_out():
+    h = HandTable(3)
+    vals = {s: bytes([s + 7]) * 32 for s in range(3)}
+    h.commit_all(vals)
+    h.reveal_all(vals, skip=(1,))  # seat 1 withholds its reveal: certificate
+    assert h.t.seed == dhash("seed", [vals[0], b"", vals[2]])
+    assert h.t.beacon == dhash("beacon", ZERO32, [h.salts[(0, 0)], b"", h.salts[(0, 2)]])
+    assert h.t.timeouts[1] == (1,)
+
+
+# --------------------------------------------------------------------------- moves, illegal reveals, time-outs
+
+
+def move(bids=None, splash=None, extra=None, convert=0):
+    return {"bids": bids or {}, "splash": splash, "extra": extra, "convert": convert}
+
+
+def test_illegal_reveal_is_the_empty_move():
+    h = HandTable(3, config={"rounds": 2})
+    h.seed()
+    offer = h.t.state.offer
+    tokens0 = h.t.state.tokens
+    assert tokens0 == (30, 30, 30)
+    values = {
+        0: move(bids={str(offer[0]): 1000}, splash=[0, 0, "R"]),   # overspent: illegal
+        1: move(splash=[4, 4, "B"]),
+        2: move(bids={str(offer[1]): 5}),
+    }
+    commit_phase = h.t.step.phase
+    h.commit_all(values)
+    st_ = h.t.step
+    n_before = len(h.t.notes)
+    for s in range(3):  # every reveal opens its commitment: accepted, even seat 0's
+        h.add(h.b.reveal(s, st_.phase, st_.prev, values[s], h.salts[(commit_phase, s)]))
+    notes = h.t.notes[n_before:]
+    assert [(n.seat, n.phase) for n in notes] == [(0, commit_phase)]
+    assert "illegal" in notes[0].text
+    assert notes[0].index == len(h.entries) - 1
+    state = h.t.state
+    assert state.round == 2
+    assert state.tokens == (40, 40, 35)          # seat 0 paid nothing; income +10
+    assert state.grid[0] == 0 and state.grid[1] == 0 and state.grid[5] == 0   # no red splash
+    assert state.grid[24] == rules.PRIMARY_BIT["B"]
+    assert [h_.sheet for h_ in state.owned[2]] == [offer[1]]
+    assert state.owned[0] == ()
+    applied = {(p, s): a for _, p, s, a in h.t.moves}
+    assert applied[(commit_phase, 0)] == GAME.default_action(state, 0)
+    assert applied[(commit_phase, 1)]["splash"] == [4, 4, "B"]
+
+
+@pytest.mark.parametrize("bad", ["garbage", None, 7, {"bids": {"999": 1}}, {"splash": [9, 9, "R"]}, {"convert": 5}, {"extra": [0, 0, "R"], "splash": [1, 1, "Y"]}])
+def test_unreadable_sealed_values_count_as_empty(bad):
+    h = HandTable(2, config={"rounds": 1})
+    h.seed()
+    values = {0: bad, 1: move(splash=[2, 2, "Y"])}
+    h.sealed(values)
+    assert h.t.over
+    assert any(n.seat == 0 and "illegal" in n.text for n in h.t.notes)
+    assert h.t.state.tokens[0] == 30
+    assert h.t.state.grid[12] == rules.PRIMARY_BIT["Y"]
+    assert h.t.result() is not None
+
+
+def test_timeout_in_commit_step_plays_default():
+    h = HandTable(3, config={"rounds": 2})
+    h.seed()
+    offer = h.t.state.offer
+    phase = h.t.step.phase
+    values = {0: move(bids={str(offer[0]): 3}), 1: move(splash=[2, 2, "R"])}
+    st_ = h.commit_all(values)           # seat 2 commits nothing: certificate
+    assert h.t.timeouts[phase] == (2,)
+    assert h.entries[-1] == h.b.timeout(phase, st_.prev, [2]).raw
+    assert h.t.step.kind == "reveal" and h.t.step.seats == (0, 1)
+    h.reveal_all(values)
+    state = h.t.state
+    assert state.tokens == (37, 40, 40)
+    assert state.owned[2] == ()
+    assert state.grid[12] == rules.PRIMARY_BIT["R"]
+    applied = {(p, s): a for _, p, s, a in h.t.moves}
+    assert applied[(phase, 2)] == GAME.default_action(state, 2)
+    # the beacon got an empty contribution for seat 2
+    assert h.t.beacon == dhash("beacon", dhash("beacon", ZERO32, [h.salts[(0, s)] for s in range(3)]), [h.salts[(phase, 0)], h.salts[(phase, 1)], b""])
+
+
+def test_timeout_in_reveal_step_plays_default():
+    h = HandTable(3, config={"rounds": 1})
+    h.seed()
+    phase = h.t.step.phase
+    values = {0: move(splash=[0, 4, "Y"]), 1: move(splash=[4, 0, "B"]), 2: move(splash=[2, 2, "R"])}
+    h.commit_all(values)
+    rst = h.reveal_all(values, skip=(1,))  # seat 1 committed but never reveals
+    assert h.t.timeouts[rst.phase] == (1,)
+    assert h.t.over
+    grid = h.t.state.grid
+    assert grid[4] == rules.PRIMARY_BIT["Y"] and grid[12] == rules.PRIMARY_BIT["R"]
+    assert grid[20] == 0  # seat 1's splash never happened
+    applied = {(p, s): a for _, p, s, a in h.t.moves}
+    assert applied[(phase, 1)] == GAME.default_action(h.t.state, 1)
+
+
+def test_hand_built_game_replays_and_matches():
+    h = HandTable(3, config={"rounds": 2})
+    h.seed()
+    h.sealed({0: move(splash=[1, 1, "R"]), 1: move(), 2: move(splash=[3, 3, "B"])})
+    h.sealed({0: move(), 1: move(splash=[0, 0, "Y"])})   # seat 2 timed out
+    assert h.t.over
+    t = replay(h.entries)
+    assert t.head == h.t.head and seat_views(t) == seat_views(h.t)
+    assert t.result() == h.t.result()
+
+
+# --------------------------------------------------------------------------- a fake game: act steps, stale beacon
+
+
+class Tiny:
+    """Fake game: a chance turn, a sequential act by seat 0, an open simultaneous step, a chance, then over."""
+
+    info = GAME.info
+
+    def configure(self, options, players):
+        if options.get("bad"):
+            raise ConfigError("bad option")
+        return dict(options)
+
+    def setup(self, config, players, seed):
+        return {"stage": 0, "n": players, "seed": seed, "seen": [], "entropy": []}
+
+    def turn(self, s):
+        stage = s["stage"]
+        if stage in (0, 3):
+            return Turn("chance", label="chance")
+        if stage == 1:
+            return Turn("sequential", (0,), label="seat 0 plays")
+        if stage == 2:
+            return Turn("simultaneous", tuple(range(s["n"])), False, label="all play")
+        return OVER
+
+    def check(self, s, seat, action):
+        if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < 10:
+            raise IllegalAction("0..9 only")
+        if s["stage"] == 2 and action in [a for _, a in s["seen"]]:
+            raise IllegalAction("%d is taken" % action)
+        return action
+
+    def apply(self, s, seat, action):
+        s = dict(s, seen=s["seen"] + [[seat, action]])
+        if s["stage"] == 1 or (s["stage"] == 2 and len(s["seen"]) == 1 + s["n"]):
+            s["stage"] += 1
+        return s
+
+    def chance(self, s, entropy):
+        return dict(s, stage=s["stage"] + 1, entropy=s["entropy"] + [entropy])
+
+    def default_action(self, s, seat):
+        return 0
+
+    def view(self, s, seat):
+        return {"stage": s["stage"], "seen": s["seen"]}
+
+    def result(self, s):
+        return {"seen": s["seen"]} if s["stage"] == 4 else None
+
+    def describe(self, s, seat, action):
+        return str(action)
+
+
+class TinyRegistry:
+    def get(self, name):
+        return Tiny()
+
+
+def test_act_steps_and_stale_beacon_open_a_seed_step():
+    sks = seat_keys(2)
+    g = genesis_for(sks, game="tiny")
+    b = Builder(g, sks)
+    t = Table.start(g, TinyRegistry())
+    entries = [g.raw]
+
+    def add(e):
+        t.append(e.raw)
+        entries.append(e.raw)
+
+    vals = [b"\x01" * 32, b"\x02" * 32]
+    for s in range(2):
+        add(b.commit(s, 0, t.step.prev, vals[s], salt_for(s, 0)))
+    for s in range(2):
+        add(b.reveal(s, 1, t.step.prev, vals[s], salt_for(s, 0)))
+    b1 = dhash("beacon", ZERO32, [salt_for(0, 0), salt_for(1, 0)])
+    assert t.state["entropy"] == [b1] and not t.fresh
+    st_ = t.step
+    assert (st_.kind, st_.seats, st_.sequential, st_.phase) == ("act", (0,), True, 2)
+    refused(t, b.event(1, st_.prev, "act", {"phase": 2, "action": 1}))       # not seat 1's turn
+    refused(t, b.event(0, st_.prev, "act", {"phase": 2, "action": 10}))      # illegal act: refused
+    add(b.event(0, st_.prev, "act", {"phase": 2, "action": 9}))
+    st_ = t.step
+    assert (st_.kind, st_.seats, st_.sequential) == ("act", (0, 1), False)
+    refused(t, b.event(1, st_.prev, "act", {"phase": 3, "action": 9}))       # 9 was taken before the step
+    # both take 4: each is checked against the state at the step's opening, then applied in seat order
+    add(b.event(0, st_.prev, "act", {"phase": 3, "action": 4}))
+    add(b.event(1, st_.prev, "act", {"phase": 3, "action": 4}))
+    assert t.state["seen"] == [[0, 9], [0, 4], [1, 4]]
+    # a chance turn now: the beacon is stale (act steps do not refresh it) -> another seed step
+    st_ = t.step
+    assert (st_.kind, st_.purpose, st_.seats, st_.phase) == ("commit", "seed", (0, 1), 4)
+    seed_before = t.seed
+    for s in range(2):
+        add(b.commit(s, 4, t.step.prev, vals[s], salt_for(s, 4)))
+    for s in range(2):
+        add(b.reveal(s, 5, t.step.prev, vals[s], salt_for(s, 4)))
+    b2 = dhash("beacon", b1, [salt_for(0, 4), salt_for(1, 4)])
+    assert t.state["entropy"] == [b1, b2]
+    assert t.seed == seed_before  # a later seed step does not set the game up again
+    assert t.over and t.result() == {"seen": [[0, 9], [0, 4], [1, 4]]}
+    r = replay(entries, TinyRegistry())
+    assert r.head == t.head
+
+
+def test_open_simultaneous_step_timeout_plays_default():
+    sks = seat_keys(3)
+    g = genesis_for(sks, game="tiny")
+    b = Builder(g, sks)
+    t = Table.start(g, TinyRegistry())
+    for s in range(3):
+        t.append(b.commit(s, 0, t.step.prev, bytes(32), salt_for(s, 0)).raw)
+    for s in range(3):
+        t.append(b.reveal(s, 1, t.step.prev, bytes(32), salt_for(s, 0)).raw)
+    t.append(b.event(0, t.step.prev, "act", {"phase": 2, "action": 1}).raw)
+    st_ = t.step
+    t.append(b.event(1, st_.prev, "act", {"phase": 3, "action": 7}).raw)
+    t.append(b.timeout(3, st_.prev, [0, 2]).raw)
+    assert t.state["seen"] == [[0, 1], [0, 0], [1, 7], [2, 0]]
+
+
+def test_config_refused_by_the_game():
+    sks = seat_keys(2)
+    with pytest.raises(RuleError):
+        Table.start(genesis_for(sks, game="tiny", config={"bad": True}), TinyRegistry())
