@@ -1,42 +1,31 @@
-"""``easel audit``: the pure audit of core.audit, with signatures checked on
-every core while the replay runs (libsodium releases the GIL)."""
+"""``easel audit``: core.audit's checks, with several files audited in parallel.
+
+Each file's replay is independent (core.audit.summarize); with more than one
+file and more than one core the files are replayed in worker processes and
+the cross-file checks (equivocation, agreement) run here on the summaries.
+The result is the same object core.audit.audit returns.
+"""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 
-from nacl.exceptions import BadSignatureError
-from nacl.signing import VerifyKey
+from core.audit import audit, combine, summarize
 
-from core.audit import audit, signature_jobs
-
-CHUNK = 256
+MIN_PARALLEL_BYTES = 64 * 1024
 
 
-def _verify_chunk(chunk):
-    bad = []
-    for name, index, key, msg, sig in chunk:
-        try:
-            VerifyKey(key).verify(msg, sig)
-        except (BadSignatureError, ValueError, TypeError):
-            bad.append((name, index))
-        except Exception:
-            bad.append((name, index))
-    return bad
+def _summarize(item):
+    return summarize(*item)
 
 
-def audit_files(files: dict[str, bytes], threads: int | None = None) -> dict:
-    threads = threads or min(4, os.cpu_count() or 1)
-    jobs = [(name, *job) for name, data in files.items() for job in signature_jobs(data)]
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        futures = [pool.submit(_verify_chunk, jobs[i : i + CHUNK]) for i in range(0, len(jobs), CHUNK)]
-
-        def failures():
-            out: dict = {}
-            for f in futures:
-                for name, index in f.result():
-                    out.setdefault(name, []).append(index)
-            return out
-
-        return audit(files, sig_failures=failures)
+def audit_files(files: dict[str, bytes], workers: int | None = None) -> dict:
+    workers = workers or os.cpu_count() or 1
+    if workers < 2 or len(files) < 2 or sum(len(d) for d in files.values()) < MIN_PARALLEL_BYTES:
+        return audit(files)
+    ctx = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=min(workers, len(files)), mp_context=ctx) as pool:
+        summaries = list(pool.map(_summarize, files.items(), chunksize=max(1, len(files) // (2 * workers))))
+    return combine(summaries, files)

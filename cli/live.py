@@ -61,9 +61,9 @@ def bot_decider(game_name: str, level: str, seed: str | None):
     base = seed.encode() if seed is not None else os.urandom(32)
 
     async def decide(view, seat, peer):
-        await trio.sleep(0)
         rng = Rng(dhash("bot", base, seat, peer.table.phase), "bot")
-        return bot.choose(view, seat, rng)
+        # think in a worker thread so the node keeps relaying and placing events meanwhile
+        return await trio.to_thread.run_sync(bot.choose, view, seat, rng)
 
     return decide
 
@@ -359,6 +359,11 @@ def dispatch(args) -> int:
     try:
         if args.cmd == "demo":
             return demo(args)
+        if args.cmd == "host":
+            try:  # say what is wrong with the table before anything else
+                registry.get(args.game).configure({} if args.edition is None else {"edition": args.edition}, args.players)
+            except ConfigError as exc:
+                raise UsageError(str(exc)) from None
         if args.cmd in ("host", "play", "join") and not getattr(args, "auto", None) and not (args.cmd == "join" and not args.address):
             need_terminal()
         if args.cmd == "resume" and not args.level:

@@ -12,19 +12,9 @@ one author with the same sequence number, and logs of one game that disagree.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from .events import (
-    EntryError,
-    Event,
-    Genesis,
-    Timeout,
-    _event_sign_msg_from_raw,
-    genesis_sign_msg,
-    parse_entry,
-    parse_genesis,
-    vote_sign_msg,
-)
+from .events import EntryError, Event, parse_entry, parse_genesis
 from .logfile import parse
 from .table import RuleError, Table
 
@@ -41,12 +31,11 @@ class LogReport:
     results: Any = None
     problems: list = field(default_factory=list)
     table: Table | None = None
-    parsed: list = field(default_factory=list)   # (index, entry) parsed and verified during replay
+    parsed: list = field(default_factory=list)   # (index, entry) parsed and verified during the replay
 
 
-def audit_log(name: str, data: bytes, check_sigs: bool = True) -> LogReport:
-    """Replay one file.  With ``check_sigs=False`` signatures are taken as checked
-    elsewhere (see ``signature_jobs`` and ``audit(..., sig_failures=...)``)."""
+def audit_log(name: str, data: bytes) -> LogReport:
+    """Replay one file and report on it."""
     rep = LogReport(name)
 
     def problem(index: int | None, text: str) -> None:
@@ -68,7 +57,7 @@ def audit_log(name: str, data: bytes, check_sigs: bool = True) -> LogReport:
         problem(0, "log has no genesis entry")
         return rep
     try:
-        table = Table.start(parse_genesis(entries[0], verify=check_sigs))
+        table = Table.start(parse_genesis(entries[0]))
     except (EntryError, RuleError) as exc:
         problem(0, "genesis: %s" % exc)
         return rep
@@ -77,7 +66,7 @@ def audit_log(name: str, data: bytes, check_sigs: bool = True) -> LogReport:
     rep.table = table
     for i, raw in enumerate(entries[1:], start=1):
         try:
-            ent = parse_entry(raw, keys=table.keys, verify=check_sigs)
+            ent = parse_entry(raw, keys=table.keys)
             rep.parsed.append((i, ent))
             table.append(ent)
         except (EntryError, RuleError) as exc:
@@ -95,120 +84,88 @@ def audit_log(name: str, data: bytes, check_sigs: bool = True) -> LogReport:
     return rep
 
 
-def find_equivocations(files: dict[str, bytes], known: dict | None = None) -> list[dict]:
+@dataclass
+class Summary:
+    """What the cross-file checks need from one file's audit (small and picklable)."""
+
+    name: str
+    valid: bool
+    complete: bool
+    game: str | None
+    game_id: bytes | None
+    events: int
+    head: bytes | None
+    results: Any
+    problems: list
+    index: list   # (game_id, author, seq, entry index, entry id) of every event in the file
+
+
+def summarize(name: str, data: bytes) -> Summary:
+    rep = audit_log(name, data)
+    parsed = list(rep.parsed)
+    start = parsed[-1][0] + 1 if parsed else 0
+    for i, raw in enumerate(parse(data).entries[start:], start=start):
+        try:
+            parsed.append((i, parse_entry(raw, verify=False)))
+        except EntryError:
+            continue
+    index = [(e.game_id, e.author, e.seq, i, e.id) for i, e in parsed if isinstance(e, Event)]
+    return Summary(rep.name, rep.valid, rep.complete, rep.game, rep.game_id, rep.events, rep.head, rep.results, rep.problems, index)
+
+
+def find_equivocations(summaries: list[Summary], files: dict[str, bytes]) -> list[dict]:
     """Every (author, seq) with two different validly signed events, across all files.
 
-    Entries are first read without checking signatures (cheap); only the two
+    The index holds unverified entries (spools are not replayed); only the two
     events of a suspected pair are verified, so a forged event cannot frame an author.
     """
-    seen: dict[tuple[bytes, bytes, int], tuple[str, int, Event]] = {}
+    seen: dict[tuple, list] = {}       # key -> distinct (name, index, entry id) seen so far
+    valid: dict[tuple, bool] = {}      # (name, index) -> signature verifies
     proofs = []
     reported = set()
-    for name, data in files.items():
-        for i, ev in _entries_of(name, data, known or {}):
-            if not isinstance(ev, Event):
+    entries: dict[str, list] = {}
+
+    def signed(name: str, i: int) -> bool:
+        if (name, i) not in valid:
+            if name not in entries:
+                entries[name] = parse(files[name]).entries
+            try:
+                parse_entry(entries[name][i], verify=True)
+                valid[(name, i)] = True
+            except EntryError:
+                valid[(name, i)] = False
+        return valid[(name, i)]
+
+    for s in summaries:
+        for gid, author, seq, i, eid in s.index:
+            key = (gid, author, seq)
+            others = seen.setdefault(key, [])
+            if key in reported or any(o[2] == eid for o in others):
                 continue
-            key = (ev.game_id, ev.author, ev.seq)
-            first = seen.get(key)
+            others.append((s.name, i, eid))
+            if len(others) == 1 or not signed(s.name, i):
+                continue
+            first = next((o for o in others[:-1] if signed(o[0], o[1])), None)
             if first is None:
-                seen[key] = (name, i, ev)
-                continue
-            if first[2].raw == ev.raw or key in reported:
-                continue
-            if not (_signed(first[2]) and _signed(ev)):
                 continue
             reported.add(key)
             proofs.append(
                 {
-                    "author": ev.author.hex(),
-                    "seq": ev.seq,
+                    "author": author.hex(),
+                    "seq": seq,
                     "first": {"file": first[0], "index": first[1]},
-                    "second": {"file": name, "index": i},
+                    "second": {"file": s.name, "index": i},
                 }
             )
     return proofs
 
 
-def _entries_of(name: str, data: bytes, known: dict):
-    """(index, entry) pairs of a file: those the replay already parsed, then the rest unverified."""
-    done = known.get(name, [])
-    yield from done
-    start = done[-1][0] + 1 if done else 0
-    for i, raw in enumerate(parse(data).entries[start:], start=start):
-        try:
-            yield i, parse_entry(raw, verify=False)
-        except EntryError:
-            continue
-
-
-def _signed(ev: Event) -> bool:
-    try:
-        parse_entry(ev.raw, verify=True)
-        return True
-    except EntryError:
-        return False
-
-
-def signature_jobs(data: bytes) -> list[tuple[int, bytes, bytes, bytes]]:
-    """Every signature a log file holds, as (entry index, key, signed message, signature).
-
-    Entries that do not even parse are skipped (the replay reports them)."""
-    jobs = []
-    entries = parse(data).entries
-    keys: list = []
-    for i, raw in enumerate(entries):
-        try:
-            ent = parse_entry(raw, keys=None, verify=False)
-        except EntryError:
-            continue
-        if isinstance(ent, Genesis):
-            if i == 0:
-                keys = list(ent.doc["seats"])
-                msg = genesis_sign_msg(ent.game_id)
-                jobs.extend((i, k, msg, sig) for k, sig in zip(keys, ent.sigs))
-        elif isinstance(ent, Event):
-            jobs.append((i, ent.author, _event_sign_msg_from_raw(ent.raw), ent.sig))
-        elif isinstance(ent, Timeout):
-            msg = vote_sign_msg(ent.game_id, ent.phase, ent.prev, list(ent.seats))
-            for v, sig in ent.votes:
-                if v < len(keys):
-                    jobs.append((i, keys[v], msg, sig))
-    return jobs
-
-
-def _apply_sig_failures(rep: LogReport, bad: list[int]) -> None:
-    """Merge out-of-band signature results into a replay made without them."""
-    if not bad:
-        return
-    b = min(bad)
-    rule = [p for p in rep.problems if p.get("index") is not None and "problem" in p]
-    if rule and min(p["index"] for p in rule) < b:
-        return  # the replay already stopped earlier, at its own problem
-    rep.problems = [p for p in rep.problems if p.get("index") is None or p["index"] < b]
-    rep.problems.append({"file": rep.name, "index": b, "problem": "signature does not verify" if b else "genesis: bad signature"})
-    rep.valid = False
-    rep.complete = False
-    rep.results = None
-
-
-def audit(files: dict[str, bytes], sig_failures: Callable[[], dict] | None = None) -> dict:
-    """Audit all files; returns the ``easel audit --json`` object (bytes as hex).
-
-    By default signatures are checked inline.  A caller that checks them
-    elsewhere (e.g. on other cores, while this replays) passes ``sig_failures``:
-    called after the replay, it returns {file name: [entry indexes whose
-    signature failed]}; the result is the same report as the inline audit's.
-    """
-    reports = [audit_log(name, data, check_sigs=sig_failures is None) for name, data in files.items()]
-    if sig_failures is not None:
-        failures = sig_failures()
-        for r in reports:
-            _apply_sig_failures(r, failures.get(r.name, []))
-    logs = [r for r in reports if r.table is not None or r.game is not None or r.problems]
+def combine(summaries: list[Summary], files: dict[str, bytes]) -> dict:
+    """Cross-file checks and the ``easel audit --json`` object (bytes as hex)."""
     problems: list = []
-    for r in reports:
+    for r in summaries:
         problems.extend(p for p in r.problems if "problem" in p and not p["problem"].startswith("a spool file"))
-    for eq in find_equivocations(files, {r.name: r.parsed for r in reports}):
+    for eq in find_equivocations(summaries, files):
         problems.append(
             {
                 "file": eq["second"]["file"],
@@ -217,23 +174,21 @@ def audit(files: dict[str, bytes], sig_failures: Callable[[], dict] | None = Non
                 % (eq["author"][:16], eq["seq"], eq["first"]["file"], eq["first"]["index"]),
             }
         )
-    real_logs = [r for r in reports if r.game_id is not None]
-    ids = {r.game_id for r in real_logs}
-    if len(ids) > 1:
-        problems.append({"file": None, "index": None, "problem": "the logs belong to different games"})
-    elif len(real_logs) > 1:
-        # logs of one game must agree: one must be a prefix of the other
-        heads = {}
-        for r in real_logs:
-            heads.setdefault(r.events, set()).add(r.head)
-        by_len = sorted(real_logs, key=lambda r: r.events)
+    real_logs = [r for r in summaries if r.game_id is not None]
+    games: dict[bytes, list[Summary]] = {}
+    for r in real_logs:
+        games.setdefault(r.game_id, []).append(r)
+    for same in games.values():
+        # logs of one game must agree: each must be a prefix of the longest
+        by_len = sorted(same, key=lambda r: r.events)
         longest = parse(files[by_len[-1].name]).entries
         for r in by_len[:-1]:
             mine = parse(files[r.name]).entries
             if mine != longest[: len(mine)]:
-                problems.append({"file": r.name, "index": None, "problem": "log disagrees with %s" % by_len[-1].name})
+                at = next(i for i, (a, b) in enumerate(zip(mine, longest)) if a != b)
+                problems.append({"file": r.name, "index": at, "problem": "log disagrees with %s from this entry on" % by_len[-1].name})
     main = max(real_logs, key=lambda r: r.events) if real_logs else None
-    notes = [p for r in reports for p in r.problems if "note" in p]
+    notes = [p for r in summaries for p in r.problems if "note" in p]
     valid = not problems and bool(real_logs)
     return {
         "valid": valid,
@@ -245,4 +200,13 @@ def audit(files: dict[str, bytes], sig_failures: Callable[[], dict] | None = Non
         "results": main.results if main else None,
         "problems": problems,
         "notes": notes,
+        "logs": [
+            {"file": r.name, "game_id": r.game_id.hex(), "valid": r.valid, "complete": r.complete, "events": r.events, "head": r.head.hex() if r.head else None}
+            for r in real_logs
+        ],
     }
+
+
+def audit(files: dict[str, bytes]) -> dict:
+    """Audit all files (see the module docstring); one file after the other."""
+    return combine([summarize(name, data) for name, data in files.items()], files)

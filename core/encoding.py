@@ -104,7 +104,10 @@ def _check_decoded(obj: Any, depth: int) -> None:
 
 def encode(obj: Any) -> bytes:
     """Encode ``obj`` canonically. Raises CanonicalError for disallowed values."""
-    return msgpack.packb(_normalise(obj, 0), use_bin_type=True)
+    try:
+        return msgpack.packb(_normalise(obj, 0), use_bin_type=True)
+    except UnicodeEncodeError:
+        raise CanonicalError("string is not valid UTF-8 (lone surrogate)") from None
 
 
 def _reject_ext(code: int, data: bytes) -> Any:

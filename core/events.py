@@ -64,19 +64,42 @@ def verify_sig(public: bytes, msg: bytes, sig: bytes) -> bool:
 
 
 def _is_b(x: Any, n: int) -> bool:
-    return isinstance(x, bytes) and len(x) == n
+    return type(x) is bytes and len(x) == n
 
 
 def _is_uint(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2**63
 
 
+# entry_id and next_head are on every hot path; they compute exactly
+# dhash("entry-id", raw) and dhash("head", head, eid) from shared hash states.
+_ENTRY_ID_BASE = hashlib.sha256(PREFIX + b"entry-id\x00\x91")
+_HEAD_BASE = hashlib.sha256(PREFIX + b"head\x00\x92\xc4\x20")
+
+
+def _bin_header(n: int) -> bytes:
+    if n < 256:
+        return b"\xc4" + n.to_bytes(1, "big")
+    if n < 65536:
+        return b"\xc5" + n.to_bytes(2, "big")
+    return b"\xc6" + n.to_bytes(4, "big")
+
+
 def entry_id(raw: bytes) -> bytes:
-    return dhash("entry-id", raw)
+    h = _ENTRY_ID_BASE.copy()
+    h.update(_bin_header(len(raw)))
+    h.update(raw)
+    return h.digest()
 
 
 def next_head(head: bytes, eid: bytes) -> bytes:
-    return dhash("head", head, eid)
+    if len(head) != 32 or len(eid) != 32:
+        return dhash("head", head, eid)
+    h = _HEAD_BASE.copy()
+    h.update(head)
+    h.update(b"\xc4\x20")
+    h.update(eid)
+    return h.digest()
 
 
 # --------------------------------------------------------------------------- genesis

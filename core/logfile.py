@@ -59,6 +59,8 @@ def parse(data: bytes) -> Parsed:
         if length == 0 or length > MAX_RECORD:
             return _bad(kind, entries, offsets, pos, data, "record %d: impossible length %d" % (len(entries), length))
         if end > n:
+            if _records_follow(data, pos):
+                return Parsed(kind, entries, offsets, pos, False, "record %d: length runs past the end of the file" % len(entries))
             return Parsed(kind, entries, offsets, pos, True, None)
         body = data[pos + 4 : pos + 4 + length]
         (crc,) = _U32.unpack_from(data, pos + 4 + length)
@@ -71,9 +73,33 @@ def parse(data: bytes) -> Parsed:
 
 
 def _bad(kind, entries, offsets, pos, data, why, end=None) -> Parsed:
-    # A bad record is a torn tail only if it is the last thing in the file.
+    # A bad record is a torn tail only if nothing valid follows it: a crash can
+    # only tear the last write, so valid records after it mean corruption.
+    if _records_follow(data, pos):
+        return Parsed(kind, entries, offsets, pos, False, why)
     if end is not None and end >= len(data):
         return Parsed(kind, entries, offsets, pos, True, None)
     if end is None and len(data) - pos <= 8:
         return Parsed(kind, entries, offsets, pos, True, None)
     return Parsed(kind, entries, offsets, pos, False, why)
+
+
+def _records_follow(data: bytes, pos: int, window: int = 4 * MAX_RECORD) -> bool:
+    """Is there, after ``pos``, a chain of CRC-valid records that ends exactly at EOF?"""
+    n = len(data)
+    for q in range(pos + 1, min(n - 8, pos + window) + 1):
+        p = q
+        ok = False
+        while p + 8 <= n:
+            (length,) = _U32.unpack_from(data, p)
+            end = p + 8 + length
+            if length == 0 or length > MAX_RECORD or end > n:
+                break
+            (crc,) = _U32.unpack_from(data, p + 4 + length)
+            if zlib.crc32(data[p + 4 : p + 4 + length]) != crc:
+                break
+            p = end
+            ok = True
+        if ok and p == n:
+            return True
+    return False

@@ -135,6 +135,13 @@ class GameNode:
         )
         if not store.log.records:
             store.log.append([genesis.raw])
+        self._trace = None
+        if os.environ.get("EASEL_TRACE"):
+            # benchmarks: one JSON line per event we sign and per entry we place in the log
+            tdir = Path(os.environ["EASEL_TRACE"])
+            tdir.mkdir(parents=True, exist_ok=True)
+            self._trace = open(tdir / ("seat-%d.jsonl" % self.seat), "a", buffering=1)
+            self.peer.on_sign = lambda ev: self._trace_line("sign", ev.id)
         self.conns: dict[bytes, Conn] = {}
         self.alerts: list[str] = []
         self.done = trio.Event()
@@ -151,22 +158,33 @@ class GameNode:
 
     # ------------------------------------------------------------------ effects
     def run_effects(self, effects: list) -> None:
+        """Carry out effects in order.  Writes are group-committed: the fsync of
+        everything written so far happens right before the next send, so nothing
+        leaves this process (an event, an acknowledgement) before it is durable."""
         for eff in effects:
             if isinstance(eff, Send):
                 c = self.conns.get(eff.to)
                 if c is not None:
+                    self.store.sync()
                     self._enqueue(c, eff.msg)
             elif isinstance(eff, Broadcast):
+                self.store.sync()
                 for c in list(self.conns.values()):
                     self._enqueue(c, eff.msg)
             elif isinstance(eff, WriteSpool):
-                self.store.spool.append(eff.entries)
+                self.store.spool.append(eff.entries, sync=False)
             elif isinstance(eff, WriteLog):
-                self.store.log.append(eff.entries)
+                self.store.log.append(eff.entries, sync=False)
+                if self._trace is not None:
+                    from core.events import entry_id
+
+                    self._trace_line("apply", [entry_id(raw) for raw in eff.entries])
             elif isinstance(eff, TruncateLog):
+                # the cut entries were just re-spooled (unsynced): make that durable first
+                self.store.sync()
                 self.store.log.truncate(eff.count)
             elif isinstance(eff, WriteSecret):
-                self.store.put_secret(eff.phase, eff.value, eff.salt)
+                self.store.put_secret(eff.phase, eff.value, eff.salt, sync=False)
             elif isinstance(eff, Disconnect):
                 log.warning("seat %d: disconnecting a peer: %s", self.seat, eff.reason)
                 c = self.conns.get(eff.peer)
@@ -177,6 +195,13 @@ class GameNode:
                 self.alerts.append(eff.text)
             elif isinstance(eff, Changed):
                 self._changed()
+
+    def _trace_line(self, kind: str, eids) -> None:
+        import json
+        import time
+
+        ids = [e.hex() for e in eids] if isinstance(eids, list) else [eids.hex()]
+        self._trace.write(json.dumps({"k": kind, "e": ids, "t": time.monotonic()}) + "\n")
 
     def _changed(self) -> None:
         self.changed.set()
@@ -359,6 +384,7 @@ class GameNode:
             n.start_soon(self._decider)
             task_status.started()
             await self.done.wait()
+            self.store.sync()
             # let last frames drain
             await trio.sleep(0.2)
             n.cancel_scope.cancel()

@@ -141,6 +141,7 @@ class Peer:
         self.equivocators: dict[bytes, tuple] = {}
         self.log_entries: list[bytes] = [genesis.raw]
         self.step_clock: tuple | None = None
+        self.on_sign: Callable[[Event], None] | None = None   # measurement hook (benchmarks)
         self.table = self._new_table()
         for raw in (log_entries or [genesis.raw])[1:]:
             self.log_entries.append(raw)
@@ -465,6 +466,8 @@ class Peer:
 
     def _emit(self, st, kind: str, body: dict) -> list:
         ev = make_event(self.sign, self.genesis.game_id, self.me, self.next_seq(), st.prev, kind, body)
+        if self.on_sign is not None:
+            self.on_sign(ev)
         self.events[self.me][ev.seq] = ev
         self.have[self.me] = max(self.have[self.me], ev.seq)
         for st_ in self.remote.values():

@@ -52,6 +52,7 @@ class RecordFile:
         self.records: list[bytes] = []
         self.offsets: list[int] = []
         self.repaired = False
+        self.unsynced: tuple[int, int] | None = None   # (offset, record count) of the first unsynced append
         if not path.exists():
             fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, mode)
             try:
@@ -80,24 +81,33 @@ class RecordFile:
                 f.truncate(self.size)
                 f.flush()
                 os.fsync(f.fileno())
-        self._f = open(path, "r+b")
-        self._f.seek(self.size)
+        self._f = open(path, "r+b", buffering=0)  # unbuffered: a failed write leaves nothing behind
 
-    def append(self, items: list[bytes]) -> None:
+    def _write_all(self, data: bytes, offset: int) -> None:
+        self._f.seek(offset)
+        view = memoryview(data)
+        while view:
+            n = self._f.write(view)
+            if not n:
+                raise OSError(errno.EIO, "short write")
+            view = view[n:]
+
+    def append(self, items: list[bytes], sync: bool = True) -> None:
+        """Append records.  With ``sync=False`` the caller must call ``sync()`` before
+        anything that depends on them leaves the process (group commit)."""
         if not items:
             return
         blob = b"".join(encode_record(r) for r in items)
         start = self.size
         try:
-            self._f.seek(start)
-            self._f.write(blob)
-            self._f.flush()
-            os.fsync(self._f.fileno())
+            self._write_all(blob, start)
+            if sync:
+                os.fsync(self._f.fileno())
         except OSError as exc:
             self._undo(start)
-            if exc.errno == errno.ENOSPC:
-                raise StoreError("disk full: could not write %s" % self.path) from None
-            raise StoreError("could not write %s: %s" % (self.path, exc.strerror)) from None
+            self._fail(exc)
+        if not sync and self.unsynced is None:
+            self.unsynced = (start, len(self.records))
         pos = start
         for r in items:
             self.offsets.append(pos)
@@ -105,10 +115,30 @@ class RecordFile:
             self.records.append(r)
         self.size = pos
 
+    def sync(self) -> None:
+        """fsync what ``append(..., sync=False)`` wrote; on failure forget it and raise."""
+        if self.unsynced is None:
+            return
+        start, count = self.unsynced
+        try:
+            os.fsync(self._f.fileno())
+        except OSError as exc:
+            self._undo(start)
+            del self.records[count:]
+            del self.offsets[count:]
+            self.size = start
+            self.unsynced = None
+            self._fail(exc)
+        self.unsynced = None
+
+    def _fail(self, exc: OSError):
+        if exc.errno == errno.ENOSPC:
+            raise StoreError("disk full: could not write %s" % self.path) from None
+        raise StoreError("could not write %s: %s" % (self.path, exc.strerror)) from None
+
     def _undo(self, start: int) -> None:
         try:
             self._f.truncate(start)
-            self._f.flush()
             os.fsync(self._f.fileno())
         except OSError:
             pass
@@ -119,11 +149,11 @@ class RecordFile:
             return
         size = self.offsets[count]
         self._f.truncate(size)
-        self._f.flush()
         os.fsync(self._f.fileno())
         del self.records[count:]
         del self.offsets[count:]
         self.size = size
+        self.unsynced = None  # the fsync above covered whatever was left
 
     def rewrite(self, items: list[bytes]) -> None:
         """Atomically replace the whole file (write a temp file, fsync, rename, fsync dir)."""
@@ -131,16 +161,25 @@ class RecordFile:
         data = self.magic + b"".join(encode_record(r) for r in items)
         fd = os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600)
         try:
-            os.write(fd, data)
+            view = memoryview(data)
+            while view:
+                n = os.write(fd, view)
+                if not n:
+                    raise OSError(errno.EIO, "short write")
+                view = view[n:]
             os.fsync(fd)
         except OSError as exc:
             os.close(fd)
-            raise StoreError("could not write %s: %s" % (tmp, exc.strerror)) from None
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            self._fail(exc)
         os.close(fd)
         os.replace(tmp, self.path)
         _fsync_dir(self.path.parent)
         self._f.close()
-        self._f = open(self.path, "r+b")
+        self._f = open(self.path, "r+b", buffering=0)
         self.records = list(items)
         self.offsets = []
         pos = len(self.magic)
@@ -148,7 +187,7 @@ class RecordFile:
             self.offsets.append(pos)
             pos += 8 + len(r)
         self.size = pos
-        self._f.seek(pos)
+        self.unsynced = None
 
     def close(self) -> None:
         try:
@@ -161,24 +200,38 @@ class GameStore:
     def __init__(self, directory: Path) -> None:
         self.dir = Path(directory)
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.log = RecordFile(self.dir / "log", LOG_MAGIC)
-        self.spool = RecordFile(self.dir / "spool", SPOOL_MAGIC)
-        self.secrets_file = RecordFile(self.dir / "secrets", SECRETS_MAGIC, mode=0o600)
-        self.secrets: dict[int, tuple] = {}
-        for r in self.secrets_file.records:
-            try:
-                phase, value, salt = decode(r)
-                self.secrets[phase] = (value, salt)
-            except (CanonicalError, ValueError, TypeError):
-                raise StoreError("%s holds a malformed secret" % self.secrets_file.path) from None
+        opened: list[RecordFile] = []
+        try:
+            self.log = RecordFile(self.dir / "log", LOG_MAGIC)
+            opened.append(self.log)
+            self.spool = RecordFile(self.dir / "spool", SPOOL_MAGIC)
+            opened.append(self.spool)
+            self.secrets_file = RecordFile(self.dir / "secrets", SECRETS_MAGIC, mode=0o600)
+            opened.append(self.secrets_file)
+            self.secrets: dict[int, tuple] = {}
+            for r in self.secrets_file.records:
+                try:
+                    phase, value, salt = decode(r)
+                    self.secrets[phase] = (value, salt)
+                except (CanonicalError, ValueError, TypeError):
+                    raise StoreError("%s holds a malformed secret" % self.secrets_file.path) from None
+        except BaseException:
+            for f in opened:
+                f.close()
+            raise
 
     @property
     def repaired(self) -> bool:
         return self.log.repaired or self.spool.repaired or self.secrets_file.repaired
 
-    def put_secret(self, phase: int, value, salt: bytes) -> None:
-        self.secrets_file.append([encode([phase, value, salt])])
+    def put_secret(self, phase: int, value, salt: bytes, sync: bool = True) -> None:
+        self.secrets_file.append([encode([phase, value, salt])], sync=sync)
         self.secrets[phase] = (value, salt)
+
+    def sync(self) -> None:
+        """Group commit: make everything appended so far durable."""
+        for f in (self.secrets_file, self.spool, self.log):
+            f.sync()
 
     def close(self) -> None:
         for f in (self.log, self.spool, self.secrets_file):

@@ -144,10 +144,6 @@ def test_non_str_map_keys_on_encode(value):
         encode(value)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: encode() of a str holding a lone surrogate raises UnicodeEncodeError, not CanonicalError",
-)
 @pytest.mark.parametrize("value", ["\ud800", {"\udfff": 1}])
 def test_lone_surrogate_is_a_canonical_error(value):
     with pytest.raises(CanonicalError):

@@ -24,7 +24,7 @@ from p2p.node import Conn, Faults, GameNode
 from p2p.protocol import Disconnect, TruncateLog
 from p2p.store import GameStore
 
-from .netutil import Disk, Sim, entry_raws, free_ports, make_table, wait_for
+from .netutil import Sim, entry_raws, free_ports, make_table, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -130,21 +130,32 @@ class FakeFile:
     def __init__(self, rec: Recorder, name: str) -> None:
         self.rec, self.name = rec, name
 
-    def append(self, entries) -> None:
+    def append(self, entries, sync: bool = True) -> None:
         self.rec.order.append((self.name, list(entries)))
+        if sync:
+            self.rec.order.append(("sync-" + self.name, None))
 
     def truncate(self, count) -> None:
-        self.rec.order.append(("truncate", count))
+        self.rec.order.append(("truncate", count))  # RecordFile.truncate fsyncs the log
+
+    def sync(self) -> None:
+        self.rec.order.append(("sync-" + self.name, None))
 
 
 class FakeStore:
+    """Records, in order, what GameNode.run_effects asks of a GameStore (plain or group-committed)."""
+
     def __init__(self, rec: Recorder) -> None:
         self.log = FakeFile(rec, "log")
         self.spool = FakeFile(rec, "spool")
         self.rec = rec
 
-    def put_secret(self, phase, value, salt) -> None:
+    def put_secret(self, phase, value, salt, sync: bool = True) -> None:
         self.rec.order.append(("secret", phase))
+
+    def sync(self) -> None:
+        self.rec.order.append(("sync-log", None))
+        self.rec.order.append(("sync-spool", None))
 
 
 class FakeChannel:
@@ -156,6 +167,30 @@ class FakeChannel:
 
     def close(self) -> None:
         pass
+
+
+class DurableModel:
+    """Which entries are written, and which are durable (fsynced), after each store call."""
+
+    def __init__(self, genesis_raw: bytes) -> None:
+        self.written = {"log": [genesis_raw], "spool": []}
+        self.durable = {"log": [genesis_raw], "spool": []}
+
+    def holds(self, raw: bytes) -> bool:
+        return raw in self.durable["log"] or raw in self.durable["spool"]
+
+    def apply(self, what: str, arg) -> None:
+        if what in ("log", "spool"):
+            self.written[what].extend(arg)
+        elif what.startswith("sync-"):
+            f = what[5:]
+            self.durable[f] = list(self.written[f])
+        elif what == "truncate":
+            cut = self.written["log"][arg:]
+            for raw in cut:  # what the log loses must already be durable in the spool
+                assert raw in self.durable["spool"], "an entry cut from the log is not durably in the spool"
+            del self.written["log"][arg:]
+            self.durable["log"] = list(self.written["log"])
 
 
 def _withholding_sim() -> Sim:
@@ -198,21 +233,17 @@ async def test_node_persists_every_entry_before_sending_it(tmp_path):
             node.run_effects(effs)
             for c in list(node.conns.values()):
                 c.closed = False  # the scenario never disconnects honest peers; keep every link
-        disk = Disk(log=[sim.genesis.raw])
+        disk = DurableModel(sim.genesis.raw)
         sent = 0
         for what, arg in rec.order:
-            if what == "log":
-                disk.log.extend(arg)
-            elif what == "spool":
-                disk.spool.extend(arg)
-            elif what == "truncate":
-                del disk.log[arg:]
-            elif what == "send":
+            if what == "send":
                 for raw in entry_raws(arg):
-                    assert disk.holds(raw), "seat %d: an entry was sent before it was written" % seat
+                    assert disk.holds(raw), "seat %d: an entry was sent before it was durably written" % seat
                     sent += 1
+            else:
+                disk.apply(what, arg)
         assert sent > 10
-        assert disk.log == sim.peers[seat].log_entries
+        assert disk.written["log"] == sim.peers[seat].log_entries
 
 
 # --------------------------------------------------------------------------- SIGKILL and resume (processes)

@@ -343,6 +343,16 @@ def test_smaller_certificate_wins():
     assert parse_entry(p.log_entries[4]).raw == small.raw
     assert any(isinstance(e, TruncateLog) for e in sim.effects_of(0, TruncateLog))
     assert_never_lost_from_disk(sim, 0)
+    # the other arrival order: the small certificate first, the big one changes nothing
+    q = sim.peers[1]
+    for k in (0, 2):
+        ev = sim.peers[k].events[sim.keys[k]][0]
+        sim.run(1, q.receive(sim.keys[k], encode(["entry", ev.raw])))
+    sim.run(1, q.receive(sim.keys[0], encode(["entry", small.raw])))
+    sim.run(1, q.receive(sim.keys[0], encode(["entry", big.raw])))
+    assert q.table.timeouts.get(0) == (3,)
+    assert not sim.effects_of(1, TruncateLog)
+    assert q.log_entries == p.log_entries
 
 
 # --------------------------------------------------------------------------- equivocation

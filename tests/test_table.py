@@ -290,6 +290,22 @@ def test_timeout_then_event_of_the_same_step_refused():
     refused(h.t, h.b.commit(1, 0, st_.prev, b"b" * 32, salt_for(1, 0)))
 
 
+def test_assemble_orders_batch_and_certificate_wins():
+    h = HandTable(3)
+    st_ = h.t.step
+    ev = {s: h.b.commit(s, 0, st_.prev, bytes([s]) * 32, salt_for(s, 0)) for s in range(3)}
+    assert h.t.assemble({2: ev[2], 0: ev[0], 1: ev[1]}) == [ev[0], ev[1], ev[2]]
+    assert h.t.assemble({0: ev[0], 2: ev[2]}) is None
+    cert = h.b.timeout(0, st_.prev, [2])
+    assert h.t.assemble({0: ev[0], 1: ev[1], 2: ev[2]}, cert) == [ev[0], ev[1], cert]
+    assert h.t.assemble({0: ev[0], 1: ev[1]}, cert) == [ev[0], ev[1], cert]
+    stale = h.b.timeout(5, st_.prev, [2])
+    assert h.t.assemble({0: ev[0], 1: ev[1]}, stale) is None
+    for ent in h.t.assemble({0: ev[0], 1: ev[1]}, cert):
+        h.add(ent)
+    assert h.t.step.kind == "reveal" and h.t.step.seats == (0, 1)
+
+
 # --------------------------------------------------------------------------- seed and beacon
 
 
