@@ -83,7 +83,8 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
     store = GameStore(game_dir(genesis))
     save_roster(store, genesis, roster)
     seat = genesis.doc["seats"].index(identity.public)
-    rand = DemoRand(seed, seat.to_bytes(1, "big")) if seed is not None else os.urandom
+    # demo randomness also depends on how many secrets we already hold, so a resumed peer never reuses a salt
+    rand = DemoRand(seed, seat.to_bytes(1, "big") + len(store.secrets).to_bytes(4, "big")) if seed is not None else os.urandom
     node = GameNode(
         identity,
         genesis,

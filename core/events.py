@@ -310,6 +310,8 @@ def parse_timeout(raw: bytes, keys: Sequence[bytes] | None, obj: Any = None) -> 
             raise EntryError("time-out: seat number out of range")
         if set(voters) != set(range(n)) - set(seats):
             raise EntryError("time-out: every seat not timed out must vote")
+        if len(voters) < len(seats):
+            raise EntryError("time-out: fewer voters than timed-out seats (at most half the table can be timed out)")
         msg = vote_sign_msg(gid, phase, prev, seats)
         for v, sig in votes:
             if not verify_sig(keys[v], msg, sig):

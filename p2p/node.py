@@ -343,7 +343,7 @@ class GameNode:
                     return
 
     def _everyone_has_all(self) -> bool:
-        mine = {k: s for k, s in self.peer.have_vector()}
+        mine = {k: s for k, s, _ in self.peer.have_vector()}
         for k in self.keys:
             if k == self.identity.public:
                 continue

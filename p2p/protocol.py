@@ -177,7 +177,15 @@ class Peer:
             self.have[k] = h
 
     def have_vector(self) -> list:
-        return [[k, self.have[k]] for k in self.keys]
+        """[[author, highest contiguous seq, first 8 bytes of that event's id], ...].
+
+        The id prefix lets two peers holding different events under one seq (an
+        equivocation) notice it even when their seq numbers are equal."""
+        out = []
+        for k in self.keys:
+            h = self.have[k]
+            out.append([k, h, self.events[k][h].id[:8] if h >= 0 else b""])
+        return out
 
     def cert_phases(self) -> list:
         return sorted(self.certs)
@@ -311,12 +319,17 @@ class Peer:
         if not isinstance(have, list) or not isinstance(certs, list):
             raise ProtocolError("have must be lists")
         theirs: dict[bytes, int] = {}
+        forks: list = []
         for item in have:
-            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], bytes) and isinstance(item[1], int)):
+            if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], bytes) and isinstance(item[1], int) and isinstance(item[2], bytes)):
                 raise ProtocolError("bad have item")
             theirs[item[0]] = item[1]
+            mine = self.events.get(item[0], {}).get(item[1])
+            if mine is not None and item[2] and mine.id[:8] != item[2] and item[0] not in self.equivocators:
+                forks.append(mine)  # they hold another event under this seq: show them ours
         st = self.remote.setdefault(peer, {})
         prev = st.get("have") or {}
+        fork_sends = [Send(peer, encode(["entry", ev.raw])) for ev in forks]
         st["have"] = theirs
         stale = st.setdefault("stale", {})
         sent = st.setdefault("sent", {})
@@ -345,12 +358,12 @@ class Peer:
                     break
             sent[k] = max(sent.get(k, -1), self.have[k])
             if budget <= 0:
-                return out
+                return fork_sends + out
         mine = set(self.certs)
         for phase in sorted(mine - {c for c in certs if isinstance(c, int)}):
             for c in self.certs[phase]:
                 out.append(Send(peer, encode(["entry", c.raw])))
-        return out
+        return fork_sends + out
 
     def _on_entry(self, peer: bytes | None, raw: bytes) -> list:
         try:
@@ -447,8 +460,8 @@ class Peer:
         missing = tuple(s for s in st.seats if s not in cands and s != self.seat)
         if not missing or self.my_votes.get(st.phase) == (st.prev, missing):
             return []
-        if len(missing) >= len(self.keys):
-            return []
+        if 2 * len(missing) > len(self.keys):
+            return []  # a certificate needs at least as many voters as seats it times out
         self.my_votes[st.phase] = (st.prev, missing)
         sig = self.sign(vote_sign_msg(self.genesis.game_id, st.phase, st.prev, list(missing)))
         key = (st.phase, st.prev, missing)

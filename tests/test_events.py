@@ -417,9 +417,15 @@ def test_timeout_round_trip():
     assert c.id == entry_id(c.raw)
 
 
-def test_timeout_several_seats():
+def test_timeout_several_seats_needs_as_many_voters():
+    # at most half the table can be timed out: 2 seats out, 1 voter is refused
     c = cert(phase=4, seats=(0, 2), voters=(1,))
-    assert parse_timeout(c.raw, keys=KEYS).seats == (0, 2)
+    with pytest.raises(EntryError, match="fewer voters"):
+        parse_timeout(c.raw, keys=KEYS)
+    # without keys (structure only) it still parses
+    assert parse_timeout(c.raw, keys=None).seats == (0, 2)
+    # one out, two voters is fine
+    assert parse_timeout(cert(phase=4, seats=(2,), voters=(0, 1)).raw, keys=KEYS).seats == (2,)
 
 
 def test_timeout_every_bit_flip_refused_with_keys():

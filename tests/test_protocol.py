@@ -395,6 +395,28 @@ def test_equivocation_is_detected_reported_and_kept_out_of_the_logs():
         assert sim.peers[k].events[sim.keys[C]][0].raw == (ev1.raw if k == A else ev2.raw)
 
 
+def test_equivocation_found_by_have_exchange_alone():
+    """Two honest peers each hold a different event under one seq: equal seq numbers in
+    their `have`, but the id prefixes differ, so they show each other their copy."""
+    sim = Sim(3, seed=43, timeout=600.0)
+    A, B, C = 0, 1, 2
+    sim.dead.add(C)
+    sim.start()
+    g = sim.genesis
+    prev = sim.peers[A].table.step.prev
+    sign = sim.ids[C].sign
+    ev1 = make_event(sign, g.game_id, sim.keys[C], 0, prev, "commit", {"phase": 0, "hash": dhash("x", 1)})
+    ev2 = make_event(sign, g.game_id, sim.keys[C], 0, prev, "commit", {"phase": 0, "hash": dhash("x", 2)})
+    sim.deliver(C, A, encode(["entry", ev1.raw]))
+    sim.deliver(C, B, encode(["entry", ev2.raw]))
+    assert sim.peers[A].have[sim.keys[C]] == sim.peers[B].have[sim.keys[C]] == 0
+    out = sim.deliver(A, B, encode(["have", sim.peers[A].have_vector(), []]))
+    sent = [decode(e.msg) for e in out if isinstance(e, Send)]
+    assert ["entry", ev2.raw] in sent, "B shows A its own copy"
+    out = sim.deliver(B, A, encode(["entry", ev2.raw]))
+    assert any(isinstance(e, Alert) and "equivocat" in e.text for e in out)
+
+
 # --------------------------------------------------------------------------- garbage
 def _fresh_pair():
     sim = Sim(3, seed=51, timeout=600.0)

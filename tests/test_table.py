@@ -266,26 +266,37 @@ def test_entry_after_game_over_refused():
 
 
 def test_timeout_refusals():
-    h = HandTable(3)
+    h = HandTable(4)
     st_ = h.t.step
     h.add(h.b.commit(0, 0, st_.prev, b"a" * 32, salt_for(0, 0)))
+    h.add(h.b.commit(3, 0, st_.prev, b"d" * 32, salt_for(3, 0)))
     # covering a seat whose event is in: refused
-    refused(h.t, h.b.timeout(0, st_.prev, [0, 2], voters=[1]))
+    refused(h.t, h.b.timeout(0, st_.prev, [0, 2], voters=[1, 3]))
     # covering only part of the missing seats: refused
     refused(h.t, h.b.timeout(0, st_.prev, [2]))
     # wrong phase / wrong prev
     refused(h.t, h.b.timeout(1, st_.prev, [1, 2]))
     refused(h.t, h.b.timeout(0, ZERO32, [1, 2]))
     # incomplete (not every seat outside T voted): refused
-    refused(h.t, h.b.timeout(0, st_.prev, [2], voters=[0]))
+    refused(h.t, h.b.timeout(0, st_.prev, [1, 2], voters=[0]))
     h.add(h.b.timeout(0, st_.prev, [1, 2]))
-    assert h.t.step.kind == "reveal" and h.t.step.seats == (0,)
+    assert h.t.step.kind == "reveal" and h.t.step.seats == (0, 3)
 
 
-def test_timeout_then_event_of_the_same_step_refused():
+def test_timeout_of_more_than_half_the_table_refused():
+    # one seat cannot time out the two others: a certificate needs as many voters as it times out
     h = HandTable(3)
     st_ = h.t.step
     h.add(h.b.commit(0, 0, st_.prev, b"a" * 32, salt_for(0, 0)))
+    refused(h.t, h.b.timeout(0, st_.prev, [1, 2]))
+    assert h.t.step.phase == 0
+
+
+def test_timeout_then_event_of_the_same_step_refused():
+    h = HandTable(4)
+    st_ = h.t.step
+    h.add(h.b.commit(0, 0, st_.prev, b"a" * 32, salt_for(0, 0)))
+    h.add(h.b.commit(3, 0, st_.prev, b"d" * 32, salt_for(3, 0)))
     h.add(h.b.timeout(0, st_.prev, [1, 2]))
     refused(h.t, h.b.commit(1, 0, st_.prev, b"b" * 32, salt_for(1, 0)))
 
@@ -575,9 +586,10 @@ def test_open_simultaneous_step_timeout_plays_default():
         t.append(b.reveal(s, 1, t.step.prev, bytes(32), salt_for(s, 0)).raw)
     t.append(b.event(0, t.step.prev, "act", {"phase": 2, "action": 1}).raw)
     st_ = t.step
+    t.append(b.event(0, st_.prev, "act", {"phase": 3, "action": 5}).raw)
     t.append(b.event(1, st_.prev, "act", {"phase": 3, "action": 7}).raw)
-    t.append(b.timeout(3, st_.prev, [0, 2]).raw)
-    assert t.state["seen"] == [[0, 1], [0, 0], [1, 7], [2, 0]]
+    t.append(b.timeout(3, st_.prev, [2]).raw)
+    assert t.state["seen"] == [[0, 1], [0, 5], [1, 7], [2, 0]]
 
 
 def test_config_refused_by_the_game():
