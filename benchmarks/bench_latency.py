@@ -20,7 +20,7 @@ from common import median, percentile
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run_once(players: int, seed: str, level: str) -> tuple[list[float], list[float]]:
+def run_once(players: int, seed: str, level: str) -> tuple[list[float], list[float], float]:
     with tempfile.TemporaryDirectory() as d:
         trace = Path(d) / "trace"
         env = dict(os.environ, EASEL_TRACE=str(trace))
@@ -42,7 +42,7 @@ def run_once(players: int, seed: str, level: str) -> tuple[list[float], list[flo
                     batches[tuple(rec["e"])] = None
                     for e in rec["e"]:
                         applied.setdefault(e, []).append(rec["t"])
-        all_lat, last_lat = [], []
+        all_lat, steps = [], []
         for e, ts in applied.items():
             if e in signed and len(ts) == players:
                 all_lat.append((max(ts) - signed[e]) * 1000)
@@ -50,16 +50,19 @@ def run_once(players: int, seed: str, level: str) -> tuple[list[float], list[flo
             evs = [e for e in evs if e in signed and len(applied[e]) == players]
             if evs:
                 last = max(evs, key=lambda e: signed[e])
-                last_lat.append((max(applied[last]) - signed[last]) * 1000)
-        return all_lat, last_lat
+                steps.append((signed[last], (max(applied[last]) - signed[last]) * 1000))
+        steps.sort()
+        # the table's first step (the shared seed) overlaps the peers dialling each other
+        return all_lat, [lat for _, lat in steps[1:]], steps[0][1]
 
 
-def main(runs: int = 3, players: int = 6, level: str = "random") -> None:
-    all_lat, last_lat = [], []
+def main(runs: int = 5, players: int = 6, level: str = "random") -> None:
+    all_lat, last_lat, opening = [], [], []
     for i in range(runs):
-        a, b = run_once(players, "lat%d" % i, level)
+        a, b, o = run_once(players, "lat%d" % i, level)
         all_lat += a
         last_lat += b
+        opening.append(o)
     print(json.dumps({
         "benchmark": "move_latency",
         "peers": players,
@@ -68,7 +71,8 @@ def main(runs: int = 3, players: int = 6, level: str = "random") -> None:
         "steps": len(last_lat),
         "step_closing_event_ms": {"p50": round(median(last_lat), 2), "p90": round(percentile(last_lat, 90), 2), "p99": round(percentile(last_lat, 99), 2), "max": round(max(last_lat), 2)},
         "any_event_ms": {"p50": round(median(all_lat), 2), "p99": round(percentile(all_lat, 99), 2)},
-        "definition": "signing -> placed in the log (fsynced) at every one of the peers; 6 OS processes on loopback TLS",
+        "opening_step_ms_median": round(median(opening), 2),
+        "definition": "per step, the last event signed: signing -> placed in the log at every one of the peers (6 OS processes, loopback TLS, 2 cores); every step after the opening seed step, which overlaps connection set-up and is reported apart",
         "goal": "p99 < 20 ms",
     }))
 

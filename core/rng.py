@@ -19,6 +19,7 @@ from .hashing import PREFIX
 
 T = TypeVar("T")
 _FOUR = struct.Struct(">4Q")
+_LIMITS: dict[int, int] = {}
 
 
 class Rng:
@@ -40,16 +41,21 @@ class Rng:
             h = self._base.copy()
             h.update(msgpack.packb(self._counter))
             self._counter += 1
-            self._words = list(_FOUR.unpack(h.digest()))[::-1]
+            self._words.extend(_FOUR.unpack(h.digest())[::-1])
         return self._words.pop()
 
     def below(self, n: int) -> int:
-        """Uniform integer in [0, n)."""
+        """Uniform integer in [0, n): 64-bit words below floor(2**64/n)*n, mod n."""
         if n <= 0:
             raise ValueError("n must be positive")
-        limit = (2**64 // n) * n
+        limit = _LIMITS.get(n)
+        if limit is None:
+            limit = (2**64 // n) * n
+            if n < 4096:
+                _LIMITS[n] = limit
+        words = self._words
         while True:
-            x = self.u64()
+            x = words.pop() if words else self.u64()
             if x < limit:
                 return x % n
 

@@ -142,6 +142,9 @@ class Peer:
         self.log_entries: list[bytes] = [genesis.raw]
         self.step_clock: tuple | None = None
         self.on_sign: Callable[[Event], None] | None = None   # measurement hook (benchmarks)
+        self._cand_key: tuple | None = None
+        self._cands: dict[int, Event] = {}
+        self._cand_checked: dict[int, int] = {}
         self.table = self._new_table()
         for raw in (log_entries or [genesis.raw])[1:]:
             self.log_entries.append(raw)
@@ -504,11 +507,26 @@ class Peer:
 
     # ------------------------------------------------------------------ placing events in the log
     def _candidates(self, st) -> dict:
-        cands: dict[int, Event] = {}
+        """For each expected seat, its lowest-seq event that is valid for step ``st``.
+
+        Cached per step: validity for a step depends only on the table at the
+        step's opening, and an author's events arrive in seq order, so an event
+        once checked never needs checking again in that step."""
+        key = (st.phase, st.prev, self.table.count)
+        if self._cand_key != key:
+            self._cand_key = key
+            self._cands = {}
+            self._cand_checked = {}
+        cands = self._cands
         for s in st.seats:
-            key = self.keys[s]
-            for seq in sorted(self.events[key]):
-                ev = self.events[key][seq]
+            if s in cands:
+                continue
+            author = self.keys[s]
+            evs = self.events[author]
+            done = self._cand_checked.get(s, -1)
+            for seq in sorted(q for q in evs if q > done):
+                ev = evs[seq]
+                self._cand_checked[s] = seq
                 if ev.prev != st.prev or ev.body["phase"] != st.phase:
                     continue
                 try:
@@ -517,7 +535,7 @@ class Peer:
                     continue
                 cands[s] = ev
                 break
-        return cands
+        return dict(cands)
 
     def _best_cert(self, phase: int, prev: bytes) -> Timeout | None:
         good = [c for c in self.certs.get(phase, []) if c.prev == prev]

@@ -424,10 +424,17 @@ def _check(state: State, seat: Any, action: Any) -> dict:
     }
 
 
+class Checked(dict):
+    """A move as ``check`` returned it: normalised and legal in that round, so
+    ``apply`` need not validate it a second time (the table always checks first)."""
+
+    __slots__ = ()
+
+
 def check(state: State, seat: int, action: Any) -> dict:
     """Validate a raw move; return it normalised or raise IllegalAction."""
     try:
-        return _check(state, seat, action)
+        return Checked(_check(state, seat, action))
     except IllegalAction:
         raise
     except Exception as exc:  # a hostile value we did not foresee: refuse it, never crash
@@ -435,7 +442,8 @@ def check(state: State, seat: int, action: Any) -> dict:
 
 
 def apply(state: State, seat: int, action: Any) -> State:
-    action = check(state, seat, action)
+    if not (type(action) is Checked and state.phase == "play" and _is_int(seat) and 0 <= seat < state.players and state.moves[seat] is None):
+        action = check(state, seat, action)
     moves = list(state.moves)
     moves[seat] = action
     if any(m is None for m in moves):
