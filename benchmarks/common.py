@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 import sys
 from pathlib import Path
 
@@ -13,47 +12,18 @@ from nacl.signing import SigningKey  # noqa: E402
 from core.events import game_id_of, genesis_sign_msg, make_genesis  # noqa: E402
 from core.games.painting import HeuristicBot  # noqa: E402
 from core.logfile import LOG_MAGIC, encode_record  # noqa: E402
-from core.rng import Rng  # noqa: E402
-from p2p.protocol import Broadcast, Peer, Send  # noqa: E402
+from p2p.memnet import play_in_memory  # noqa: E402
 
 
 def simulate(n: int = 6, seed: int = 1, rounds: int = 6) -> list[bytes]:
     """Play one full game between n in-memory peers; return the canonical log entries."""
-    r = random.Random(seed)
     sks = [SigningKey(bytes([seed % 250 + 1, i + 1]) * 16) for i in range(n)]
     keys = [bytes(sk.verify_key) for sk in sks]
     doc = {"game": "painting", "config": {"rounds": rounds}, "seats": keys, "table": seed.to_bytes(8, "big")}
     gid = game_id_of(doc)
     g = make_genesis(doc, [sk.sign(genesis_sign_msg(gid)).signature for sk in sks])
-    peers = [
-        Peer(g, keys[i], (lambda sk: lambda m: sk.sign(m).signature)(sks[i]), lambda k: bytes(r.getrandbits(8) for _ in range(k)))
-        for i in range(n)
-    ]
-    q: list = []
-
-    def run(i, effs):
-        for e in effs:
-            if isinstance(e, Send):
-                q.append((i, keys.index(e.to), e.msg))
-            elif isinstance(e, Broadcast):
-                q.extend((i, j, e.msg) for j in range(n) if j != i)
-
-    for i in range(n):
-        for j in range(n):
-            if i != j:
-                run(i, peers[i].connected(keys[j]))
-        run(i, peers[i].start())
-    bot = HeuristicBot()
-    for _ in range(1_000_000):
-        for i, p in enumerate(peers):
-            if p.needs_decision():
-                run(i, p.act(bot.choose(p.table.view(p.seat), p.seat, Rng(bytes(32), "b%d-%d" % (i, p.table.phase)))))
-        if not q:
-            if all(p.table.over for p in peers):
-                break
-            continue
-        src, dst, m = q.pop(0)
-        run(dst, peers[dst].receive(keys[src], m))
+    signers = [(lambda sk: lambda m: sk.sign(m).signature)(sk) for sk in sks]
+    peers = play_in_memory(g, signers, HeuristicBot(), seed=seed, shuffle=False)
     assert all(p.table.over for p in peers)
     return peers[0].log_entries
 

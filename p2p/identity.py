@@ -20,6 +20,8 @@ import nacl.signing
 
 from core.hashing import fingerprint
 
+from .fsutil import fsync_dir
+
 __all__ = [
     "Identity",
     "IdentityError",
@@ -131,19 +133,6 @@ def key_path(path: Path | str | None = None, name: str = "identity") -> Path:
     return p / f"{name}.key"
 
 
-def _fsync_dir(d: Path) -> None:
-    try:
-        fd = os.open(d, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return  # e.g. platforms that cannot open directories
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def _write_new(file: Path, data: bytes) -> None:
     fd = os.open(file, os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0), 0o600)
     try:
@@ -185,7 +174,7 @@ def _create(file: Path) -> Identity | None:
             os.unlink(tmp)
         except OSError:
             pass
-    _fsync_dir(d)
+    fsync_dir(d)
     return ident
 
 

@@ -22,25 +22,14 @@ from pathlib import Path
 from core.encoding import CanonicalError, decode, encode
 from core.logfile import LOG_MAGIC, SPOOL_MAGIC, encode_record, parse
 
+from .fsutil import fsync_dir
+
 log = logging.getLogger("easel.store")
 SECRETS_MAGIC = b"EASEL-SPOOL/1\n"  # same record format; content is [phase, value, salt]
 
 
 class StoreError(Exception):
     pass
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 class RecordFile:
@@ -60,7 +49,7 @@ class RecordFile:
                 os.fsync(fd)
             finally:
                 os.close(fd)
-            _fsync_dir(path.parent)
+            fsync_dir(path.parent)
         data = path.read_bytes()
         parsed = parse(data)
         if parsed.problem:
@@ -177,7 +166,7 @@ class RecordFile:
             self._fail(exc)
         os.close(fd)
         os.replace(tmp, self.path)
-        _fsync_dir(self.path.parent)
+        fsync_dir(self.path.parent)
         self._f.close()
         self._f = open(self.path, "r+b", buffering=0)
         self.records = list(items)

@@ -72,44 +72,12 @@ def genesis_for(
 def simulate(n: int = 3, seed: int = 1, config: dict | None = None, bot: Any = None):
     """n peers playing a whole game in memory; returns (genesis, signing keys, peers)."""
     from core.games.painting import RandomBot
-    from p2p.protocol import Broadcast, Peer, Send
+    from p2p.memnet import play_in_memory
 
-    r = random.Random(seed)
     sks = seat_keys(n)
-    keys = [bytes(sk.verify_key) for sk in sks]
     g = genesis_for(sks, config=config, table=b"t%d" % seed)
-    peers = [
-        Peer(g, keys[i], signer(sks[i]), lambda k: bytes(r.getrandbits(8) for _ in range(k)))
-        for i in range(n)
-    ]
-    q: list = []
-
-    def run(i, effs):
-        for e in effs:
-            if isinstance(e, Send):
-                q.append((i, keys.index(e.to), e.msg))
-            elif isinstance(e, Broadcast):
-                q.extend((i, j, e.msg) for j in range(n) if j != i)
-
-    for i in range(n):
-        for j in range(n):
-            if i != j:
-                run(i, peers[i].connected(keys[j]))
-        run(i, peers[i].start())
-    bot = bot or RandomBot()
-    for _ in range(100000):
-        for i, p in enumerate(peers):
-            if p.needs_decision():
-                v = p.table.view(p.seat)
-                run(i, p.act(bot.choose(v, p.seat, Rng(bytes(32), "b%d-%d-%d" % (seed, i, p.table.phase)))))
-        if not q:
-            if all(p.table.over for p in peers):
-                break
-            continue
-        src, dst, m = q.pop(r.randrange(len(q)))
-        run(dst, peers[dst].receive(keys[src], m))
-    else:  # pragma: no cover
-        raise AssertionError("simulated game did not finish")
+    peers = play_in_memory(g, [signer(sk) for sk in sks], bot or RandomBot(), seed=seed, max_deliveries=100000)
+    assert all(p.table.over for p in peers), "simulated game did not finish"
     return g, sks, peers
 
 

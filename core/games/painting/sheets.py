@@ -103,6 +103,23 @@ def generate_round(entropy: bytes, round_no: int, count: int, first_id: int) -> 
     return [Sheet(first_id + i, generate_sheet_cells(rng)) for i in range(count)]
 
 
+def _offsets(grid: str, cells: Sequence[Sequence], size: int):
+    coloured = [(r, c, col) for r, c, col in cells if col != "W"]
+    if not coloured:
+        return
+    rmin = min(r for r, _, _ in coloured)
+    rmax = max(r for r, _, _ in coloured)
+    cmin = min(c for _, c, _ in coloured)
+    cmax = max(c for _, c, _ in coloured)
+    for dr in range(-rmin, size - rmax):
+        for dc in range(-cmin, size - cmax):
+            for r, c, col in coloured:
+                if grid[(r + dr) * size + c + dc] != col:
+                    break
+            else:
+                yield (dr, dc)
+
+
 def match_offsets(grid: str, cells: Sequence[Sequence], size: int = GRID) -> list[tuple[int, int]]:
     """Every shift (dr, dc) at which the sheet's pattern appears in ``grid``.
 
@@ -110,29 +127,12 @@ def match_offsets(grid: str, cells: Sequence[Sequence], size: int = GRID) -> lis
     is added to the sheet's own coordinates.  A sheet with no coloured cell
     matches nowhere.
     """
-    coloured = [(r, c, col) for r, c, col in cells if col != "W"]
-    if not coloured:
-        return []
-    rmin = min(r for r, _, _ in coloured)
-    rmax = max(r for r, _, _ in coloured)
-    cmin = min(c for _, c, _ in coloured)
-    cmax = max(c for _, c, _ in coloured)
-    out = []
-    for dr in range(-rmin, size - rmax):
-        for dc in range(-cmin, size - cmax):
-            for r, c, col in coloured:
-                if grid[(r + dr) * size + c + dc] != col:
-                    break
-            else:
-                out.append((dr, dc))
-    return out
+    return list(_offsets(grid, cells, size))
 
 
 def matches(grid: str, cells: Sequence[Sequence], size: int = GRID) -> bool:
     """True if the pattern appears anywhere in ``grid`` by translation."""
-    coloured = [(r, c, col) for r, c, col in cells if col != "W"]
-    if not coloured:
-        return False
+    return next(_offsets(grid, cells, size), None) is not None
     rmin = min(r for r, _, _ in coloured)
     rmax = max(r for r, _, _ in coloured)
     cmin = min(c for _, c, _ in coloured)
