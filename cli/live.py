@@ -183,6 +183,7 @@ async def host_main(args, ui_factory=None) -> int:
     if not 0 <= args.bots < args.players:
         raise UsageError("--bots must be between 0 and players-1")
     procs = []
+    failure = None
     async with trio.open_nursery() as n:
         lobby_port = await n.start(tls.serve, args.port, tls.server_context(identity, None), ht.handle, bind)
         if not getattr(args, "quiet", False):
@@ -190,8 +191,13 @@ async def host_main(args, ui_factory=None) -> int:
         if not args.no_advertise:
             n.start_soon(_advertise, ht, lobby_port)
         procs = spawn_bots(args.bots, ("127.0.0.1", lobby_port), args.level, args.seed)
-        genesis, roster = await ht.seal()
+        try:
+            genesis, roster = await ht.seal()
+        except (LobbyError, trio.TooSlowError, ConnectionError, OSError) as exc:
+            failure = "could not seal the table: %s" % exc
         n.cancel_scope.cancel()
+    if failure is not None:
+        raise UsageError(failure)
     try:
         if args.auto:
             decide = bot_decider(game_name, args.auto, args.seed)

@@ -230,6 +230,18 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("easel: interrupted", file=sys.stderr)
         return 130
+    except BaseExceptionGroup as group:  # trio nurseries wrap what their tasks raise
+        usage = group.subgroup(lambda e: isinstance(e, (UsageError, KeyboardInterrupt)))
+        if usage is None or group.subgroup(lambda e: not isinstance(e, (UsageError, KeyboardInterrupt))) is not None:
+            raise
+        first = usage.exceptions[0]
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
+        if isinstance(first, KeyboardInterrupt):
+            print("easel: interrupted", file=sys.stderr)
+            return 130
+        print("easel: %s" % first, file=sys.stderr)
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":

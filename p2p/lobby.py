@@ -101,12 +101,44 @@ class HostedTable:
             return
         seat.stream = fs
         idx = len(self.seats) - 1
-        await fs.send(encode(["seated", idx, self.players, self.game, self.table]))
+        try:
+            await fs.send(encode(["seated", idx, self.players, self.game, self.table]))
+        except (ConnectionClosed, FrameError):
+            self._leave(seat)
+            return
         if self.on_update:
             self.on_update(self)
         if self.free == 0:
             self.full.set()
+        else:
+            # until the table is full, a joiner that goes away gives its seat back
+            # (it sends nothing before it is asked to sign, so any input means it left)
+            lost = False
+            async with trio.open_nursery() as n:
+
+                async def watch() -> None:
+                    nonlocal lost
+                    try:
+                        await fs.receive()
+                    except Exception:
+                        pass
+                    lost = True
+                    n.cancel_scope.cancel()
+
+                n.start_soon(watch)
+                await self.full.wait()
+                n.cancel_scope.cancel()
+            if lost and not self.full.is_set():
+                self._leave(seat)
+                return
         await self.sealed.wait()
+
+    def _leave(self, seat: Seat) -> None:
+        if seat in self.seats and not self.full.is_set():
+            self.seats.remove(seat)
+            log.info("lobby: %s left before the table was full", seat.name or "a joiner")
+            if self.on_update:
+                self.on_update(self)
 
     def _admit(self, msg: Any, stream: trio.SSLStream) -> Seat:
         if not (isinstance(msg, list) and len(msg) == 7 and msg[0] == "join" and msg[1] == 1):

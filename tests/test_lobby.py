@@ -1,0 +1,101 @@
+"""The lobby: open table -> seats -> a genesis signed by every seat (real loopback TLS)."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+from core.encoding import encode
+from core.events import parse_genesis
+from p2p import tls
+from p2p.framing import FramedStream
+from p2p.identity import Identity
+from p2p.lobby import HostedTable, LobbyError, join
+
+
+async def _host(nursery, players=3):
+    host = Identity.generate()
+    ht = HostedTable(host, "painting", players, {}, 40001, "127.0.0.1", timeout=30)
+    port = await nursery.start(tls.serve, 0, tls.server_context(host, None), ht.handle, "127.0.0.1")
+    return ht, port
+
+
+async def test_three_seats_sign_one_genesis():
+    with trio.fail_after(20):
+        async with trio.open_nursery() as n:
+            ht, port = await _host(n)
+            joiners = [Identity.generate(), Identity.generate()]
+            got = {}
+
+            async def one(i, ident):
+                got[i] = await join("127.0.0.1", port, ident, 40010 + i, name="p%d" % i, expect_fingerprint=ht.identity.fingerprint)
+
+            async with trio.open_nursery() as jn:
+                for i, ident in enumerate(joiners):
+                    jn.start_soon(one, i, ident)
+                genesis, roster = await ht.seal()
+            n.cancel_scope.cancel()
+    g0, r0 = got[0]
+    g1, _ = got[1]
+    assert g0.raw == g1.raw == genesis.raw
+    assert parse_genesis(genesis.raw).seats[0] == ht.identity.public  # every signature verified by parse
+    assert set(genesis.doc["seats"][1:]) == {j.public for j in joiners}
+    assert genesis.doc["game"] == "painting" and genesis.doc["config"]["edition"] == "clarified"
+    assert [a[1] for a in r0["addrs"]][0] == 40001
+    assert [tls.cert_public_key(c) for c in r0["certs"]] == genesis.doc["seats"]
+
+
+async def test_seat_freed_when_joiner_leaves_before_full():
+    with trio.fail_after(20):
+        async with trio.open_nursery() as n:
+            ht, port = await _host(n, players=3)
+            from p2p.lobby import join_msg
+
+            quitter = Identity.generate()
+            stream = await tls.connect("127.0.0.1", port, tls.client_context(quitter, None), None)
+            fs = FramedStream(stream)
+            cert = tls.make_certificate(quitter)
+            sig = quitter.sign(join_msg(ht.identity.public, quitter.public, cert, 40020))
+            await fs.send(encode(["join", 1, quitter.public, cert, 40020, "q", sig]))
+            await fs.receive()
+            assert ht.free == 1
+            await trio.aclose_forcefully(stream)
+            for _ in range(100):
+                if ht.free == 2:
+                    break
+                await trio.sleep(0.02)
+            assert ht.free == 2
+            n.cancel_scope.cancel()
+
+
+async def test_bad_join_requests_are_refused_and_the_host_survives():
+    with trio.fail_after(20):
+        async with trio.open_nursery() as n:
+            ht, port = await _host(n, players=2)
+            bad = Identity.generate()
+            # garbage, then a join signed for another host
+            for payload in (b"\x00\x01garbage", None):
+                stream = await tls.connect("127.0.0.1", port, tls.client_context(bad, None), None)
+                fs = FramedStream(stream)
+                if payload is None:
+                    cert = tls.make_certificate(bad)
+                    from p2p.lobby import join_msg
+
+                    sig = bad.sign(join_msg(b"\x00" * 32, bad.public, cert, 40030))  # bound to another host
+                    payload = encode(["join", 1, bad.public, cert, 40030, "b", sig])
+                await fs.send(payload)
+                from core.encoding import decode
+
+                reply = decode(await fs.receive())
+                assert reply[0] == "refused"
+                await trio.aclose_forcefully(stream)
+            assert ht.free == 1
+            # a proper joiner still gets the last seat, and then the table refuses more
+            good = Identity.generate()
+            async with trio.open_nursery() as jn:
+                jn.start_soon(join, "127.0.0.1", port, good, 40031)
+                await ht.seal()
+            late = Identity.generate()
+            with pytest.raises(LobbyError, match="full"):
+                await join("127.0.0.1", port, late, 40032)
+            n.cancel_scope.cancel()
