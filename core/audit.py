@@ -187,6 +187,8 @@ def combine(summaries: list[Summary], files: dict[str, bytes]) -> dict:
             if mine != longest[: len(mine)]:
                 at = next(i for i, (a, b) in enumerate(zip(mine, longest)) if a != b)
                 problems.append({"file": r.name, "index": at, "problem": "log disagrees with %s from this entry on" % by_len[-1].name})
+    if not real_logs and not problems:
+        problems.append({"file": None, "index": None, "problem": "no game log among the files (spool files are only searched for equivocation)"})
     main = max(real_logs, key=lambda r: r.events) if real_logs else None
     notes = [p for r in summaries for p in r.problems if "note" in p]
     valid = not problems and bool(real_logs)
