@@ -197,7 +197,9 @@ async def host_main(args, ui_factory=None) -> int:
             failure = "could not seal the table: %s" % exc
         n.cancel_scope.cancel()
     if failure is not None:
+        _stop(procs)
         raise UsageError(failure)
+    node = None
     try:
         if args.auto:
             decide = bot_decider(game_name, args.auto, args.seed)
@@ -208,11 +210,25 @@ async def host_main(args, ui_factory=None) -> int:
         node = await run_node(identity, genesis, roster, decide, timeout=args.timeout, seed=args.seed, ui=ui, bind=bind)
         return report(node)
     finally:
-        for p in procs:
-            try:
-                p.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        if node is not None and node.peer.table.over:
+            for p in procs:  # our bots finish their copy of the log and leave by themselves
+                try:
+                    p.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+        else:
+            _stop(procs)  # we left mid-game: do not leave our bots playing on without us
+
+
+def _stop(procs: list) -> None:
+    for p in procs:
+        if p.poll() is None:
+            p.terminate()
+    for p in procs:
+        try:
+            p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            p.kill()
 
 
 async def _advertise(ht: HostedTable, port: int) -> None:

@@ -135,6 +135,11 @@ class GameNode:
         )
         if not store.log.records:
             store.log.append([genesis.raw])
+        # compact the spool: what reached the log need not stay there (evidence stays)
+        placed = set(store.log.records)
+        keep = [r for r in store.spool.records if r not in placed]
+        if len(keep) < len(store.spool.records):
+            store.spool.rewrite(keep)
         self._trace = None
         if os.environ.get("EASEL_TRACE"):
             # benchmarks: one JSON line per event we sign and per entry we place in the log
