@@ -446,8 +446,8 @@ class Peer:
     def _try_cert(self, key) -> list:
         phase, prev, seats = key
         vs = self.votes[key]
-        if set(vs) != set(range(len(self.keys))) - set(seats):
-            return []
+        if set(vs) != set(range(len(self.keys))) - set(seats) or len(vs) < len(seats):
+            return []  # incomplete, or too few voters for that many seats (not a valid certificate)
         cert = make_timeout(self.genesis.game_id, phase, prev, seats, list(vs.items()))
         if any(c.raw == cert.raw for c in self.certs.get(phase, [])):
             return []
@@ -578,7 +578,12 @@ class Peer:
             if batch is None:
                 break
             for ent in batch:
-                self.table.append(ent)
+                try:
+                    self.table.append(ent)
+                except RuleError as exc:  # cannot happen for checked candidates; never crash on it
+                    log.error("could not place %s: %s", type(ent).__name__, exc)
+                    self.log_entries.extend(placed)
+                    return placed
                 placed.append(ent.raw)
         self.log_entries.extend(placed)
         return placed

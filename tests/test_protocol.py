@@ -13,7 +13,7 @@ import pytest
 
 from core.encoding import decode, encode
 from core.engine import IllegalAction
-from core.events import Event, Timeout, commitment, make_event, parse_entry
+from core.events import vote_sign_msg, Event, Timeout, commitment, make_event, parse_entry
 from core.hashing import dhash
 from p2p.identity import Identity
 from p2p.protocol import (
@@ -393,6 +393,21 @@ def test_equivocation_is_detected_reported_and_kept_out_of_the_logs():
         lg = sim.peers[k].log_entries
         assert not (ev1.raw in lg and ev2.raw in lg)
         assert sim.peers[k].events[sim.keys[C]][0].raw == (ev1.raw if k == A else ev2.raw)
+
+
+def test_a_lone_seat_cannot_vote_the_others_out():
+    """Seat 2 alone votes seats 0 and 1 out: every seat outside T voted, but the quorum
+    rule (voters >= timed-out seats) makes it no certificate: nothing placed, nothing raised."""
+    sim = Sim(3, seed=44, timeout=600.0)
+    sim.dead.add(2)
+    sim.start()
+    st = sim.peers[0].table.step
+    seats = [0, 1]
+    sig = sim.ids[2].sign(vote_sign_msg(sim.genesis.game_id, st.phase, st.prev, seats))
+    before = list(sim.peers[0].log_entries)
+    out = sim.deliver(2, 0, encode(["vote", st.phase, st.prev, seats, 2, sig]))
+    assert not [e for e in out if isinstance(e, (WriteSpool, WriteLog))]
+    assert sim.peers[0].certs == {} and sim.peers[0].log_entries == before
 
 
 def test_equivocation_found_by_have_exchange_alone():
