@@ -176,6 +176,9 @@ async def host_main(args, ui_factory=None) -> int:
     game_name = args.game
     options = {} if args.edition is None else {"edition": args.edition}
     play_port = free_port(bind if bind != "0.0.0.0" else "")
+    if not 1 <= args.timeout <= 86400:
+        raise UsageError("--timeout must be 1..86400 seconds")
+    args.timeout = int(args.timeout)  # whole seconds: it is signed into the genesis
     try:
         ht = HostedTable(identity, game_name, args.players, options, play_port, "" if bind == "0.0.0.0" else bind, timeout=args.timeout)
     except ConfigError as exc:

@@ -50,6 +50,8 @@ def audit_log(name: str, data: bytes) -> LogReport:
     if parsed.kind != "log":
         if parsed.kind == "spool":
             problem(None, "a spool file, not a log: it is only searched for equivocation")
+        elif parsed.kind == "secrets":
+            problem(None, "a secrets file (a peer's private sealed values), not a log")
         return rep
     entries = parsed.entries
     rep.events = len(entries)

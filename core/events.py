@@ -67,6 +67,11 @@ def _is_b(x: Any, n: int) -> bool:
     return type(x) is bytes and len(x) == n
 
 
+def _is_version(x: Any) -> bool:
+    """The protocol version field: exactly the integer 1 (``true`` is not 1 on the wire)."""
+    return type(x) is int and x == VERSION
+
+
 def _is_uint(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2**63
 
@@ -139,6 +144,8 @@ def check_genesis_doc(doc: Any) -> None:
         raise EntryError("genesis document: a key holds two seats")
     if not 1 <= len(doc["table"]) <= 32:
         raise EntryError("genesis document: table nonce must be 1..32 bytes")
+    if "timeout" in doc and not (type(doc["timeout"]) is int and 1 <= doc["timeout"] <= 86400):
+        raise EntryError("genesis document: timeout must be whole seconds, 1..86400")
 
 
 def make_genesis(doc: dict, sigs: Sequence[bytes]) -> Genesis:
@@ -151,7 +158,7 @@ def parse_genesis(raw: bytes, verify: bool = True) -> Genesis:
     obj = _decode_entry(raw)
     if len(obj) != 4 or obj[0] != TAG_GENESIS:
         raise EntryError("not a genesis entry")
-    if obj[1] != VERSION:
+    if not _is_version(obj[1]):
         raise EntryError("unsupported protocol version %r" % (obj[1],))
     doc, sigs = obj[2], obj[3]
     check_genesis_doc(doc)
@@ -237,7 +244,7 @@ def parse_event(raw: bytes, verify: bool = True, obj: Any = None) -> Event:
     if len(obj) != 9 or obj[0] != TAG_EVENT:
         raise EntryError("not an event entry")
     _, ver, gid, author, seq, prev, kind, body, sig = obj
-    if ver != VERSION:
+    if not _is_version(ver):
         raise EntryError("unsupported protocol version %r" % (ver,))
     if not (_is_b(gid, 32) and _is_b(author, 32) and _is_b(prev, 32) and _is_b(sig, 64)):
         raise EntryError("event: game id, author, prev and signature must be bytes of 32/32/32/64")
@@ -285,7 +292,7 @@ def parse_timeout(raw: bytes, keys: Sequence[bytes] | None, obj: Any = None) -> 
     if len(obj) != 7 or obj[0] != TAG_TIMEOUT:
         raise EntryError("not a time-out entry")
     _, ver, gid, phase, prev, seats, votes = obj
-    if ver != VERSION:
+    if not _is_version(ver):
         raise EntryError("unsupported protocol version %r" % (ver,))
     if not (_is_b(gid, 32) and _is_b(prev, 32) and _is_uint(phase)):
         raise EntryError("time-out: malformed game id, phase or prev")

@@ -32,6 +32,8 @@ TAGS = (
     "beacon",       # running entropy beacon
     "rng",          # PRNG block
     "fingerprint",  # short key fingerprint
+    "bot",          # bot decision seeds (never in a log)
+    "demo",         # demo-only deterministic randomness (never in a log)
 )
 
 

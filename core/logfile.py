@@ -3,6 +3,7 @@
     file    = magic record*
     magic   = b"EASEL-LOG/1\\n"    (a game's canonical log)
             | b"EASEL-SPOOL/1\\n"  (events received but not yet placed in the log)
+            | b"EASEL-SECRETS/1\\n" (a peer's own sealed values; private, never audited)
     record  = u32-be length  entry-bytes  u32-be crc32(entry-bytes)
 
 A record that runs past the end of the file, or whose checksum fails when
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 
 LOG_MAGIC = b"EASEL-LOG/1\n"
 SPOOL_MAGIC = b"EASEL-SPOOL/1\n"
+SECRETS_MAGIC = b"EASEL-SECRETS/1\n"
 MAX_RECORD = 1 << 20
 _U32 = struct.Struct(">I")
 
@@ -44,8 +46,10 @@ def parse(data: bytes) -> Parsed:
         kind, pos = "log", len(LOG_MAGIC)
     elif data.startswith(SPOOL_MAGIC):
         kind, pos = "spool", len(SPOOL_MAGIC)
+    elif data.startswith(SECRETS_MAGIC):
+        kind, pos = "secrets", len(SECRETS_MAGIC)
     else:
-        if LOG_MAGIC.startswith(data) or SPOOL_MAGIC.startswith(data):
+        if LOG_MAGIC.startswith(data) or SPOOL_MAGIC.startswith(data) or SECRETS_MAGIC.startswith(data):
             return Parsed("log", [], [], 0, bool(data), None)  # torn while writing the magic
         return Parsed("?", [], [], 0, False, "not an Easel log file (bad magic)")
     entries: list[bytes] = []

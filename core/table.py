@@ -260,7 +260,8 @@ class Table:
             self.commits = {}
             salts = [reveals[s]["salt"] if s in reveals else b"" for s in range(self.players)]
             self.beacon = dhash("beacon", self.beacon, salts)
-            self.fresh = True
+            # fresh only if someone revealed: with no salt the new beacon is predictable
+            self.fresh = bool(reveals)
             if cst.purpose == "seed":
                 values = []
                 for s in range(self.players):
@@ -277,6 +278,8 @@ class Table:
                 self._apply_moves(cst.seats, {s: r["value"] for s, r in reveals.items()}, idx, cst.phase)
         else:
             self._apply_moves(st.seats, {s: e.body["action"] for s, e in self.batch.items()}, idx, st.phase, checked=True)
+            # open moves were made knowing the beacon: a later chance needs new randomness
+            self.fresh = False
         self._next()
 
     def _apply_moves(self, seats, raw_moves: dict, idx: int, phase: int, checked: bool = False) -> None:

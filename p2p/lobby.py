@@ -141,7 +141,7 @@ class HostedTable:
                 self.on_update(self)
 
     def _admit(self, msg: Any, stream: trio.SSLStream) -> Seat:
-        if not (isinstance(msg, list) and len(msg) == 7 and msg[0] == "join" and msg[1] == 1):
+        if not (isinstance(msg, list) and len(msg) == 7 and msg[0] == "join" and type(msg[1]) is int and msg[1] == 1):
             raise LobbyError("not a join request")
         _, _, key, cert, port, name, sig = msg
         if not (isinstance(key, bytes) and isinstance(cert, bytes) and isinstance(port, int) and isinstance(name, str) and isinstance(sig, bytes)):
@@ -178,9 +178,12 @@ class HostedTable:
         gid = game_id_of(doc)
         sigs = [self.identity.sign(genesis_sign_msg(gid))]
         for i, s in enumerate(self.seats[1:], start=1):
-            await s.stream.send(encode(["sign", doc, roster]))
-            with trio.fail_after(JOIN_TIMEOUT):
-                reply = decode(await s.stream.receive())
+            try:
+                await s.stream.send(encode(["sign", doc, roster]))
+                with trio.fail_after(JOIN_TIMEOUT):
+                    reply = decode(await s.stream.receive())
+            except (ConnectionClosed, FrameError, CanonicalError, trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError) as exc:
+                raise LobbyError("seat %d (%s) did not sign the genesis: %s" % (i, s.name, type(exc).__name__)) from None
             if not (isinstance(reply, list) and len(reply) == 2 and reply[0] == "signature" and isinstance(reply[1], bytes)):
                 raise LobbyError("seat %d did not sign the genesis" % i)
             if not verify(s.key, genesis_sign_msg(gid), reply[1]):
@@ -188,7 +191,11 @@ class HostedTable:
             sigs.append(reply[1])
         genesis = make_genesis(doc, sigs)
         for s in self.seats[1:]:
-            await s.stream.send(encode(["genesis", genesis.raw, roster]))
+            try:
+                await s.stream.send(encode(["genesis", genesis.raw, roster]))
+            except (ConnectionClosed, FrameError, trio.BrokenResourceError, trio.ClosedResourceError):
+                # it signed, but never got the genesis and roster: the others will time it out
+                log.warning("lobby: %s left before receiving the genesis", s.name)
         self.genesis, self.roster = genesis, roster
         self.sealed.set()
         return genesis, roster
@@ -252,8 +259,9 @@ def _check_doc(doc, roster, identity, seat, game, table) -> None:
     if not isinstance(doc, dict) or doc.get("game") != game or doc.get("table") != table:
         raise LobbyError("genesis document is not for the table we joined")
     seats = doc.get("seats")
-    if not isinstance(seats, list) or seat >= len(seats) or seats[seat] != identity.public:
-        raise LobbyError("genesis document does not give us our seat")
+    # our seat is where our key is: seats shift when someone leaves the lobby early
+    if not isinstance(seats, list) or seats.count(identity.public) != 1:
+        raise LobbyError("genesis document does not give us a seat")
     if not isinstance(roster, dict) or len(roster.get("certs", [])) != len(seats) or len(roster.get("addrs", [])) != len(seats):
         raise LobbyError("roster does not match the seats")
     try:

@@ -15,9 +15,10 @@ Messages (canonical msgpack arrays, one per frame):
     ["vote", phase, prev, seats, voter, sig]
     ["proof", raw_a, raw_b]              equivocation proof
 
-``have`` is a list of [author key, highest contiguous seq held]; ``certs`` a
-list of phases we hold a certificate for.  A peer answers a ``have`` by
-sending what the other lacks, so drops, duplicates, reordering and
+``have`` is a list of [author key, highest contiguous seq held, first 8
+bytes of that event's id]; ``certs`` a list of [phase, first 8 bytes of the
+certificate's id] for every certificate we hold.  A peer answers a ``have``
+by sending what the other lacks, so drops, duplicates, reordering and
 reconnects all heal the same way.
 """
 
@@ -156,12 +157,25 @@ class Peer:
                 ent = parse_entry(raw, keys=self.keys)
             except EntryError:
                 continue
+            if isinstance(ent, Event):
+                known = self.events.get(ent.author, {}).get(ent.seq)
+                if known is not None and known.raw != ent.raw:
+                    # kept evidence of an equivocation: the first event stays the candidate
+                    self.equivocators.setdefault(ent.author, (known.raw, ent.raw))
+                    continue
             self._remember(ent)
         self._fill_have()
 
     # ------------------------------------------------------------------ helpers
     def _new_table(self) -> Table:
         return Table.start(self.genesis) if self._games is None else Table.start(self.genesis, self._games)
+
+    def _replay(self, entries: list) -> Table:
+        """A table rebuilt from our own log (already verified when it was written)."""
+        t = self._new_table()
+        for raw in entries[1:]:
+            t.append(parse_entry(raw, keys=self.keys, verify=False))
+        return t
 
     def _remember(self, ent) -> None:
         if isinstance(ent, Event):
@@ -191,7 +205,9 @@ class Peer:
         return out
 
     def cert_phases(self) -> list:
-        return sorted(self.certs)
+        """[[phase, id prefix], ...] of every certificate we hold (so a peer holding another
+        certificate for the same phase still gets ours)."""
+        return sorted([c.phase, c.id[:8]] for lst in self.certs.values() for c in lst)
 
     def hello(self) -> bytes:
         return encode(["hello", PROTOCOL, self.genesis.game_id, self.have_vector(), self.cert_phases()])
@@ -285,7 +301,7 @@ class Peer:
     def _dispatch(self, peer: bytes, msg: list) -> list:
         kind = msg[0]
         if kind == "hello":
-            if len(msg) != 5 or msg[1] != PROTOCOL:
+            if len(msg) != 5 or type(msg[1]) is not int or msg[1] != PROTOCOL:
                 raise ProtocolError("unsupported hello")
             if msg[2] != self.genesis.game_id:
                 raise ProtocolError("peer is at another game")
@@ -351,21 +367,24 @@ class Peer:
                 start = max(h, sent.get(k, -1))
             else:
                 continue
+            last = start
             for seq in range(start + 1, self.have[k] + 1):
                 ev = self.events[k].get(seq)
                 if ev is None:
                     continue
                 out.append(Send(peer, encode(["entry", ev.raw])))
+                last = seq
                 budget -= 1
                 if budget <= 0:
                     break
-            sent[k] = max(sent.get(k, -1), self.have[k])
+            sent[k] = max(sent.get(k, -1), last)  # only what actually went out
             if budget <= 0:
                 return fork_sends + out
-        mine = set(self.certs)
-        for phase in sorted(mine - {c for c in certs if isinstance(c, int)}):
+        theirs_c = {(c[0], c[1]) for c in certs if isinstance(c, list) and len(c) == 2 and isinstance(c[0], int) and isinstance(c[1], bytes)}
+        for phase in sorted(self.certs):
             for c in self.certs[phase]:
-                out.append(Send(peer, encode(["entry", c.raw])))
+                if (phase, c.id[:8]) not in theirs_c:
+                    out.append(Send(peer, encode(["entry", c.raw])))
         return fork_sends + out
 
     def _on_entry(self, peer: bytes | None, raw: bytes) -> list:
@@ -400,6 +419,9 @@ class Peer:
             return self._equivocation(known, ev)
         if ev.seq > self.have[ev.author] + 1:
             buf = self.buffer[ev.author]
+            other = buf.get(ev.seq)
+            if other is not None:
+                return [] if other.raw == ev.raw else self._equivocation(other, ev)
             if len(buf) < MAX_BUFFERED_PER_AUTHOR:
                 buf[ev.seq] = ev
             return []
@@ -564,9 +586,7 @@ class Peer:
             # so a restart never forgets an event we signed (and never reuses its seq).
             cut = self.log_entries[count:]
             self.log_entries = self.log_entries[:count]
-            self.table = self._new_table()
-            for raw in self.log_entries[1:]:
-                self.table.append(parse_entry(raw, keys=self.keys, verify=False))
+            self.table = self._replay(self.log_entries)
             return [WriteSpool(cut), TruncateLog(count), Alert("a time-out certificate for phase %d replaced our close of it" % phase)]
         return []
 
@@ -577,14 +597,14 @@ class Peer:
             batch = self.table.assemble(self._candidates(st), self._best_cert(st.phase, st.prev))
             if batch is None:
                 break
-            for ent in batch:
-                try:
+            try:
+                for ent in batch:
                     self.table.append(ent)
-                except RuleError as exc:  # cannot happen for checked candidates; never crash on it
-                    log.error("could not place %s: %s", type(ent).__name__, exc)
-                    self.log_entries.extend(placed)
-                    return placed
-                placed.append(ent.raw)
+            except RuleError as exc:  # cannot happen for checked candidates; never crash on it
+                log.error("could not place a batch: %s", exc)
+                self.table = self._replay(self.log_entries + placed)  # undo the half-applied batch
+                break
+            placed.extend(ent.raw for ent in batch)
         self.log_entries.extend(placed)
         return placed
 

@@ -8,8 +8,8 @@ and reported as StoreError; the caller then must not send the event.
 
 Layout: ``<dir>/log`` (canonical entries), ``<dir>/spool`` (events received or
 made but not yet placed in the log), ``<dir>/secrets`` (our commitments'
-values and salts, mode 0600, never sent before the reveal), ``<dir>/genesis``
-is the first log entry.
+values and salts, mode 0600, never sent before the reveal); the genesis is
+the log's first entry and ``<dir>/roster`` says how to reach every seat.
 """
 
 from __future__ import annotations
@@ -20,12 +20,11 @@ import os
 from pathlib import Path
 
 from core.encoding import CanonicalError, decode, encode
-from core.logfile import LOG_MAGIC, SPOOL_MAGIC, encode_record, parse
+from core.logfile import LOG_MAGIC, SECRETS_MAGIC, SPOOL_MAGIC, encode_record, parse
 
 from .fsutil import fsync_dir
 
 log = logging.getLogger("easel.store")
-SECRETS_MAGIC = b"EASEL-SPOOL/1\n"  # same record format; content is [phase, value, salt]
 
 
 class StoreError(Exception):

@@ -600,3 +600,24 @@ def test_malleated_signature_refused():
     assert raw != e.raw
     with pytest.raises(EntryError):
         parse_event(raw)
+
+
+def test_version_true_is_not_version_1():
+    """msgpack `true` is another byte form than the integer 1: refused everywhere."""
+    from core.encoding import decode as _dec, encode as _enc
+
+    ev = make_event(lambda m: SKS[0].sign(m).signature, GID, KEYS[0], 0, HEAD, "commit", {"phase": 0, "hash": bytes(32)})
+    obj = _dec(ev.raw)
+    obj[1] = True
+    with pytest.raises(EntryError, match="version"):
+        parse_entry(_enc(obj), keys=KEYS, verify=False)
+
+
+@pytest.mark.parametrize("timeout", [0, -5, 1.5, "60", True, 86401])
+def test_genesis_timeout_must_be_whole_seconds(timeout):
+    from core.events import check_genesis_doc
+
+    doc = {"game": "painting", "config": {}, "seats": KEYS, "table": b"t", "timeout": timeout}
+    with pytest.raises(EntryError, match="timeout"):
+        check_genesis_doc(doc)
+    check_genesis_doc(dict(doc, timeout=60))

@@ -99,3 +99,44 @@ async def test_bad_join_requests_are_refused_and_the_host_survives():
             with pytest.raises(LobbyError, match="full"):
                 await join("127.0.0.1", port, late, 40032)
             n.cancel_scope.cancel()
+
+
+async def test_a_joiner_whose_seat_moved_up_still_signs_and_plays():
+    """A leaves the lobby early, so B (told seat 2) ends up in seat 1: B finds itself by key.
+    (A table of 4: host, A, B; A leaves; C and D fill it.)"""
+    from p2p.lobby import join_msg
+
+    with trio.fail_after(20):
+        async with trio.open_nursery() as n:
+            ht, port = await _host(n, players=4)
+            a = Identity.generate()
+            stream = await tls.connect("127.0.0.1", port, tls.client_context(a, None), None)
+            fs = FramedStream(stream)
+            cert = tls.make_certificate(a)
+            await fs.send(encode(["join", 1, a.public, cert, 40040, "a", a.sign(join_msg(ht.identity.public, a.public, cert, 40040))]))
+            await fs.receive()
+            got = {}
+            b, c, d = Identity.generate(), Identity.generate(), Identity.generate()
+
+            async def joiner(name, ident, port_):
+                got[name] = await join("127.0.0.1", port, ident, port_)
+
+            async with trio.open_nursery() as jn:
+                jn.start_soon(joiner, "b", b, 40041)
+                for _ in range(100):
+                    if ht.free == 1:
+                        break
+                    await trio.sleep(0.02)
+                await trio.aclose_forcefully(stream)  # A goes away: B moves up to seat 1
+                for _ in range(100):
+                    if ht.free == 2:
+                        break
+                    await trio.sleep(0.02)
+                assert ht.free == 2
+                jn.start_soon(joiner, "c", c, 40042)
+                jn.start_soon(joiner, "d", d, 40043)
+                genesis, _ = await ht.seal()
+            n.cancel_scope.cancel()
+    assert genesis.doc["seats"][:2] == [ht.identity.public, b.public]
+    assert set(genesis.doc["seats"][2:]) == {c.public, d.public}
+    assert got["b"][0].raw == got["c"][0].raw == got["d"][0].raw == genesis.raw

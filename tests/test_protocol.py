@@ -574,3 +574,39 @@ def test_commitment_in_log_opens_to_the_revealed_move():
     assert len(reveals) == 14
     for r in reveals:
         assert commitment(sim.genesis.game_id, r.author, r.body["phase"] - 1, r.body["value"], r.body["salt"]) == commits[(r.author, r.body["phase"] - 1)]
+
+
+def test_restart_keeps_the_first_event_and_remembers_the_equivocation():
+    """A peer restarted with one event in its log and a conflicting one (same author, same
+    seq) kept in its spool as evidence: the logged one stays, the author is known to equivocate."""
+    sim = Sim(3, seed=45, timeout=600.0)
+    sim.dead.add(2)
+    sim.start()
+    g = sim.genesis
+    prev = sim.peers[0].table.step.prev
+    sign = sim.ids[2].sign
+    ev1 = make_event(sign, g.game_id, sim.keys[2], 0, prev, "commit", {"phase": 0, "hash": dhash("x", 1)})
+    ev2 = make_event(sign, g.game_id, sim.keys[2], 0, prev, "commit", {"phase": 0, "hash": dhash("x", 2)})
+    p = Peer(g, sim.keys[0], sim.ids[0].sign, DetRand(b"r"), log_entries=[g.raw], spool=[ev1.raw, ev2.raw], timeout=600.0)
+    assert p.events[sim.keys[2]][0].raw == ev1.raw
+    assert sim.keys[2] in p.equivocators
+
+
+def test_a_second_certificate_for_a_phase_reaches_a_peer_holding_another():
+    """`have` names certificates by phase and id prefix, so a peer holding a different
+    certificate for the same phase is still sent ours."""
+    sim = Sim(5, seed=46, timeout=600.0)
+    sim.start()
+    st = sim.peers[0].table.step
+    from core.events import make_timeout
+
+    def cert(out, voters):
+        msg = vote_sign_msg(sim.genesis.game_id, st.phase, st.prev, out)
+        return make_timeout(sim.genesis.game_id, st.phase, st.prev, out, [(v, sim.ids[v].sign(msg)) for v in voters])
+
+    c_small = cert([4], [0, 1, 2, 3])
+    c_big = cert([3, 4], [0, 1, 2])
+    sim.deliver(1, 0, encode(["entry", c_small.raw]))
+    out = sim.deliver(1, 0, encode(["have", sim.peers[1].have_vector(), [[st.phase, c_big.id[:8]]]]))
+    sent = [decode(e.msg) for e in out if isinstance(e, Send)]
+    assert ["entry", c_small.raw] in sent

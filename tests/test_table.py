@@ -596,3 +596,66 @@ def test_config_refused_by_the_game():
     sks = seat_keys(2)
     with pytest.raises(RuleError):
         Table.start(genesis_for(sks, game="tiny", config={"bad": True}), TinyRegistry())
+
+
+class SealedThenAct(Tiny):
+    """Fake game: a sealed simultaneous step, then seat 0 acts in the open, then a chance turn."""
+
+    def turn(self, s):
+        stage = s["stage"]
+        if stage == 0:
+            return Turn("simultaneous", tuple(range(s["n"])), True, label="sealed")
+        if stage == 1:
+            return Turn("sequential", (0,), label="seat 0 plays")
+        if stage == 2:
+            return Turn("chance", label="chance")
+        return OVER
+
+    def check(self, s, seat, action):
+        if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < 10:
+            raise IllegalAction("0..9 only")
+        return action
+
+    def apply(self, s, seat, action):
+        s = dict(s, seen=s["seen"] + [[seat, action]])
+        if s["stage"] == 1 or (s["stage"] == 0 and len(s["seen"]) == s["n"]):
+            s["stage"] += 1
+        return s
+
+    def result(self, s):
+        return {"seen": s["seen"]} if s["stage"] == 3 else None
+
+
+def test_an_open_move_after_a_sealed_step_makes_the_next_chance_draw_new_randomness():
+    """Seat 0 moved knowing the beacon the sealed step produced, so the chance after its
+    move must not use that beacon: the table opens a seed step instead."""
+
+    class Reg:
+        def get(self, name):
+            return SealedThenAct()
+
+    sks = seat_keys(2)
+    g = genesis_for(sks, game="tiny")
+    b = Builder(g, sks)
+    t = Table.start(g, Reg())
+    # opening seed step
+    for s in range(2):
+        t.append(b.commit(s, 0, t.step.prev, bytes([s]) * 32, salt_for(s, 0)).raw)
+    for s in range(2):
+        t.append(b.reveal(s, 1, t.step.prev, bytes([s]) * 32, salt_for(s, 0)).raw)
+    # the game's sealed step: commit both, reveal both
+    st = t.step
+    assert (st.kind, st.purpose) == ("commit", "move")
+    for s in range(2):
+        t.append(b.commit(s, st.phase, st.prev, 3 + s, salt_for(s, st.phase)).raw)
+    st2 = t.step
+    for s in range(2):
+        t.append(b.reveal(s, st2.phase, st2.prev, 3 + s, salt_for(s, st.phase)).raw)
+    assert t.fresh  # the sealed step refreshed the beacon...
+    st3 = t.step
+    assert (st3.kind, st3.seats) == ("act", (0,))
+    t.append(b.event(0, st3.prev, "act", {"phase": st3.phase, "action": 7}).raw)
+    # ...but seat 0 has moved since, knowing it: the chance needs a new seed step
+    assert not t.fresh
+    assert (t.step.kind, t.step.purpose) == ("commit", "seed")
+    assert t.state["entropy"] == []
