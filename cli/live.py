@@ -148,11 +148,18 @@ def status_line(node: GameNode) -> str:
     return "phase %d: %s - waiting for %s" % (st.phase, st.label, waiting or "nobody")
 
 
-def report(node: GameNode) -> int:
+def report(node: GameNode, interactive: bool = False) -> int:
+    """Bots and demos print one JSON line; a person gets a sentence."""
     t = node.peer.table
     if node.failed:
         print("easel: %s" % node.failed, file=sys.stderr)
         return EXIT_INVALID
+    if interactive:
+        if t.over:
+            print("easel: game over. Its log: %s (easel replay / easel audit it)" % (node.store.dir / "log"))
+            return EXIT_OK
+        print("easel: you left an unfinished game; `easel resume %s` continues it" % node.store.dir)
+        return EXIT_OK
     print(json.dumps(jsonable({"seat": node.seat, "head": t.head, "over": t.over, "result": t.result(), "log": str(node.store.dir / "log")}), sort_keys=True))
     return EXIT_OK if t.over else EXIT_INVALID
 
@@ -175,6 +182,8 @@ async def host_main(args, ui_factory=None) -> int:
     bind = args.bind or "0.0.0.0"
     game_name = args.game
     options = {} if args.edition is None else {"edition": args.edition}
+    if getattr(args, "garnets", None):
+        options["starting_garnets"] = args.garnets
     play_port = free_port(bind if bind != "0.0.0.0" else "")
     if not 1 <= args.timeout <= 86400:
         raise UsageError("--timeout must be 1..86400 seconds")
@@ -211,7 +220,7 @@ async def host_main(args, ui_factory=None) -> int:
         ui = ui_factory(node_seat=0) if ui_factory else None
         decide = ui.decide if ui else None
         node = await run_node(identity, genesis, roster, decide, timeout=args.timeout, seed=args.seed, ui=ui, bind=bind)
-        return report(node)
+        return report(node, interactive=ui is not None)
     finally:
         if node is not None and node.peer.table.over:
             for p in procs:  # our bots finish their copy of the log and leave by themselves
@@ -276,7 +285,7 @@ async def join_main(host: str, port: int, decide_factory, *, seed: str | None, n
     ui = ui_factory(node_seat=seat) if ui_factory else None
     decide = decide_factory(genesis.doc["game"]) if decide_factory else ui.decide
     node = await run_node(identity, genesis, roster, decide, timeout=float(genesis.doc.get("timeout", 60)), seed=seed, ui=ui, bind=bind)
-    return report(node)
+    return report(node, interactive=ui is not None)
 
 
 async def resume_main(args, ui_factory=None) -> int:
@@ -294,7 +303,7 @@ async def resume_main(args, ui_factory=None) -> int:
     addr_host = roster["addrs"][seat][0]
     bind = addr_host if addr_host not in ("", "0.0.0.0") else "0.0.0.0"
     node = await run_node(identity, genesis, roster, decide, timeout=float(genesis.doc.get("timeout", 60)), seed=args.seed, ui=ui, bind=bind)
-    return report(node)
+    return report(node, interactive=ui is not None)
 
 
 async def list_tables(wait: float) -> int:
@@ -387,7 +396,10 @@ def dispatch(args) -> int:
             return demo(args)
         if args.cmd == "host":
             try:  # say what is wrong with the table before anything else
-                registry.get(args.game).configure({} if args.edition is None else {"edition": args.edition}, args.players)
+                opts = {} if args.edition is None else {"edition": args.edition}
+                if args.garnets:
+                    opts["starting_garnets"] = args.garnets
+                registry.get(args.game).configure(opts, args.players)
             except ConfigError as exc:
                 raise UsageError(str(exc)) from None
         if args.cmd in ("host", "play", "join") and not getattr(args, "auto", None) and not (args.cmd == "join" and not args.address):
@@ -424,9 +436,14 @@ def _level_ok(level: str) -> None:
 def _play_args(args):
     import argparse
 
-    if not 2 <= args.players <= 8:
-        raise UsageError("--players must be 2..8")
+    try:
+        opts = {} if args.edition is None else {"edition": args.edition}
+        if args.garnets:
+            opts["starting_garnets"] = args.garnets
+        registry.get("painting").configure(opts, args.players)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
     return argparse.Namespace(
-        game="painting", players=args.players, bots=args.players - 1, port=0, edition=None, level=args.level,
+        game="painting", players=args.players, bots=args.players - 1, port=0, edition=args.edition, garnets=args.garnets, level=args.level,
         auto=None, timeout=args.timeout, seed=None, bind="127.0.0.1", no_advertise=True, quiet=True,
     )

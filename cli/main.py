@@ -129,6 +129,10 @@ def cmd_replay(args) -> int:
     from .ui import ReplayUI
 
     entries = load_log_entries(args.file)
+    if args.as_seat is not None:
+        t, _ = table_at(entries, 0)
+        if not 0 <= args.as_seat < t.players:
+            raise UsageError("--as must be a seat between 0 and %d" % (t.players - 1))
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("replay needs a terminal (use: easel show FILE --at N --json)")
     trio.run(ReplayUI(entries, args.as_seat).run)
@@ -151,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--players", type=int, default=6)
     p.add_argument("--level", default="heuristic")
     p.add_argument("--timeout", type=float, default=300.0)
+    p.add_argument("--edition", default=None, help="clarified (default) or mm8")
+    p.add_argument("--garnets", type=int, default=0, help="garnets each seat starts with")
 
     p = sub.add_parser("host", help="open a table on the LAN")
     p.add_argument("--game", default="painting")
@@ -158,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--bots", type=int, default=0)
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--edition", default=None)
+    p.add_argument("--garnets", type=int, default=0, help="garnets each seat starts with")
     p.add_argument("--level", default="heuristic", help="level of the --bots")
     p.add_argument("--auto", default=None, help=argparse.SUPPRESS)        # host seat played by a bot
     p.add_argument("--timeout", type=float, default=300.0)
@@ -201,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("file")
     p.add_argument("--at", type=int, default=None)
     p.add_argument("--as", dest="as_seat", type=int, default=None)
-    p.add_argument("--json", action="store_true", required=True)
+    p.add_argument("--json", action="store_true", help="(the output is always JSON)")
 
     try:
         args = ap.parse_args(argv)

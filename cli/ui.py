@@ -26,21 +26,27 @@ Commands of the game UI (typed on the command line, Enter runs them):
     extra ROW COL COLOUR | extra none      the once-per-game extra submission (costs garnets)
     convert N                              convert N garnets to tokens this round
     clear                                  empty the draft
-    submit  (or Enter on an empty line)    check the draft and send it
-    help                                   the long help in the message line
-Keys: q (on an empty line), Ctrl-Q or Ctrl-C quit; PageUp/PageDown scroll the
-middle pane (sheets on offer, owned sheets, round results, event log);
-Up/Down recall earlier commands.
+    submit  (or Enter on an empty line)    check the draft and send it; a move without a
+                                           splash takes a second Enter
+    help  (or ? on an empty line)          the help page (commands and rules) in the middle pane
+Keys: q (on an empty line), Ctrl-Q or Ctrl-C quit (mid-game they ask once more);
+Esc closes the help; PgUp/PgDn scroll the middle pane (round results, sheets on
+offer, owned sheets, event log); Up/Down recall earlier commands.
+
+The draft line lists everything the rules would refuse ("to fix: ..."); the
+status line shows an estimate of the time left on our move (from the peer's
+step clock and time-out, when ``decide`` is given a peer that has them).
 
 Replay keys: Right/Left (l/h, also Space/Enter and Backspace) one entry;
 Down/Up (n/p) to the next/previous entry that applied moves (a round's end);
-Home/End (g/G) first/last entry; PageUp/PageDown scroll; q, Ctrl-Q, Ctrl-C quit.
+Home/End (g/G) first/last entry; PgUp/PgDn scroll; ? help; q, Ctrl-Q, Ctrl-C quit.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
@@ -89,19 +95,63 @@ HELP_GAME = (
     "bid SHEET N [SHEET N..] | splash ROW COL R/B/Y | extra ROW COL R/B/Y | convert N | "
     "clear | Enter=submit | help | PgUp/PgDn scroll | q quit"
 )
-HELP_GAME_SHORT = "bid ID N|splash R C COL|extra R C COL|convert N|clear|Enter=submit|help|PgUp/Dn|q"
-HELP_SPECTATOR = "spectating | PgUp/PgDn scroll | q / Ctrl-Q quit"
+HELP_GAME_SHORT = "bid ID N | splash ROW COL R/B/Y | extra .. | convert N | clear | Enter=submit | help | q"
+HELP_GAME_TINY = "bid ID N | splash ROW COL R/B/Y | Enter=submit | help | q quit"
+HELP_GAME_OVER = "game over | help | PgUp/PgDn scroll | q quit"
+HELP_SPECTATOR = "spectating | help | PgUp/PgDn scroll | q / Ctrl-Q quit"
 HELP_REPLAY = (
     "Right/Left (l/h) one entry | Down/Up (n/p) next/prev round | "
-    "Home/End (g/G) first/last | PgUp/PgDn scroll | q quit"
+    "Home/End (g/G) first/last | PgUp/PgDn scroll | ? help | q quit"
 )
-HELP_REPLAY_SHORT = "Right/Left entry | Down/Up round | Home/End | PgUp/PgDn scroll | q quit"
-LONG_HELP = (
-    "Rows and columns are 0-4 (row first). bid 3 12: bid 12 tokens on sheet 3 (bid 3 0 removes it). "
-    "splash 2 3 R: add red to row 2, column 3 and its neighbours. extra 0 4 Y: the once-per-game "
-    "extra splash (costs garnets). convert 2: turn 2 garnets into tokens. clear: empty the draft. "
-    "Enter on an empty line (or submit) checks the move and seals it."
-)
+HELP_REPLAY_SHORT = "Right/Left entry | Down/Up round | Home/End | PgUp/PgDn | ? help | q quit"
+LONG_HELP = "help shown above (help, ? or Esc closes it; PgUp/PgDn scrolls it)"
+
+_COMMAND_HELP = [
+    ("bid SHEET N [SHEET N..]",
+     "bid N tokens on a sheet on offer: bid 3 12, or several at once: bid 3 12 5 4; bid 3 0 removes a bid"),
+    ("splash ROW COL R|B|Y", "your splash this round: splash 2 3 R (short: s 23r); splash none removes it"),
+    ("extra ROW COL R|B|Y", "the once-per-game extra splash (costs %(extra_cost)d garnets): extra 0 4 Y; extra none"),
+    ("convert N", "turn N garnets into N tokens this round (convert 0 undoes it)"),
+    ("clear", "empty the draft"),
+    ("submit / empty Enter", "check the draft and seal it; a sealed move cannot be changed"),
+    ("help, ?", "show or hide this page (Esc hides it too)"),
+    ("q, Ctrl-Q", "quit (q on an empty line); PgUp/PgDn scroll the middle pane; Up/Down recall commands"),
+]
+
+_RULES_HELP = [
+    ("Rounds", "%(rounds)d rounds. In each, every seat secretly bids on the sheets on offer and splashes "
+               "one primary colour onto the 5x5 grid; the moves are sealed until everyone has moved, "
+               "then all of them are opened together and the round resolves."),
+    ("Grid", "rows and columns are numbered 0-4, row first: 0 0 is the top-left cell, 4 4 the bottom-right."),
+    ("Tokens", "you start with %(starting_tokens)s tokens and gain %(tokens_per_round)d each round; unspent "
+               "tokens carry over (and break ties at the end). Your bids together may not exceed your tokens."),
+    ("Auction", "the single highest bid on a sheet pays its bid and takes the sheet. If the highest bid is "
+                "tied, nobody pays and the sheet is discarded. Losing bids cost nothing. Unsold sheets are "
+                "discarded. Bidding 0 is not bidding."),
+    ("Value", "a sheet is worth its number of cells + the round number (v on the cards). A sheet you own "
+              "that is not scored loses 1 point of value at the end of each round (never below 1)."),
+    ("Splash", "adds the colour to the cell and its orthogonal neighbours (the grid does not wrap). A primary "
+               "already on a cell changes nothing; all splashes of a round land together."),
+    ("Colours", "R red, B blue, Y yellow; R+B = P purple, R+Y = O orange, B+Y = G green; W white = no colour. "
+                "All three primaries: %(black)s"),
+    ("Scoring", "after the splashes, every sheet you own whose pattern appears anywhere on the grid (same "
+                "colours and shape, no rotation or reflection, position does not matter; white sheet cells "
+                "are background) scores its current value for you, once, and is discarded - also in the "
+                "round you bought it."),
+    ("Garnets", "convert garnets 1 for 1 into tokens, or spend %(extra_cost)d on the once-per-game extra "
+                "splash (it needs a main splash too). You earn 1 garnet per %(garnet_divisor)d points at the end."),
+    ("End", "after round %(rounds)d the most points wins 2 Tokens of Life; a tie on points is broken by the "
+            "most tokens left, and if exactly two are still tied each gets 1 Token of Life. The fewest points "
+            "make the elimination candidate(s). Everyone on the same points: a draw, a new match is played."),
+    ("Public", "tokens, garnets, points, who owns which sheet, who took which sheet at what price, and the "
+               "grid. Your bids and splash are hidden until the round's moves are opened."),
+]
+
+_BLACK_WORDS = {
+    "round": "the cell turns K black for the rest of the round (it matches nothing) and is white, "
+             "with no primaries, from the next round on.",
+    "immediate": "the cell turns white at once, with no primaries.",
+}
 
 # colour letter -> style of a grid / sheet cell
 CELL_STYLE = {
@@ -171,6 +221,7 @@ class Snapshot:
     entries: int                # log entries applied (genesis included)
     alerts: tuple = ()
     status: str = ""
+    config: dict | None = None  # the game's configuration (options with their defaults)
 
 
 def _round_of_phase(moves: Sequence) -> dict:
@@ -203,8 +254,7 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
             text = text.replace("seat %d " % s, "seat %d (you) " % s, 1)
         items.append((idx, 1, "class:log.mine" if s == seat else "", "r%d  %s" % (rounds.get(ph, 0), text)))
     for note in table.notes[-LOG_KEEP:]:
-        who = "" if note.seat is None else "seat %d: " % note.seat
-        items.append((note.index, 0, "class:log.note", "!   %s%s" % (who, note.text)))
+        items.append((note.index, 0, "class:log.note", "!   " + _note_text(table, note, seat)))
     items.sort(key=lambda it: (it[0], it[1]))
     log = tuple((style, text) for _, _, style, text in items[-LOG_KEEP:])
     return Snapshot(
@@ -224,7 +274,33 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
         entries=table.count,
         alerts=tuple(alerts[-ALERTS_SHOWN:]) if alerts else (),
         status=status or "",
+        config=dict(table.config) if isinstance(getattr(table, "config", None), dict) else None,
     )
+
+
+def _note_text(table: Table, note: Any, me: int | None) -> str:
+    """A table note in players' words (time-outs name the seats, "you" included)."""
+    timed_out = table.timeouts.get(note.phase) if note.seat is None else None
+    if timed_out is not None and note.text.startswith("timed out"):
+        label = note.text[note.text.find("(") + 1:-1] if "(" in note.text else ""
+        return "time-out: %s did not move in time%s - counted as no move (no bids, no splash)" % (
+            _who(timed_out, me), " (%s)" % _plain_label(label) if label else "")
+    who = "" if note.seat is None else "%s: " % _seat_name(note.seat, me)
+    return who + note.text
+
+
+def _without_seat(text: str, seat: int | None) -> str:
+    """ "seat 3 bids ..." -> "bids ..." (when the line already says who)."""
+    prefix = "seat %s " % seat
+    return text[len(prefix):] if text.startswith(prefix) else text
+
+
+def _plain_label(label: str) -> str:
+    """A step label without the commit/reveal plumbing: "round 2: bids and splash: commit" -> "round 2: bids and splash"."""
+    for suffix in (": commit", ": reveal", " (reveal)"):
+        if label.endswith(suffix):
+            return label[: -len(suffix)]
+    return label
 
 
 # --------------------------------------------------------------------------- parsing
@@ -368,7 +444,8 @@ def _layout_cards(cards: Sequence[list[Line]], width: int, gap: int = 3) -> list
 def _offer_lines(view: dict | None, bids: dict, width: int) -> list[Line]:
     if not view:
         return [[("class:header", "Sheets on offer")], [("class:label", "  (none yet)")]]
-    head: Line = [("class:header", "Sheets on offer"), ("class:label", " (round %d; v = value if bought now)" % view["round"])]
+    head: Line = [("class:header", "Sheets on offer"),
+                  ("class:label", " (round %d; v = value if bought now = cells + round)" % view["round"])]
     if not view["offer"]:
         return [head, [("class:label", "  (none this moment)")]]
     cards = []
@@ -382,7 +459,11 @@ def _offer_lines(view: dict | None, bids: dict, width: int) -> list[Line]:
 
 
 def _owned_lines(view: dict | None, me: int | None, width: int) -> list[Line]:
-    head: Line = [("class:header", "Owned sheets"), ("class:label", " (current value)")]
+    if view and view.get("phase") == "over":
+        head: Line = [("class:header", "Sheets never scored"), ("class:label", " (they score nothing; v = value at the end)")]
+    else:
+        head = [("class:header", "Owned sheets"),
+                ("class:label", " (v = value now; an unscored sheet loses 1 each round, never below 1)")]
     if not view:
         return [head, [("class:label", "  (none)")]]
     order = sorted(range(view["players"]), key=lambda s: (s != me, s))
@@ -397,15 +478,33 @@ def _owned_lines(view: dict | None, me: int | None, width: int) -> list[Line]:
             cards.append(card)
     if not cards:
         return [head, [("class:label", "  (none)")]]
-    return [head] + _layout_cards(cards, width)
+    bought = ["#%d %s for %d in round %d" % (h["id"], "you" if s == me else "seat %d" % s, h["price"], h["bought"])
+              for s in order for h in view["owned"][s] if "price" in h and "bought" in h]
+    lines = [head] + _layout_cards(cards, width)
+    if bought:
+        lines += _wrap([("class:label", "Bought: "), ("", ", ".join(bought))], width)
+    return lines
 
 
 def _scored_lines(view: dict | None, me: int | None) -> list[Line]:
     if not view or not view["scored"]:
         return [[("class:header", "Scored"), ("", ": none yet")]]
-    parts = ["#%d %s r%d +%d" % (e["id"], "you" if e["seat"] == me else "seat %d" % e["seat"], e["round"], e["points"])
+    parts = ["#%d %s +%d (round %d)" % (e["id"], "you" if e["seat"] == me else "seat %d" % e["seat"], e["points"], e["round"])
              for e in view["scored"]]
     return [[("class:header", "Scored"), ("", ": " + ", ".join(parts))]]
+
+
+def _legend_line(view: dict) -> Line:
+    keys = [("W", "white"), ("R", "red"), ("B", "blue"), ("Y", "yellow"), ("P", "R+B"), ("O", "R+Y"), ("G", "B+Y")]
+    if view["rules"].get("black") == "round":
+        keys.append(("K", "R+B+Y black"))
+    else:
+        keys[0] = ("W", "white (also R+B+Y)")
+    line: Line = [("class:label", "Colours:")]
+    for colour, words in keys:
+        line += [("class:label", " "), ("class:cell.%s" % colour.lower(), " %s " % colour), ("class:label", " %s" % words)]
+    line[-1] = ("class:label", line[-1][1].rstrip())
+    return line
 
 
 def _last_round_lines(view: dict | None, me: int | None) -> list[Line]:
@@ -428,30 +527,51 @@ def _last_round_lines(view: dict | None, me: int | None) -> list[Line]:
         parts.append("no bids: " + " ".join(unsold))
     scored = ["%s #%d +%d" % ("you" if e["seat"] == me else "seat %d" % e["seat"], e["sheet"], e["points"]) for e in lr["scored"]]
     parts.append("scored: " + (", ".join(scored) if scored else "nothing"))
+    black = [(r, c) for r, row in enumerate(lr.get("grid") or []) for c, cell in enumerate(row) if cell.get("colour") == "K"]
+    if black:
+        over = view.get("phase") == "over"
+        parts.append("black (all three primaries%s) at %s" % (
+            "" if over else "; white again now",
+            ", ".join("%d %d" % rc for rc in black)))
     return [[("class:header", "Round %d results" % lr["round"]), ("", ": " + "; ".join(parts))]]
+
+
+def _ordinal(n: int) -> str:
+    return "%d%s" % (n, "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th"))
 
 
 def _result_lines(res: dict | None, players: int, me: int | None) -> list[Line]:
     if not res:
         return []
-    lines: list[Line] = [[("class:over", "GAME OVER")]]
-    rank = []
-    for i, s in enumerate(res["ranking"]):
-        rank.append("%d. %s %d pts, %d tokens" % (i + 1, _seat_name(s, me), res["points"][str(s)], res["tokens"][str(s)]))
-    lines.append([("", "Ranking: " + "; ".join(rank))])
-    if res.get("draw"):
-        lines.append([("", "Draw: every seat has the same points; nobody wins.")])
-    else:
-        tol = res.get("tokens_of_life", {})
-        winners = ", ".join("%s%s" % (_seat_name(s, me), " (%d token%s of life)" % (tol[str(s)], "" if tol[str(s)] == 1 else "s") if str(s) in tol else "")
-                            for s in res["winners"])
-        lines.append([("", "Winner%s: %s" % ("" if len(res["winners"]) == 1 else "s", winners))])
-        ec = ", ".join(_seat_name(s, me) for s in res["elimination_candidates"])
-        extra = " (the winner%s choose%s one)" % (("", "s") if len(res["ec_chosen_by"]) == 1 else ("s", "")) if res.get("ec_chosen_by") else ""
-        lines.append([("", "Elimination candidate%s: %s%s" % ("" if len(res["elimination_candidates"]) == 1 else "s", ec, extra))])
+    lines: list[Line] = [[("class:over", "GAME OVER"), ("class:label", " - final ranking (points, then tokens left)")]]
+    tol = res.get("tokens_of_life", {})
     earned = res.get("garnets_earned", {})
-    if any(earned.values()):
-        lines.append([("", "Garnets earned: " + ", ".join("%s %d" % (_seat_name(int(s), me), n) for s, n in sorted(earned.items(), key=lambda kv: int(kv[0])) if n))])
+    winners = set(res.get("winners", []))
+    ecs = set(res.get("elimination_candidates", []))
+    for i, s in enumerate(res["ranking"]):
+        notes = []
+        if s in winners:
+            notes.append("winner")
+        n_tol = tol.get(str(s), 0)
+        if n_tol:
+            notes.append("%d Token%s of Life" % (n_tol, "" if n_tol == 1 else "s"))
+        if s in ecs:
+            notes.append("elimination candidate")
+        g = earned.get(str(s), 0)
+        row = "%2d. %-13s %4d pts %5d tokens  +%d garnet%s  %s" % (
+            i + 1, _seat_name(s, me), res["points"][str(s)], res["tokens"][str(s)], g, "" if g == 1 else "s", ", ".join(notes))
+        lines.append([("class:you" if s == me else "", row.rstrip())])
+    if res.get("draw"):
+        lines.append([("", "Draw: every seat has the same points - no winner, no Tokens of Life, no elimination "
+                           "candidate; a new match is played.")])
+    else:
+        if len(winners) > 2:
+            lines.append([("", "%s are still tied after tokens: nobody gets a Token of Life." % _who(res["winners"], me).capitalize())])
+        if res.get("ec_chosen_by"):
+            by = res["ec_chosen_by"]
+            verb = "chooses" if len(by) == 1 and by[0] != me else "choose"
+            lines.append([("", "Several elimination candidates: %s %s one of %s." % (
+                _who(by, me), verb, _who(res["elimination_candidates"], me)))])
     return lines
 
 
@@ -459,14 +579,19 @@ def _step_status(snap: Snapshot) -> tuple[str, str]:
     """(style, text) for the line that says what the table waits for."""
     me = snap.seat
     if snap.over:
-        return "class:over", "Game over."
+        return "class:over", "Game over - the final ranking is at the top of the middle pane."
     who = _who(snap.missing, me) or "nobody"
     if snap.view is None:
         return "class:waiting", "Drawing the shared seed - waiting for %s" % who
     if snap.step_purpose == "seed":
-        what = "shared randomness for the next sheets (%s)" % snap.step_kind
+        what = "dealing the next sheets (%s)" % (
+            "peers seal their random shares" if snap.step_kind == "commit" else "peers open their random shares")
     else:
-        what = snap.step_label
+        what = _plain_label(snap.step_label)
+        if snap.step_kind == "commit":
+            what += " (seats choose their sealed moves)"
+        elif snap.step_kind == "reveal":
+            what += " (the sealed moves are being opened)"
     return "class:waiting", "%s - waiting for %s" % (what, who)
 
 
@@ -486,14 +611,14 @@ def _seat_status(snap: Snapshot, s: int) -> str:
 def _seats_lines(snap: Snapshot) -> list[Line]:
     me = snap.seat
     view = snap.view
-    fmt = "%s %-13s %4s %4s %4s %5s %4s  "
+    fmt = "%s %-13s %4s %4s %4s %6s %4s  "
     lines: list[Line] = [[("class:header", "Seats")]]
     lines.append([("class:label", fmt % (" ", "", "tok", "garn", "pts", "extra", "own") + "now")])
     for s in range(snap.players):
         mark = ">" if s == me else " "
         if view:
             row = fmt % (mark, _seat_name(s, me), view["tokens"][s], view["garnets"][s], view["points"][s],
-                         "used" if view["extra_used"][s] else "free", len(view["owned"][s]))
+                         "used" if view["extra_used"][s] else "unused", len(view["owned"][s]))
         else:
             row = fmt % (mark, _seat_name(s, me), "-", "-", "-", "-", "-")
         st = _seat_status(snap, s)
@@ -570,6 +695,7 @@ class _BaseUI:
         self._quit = False          # quit requested (any thread)
         self._closed = False        # the UI thread has finished
         self._app: Application | None = None
+        self._help_shown = False    # the middle pane shows the help page
 
     # -- panes (fragment lists) ------------------------------------------------
     def _cols(self) -> int:
@@ -603,20 +729,29 @@ class _BaseUI:
         return lines
 
     def _middle_lines(self, width: int, log_limit: int | None = None) -> list[Line]:
-        """The scrollable middle: result, sheets on offer, owned sheets, round results, log."""
+        """The scrollable middle: result, last round, sheets on offer, owned sheets, scored, log (or the help page)."""
+        if self._help_shown:
+            return self._help_lines(width)
         snap = self._snap
         view = snap.view if snap else None
         lines: list[Line] = []
         if snap is not None and snap.result:
             for line in _result_lines(snap.result, snap.players, self.seat):
-                lines += _wrap(line, width)
+                lines += _wrap(line, width, "     ")
+            lines.append([])
+        last = _last_round_lines(view, self.seat)
+        for line in last:
+            lines += _wrap(line, width)
+        if view is not None:
+            lines += _wrap(_legend_line(view), width)
+        if last or view is not None:
             lines.append([])
         if not (snap is not None and snap.over):
             lines += _offer_lines(view, self._draft_bids(), width)
             lines.append([])
         lines += _owned_lines(view, self.seat, width)
         lines.append([])
-        for line in _last_round_lines(view, self.seat) + _scored_lines(view, self.seat):
+        for line in _scored_lines(view, self.seat):
             lines += _wrap(line, width)
         lines.append([])
         log = self._log_lines()
@@ -626,6 +761,37 @@ class _BaseUI:
         for line in log[:log_limit] if log_limit else log:
             lines += _wrap(line, width, "      ")
         return lines
+
+    def _help_lines(self, width: int) -> list[Line]:
+        snap = self._snap
+        view = snap.view if snap else None
+        values = {"rounds": 6, "starting_tokens": 30, "tokens_per_round": 10, "extra_cost": 7,
+                  "garnet_divisor": 25, "black": "round"}
+        if snap is not None and snap.config:
+            values.update({k: v for k, v in snap.config.items() if k in values})
+        if view is not None:
+            values.update(view["rules"])
+        values["black"] = _BLACK_WORDS.get(values["black"], str(values["black"]))
+        lines: list[Line] = [[("class:header", "Help"), ("class:label", " - %s" % self._help_closing())], []]
+        for head, rows in self._help_sections():
+            lines.append([("class:header", head)])
+            key_w = max(len(k) for k, _ in rows) + 2
+            for key, text in rows:
+                lines += _wrap([("bold", "  " + key.ljust(key_w)), ("", text % values)], width, " " * (key_w + 2))
+            lines.append([])
+        return lines
+
+    def _help_closing(self) -> str:
+        return "help, ? or Esc closes it; PgUp/PgDn scrolls"
+
+    def _help_sections(self) -> list:
+        return [("Commands", _COMMAND_HELP), ("The Painting Game in short", _RULES_HELP)]
+
+    def _toggle_help(self, show: bool | None = None) -> None:
+        new = (not self._help_shown) if show is None else show
+        if new != self._help_shown:
+            self._help_shown = new
+            self._scroll = 0
 
     def _pane_middle(self) -> list:
         lines = self._middle_lines(self._cols())
@@ -681,7 +847,7 @@ class _BaseUI:
         @kb.add("c-q", eager=True)
         @kb.add("c-c", eager=True)
         def _(event) -> None:
-            self._exit_now()
+            self._quit_key()
 
         @kb.add("pageup")
         def _(event) -> None:
@@ -694,7 +860,7 @@ class _BaseUI:
     def _page(self) -> int:
         return max(1, self._scroll_info[1] - 2)
 
-    def _make_app(self, layout: Layout, kb: KeyBindings, input, output) -> Application:
+    def _make_app(self, layout: Layout, kb: KeyBindings, input, output, refresh_interval: float | None = None) -> Application:
         return Application(
             layout=layout,
             key_bindings=kb,
@@ -704,6 +870,7 @@ class _BaseUI:
             output=output,
             mouse_support=False,
             terminal_size_polling_interval=0.5,
+            refresh_interval=refresh_interval,
         )
 
     # -- running -----------------------------------------------------------------
@@ -748,6 +915,10 @@ class _BaseUI:
     def _pre_run(self) -> None:
         if self._quit:
             self._exit_now()
+
+    def _quit_key(self) -> None:
+        """The user asked to quit (q, Ctrl-Q, Ctrl-C); UI thread only."""
+        self._exit_now()
 
     def _exit_now(self) -> None:
         """Quit; UI thread only."""
@@ -807,9 +978,18 @@ class GameUI(_BaseUI):
         self._pending: _Pending | None = None
         self._draft = Draft()
         self._sent: tuple | None = None            # (round, description) of our sealed move
+        self._sent_action: tuple | None = None     # (round, action) of our sealed move
         self._sent_phase = -1                      # table phase our last move was sent for
         self._message: tuple[str, str] = ("", "")  # (style, text)
+        self._confirm: dict | None = None          # a move waiting for a second Enter
+        self._deadline: float | None = None        # time.monotonic() when our move times out (estimate)
+        self._prompted_round: int | None = None    # the round we last announced as "your move"
+        self._seen_timeouts: set | None = None     # phases whose time-out we already reported
+        self._over_said = False
+        self._timeout_words = ""                   # our last time-out, until the next prompt shows it
+        self._quit_armed = False                   # q was pressed once mid-game
         self._buffer = Buffer(multiline=False, accept_handler=self._on_accept, history=InMemoryHistory())
+        self._buffer.on_text_changed += self._typing
 
         kb = KeyBindings()
         self._common_bindings(kb)
@@ -817,7 +997,15 @@ class GameUI(_BaseUI):
 
         @kb.add("q", filter=empty)
         def _(event) -> None:
-            self._exit_now()
+            self._quit_key()
+
+        @kb.add("?", filter=empty)
+        def _(event) -> None:
+            self._toggle_help()
+
+        @kb.add("escape", filter=Condition(lambda: self._help_shown))
+        def _(event) -> None:
+            self._toggle_help(False)
 
         def ftc(get: Callable[[], list]) -> FormattedTextControl:
             return FormattedTextControl(get, focusable=False, show_cursor=False)
@@ -834,7 +1022,8 @@ class GameUI(_BaseUI):
             Window(ftc(self._pane_help), height=1, wrap_lines=False, style="class:help"),
         ]
         layout = Layout(HSplit(self._main_windows() + bottom), focused_element=self._input_window)
-        self._app = self._make_app(layout, kb, input, output)
+        # refresh once a second so the time left on our move counts down
+        self._app = self._make_app(layout, kb, input, output, refresh_interval=1.0)
 
     # -- trio side -------------------------------------------------------------
     def update(self, table: Table, alerts: list[str], status: str, *, waiting: Sequence[int] | None = None) -> None:
@@ -847,12 +1036,36 @@ class GameUI(_BaseUI):
         self._status = status or ""
         self._table = table
         self._snap = self._mine_done(snapshot_of(table, self.seat, self._alerts, self._status, waiting))
+        self._report_timeouts(table)
         p = self._pending
         if p is not None and table.phase != p.phase and not p.event.is_set():
             # the step we were asked about is gone (time-out, rollback): give up on it
             p.result = None
             p.event.set()
+        if self._snap.over and not self._over_said and self.seat is not None:
+            self._over_said = True
+            words = _final_words(self._snap.result, self.seat)
+            self._say("%s %s" % (self._timeout_words, words) if self._timeout_words else words, "class:over")
+            self._timeout_words = ""
         self._invalidate()
+
+    def _report_timeouts(self, table: Table) -> None:
+        """Say so, once, when a time-out certificate counted our seat as not moving."""
+        timeouts = getattr(table, "timeouts", None) or {}
+        if self._seen_timeouts is None:        # what happened before we were watching is old news
+            self._seen_timeouts = set(timeouts)
+            return
+        for phase in sorted(set(timeouts) - self._seen_timeouts):
+            self._seen_timeouts.add(phase)
+            if self.seat is not None and self.seat in timeouts[phase]:
+                label = ""
+                for note in getattr(table, "notes", []):
+                    if note.phase == phase and "(" in note.text:
+                        label = _plain_label(note.text[note.text.find("(") + 1:-1])
+                self._deadline = None
+                self._timeout_words = ("Time ran out%s: your move was not sent in time and counts as no move "
+                                       "(no bids, no splash)." % (" for %s" % label if label else ""))
+                self._say(self._timeout_words, "class:error")
 
     async def decide(self, view: dict, seat: int, peer) -> dict:
         """Our turn (trio thread): let the player compose a move; return it once submitted.
@@ -873,6 +1086,17 @@ class GameUI(_BaseUI):
             phase=-1 if table is None else table.phase,
             token=trio.lowlevel.current_trio_token(),
         )
+        self._deadline = _deadline_of(peer, table)
+        rnd = view.get("round") if isinstance(view, dict) else None
+        if rnd != self._prompted_round:
+            self._prompted_round = rnd
+            self._confirm = None
+            words = _new_round_words(view, seat, self._sent_action)
+            if self._timeout_words:        # do not let the new round hide that we timed out
+                self._say("%s %s" % (self._timeout_words, words), "class:error")
+            else:
+                self._say(words, "class:info")
+        self._timeout_words = ""
         self._pending = p
         self._invalidate()
         try:
@@ -919,6 +1143,11 @@ class GameUI(_BaseUI):
         self._sync_draft()
         return dict(self._draft.bids)
 
+    def _sealed(self) -> bool:
+        """Our move for the round on screen is sealed (and no new decision is open)."""
+        p = self._pending
+        return self._sent is not None and (p is None or p.submitted)
+
     def _say(self, text: str, style: str = "class:info") -> None:
         self._message = (style, text)
 
@@ -938,14 +1167,30 @@ class GameUI(_BaseUI):
             self._submit()
             return
         cmd, args = words[0].lower(), words[1:]
+        if cmd not in ("submit", "send", "ok", "go", "help", "h", "?"):
+            self._confirm = None
         if cmd in ("q", "quit", "exit"):
-            self._exit_now()
+            self._quit_key()
             return
+        self._quit_armed = False
         if cmd in ("help", "h", "?"):
-            self._say(LONG_HELP)
+            self._toggle_help()
+            self._say(LONG_HELP if self._help_shown else "help closed")
             return
+        self._toggle_help(False)
+        if cmd in ("submit", "send", "ok", "go"):
+            self._submit()
+            return
+        if cmd not in ("bid", "b", "splash", "s", "extra", "x", "e", "convert", "c", "clear", "reset"):
+            raise CommandError("unknown command %r; commands: bid, splash, extra, convert, clear, submit, help" % cmd)
         if self.seat is None:
             raise CommandError("you are spectating: there is nothing to move (q quits)")
+        snap = self._snap
+        if snap is not None and snap.over:
+            raise CommandError("the game is over: there are no more moves (q quits)")
+        if self._sealed():
+            raise CommandError("your move for round %d is sealed and cannot be changed; waiting for %s" % (
+                self._sent[0], (_who(snap.missing, self.seat) if snap else "") or "the others"))
         view = self._view()
         d = self._draft
         if cmd in ("bid", "b"):
@@ -965,25 +1210,49 @@ class GameUI(_BaseUI):
                     d.bids[sid] = amt
                 else:
                     d.bids.pop(sid, None)
-            self._say("bids: " + (", ".join("#%d=%d" % kv for kv in sorted(d.bids.items())) or "none"))
+            self._say_draft("bids: " + (", ".join("#%d=%d" % kv for kv in sorted(d.bids.items())) or "none"))
         elif cmd in ("splash", "s"):
             d.splash = parse_space(args)
-            self._say("splash: %s" % _space_text(d.splash))
+            self._say_draft("splash: %s" % _space_words(d.splash))
         elif cmd in ("extra", "x", "e"):
             d.extra = parse_space(args)
-            self._say("extra: %s" % _space_text(d.extra))
+            self._say_draft("extra: %s" % _space_words(d.extra))
         elif cmd in ("convert", "c"):
             if len(args) != 1:
                 raise CommandError("usage: convert N (garnets to turn into tokens this round)")
             d.convert = _parse_int(args[0], "the number of garnets")
-            self._say("convert: %d" % d.convert)
-        elif cmd in ("clear", "reset"):
+            self._say_draft("convert: %d garnet%s" % (d.convert, "" if d.convert == 1 else "s"))
+        else:
             self._draft = Draft(round=d.round)
             self._say("draft cleared")
-        elif cmd in ("submit", "send", "ok", "go"):
-            self._submit()
+
+    def _typing(self, _buffer: Buffer) -> None:
+        self._quit_armed = False
+
+    def _quit_key(self) -> None:
+        """Quitting in the middle of a game takes a second press: our seat would stop moving."""
+        snap = self._snap
+        if self.seat is None or snap is None or snap.over or self._quit_armed:
+            self._exit_now()
+            return
+        self._quit_armed = True
+        self._say("Quit in the middle of the game? Your seat stops moving and will be timed out (easel resume "
+                  "continues the game later). Press q or Ctrl-Q again to quit, or type any command to stay.",
+                  "class:error")
+
+    def _problems(self) -> list[str]:
+        view = self._view()
+        if self.seat is None or not isinstance(view, dict):
+            return []
+        return _draft_problems(view, self.seat, self._draft)
+
+    def _say_draft(self, text: str) -> None:
+        """Report a draft change, with what is wrong with the draft so far (if anything)."""
+        probs = self._problems()
+        if probs:
+            self._say("%s (the draft cannot be sent yet: see \"to fix\")" % text, "class:error")
         else:
-            raise CommandError("unknown command %r; commands: bid, splash, extra, convert, clear, submit, help" % cmd)
+            self._say(text)
 
     def _submit(self) -> None:
         if self.seat is None:
@@ -994,17 +1263,25 @@ class GameUI(_BaseUI):
             if snap is not None and snap.over:
                 raise CommandError("the game is over (q quits)")
             if self._sent is not None:
-                raise CommandError("your move for round %d is already sealed; waiting for %s" % (self._sent[0], _who(snap.missing, self.seat) if snap else "the others"))
+                raise CommandError("your move for round %d is already sealed; waiting for %s" % (
+                    self._sent[0], (_who(snap.missing, self.seat) if snap else "") or "the others"))
             raise CommandError("it is not your turn to move yet%s" % (" (waiting for %s)" % _who(snap.missing, self.seat) if snap and snap.missing else ""))
         action = self._draft.action()
         if p.game is not None:
             try:
                 action = p.game.check(p.state, p.seat, action)
             except IllegalAction as exc:
-                raise CommandError("illegal move: %s - fix it and press Enter again" % exc) from None
-            text = p.game.describe(p.state, p.seat, action)
-        else:
-            text = repr(action)
+                more = len(self._problems()) > 1
+                raise CommandError("illegal move: %s - fix it%s and press Enter again" % (
+                    exc, " (\"to fix\" above lists every problem)" if more else "")) from None
+        if action.get("splash") is None and self._confirm != action:
+            self._confirm = dict(action)
+            what = "no bids and no splash" if not action.get("bids") else "no splash"
+            self._say("Your move has %s. Press Enter again to seal it as it is, or add a splash: "
+                      "splash ROW COL R/B/Y" % what, "class:error")
+            return
+        self._confirm = None
+        text = p.game.describe(p.state, p.seat, action) if p.game is not None else repr(action)
         p.submitted = True
         try:
             p.token.run_sync_soon(self._resolve, p, action)
@@ -1012,24 +1289,37 @@ class GameUI(_BaseUI):
             p.submitted = False
             raise CommandError("the game node has stopped; the move was not sent") from None
         self._sent = (p.view["round"], text)
-        self._say("move sealed and sent: %s" % text, "class:sent")
+        self._sent_action = (p.view["round"], dict(action))
+        self._deadline = None
+        self._say("Round %d move sealed and sent: %s" % (p.view["round"], text), "class:sent")
 
     # -- panes -----------------------------------------------------------------
-    def _pane_status(self) -> list:
+    def _pane_status(self, width: int | None = None) -> list:
         snap = self._snap
         out: list = []
         p = self._pending
         if p is not None and not p.submitted:
             out.append(("class:yourmove", " YOUR MOVE (round %d) " % p.view["round"]))
-            out.append(("", " type commands below; Enter on an empty line submits"))
+            left = None if self._deadline is None else self._deadline - time.monotonic()
+            if left is not None:
+                left = max(0, int(left))
+                out.append(("class:error" if left <= 30 else "class:waiting",
+                            " about %d:%02d left" % (left // 60, left % 60)))
+            tail = " - type commands below, Enter on an empty line submits"
+            if _width(out) + len(tail) > (width or self._cols()):
+                tail = " - Enter on an empty line submits"
+            out.append(("", tail))
         elif snap is None:
             out.append(("class:waiting", "Waiting for the table..."))
         else:
             style, text = _step_status(snap)
             out.append((style, text))
-        return out
+        return self._wrapped(out, width)
 
-    def _pane_draft(self) -> list:
+    def _wrapped(self, frags: list, width: int | None = None, indent: str = "  ") -> list:
+        return _join(_wrap(list(frags), width or self._cols(), indent))
+
+    def _pane_draft(self, width: int | None = None) -> list:
         if self.seat is None:
             return [("class:label", "Spectating.")]
         self._sync_draft()
@@ -1038,9 +1328,9 @@ class GameUI(_BaseUI):
         p = self._pending
         snap = self._snap
         if snap is not None and snap.over:
-            return [("class:label", "The game is over - q quits.")]
-        if self._sent is not None and (p is None or p.submitted):
-            return [("class:sent", "Sealed: %s" % self._sent[1])]
+            return [("class:label", "The game is over - PgUp/PgDn scroll, q quits.")]
+        if self._sealed():
+            return self._wrapped([("class:sent", "Sealed (round %d): %s" % self._sent)], width)
         out: list = [("bold", "Draft: ")]
         bids = ", ".join("#%d=%d" % kv for kv in sorted(d.bids.items())) or "none"
         out.append(("", "bids %s" % bids))
@@ -1062,23 +1352,142 @@ class GameUI(_BaseUI):
             out.append(("", " | convert %d (of %d garnets)" % (d.convert, view["garnets"][self.seat])))
         elif d.convert:
             out.append(("", " | convert %d" % d.convert))
-        return out
+        probs = self._problems() if p is not None or view is not None else []
+        if probs:
+            out.append(("class:error", " | to fix: " + "; ".join(probs)))
+        return self._wrapped(out, width)
 
-    def _pane_message(self) -> list:
+    def _pane_message(self, width: int | None = None) -> list:
         style, text = self._message
-        return [(style, text)] if text else [("", "")]
+        return self._wrapped([(style, text)], width) if text else [("", "")]
 
-    def _pane_help(self) -> list:
+    def _pane_help(self, width: int | None = None) -> list:
         if self.seat is None:
             return [("class:help", HELP_SPECTATOR)]
-        return [("class:help", HELP_GAME if self._cols() >= len(HELP_GAME) else HELP_GAME_SHORT)]
+        if self._snap is not None and self._snap.over:
+            return [("class:help", HELP_GAME_OVER)]
+        cols = width or self._cols()
+        for text in (HELP_GAME, HELP_GAME_SHORT, HELP_GAME_TINY):
+            if cols >= len(text):
+                break
+        return [("class:help", text)]
 
     def render_text(self) -> str:
-        """Plain text of the main panes, the status, the draft and the message (for tests)."""
+        """Plain text of the main panes, the status, the draft and the message (for tests), TEXT_WIDTH wide."""
         parts = [self._main_text()]
-        for pane in (self._pane_status(), self._pane_draft(), self._pane_message(), self._pane_help()):
+        w = TEXT_WIDTH
+        for pane in (self._pane_status(w), self._pane_draft(w), self._pane_message(w), self._pane_help(w)):
             parts.append(fragment_list_to_text(pane) + "\n")
         return "".join(parts)
+
+
+def _deadline_of(peer: Any, table: Any) -> float | None:
+    """Estimate (as a time.monotonic() value) when the open step times out (``Peer.deadline``).
+
+    The time-out is voted by the other peers on their own clocks, so this is
+    only an estimate; None when the peer does not say.
+    """
+    deadline = getattr(peer, "deadline", None)
+    if not callable(deadline):
+        return None
+    try:
+        at = deadline()
+        now = trio.current_time()
+    except (RuntimeError, TypeError, ValueError):
+        return None
+    if not isinstance(at, (int, float)) or isinstance(at, bool):
+        return None
+    return time.monotonic() + max(0.0, at - now)
+
+
+def _draft_problems(view: dict, seat: int, d: Draft) -> list[str]:
+    """What the rules would refuse in this draft, all at once (the game's check stays the judge)."""
+    probs = []
+    tokens = view["tokens"][seat]
+    garnets = view["garnets"][seat]
+    cost = view["rules"]["extra_cost"]
+    if d.extra is not None:
+        if view["extra_used"][seat]:
+            probs.append("you have already used your extra submission")
+        elif d.splash is None:
+            probs.append("the extra splash needs a main splash too")
+    need = d.convert + (cost if d.extra is not None and not view["extra_used"][seat] else 0)
+    if need > garnets:
+        what = []
+        if d.convert:
+            what.append("convert %d" % d.convert)
+        if d.extra is not None and not view["extra_used"][seat]:
+            what.append("the extra (%d)" % cost)
+        probs.append("%s need%s %d garnet%s, you have %d" % (
+            " + ".join(what), "s" if len(what) == 1 and not d.convert else "", need, "" if need == 1 else "s", garnets))
+    budget = tokens + min(d.convert, garnets)
+    if d.total() > budget:
+        probs.append("bids total %d, more than your %d tokens%s" % (
+            d.total(), tokens, " + %d converted" % min(d.convert, garnets) if min(d.convert, garnets) else ""))
+    offer = {sh["id"] for sh in view.get("offer", [])}
+    gone = sorted(sid for sid in d.bids if sid not in offer)
+    if gone:
+        probs.append("sheet%s %s no longer on offer" % ("s" if len(gone) > 1 else "", " ".join(map(str, gone))))
+    return probs
+
+
+def _space_words(sp: Sequence | None) -> str:
+    if sp is None:
+        return "none"
+    return "%s at row %d, column %d (and its neighbours)" % (
+        {"R": "red", "B": "blue", "Y": "yellow"}.get(sp[2], sp[2]), sp[0], sp[1])
+
+
+def _new_round_words(view: dict, seat: int, sent: tuple | None) -> str:
+    """The message when a round asks for our move: what happened to us last round."""
+    rnd = view.get("round", 0)
+    head = "Round %d of %d: your move." % (rnd, view.get("rules", {}).get("rounds", 0))
+    lr = view.get("last_round")
+    if not lr:
+        return head + " Bid, splash, then Enter on an empty line to seal it; help explains more."
+    mine = []
+    my_bids = {}
+    if sent is not None and sent[0] == lr["round"]:
+        my_bids = {int(k): v for k, v in (sent[1].get("bids") or {}).items()}
+    for a in lr["auction"]:
+        sid = a["sheet"]
+        if a["outcome"] == "sold" and a["winner"] == seat:
+            mine.append("you took #%d for %d (value %d)" % (sid, a["price"], a["value"]))
+        elif sid in my_bids and a["outcome"] == "sold":
+            mine.append("#%d went to seat %d for %d (you bid %d)" % (sid, a["winner"], a["price"], my_bids[sid]))
+        elif sid in my_bids and a["outcome"] == "tie":
+            tied = a.get("tied") or []
+            if seat in tied:
+                others = [s for s in tied if s != seat]
+                mine.append("you tied for #%d%s: discarded, nobody paid" % (
+                    sid, " with %s" % _who(others, seat) if others else ""))
+            else:
+                mine.append("#%d: higher bids tied, discarded" % sid)
+    for e in lr["scored"]:
+        if e["seat"] == seat:
+            mine.append("you scored #%d for %d point%s" % (e["sheet"], e["points"], "" if e["points"] == 1 else "s"))
+    if not mine:
+        mine.append("you took nothing and scored nothing")
+    return "%s Round %d: %s." % (head, lr["round"], "; ".join(mine))
+
+
+def _final_words(res: dict | None, seat: int) -> str:
+    if not res:
+        return "The game is over."
+    place = res["ranking"].index(seat) + 1 if seat in res["ranking"] else 0
+    pts = res["points"].get(str(seat), 0)
+    text = "Game over: you finished %s of %d with %d point%s." % (
+        _ordinal(place), len(res["ranking"]), pts, "" if pts == 1 else "s")
+    if res.get("draw"):
+        return text + " Everyone has the same points: a draw, a new match is played."
+    tol = res.get("tokens_of_life", {}).get(str(seat), 0)
+    if tol:
+        text += " You win %d Token%s of Life!" % (tol, "" if tol == 1 else "s")
+    elif res.get("winners"):
+        text += " Winner: %s." % _who(res["winners"], seat)
+    if seat in res.get("elimination_candidates", []):
+        text += " You are %s elimination candidate." % ("the" if len(res["elimination_candidates"]) == 1 else "an")
+    return text
 
 
 # --------------------------------------------------------------------------- the replay viewer
@@ -1097,10 +1506,14 @@ class ReplayUI(_BaseUI):
         self._descs: list[str] = []
         self._error: str | None = None
         self._table: Table | None = None
+        self._seat_note = ""
         try:
             self._table = Table.start(self.entries[0])
         except RuleError as exc:
             raise ValueError("entry 0 is not a valid genesis: %s" % exc) from None
+        if seat is not None and not (isinstance(seat, int) and 0 <= seat < self._table.players):
+            self._seat_note = "there is no seat %s in this %d-seat game: watching as a spectator" % (seat, self._table.players)
+            self.seat = seat = None
         self._snaps.append(snapshot_of(self._table, seat))
         self._descs.append(self._describe_genesis(self._table))
         self.pos = 0
@@ -1120,6 +1533,11 @@ class ReplayUI(_BaseUI):
         bind(["n", "down"], self.next_round)
         bind(["p", "up"], self.prev_round)
         bind(["q"], self._exit_now)
+        bind(["?"], self._toggle_help)
+
+        @kb.add("escape", filter=Condition(lambda: self._help_shown))
+        def _(event) -> None:
+            self._toggle_help(False)
 
         def ftc(get: Callable[[], list]) -> FormattedTextControl:
             return FormattedTextControl(get, focusable=False, show_cursor=False)
@@ -1136,11 +1554,42 @@ class ReplayUI(_BaseUI):
     @staticmethod
     def _describe_genesis(table: Table) -> str:
         doc = table.genesis.doc
-        return "genesis: %s for %d seats, options %s" % (doc["game"], len(doc["seats"]), doc["config"] or "default")
+        cfg = table.config if isinstance(getattr(table, "config", None), dict) else (doc["config"] or {})
+        name = "the Painting Game" if doc["game"] == "painting" else doc["game"]
+        if doc["game"] == "painting" and {"edition", "rounds", "starting_tokens", "tokens_per_round",
+                                          "first_round_sheets", "sheets_per_round", "starting_garnets"} <= set(cfg):
+            opts = ("%(edition)s edition, %(rounds)d rounds, %(starting_tokens)d tokens + %(tokens_per_round)d a round, "
+                    "%(starting_garnets)d garnets, %(first_round_sheets)d sheets in round 1 then %(sheets_per_round)d" % cfg)
+        else:
+            opts = ", ".join("%s %s" % (k.replace("_", " "), v) for k, v in sorted(cfg.items())) or "default options"
+        return "the table opens (genesis): %s for %d seats; %s" % (name, len(doc["seats"]), opts)
+
+    def _log_lines(self) -> list[Line]:
+        """Newest first: the log entries up to the one on screen, described."""
+        lines: list[Line] = []
+        for i in range(self.pos, max(-1, self.pos - LOG_KEEP), -1):
+            style = "bold" if i == self.pos else ""
+            lines.append([(style, "%4d  %s" % (i, self._descs[i]))])
+        return lines
+
+    def _help_closing(self) -> str:
+        return "? or Esc closes it; PgUp/PgDn scrolls"
+
+    def _help_sections(self) -> list:
+        keys = [
+            ("Right / Left (l / h)", "one log entry forward / back (also Space or Enter / Backspace)"),
+            ("Down / Up (n / p)", "to the next / previous entry that closed a round (the moves were applied)"),
+            ("Home / End (g / G)", "the first / last entry"),
+            ("PgUp / PgDn", "scroll the middle pane"),
+            ("?", "show or hide this page"),
+            ("q, Ctrl-Q", "quit"),
+        ]
+        return [("Replay keys", keys), ("The Painting Game in short", _RULES_HELP)]
 
     def _describe(self, table: Table, ent: Any) -> str:
         if isinstance(ent, Timeout):
-            return "time-out certificate: seats %s timed out (%s)" % (list(ent.seats), table.step.label if table.step else "")
+            return "time-out certificate: %s did not move in time%s - counted as no move" % (
+                _who(list(ent.seats), self.seat) or "nobody", " (%s)" % _plain_label(table.step.label) if table.step else "")
         if isinstance(ent, Genesis):
             return "a second genesis"
         ev: Event = ent
@@ -1149,17 +1598,17 @@ class ReplayUI(_BaseUI):
         who = "seat %s" % seat if seat != self.seat else "seat %s (you)" % seat
         purpose = st.purpose if st is not None else "move"
         if ev.kind == "commit":
-            label = st.label if st is not None else ""
+            label = _plain_label(st.label) if st is not None else ""
             return "%s commits to %s" % (who, "its share of the shared randomness" if purpose == "seed" else "a sealed move (%s)" % label)
         if ev.kind == "reveal":
             if purpose == "seed":
                 return "%s reveals its share of the shared randomness" % who
             try:
-                return "%s reveals: %s" % (who, table.game.describe(table.state, seat, ev.body["value"]))
+                return "%s reveals: %s" % (who, _without_seat(table.game.describe(table.state, seat, ev.body["value"]), seat))
             except Exception:
                 return "%s reveals its move" % who
         try:
-            return "%s plays: %s" % (who, table.game.describe(table.state, seat, ev.body["action"]))
+            return "%s plays: %s" % (who, _without_seat(table.game.describe(table.state, seat, ev.body["action"]), seat))
         except Exception:
             return "%s moves" % who
 
@@ -1210,23 +1659,27 @@ class ReplayUI(_BaseUI):
         return len(self.entries) - 1
 
     # -- panes -----------------------------------------------------------------
-    def _pane_entry(self) -> list:
-        out = [("bold", "Entry %d of %d: " % (self.pos, self.last)), ("", self._descs[self.pos])]
+    def _pane_entry(self, width: int | None = None) -> list:
+        width = width or self._cols()
+        lines = _wrap([("bold", "Entry %d of %d: " % (self.pos, self.last)), ("", self._descs[self.pos])], width)
         if self._error is not None and self.pos == len(self._snaps) - 1:
-            out += [("", "\n"), ("class:error", self._error)]
-        return out
+            lines += _wrap([("class:error", self._error)], width)
+        if self._seat_note:
+            lines += _wrap([("class:label", self._seat_note)], width)
+        return _join(lines)
 
-    def _pane_status(self) -> list:
+    def _pane_status(self, width: int | None = None) -> list:
         snap = self._snap
         if snap is None:
             return []
         style, text = _step_status(snap)
-        return [(style, "Table now: " + text)]
+        return _join(_wrap([(style, "Table now: " + text)], width or self._cols()))
 
     def _pane_title(self) -> list:
         return [("class:title", _title_text(self.title, self._snap, "entry %d/%d" % (self.pos, self.last)))]
 
     def render_text(self) -> str:
         return self._main_text() + "".join(
-            fragment_list_to_text(p) + "\n" for p in (self._pane_entry(), self._pane_status(), [("", HELP_REPLAY)])
+            fragment_list_to_text(p) + "\n"
+            for p in (self._pane_entry(TEXT_WIDTH), self._pane_status(TEXT_WIDTH), [("", HELP_REPLAY)])
         )

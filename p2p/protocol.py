@@ -228,6 +228,15 @@ class Peer:
                 return ev
         return None
 
+    def deadline(self) -> float | None:
+        """When (on the ``tick`` clock) this peer starts voting the current step's late seats
+        out; None before the step was first seen by a tick.  Other peers vote on their own
+        clocks, so for a player this is an estimate of the time left."""
+        st = self.table.step
+        if st is None or self.step_clock is None or self.step_clock[0] != (st.phase, st.prev):
+            return None
+        return self.step_clock[1] + self.timeout
+
     def waiting(self) -> tuple[int, ...]:
         """Seats whose event for the current step has not reached us yet."""
         st = self.table.step

@@ -245,11 +245,14 @@ def test_show_out_of_range(good_log, extra, needle):
 def test_show_errors(tmp_path, good_log):
     junk = tmp_path / "junk"
     junk.write_bytes(b"\x00" * 100)
-    for args in (["show", junk, "--json"], ["show", tmp_path / "missing", "--json"], ["show", good_log], ["show", good_log, "--at", "x", "--json"]):
+    for args in (["show", junk, "--json"], ["show", tmp_path / "missing", "--json"], ["show", good_log, "--at", "x", "--json"]):
         r = easel(*args, home=tmp_path)
         assert r.returncode == 2, (args, r.stdout, r.stderr)
         assert r.stderr.strip()
         no_traceback(r)
+    # JSON is show's only output: --json may be left out
+    r = easel("show", good_log, home=tmp_path)
+    assert r.returncode == 0 and json.loads(r.stdout)["entry"] >= 1
 
 
 # --------------------------------------------------------------------------- live commands: errors

@@ -6,15 +6,19 @@ messages in memory; bots play the seats the test does not play itself.
 
 from __future__ import annotations
 
+import io
 import random
+import re
 from collections import deque
 from contextlib import asynccontextmanager
 
 import pytest
 import trio
 from nacl.signing import SigningKey
+from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
+from prompt_toolkit.output.vt100 import Vt100_Output
 
 from cli.ui import CommandError, GameUI, ReplayUI, parse_space
 from core.events import game_id_of, genesis_sign_msg, make_genesis
@@ -155,8 +159,8 @@ def test_render_spectator_and_game_over():
     ui = GameUI(None, output=DummyOutput())
     ui.update(net.table, [], "")
     text = ui.render_text()
-    assert "spectator" in text and "GAME OVER" in text and "Ranking: 1. seat" in text
-    assert "Game over." in text
+    assert "spectator" in text and "GAME OVER" in text and "\n 1. seat" in text
+    assert "Game over - the final ranking" in text
     assert "Sheets on offer" not in text
 
 
@@ -203,9 +207,9 @@ async def test_decide_returns_composed_move():
                 net.act(0, action)
                 assert not net.peers[0].needs_decision()
                 ui.update(net.table, [], "")
-                await until(lambda: "Sealed: seat 0 bids 12 on sheet 3" in ui.render_text())
+                await until(lambda: "Sealed (round 1): seat 0 bids 12 on sheet 3" in ui.render_text())
                 assert "waiting for seat 1" in ui.render_text()
-                inp.send_text(CTRL_Q)
+                inp.send_text(CTRL_Q + CTRL_Q)      # mid-game: asks first
                 await until(lambda: ui.closed)
 
 
@@ -238,8 +242,10 @@ async def test_illegal_move_is_refused_and_can_be_fixed():
                     inp.send_text("bid 11 3" + ENTER)           # not on offer: refused at once
                     await until(lambda: "sheet 11 is not on offer" in ui.render_text())
                     inp.send_text("bid 2 0" + ENTER + ENTER)
+                    await until(lambda: "Press Enter again" in ui.render_text())   # no splash: confirm
+                    inp.send_text(ENTER)
                 assert got["action"] == {"bids": {"1": 20, "7": 3}, "splash": None, "extra": None, "convert": 0}
-                inp.send_text("q")                              # q on an empty line quits
+                inp.send_text("qq")                             # q on an empty line quits (asks first mid-game)
                 await until(lambda: ui.closed)
 
 
@@ -296,7 +302,8 @@ async def test_replay_steps_forward_and_back():
         with create_pipe_input() as inp:
             ui = ReplayUI(entries, 0, input=inp, output=DummyOutput())
             first = ui.render_text()
-            assert "Entry 0 of %d: genesis" % (len(entries) - 1) in first
+            assert "Entry 0 of %d: the table opens (genesis): the Painting Game for 2 seats;" % (len(entries) - 1) in first
+            assert "clarified edition, 2" in first and "{" not in first     # options in words, not a dict
             assert "GAME OVER" not in first
             async with running(ui):
                 inp.send_text(RIGHT)
@@ -305,7 +312,7 @@ async def test_replay_steps_forward_and_back():
                 inp.send_text(END)
                 await until(lambda: ui.pos == len(entries) - 1)
                 last = ui.render_text()
-                assert "GAME OVER" in last and "Game over." in last
+                assert "GAME OVER" in last and "Game over - the final ranking" in last
                 inp.send_text(LEFT)
                 await until(lambda: ui.pos == len(entries) - 2)
                 assert ui.render_text() != last and "GAME OVER" not in ui.render_text()
@@ -315,7 +322,7 @@ async def test_replay_steps_forward_and_back():
                 inp.send_text("n")                          # to the end of round 1
                 await until(lambda: ui.pos > 0)
                 text = ui.render_text()
-                assert "reveals: seat 1 bids" in text and "Round 1 results" in text
+                assert "seat 1 reveals: bids" in text and "Round 1 results" in text
                 inp.send_text("q")
                 await until(lambda: ui.closed)
 
@@ -329,3 +336,470 @@ def test_replay_stops_at_a_bad_entry():
     assert ui.pos == 5
     text = ui.render_text()
     assert "Entry 5 of %d" % (len(bad) - 1) in text and "entry 6 is invalid" in text
+
+
+# --------------------------------------------------------------------------- play-test fixes
+
+ESC = "\x1b"
+
+
+def flat(ui) -> str:
+    """render_text() with runs of whitespace (word wraps included) as one space."""
+    return " ".join(ui.render_text().split())
+
+
+def tick_until_timeout(net: Net) -> None:
+    """Advance every peer's clock past its time-out so the seats still missing get timed out."""
+    for now in (0.0, 10_000.0):
+        for i, p in enumerate(net.peers):
+            net._effects(i, p.tick(now))
+        net.pump()
+
+
+@asynccontextmanager
+async def deciding(ui, net, seat: int = 0, peer=None):
+    """``ui.decide`` runs in the background for the block; ``got["action"]`` is what it returned."""
+    got: dict = {}
+
+    async def decide():
+        got["action"] = await ui.decide(net.table.view(seat), seat, peer if peer is not None else net.peers[seat])
+
+    async with trio.open_nursery() as n:
+        n.start_soon(decide)
+        await until(lambda: ui._pending is not None)
+        yield got
+
+
+async def test_help_page_replaces_the_middle_pane_and_explains_the_rules():
+    net = Net(2)
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:
+            ui = GameUI(0, input=inp, output=DummyOutput())
+            ui.update(net.table, [], "")
+            async with running(ui):
+                inp.send_text("help" + ENTER)
+                await until(lambda: "The Painting Game in short" in flat(ui))
+                text = flat(ui)
+                assert "Sheets on offer" not in text
+                for words in ("bid SHEET N", "splash ROW COL R|B|Y", "convert N", "Tokens of Life",
+                              "loses 1 point of value", "R+B = P purple", "nobody pays and the sheet is discarded",
+                              "gain 10 each round", "costs 7 garnets", "1 garnet per 25 points", "0 0 is the top-left"):
+                    assert words in text, words
+                inp.send_text("?")                                   # ? on an empty line closes it
+                await until(lambda: "Sheets on offer" in flat(ui))
+                inp.send_text("?")
+                await until(lambda: "The Painting Game in short" in flat(ui))
+                inp.send_text(ESC)                                   # so does Esc
+                await until(lambda: "Sheets on offer" in flat(ui))
+                inp.send_text("help" + ENTER + "bid 1 3" + ENTER)   # any move command closes it too
+                await until(lambda: "bids: #1=3" in flat(ui))
+                assert "Sheets on offer" in flat(ui)
+                inp.send_text(CTRL_Q + CTRL_Q)      # mid-game: asks first
+                await until(lambda: ui.closed)
+
+
+async def test_draft_lists_every_problem_at_once_and_the_move_waits():
+    net = Net(2)
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:
+            ui = GameUI(0, input=inp, output=DummyOutput())
+            ui.update(net.table, [], "")
+            async with running(ui):
+                async with deciding(ui, net) as got:
+                    inp.send_text("convert 3" + ENTER + "bid 1 20 2 15" + ENTER + "extra 0 0 R" + ENTER)
+                    await until(lambda: "extra: red at row 0, column 0" in flat(ui))
+                    text = flat(ui)
+                    assert "the draft cannot be sent yet" in text
+                    assert "to fix: the extra splash needs a main splash too" in text
+                    assert "convert 3 + the extra (7) need 10 garnets, you have 0" in text
+                    assert "bids total 35, more than your 30 tokens" in text
+                    inp.send_text(ENTER)
+                    await until(lambda: "illegal move" in flat(ui))
+                    await trio.sleep(0.1)
+                    assert "action" not in got and ui._pending is not None
+                    inp.send_text("convert 0" + ENTER + "extra none" + ENTER + "bid 2 0" + ENTER)
+                    await until(lambda: "bids: #1=20" in flat(ui))
+                    assert "to fix" not in flat(ui)
+                    inp.send_text("s 22y" + ENTER + ENTER)
+                assert got["action"] == {"bids": {"1": 20}, "splash": [2, 2, "Y"], "extra": None, "convert": 0}
+                inp.send_text(CTRL_Q + CTRL_Q)      # mid-game: asks first
+                await until(lambda: ui.closed)
+
+
+async def test_a_move_without_a_splash_needs_a_second_enter():
+    net = Net(2)
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:
+            ui = GameUI(0, input=inp, output=DummyOutput())
+            ui.update(net.table, [], "")
+            async with running(ui):
+                async with deciding(ui, net) as got:
+                    inp.send_text(ENTER)                       # an empty line on an empty draft
+                    await until(lambda: "no bids and no splash. Press Enter again" in flat(ui))
+                    await trio.sleep(0.1)
+                    assert "action" not in got
+                    inp.send_text("bid 1 5" + ENTER + ENTER)   # the draft changed: ask again
+                    await until(lambda: "Your move has no splash. Press Enter again" in flat(ui))
+                    await trio.sleep(0.1)
+                    assert "action" not in got
+                    inp.send_text(ENTER)
+                assert got["action"] == {"bids": {"1": 5}, "splash": None, "extra": None, "convert": 0}
+                inp.send_text(CTRL_Q + CTRL_Q)      # mid-game: asks first
+                await until(lambda: ui.closed)
+
+
+async def test_sealed_move_cannot_be_edited_and_the_next_round_says_what_happened():
+    net = Net(2)
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:
+            ui = GameUI(0, input=inp, output=DummyOutput())
+            ui.update(net.table, [], "")
+            async with running(ui):
+                async with deciding(ui, net) as got:
+                    await until(lambda: "Round 1 of 6: your move" in flat(ui))
+                    inp.send_text("bid 1 10 2 4" + ENTER + "splash 2 2 r" + ENTER + ENTER)
+                net.act(0, got["action"])
+                ui.update(net.table, [], "")
+                await until(lambda: "Round 1 move sealed and sent: seat 0 bids 10 on sheet 1" in flat(ui))
+                inp.send_text("bid 3 3" + ENTER)
+                await until(lambda: "sealed and cannot be changed; waiting for seat 1" in flat(ui))
+                assert "Sealed (round 1): seat 0 bids 10 on sheet 1" in flat(ui)
+                assert ui._draft.bids == {1: 10, 2: 4}
+                net.bots(seats=[1])
+                ui.update(net.table, [], "")
+                lr = net.table.view(0)["last_round"]
+                async with deciding(ui, net) as got:
+                    await until(lambda: "Round 2 of 6: your move. Round 1:" in flat(ui))
+                    text = flat(ui)
+                    for a in lr["auction"][:2]:
+                        if a["outcome"] == "sold" and a["winner"] == 0:
+                            assert "you took #%d for %d (value %d)" % (a["sheet"], a["price"], a["value"]) in text
+                        elif a["outcome"] == "sold":
+                            assert "#%d went to seat 1 for %d (you bid" % (a["sheet"], a["price"]) in text
+                        else:
+                            assert "you tied for #%d with seat 1: discarded, nobody paid" % a["sheet"] in text
+                    assert "Draft: bids none" in text                  # a fresh draft for the new round
+                    inp.send_text("bid 11 1" + ENTER + "splash none" + ENTER + ENTER + ENTER)
+                assert got["action"]["bids"] == {"11": 1}
+                inp.send_text(CTRL_Q + CTRL_Q)      # mid-game: asks first
+                await until(lambda: ui.closed)
+
+
+async def test_time_out_is_told_to_the_player():
+    net = Net(2)
+    with trio.fail_after(LIMIT):
+        ui = GameUI(0, output=DummyOutput())
+        ui.update(net.table, [], "")
+        async with deciding(ui, net) as got:
+            net.bots(seats=[1])
+            tick_until_timeout(net)
+            assert net.table.timeouts
+            ui.update(net.table, [], "")
+        assert got["action"] is None
+        text = flat(ui)
+        assert "Time ran out for round 1: bids and splash: your move was not sent in time" in text
+        assert "time-out: you did not move in time (round 1: bids and splash) - counted as no move" in text
+        assert "timed out seats [" not in text
+        async with deciding(ui, net) as got:         # the next round's prompt keeps saying it
+            text = flat(ui)
+            assert "Time ran out for round 1: bids and splash" in text and "Round 2 of 6: your move." in text
+            net.act(0, {"bids": {}, "splash": None})
+            net.bots(seats=[1])
+            ui.update(net.table, [], "")
+        ui._say("")
+        ui.update(net.table, [], "")                 # said once, not again on every update
+        assert "Time ran out" not in flat(ui)
+
+
+def test_time_out_in_the_last_round_is_told_with_the_result():
+    net = Net(2, {"rounds": 1})
+    ui = GameUI(0, output=DummyOutput())
+    ui.update(net.table, [], "")
+    net.bots(seats=[1])
+    tick_until_timeout(net)
+    assert net.table.over
+    ui.update(net.table, [], "game over - q quits", waiting=[])
+    text = flat(ui)
+    assert "Time ran out for round 1: bids and splash" in text and "Game over: you finished" in text
+
+
+class _ClockPeer:
+    """A peer that tells how long the open step has been running."""
+
+    def __init__(self, table, timeout: float, started: float | None) -> None:
+        self.table = table
+        self.timeout = timeout
+        self.started = started
+
+    def deadline(self):  # as p2p.protocol.Peer.deadline: on the trio clock
+        return (trio.current_time() if self.started is None else self.started) + self.timeout
+
+
+async def test_time_left_on_our_move_is_shown():
+    net = Net(2)
+    with trio.fail_after(LIMIT):
+        ui = GameUI(0, output=DummyOutput())
+        ui.update(net.table, [], "")
+        async with deciding(ui, net, peer=_ClockPeer(net.table, 300.0, None)) as got:
+            assert re.search(r"YOUR MOVE \(round 1\)  about [45]:\d\d left", ui.render_text())
+            net.act(0, {"bids": {}, "splash": None})   # sent by other means: the decision goes away
+            net.bots(seats=[1])
+            ui.update(net.table, [], "")
+        assert got["action"] is None
+        ui2 = GameUI(0, output=DummyOutput())
+        net2 = Net(2)
+        ui2.update(net2.table, [], "")
+        async with deciding(ui2, net2, peer=_ClockPeer(net2.table, 300.0, trio.current_time() - 290)) as got:
+            assert re.search(r"about 0:(0\d|10) left", flat(ui2))
+            net2.act(0, {"bids": {}, "splash": None})
+            net2.bots(seats=[1])
+            ui2.update(net2.table, [], "")
+        # a peer that does not say: no clock at all
+        ui3 = GameUI(0, output=DummyOutput())
+        net3 = Net(2)
+        ui3.update(net3.table, [], "")
+        async with deciding(ui3, net3, peer=object()):
+            assert "YOUR MOVE (round 1)" in ui3.render_text() and "left" not in ui3.render_text().split("YOUR MOVE")[1].split("\n")[0]
+            net3.act(0, {"bids": {}, "splash": None})
+            net3.bots(seats=[1])
+            ui3.update(net3.table, [], "")
+
+
+def test_black_cells_legend_and_extra_column():
+    net = Net(2, {"starting_garnets": 7})
+    # (2, 2) gets red (seat 0), blue (seat 0's extra next door) and yellow (seat 1 above): black
+    net.act(0, {"bids": {}, "splash": [2, 2, "R"], "extra": [2, 3, "B"]})
+    net.act(1, {"bids": {}, "splash": [1, 2, "Y"]})
+    ui = GameUI(0, output=DummyOutput())
+    ui.update(net.table, [], "")
+    text = ui.render_text()
+    assert "Round 1 results: nothing sold" in text
+    assert "black (all three primaries; white again now) at 2 2" in flat(ui)
+    assert " 2  W  R  W  P  B" in text                          # white again in round 2
+    assert "Colours:  W  white  R  red" in text and "K  R+B+Y black" in text
+    assert "> seat 0 (you)    40    0    0   used" in text
+    assert "  seat 1          40    7    0 unused" in text
+    assert "free" not in text
+
+
+def test_game_over_shows_a_ranking_table_and_the_player_result():
+    net = Net(3, {"rounds": 2})
+    net.bots()
+    res = net.table.result()
+    ui = GameUI(1, output=DummyOutput())
+    ui.update(net.table, [], "game over - q quits", waiting=[])
+    text = ui.render_text()
+    assert "GAME OVER - final ranking (points, then tokens left)" in text
+    for i, s in enumerate(res["ranking"]):
+        name = "seat %d (you)" % s if s == 1 else "seat %d" % s
+        assert re.search(r"\n %d\. %s\s+%d pts\s+%d tokens  \+%d garnets?" % (
+            i + 1, re.escape(name), res["points"][str(s)], res["tokens"][str(s)], res["garnets_earned"][str(s)]), text)
+    place = res["ranking"].index(1) + 1
+    assert "Game over: you finished %s of 3 with %d point" % ({1: "1st", 2: "2nd", 3: "3rd"}[place], res["points"]["1"]) in text
+    if not res["draw"]:
+        assert "winner" in text and "Token" in text and "elimination candidate" in text
+    assert "game over | help | PgUp/PgDn scroll | q quit" in text
+    assert "Sheets on offer" not in text
+    with pytest.raises(CommandError, match="the game is over"):
+        ui._execute("bid 1 1")
+    with pytest.raises(CommandError, match="the game is over"):
+        ui._execute("")
+
+
+def test_render_text_lines_fit_100_columns():
+    net = Net(6, {"starting_garnets": 3})
+    ui = GameUI(0, output=DummyOutput())
+    ui.update(net.table, ["a rather long alert about a peer that did something odd " * 3], "6/6 peers connected")
+    texts = [ui.render_text()]
+    ui._draft.round = 1
+    ui._draft.bids = {1: 20, 2: 20, 3: 20}
+    ui._draft.extra = [0, 0, "R"]
+    ui._draft.convert = 9
+    texts.append(ui.render_text())
+    ui._toggle_help(True)
+    texts.append(ui.render_text())
+    ui._toggle_help(False)
+    net.bots()
+    ui.update(net.table, [], "game over - q quits")
+    texts.append(ui.render_text())
+    for text in texts:
+        for line in text.splitlines():
+            assert len(line) <= 100, line
+
+
+def _screen(ui, rows: int, cols: int) -> list[str]:
+    scr = ui._app.renderer._last_screen
+    if scr is None:
+        return []
+    return ["".join(scr.data_buffer[r][c].char for c in range(cols)).rstrip() for r in range(rows)]
+
+
+@pytest.mark.parametrize("players", [2, 6])
+async def test_full_screen_at_100x30_keeps_every_part_on_screen(players):
+    net = Net(players)
+    net.bots(upto_round=4)
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:
+            out = Vt100_Output(io.StringIO(), lambda: Size(rows=30, columns=100), term="xterm")
+            ui = GameUI(0, input=inp, output=out)
+            ui.update(net.table, [], "%d/%d peers connected" % (players, players))
+            async with running(ui):
+                async with deciding(ui, net) as got:
+                    inp.send_text("bid 99 1" + ENTER)
+                    await until(lambda: any("sheet 99 is not on offer" in l for l in _screen(ui, 30, 100)))
+                    lines = _screen(ui, 30, 100)
+                    assert lines[0].startswith(" Easel") and "round 4/6" in lines[0]
+                    assert lines[1].startswith("Grid (row col)") and "Seats" in lines[1]
+                    assert any(l.startswith(" 4  ") for l in lines[2:10])                  # the whole grid
+                    for s in range(players):                                              # every seat
+                        assert any(re.match(r"[> ] seat %d\b" % s, l[22:]) for l in lines[2:3 + players]), s
+                    assert any("YOUR MOVE (round 4)" in l for l in lines)
+                    assert any(l.startswith("Draft: bids none") for l in lines)
+                    assert any(l.startswith(">") for l in lines)
+                    assert lines[29].startswith("bid ID N | splash ROW COL R/B/Y")
+                    middle = "\n".join(lines)
+                    assert "Round 3 results" in middle and "Sheets on offer" in middle
+                    inp.send_text("help" + ENTER)
+                    await until(lambda: any("Help - " in l for l in _screen(ui, 30, 100)))
+                    assert lines[29] == _screen(ui, 30, 100)[29]
+                    inp.send_text("?" + "splash 1 1 y" + ENTER + ENTER)
+                assert got["action"]["splash"] == [1, 1, "Y"]
+                inp.send_text(CTRL_Q + CTRL_Q)      # mid-game: asks first
+                await until(lambda: ui.closed)
+
+
+def test_replay_shows_the_log_entries_and_help_and_survives_a_bad_seat():
+    net = Net(2, {"rounds": 1})
+    net.bots(seats=[1])
+    tick_until_timeout(net)                      # seat 0 never moves in round 1: the game ends on a time-out
+    assert net.table.over
+    entries = list(net.peers[1].log_entries)
+    ui = ReplayUI(entries, 0, output=DummyOutput(), start=-1)
+    text = ui.render_text()
+    assert "did not move in time" in text
+    # the event log lists the entries, newest first
+    log = text.split("Event log (newest first)")[1]
+    assert log.index("  %d  " % ui.pos) < log.index("   0  the table opens (genesis)")
+    ui._toggle_help()
+    text = ui.render_text()
+    assert "Replay keys" in text and "Tokens of Life" in text and "Sheets never scored" not in text
+    ui2 = ReplayUI(entries, 7, output=DummyOutput())
+    assert ui2.seat is None
+    assert "there is no seat 7 in this 2-seat game: watching as a spectator" in flat(ui2)
+    assert "spectator" in ui2.render_text().splitlines()[0]
+
+
+async def test_replay_question_mark_toggles_help():
+    net = Net(2, {"rounds": 1})
+    net.bots()
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:
+            ui = ReplayUI(list(net.peers[0].log_entries), None, input=inp, output=DummyOutput())
+            async with running(ui):
+                inp.send_text("?")
+                await until(lambda: "Replay keys" in flat(ui))
+                inp.send_text(ESC)
+                await until(lambda: "Replay keys" not in flat(ui))
+                inp.send_text("q")
+                await until(lambda: ui.closed)
+
+
+def test_new_round_words_tell_each_outcome_of_our_bids():
+    from cli.ui import _new_round_words
+
+    view = {"round": 3, "rules": {"rounds": 6}, "last_round": {
+        "round": 2,
+        "auction": [
+            {"sheet": 11, "outcome": "sold", "winner": 0, "price": 9, "value": 7},
+            {"sheet": 12, "outcome": "sold", "winner": 2, "price": 15, "value": 6},
+            {"sheet": 13, "outcome": "tie", "winner": None, "price": 0, "tied": [0, 3]},
+            {"sheet": 14, "outcome": "tie", "winner": None, "price": 0, "tied": [1, 2]},
+            {"sheet": 15, "outcome": "no bids", "winner": None, "price": 0},
+        ],
+        "scored": [{"sheet": 11, "seat": 0, "points": 7}, {"sheet": 12, "seat": 2, "points": 6}],
+    }}
+    sent = (2, {"bids": {"11": 9, "12": 10, "13": 5, "14": 1}})
+    text = _new_round_words(view, 0, sent)
+    assert text == ("Round 3 of 6: your move. Round 2: you took #11 for 9 (value 7); #12 went to seat 2 for 15 "
+                    "(you bid 10); you tied for #13 with seat 3: discarded, nobody paid; #14: higher bids tied, "
+                    "discarded; you scored #11 for 7 points.")
+    assert _new_round_words(view, 5, None).endswith("Round 2: you took nothing and scored nothing.")
+    assert "Bid, splash, then Enter" in _new_round_words(dict(view, last_round=None, round=1), 0, None)
+
+
+async def test_quitting_mid_game_asks_first():
+    net = Net(2)
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:
+            ui = GameUI(0, input=inp, output=DummyOutput())
+            ui.update(net.table, [], "")
+            async with running(ui):
+                inp.send_text("q")
+                await until(lambda: "Quit in the middle of the game?" in flat(ui))
+                await trio.sleep(0.1)
+                assert not ui.closed
+                inp.send_text("bid 1 2" + ENTER)             # any command: we stay
+                await until(lambda: "bids: #1=2" in flat(ui))
+                inp.send_text(CTRL_Q)
+                await until(lambda: "Quit in the middle of the game?" in flat(ui))
+                inp.send_text("x")                           # typing disarms it too
+                await trio.sleep(0.1)
+                inp.send_text("\x08" + "q")                  # Backspace, then q on the empty line again asks
+                await trio.sleep(0.2)
+                assert not ui.closed
+                inp.send_text("q")
+                await until(lambda: ui.closed)
+    net.bots()
+    ui = GameUI(0, output=DummyOutput())             # once the game is over, q quits at once
+    ui.update(net.table, [], "")
+    ui._quit_key()
+    assert ui._quit
+
+
+async def test_narrow_terminal_gets_shorter_status_and_key_help():
+    from prompt_toolkit.formatted_text import fragment_list_to_text as text_of
+
+    net = Net(2)
+    with trio.fail_after(LIMIT):
+        ui = GameUI(0, output=DummyOutput())
+        ui.update(net.table, [], "")
+        async with deciding(ui, net, peer=_ClockPeer(net.table, 300.0, None)):
+            for width in (80, 100, 150):
+                status = text_of(ui._pane_status(width))
+                keys = text_of(ui._pane_help(width))
+                assert "\n" not in status and len(status) <= width, (width, status)
+                assert len(keys) <= width and "help" in keys and "Enter=submit" in keys, (width, keys)
+            assert text_of(ui._pane_help(150)).startswith("bid SHEET N [SHEET N..] | splash ROW COL R/B/Y | extra")
+            net.act(0, {"bids": {}, "splash": None})
+            net.bots(seats=[1])
+            ui.update(net.table, [], "")
+
+
+def test_owned_sheets_say_who_paid_what_and_scored_sheets_their_round():
+    net = Net(3)
+    net.bots(upto_round=4)
+    v = net.table.view(0)
+    ui = GameUI(0, output=DummyOutput())
+    ui.update(net.table, [], "")
+    text = flat(ui)
+    owned = [(s, h) for s in range(3) for h in v["owned"][s]]
+    assert owned and v["scored"], "the seed should give both owned and scored sheets"
+    for s, h in owned:
+        assert "#%d %s for %d in round %d" % (h["id"], "you" if s == 0 else "seat %d" % s, h["price"], h["bought"]) in text
+    for e in v["scored"]:
+        assert "#%d %s +%d (round %d)" % (e["id"], "you" if e["seat"] == 0 else "seat %d" % e["seat"], e["points"], e["round"]) in text
+    assert "an unscored sheet loses 1 each round, never below 1" in text
+    assert "v = value if bought now = cells + round" in text
+
+
+def test_commands_keep_the_middle_scrolled_where_it_was():
+    net = Net(2)
+    ui = GameUI(0, output=DummyOutput())
+    ui.update(net.table, [], "")
+    ui._scroll = 5
+    ui._execute("bid 1 3")
+    assert ui._scroll == 5
+    ui._execute("help")
+    assert ui._help_shown and ui._scroll == 0
+    ui._execute("help")
+    assert not ui._help_shown
