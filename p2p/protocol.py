@@ -137,6 +137,7 @@ class Peer:
         self.certs: dict[int, list[Timeout]] = {}
         self.votes: dict[tuple, dict[int, bytes]] = {}
         self.my_votes: dict[int, tuple] = {}
+        self.vote_clock: dict[tuple, float] = {}   # (phase, prev) -> when we first voted there
         self.secrets: dict[int, tuple] = dict(secrets or {})
         self.remote: dict[bytes, dict] = {}
         self.equivocators: dict[bytes, tuple] = {}
@@ -152,6 +153,7 @@ class Peer:
             ent = parse_entry(raw, keys=self.keys, verify=False)
             self.table.append(ent)
             self._remember(ent)
+        spooled = []
         for raw in spool or []:
             try:
                 ent = parse_entry(raw, keys=self.keys)
@@ -163,8 +165,30 @@ class Peer:
                     # kept evidence of an equivocation: the first event stays the candidate
                     self.equivocators.setdefault(ent.author, (known.raw, ent.raw))
                     continue
+                if known is None:
+                    spooled.append(ent)
+                    continue
             self._remember(ent)
         self._fill_have()
+        # spooled events join an author's events only in seq order, as on the wire;
+        # those above a gap (a crash can leave one) wait in the buffer like late arrivals
+        for ev in sorted(spooled, key=lambda e: (e.author, e.seq)):
+            first = self.events[ev.author].get(ev.seq) or self.buffer[ev.author].get(ev.seq)
+            if first is not None:
+                if first.raw != ev.raw:
+                    self.equivocators.setdefault(ev.author, (first.raw, ev.raw))
+                continue
+            if ev.seq == self.have[ev.author] + 1:
+                self.events[ev.author][ev.seq] = ev
+                self.have[ev.author] = ev.seq
+            else:
+                self.buffer[ev.author].setdefault(ev.seq, ev)
+        for k in self.keys:
+            buf = self.buffer[k]
+            while self.have[k] + 1 in buf:
+                nxt = buf.pop(self.have[k] + 1)
+                self.events[k][nxt.seq] = nxt
+                self.have[k] = nxt.seq
 
     # ------------------------------------------------------------------ helpers
     def _new_table(self) -> Table:
@@ -297,7 +321,7 @@ class Peer:
             if self.step_clock is None or self.step_clock[0] != ident:
                 self.step_clock = (ident, now)
             elif now - self.step_clock[1] >= self.timeout:
-                out += self._maybe_vote(st)
+                out += self._maybe_vote(st, now)
             # re-send current votes (they are not part of any author's chain)
             for (phase, prev, seats), vs in self.votes.items():
                 if phase == st.phase and prev == st.prev:
@@ -351,7 +375,7 @@ class Peer:
         for item in have:
             if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], bytes) and isinstance(item[1], int) and isinstance(item[2], bytes)):
                 raise ProtocolError("bad have item")
-            theirs[item[0]] = item[1]
+            theirs[item[0]] = max(-1, item[1])  # anything below -1 means "none" (and bounds our loops)
             mine = self.events.get(item[0], {}).get(item[1])
             if mine is not None and item[2] and mine.id[:8] != item[2] and item[0] not in self.equivocators:
                 forks.append(mine)  # they hold another event under this seq: show them ours
@@ -485,13 +509,24 @@ class Peer:
         self._remember(cert)
         return [WriteSpool([cert.raw])] + self._after_change([Broadcast(encode(["entry", cert.raw]))])
 
-    def _maybe_vote(self, st) -> list:
+    def _maybe_vote(self, st, now: float = 0.0) -> list:
+        """Vote out the seats whose event for this step we lack (never one whose event we hold).
+
+        A certificate needs a vote from every seat it does not time out, so a seat that
+        died after its event reached us (we hold its event, it cannot vote) would block
+        it for ever: if our vote has not become a certificate after another ``timeout``,
+        we also name the seats from which no vote at all has come for this step."""
         if self.seat is None:
             return []
         if self.seat in st.seats and self.my_event_in_step() is None:
             return []  # we are late ourselves: no voting others out
         cands = self._candidates(st)
         missing = tuple(s for s in st.seats if s not in cands and s != self.seat)
+        first = self.vote_clock.setdefault((st.phase, st.prev), now) if missing else None
+        if missing and first is not None and now - first >= self.timeout:
+            voted = {v for (phase, prev, _), vs in self.votes.items() if phase == st.phase and prev == st.prev for v in vs}
+            silent = {s for s in range(len(self.keys)) if s != self.seat and s not in voted}
+            missing = tuple(sorted(set(missing) | silent))
         if not missing or self.my_votes.get(st.phase) == (st.prev, missing):
             return []
         if 2 * len(missing) > len(self.keys):
