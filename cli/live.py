@@ -384,8 +384,8 @@ def ui_factory_for(title: str):
         from .ui import GameUI
 
         log_to_file(data_dir() / "easel.log")
-
-        return GameUI(node_seat, title=title)
+        # the player's identity, as a short fingerprint, stays in the title bar
+        return GameUI(node_seat, title="%s | key %s" % (title, identity_or_exit().fingerprint))
 
     return make
 
