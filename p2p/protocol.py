@@ -522,7 +522,7 @@ class Peer:
             return []  # we are late ourselves: no voting others out
         cands = self._candidates(st)
         missing = tuple(s for s in st.seats if s not in cands and s != self.seat)
-        first = self.vote_clock.setdefault((st.phase, st.prev), now) if missing else None
+        first = self.vote_clock.get((st.phase, st.prev))  # when we first voted in this step
         if missing and first is not None and now - first >= self.timeout:
             voted = {v for (phase, prev, _), vs in self.votes.items() if phase == st.phase and prev == st.prev for v in vs}
             silent = {s for s in range(len(self.keys)) if s != self.seat and s not in voted}
@@ -532,6 +532,7 @@ class Peer:
         if 2 * len(missing) > len(self.keys):
             return []  # a certificate needs at least as many voters as seats it times out
         self.my_votes[st.phase] = (st.prev, missing)
+        self.vote_clock.setdefault((st.phase, st.prev), now)
         sig = self.sign(vote_sign_msg(self.genesis.game_id, st.phase, st.prev, list(missing)))
         key = (st.phase, st.prev, missing)
         self.votes.setdefault(key, {})[self.seat] = sig
