@@ -184,11 +184,7 @@ class Peer:
             else:
                 self.buffer[ev.author].setdefault(ev.seq, ev)
         for k in self.keys:
-            buf = self.buffer[k]
-            while self.have[k] + 1 in buf:
-                nxt = buf.pop(self.have[k] + 1)
-                self.events[k][nxt.seq] = nxt
-                self.have[k] = nxt.seq
+            self._advance_have(k)
 
     # ------------------------------------------------------------------ helpers
     def _new_table(self) -> Table:
@@ -208,6 +204,24 @@ class Peer:
             lst = self.certs.setdefault(ent.phase, [])
             if all(c.raw != ent.raw for c in lst):
                 lst.append(ent)
+
+    def _advance_have(self, author: bytes) -> list:
+        """Advance ``have[author]`` over what we hold contiguously: events already known
+        (a log can hold an author's later events while an earlier one is still missing)
+        and buffered arrivals, which join the events.  Returns the events that joined."""
+        joined = []
+        evs, buf = self.events[author], self.buffer[author]
+        while True:
+            nxt = self.have[author] + 1
+            if nxt in evs:
+                buf.pop(nxt, None)
+            elif nxt in buf:
+                ev = buf.pop(nxt)
+                evs[nxt] = ev
+                joined.append(ev)
+            else:
+                return joined
+            self.have[author] = nxt
 
     def _fill_have(self) -> None:
         for k in self.keys:
@@ -458,18 +472,9 @@ class Peer:
             if len(buf) < MAX_BUFFERED_PER_AUTHOR:
                 buf[ev.seq] = ev
             return []
-        accepted = [ev]
         self.events[ev.author][ev.seq] = ev
         self.have[ev.author] = ev.seq
-        buf = self.buffer[ev.author]
-        while self.have[ev.author] + 1 in buf:
-            nxt = buf.pop(self.have[ev.author] + 1)
-            old = self.events[ev.author].get(nxt.seq)
-            if old is not None and old.raw != nxt.raw:
-                break
-            self.events[ev.author][nxt.seq] = nxt
-            self.have[ev.author] = nxt.seq
-            accepted.append(nxt)
+        accepted = [ev] + self._advance_have(ev.author)
         return self._persist_and_progress([e.raw for e in accepted], [])
 
     def _equivocation(self, a: Event, b: Event) -> list:

@@ -610,3 +610,35 @@ def test_a_second_certificate_for_a_phase_reaches_a_peer_holding_another():
     out = sim.deliver(1, 0, encode(["have", sim.peers[1].have_vector(), [[st.phase, c_big.id[:8]]]]))
     sent = [decode(e.msg) for e in out if isinstance(e, Send)]
     assert ["entry", c_small.raw] in sent
+
+
+def test_have_advances_over_events_the_log_already_holds_beyond_a_gap():
+    """An author's seq 1 is not in the log (it was never placed: an orphan), seq 2 is.
+    On restart `have` stops at 0; once seq 1 arrives it must pass over seq 2 (already
+    held, from the log) — else the peer reports a stale `have` and waits for ever."""
+    from .helpers import Builder, salt_for, seat_keys, genesis_for, signer
+    from core.table import Table
+
+    sks = seat_keys(2)
+    g = genesis_for(sks)
+    b = Builder(g, sks)
+    t = Table.start(g)
+    log = [g.raw]
+
+    def add(ev):
+        t.append(ev.raw)
+        log.append(ev.raw)
+
+    st = t.step
+    add(b.commit(0, 0, st.prev, b"\x01" * 32, salt_for(0, 0)))            # seat 0 seq 0
+    add(b.commit(1, 0, st.prev, b"\x02" * 32, salt_for(1, 0)))            # seat 1 seq 0
+    orphan = b.event(0, b"\x07" * 32, "act", {"phase": 9, "action": 0})   # seat 0 seq 1: never placed
+    st = t.step
+    add(b.reveal(0, 1, st.prev, b"\x01" * 32, salt_for(0, 0)))            # seat 0 seq 2
+    add(b.reveal(1, 1, st.prev, b"\x02" * 32, salt_for(1, 0)))            # seat 1 seq 1
+    keys = [bytes(sk.verify_key) for sk in sks]
+    p = Peer(g, keys[1], signer(sks[1]), DetRand(b"gap"), log_entries=log, timeout=600.0)
+    assert p.have[keys[0]] == 0
+    p.connected(keys[0])
+    p.receive(keys[0], encode(["entry", orphan.raw]))
+    assert p.have[keys[0]] == 2
