@@ -139,15 +139,6 @@ def need_terminal() -> None:
         raise UsageError("the game UI needs a terminal (for a headless game use: easel demo, or easel bot)")
 
 
-def status_line(node: GameNode) -> str:
-    t = node.peer.table
-    if t.over:
-        return "game over"
-    st = t.step
-    waiting = ", ".join("seat %d" % s for s in t.missing())
-    return "phase %d: %s - waiting for %s" % (st.phase, st.label, waiting or "nobody")
-
-
 def report(node: GameNode, interactive: bool = False) -> int:
     """Bots and demos print one JSON line; a person gets a sentence."""
     t = node.peer.table

@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from . import games as registry
-from .encoding import encode
 from .engine import ConfigError, IllegalAction, Turn
 from .events import (
     ZERO32,
@@ -212,7 +211,7 @@ class Table:
             self.last_seq[entry.author] = entry.seq
             self._advance_head(entry.id)
             if len(self.batch) == len(st.seats):
-                self._close(())
+                self._close()
         elif isinstance(entry, Timeout):
             if entry.game_id != self.game_id:
                 raise RuleError("time-out belongs to another game")
@@ -226,7 +225,7 @@ class Table:
             self._advance_head(entry.id)
             self.timeouts[st.phase] = tuple(entry.seats)
             self.notes.append(Note(self.count - 1, st.phase, None, "timed out seats %s (%s)" % (list(entry.seats), st.label)))
-            self._close(entry.seats)
+            self._close()
         else:
             raise RuleError("a second genesis entry")
 
@@ -240,7 +239,7 @@ class Table:
         self.starts[self.phase] = (self.count, self.head)
         self.batch = {}
 
-    def _close(self, timed_out: Sequence[int]) -> None:
+    def _close(self) -> None:
         st = self.step
         assert st is not None
         idx = self.count - 1
@@ -364,7 +363,3 @@ def replay(entries: Sequence[bytes], games: Any = registry) -> Table:
     for raw in entries[1:]:
         t.append(raw)
     return t
-
-
-def encode_view(view: Any) -> bytes:
-    return encode(view)
