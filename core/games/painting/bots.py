@@ -146,8 +146,14 @@ class HeuristicBot:
             # prefer high expected value per unit of work
             scored_offer.append(((expect * 16) // (1 + c), c, s["id"], expect, pl))
         scored_offer.sort(key=lambda x: (-x[0], x[1], x[2]))
+        # Several heuristic bots at one table value sheets alike; identical bids tie
+        # and discard the sheet.  So each bot takes its sheets from the best few at
+        # random and shades its amounts: bots spread over sheets and rarely tie.
+        shortlist = scored_offer[:4]
+        rng.shuffle(shortlist)
+        shortlist.sort(key=lambda x: -x[0] + rng.below(1 + x[0] // 2))
         picks = []
-        for prio, c, sid, expect, pl in scored_offer:
+        for prio, c, sid, expect, pl in shortlist:
             if len(picks) >= 2 or work + c > capacity:
                 break
             picks.append((sid, expect, pl, c))
@@ -158,7 +164,7 @@ class HeuristicBot:
             total_expect = sum(p[1] for p in picks)
             for sid, expect, pl, c in picks:
                 amount = (budget * expect) // total_expect
-                amount = max(0, amount - rng.below(3))
+                amount = (amount * rng.between(60, 100)) // 100
                 if amount > 0:
                     bids[str(sid)] = amount
             # amounts sum to at most budget <= tokens: never an overspend
