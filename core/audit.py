@@ -30,7 +30,6 @@ class LogReport:
     head: bytes | None = None
     results: Any = None
     problems: list = field(default_factory=list)
-    table: Table | None = None
     parsed: list = field(default_factory=list)   # (index, entry) parsed and verified during the replay
 
 
@@ -65,7 +64,6 @@ def audit_log(name: str, data: bytes) -> LogReport:
         return rep
     rep.game = table.genesis.doc["game"]
     rep.game_id = table.game_id
-    rep.table = table
     for i, raw in enumerate(entries[1:], start=1):
         try:
             ent = parse_entry(raw, keys=table.keys)

@@ -14,9 +14,10 @@ every outbound frame, seeded, from the environment variable EASEL_FAULTS
 
 from __future__ import annotations
 
+import json
 import logging
-import math
 import os
+import time
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +26,7 @@ from typing import Any, Awaitable, Callable
 import trio
 
 from core.encoding import decode, encode
-from core.events import Genesis, parse_genesis
+from core.events import Genesis, entry_id, parse_genesis
 
 from . import tls
 from .framing import ConnectionClosed, FrameError, FramedStream
@@ -181,8 +182,6 @@ class GameNode:
             elif isinstance(eff, WriteLog):
                 self.store.log.append(eff.entries, sync=False)
                 if self._trace is not None:
-                    from core.events import entry_id
-
                     self._trace_line("apply", [entry_id(raw) for raw in eff.entries])
             elif isinstance(eff, TruncateLog):
                 # the cut entries were just re-spooled (unsynced): make that durable first
@@ -202,9 +201,6 @@ class GameNode:
                 self._changed()
 
     def _trace_line(self, kind: str, eids) -> None:
-        import json
-        import time
-
         ids = [e.hex() for e in eids] if isinstance(eids, list) else [eids.hex()]
         self._trace.write(json.dumps({"k": kind, "e": ids, "t": time.monotonic()}) + "\n")
 

@@ -169,7 +169,8 @@ class Peer:
                     spooled.append(ent)
                     continue
             self._remember(ent)
-        self._fill_have()
+        for k in self.keys:
+            self._advance_have(k)  # over the log's events (the buffer is still empty)
         # spooled events join an author's events only in seq order, as on the wire;
         # those above a gap (a crash can leave one) wait in the buffer like late arrivals
         for ev in sorted(spooled, key=lambda e: (e.author, e.seq)):
@@ -222,14 +223,6 @@ class Peer:
             else:
                 return joined
             self.have[author] = nxt
-
-    def _fill_have(self) -> None:
-        for k in self.keys:
-            evs = self.events[k]
-            h = self.have[k]
-            while h + 1 in evs:
-                h += 1
-            self.have[k] = h
 
     def have_vector(self) -> list:
         """[[author, highest contiguous seq, first 8 bytes of that event's id], ...].

@@ -133,15 +133,3 @@ def match_offsets(grid: str, cells: Sequence[Sequence], size: int = GRID) -> lis
 def matches(grid: str, cells: Sequence[Sequence], size: int = GRID) -> bool:
     """True if the pattern appears anywhere in ``grid`` by translation."""
     return next(_offsets(grid, cells, size), None) is not None
-    rmin = min(r for r, _, _ in coloured)
-    rmax = max(r for r, _, _ in coloured)
-    cmin = min(c for _, c, _ in coloured)
-    cmax = max(c for _, c, _ in coloured)
-    for dr in range(-rmin, size - rmax):
-        for dc in range(-cmin, size - cmax):
-            for r, c, col in coloured:
-                if grid[(r + dr) * size + c + dc] != col:
-                    break
-            else:
-                return True
-    return False
