@@ -16,6 +16,7 @@ import time
 from common import log_file, median, simulate
 
 from cli.auditing import audit_files
+from core import games as registry
 from core.audit import audit
 from core.events import Event, Genesis, event_sign_msg, genesis_sign_msg, parse_entry
 from core.logfile import parse
@@ -45,7 +46,7 @@ def main(repeats: int = 5) -> None:
         assert rep["valid"] and rep["complete"], rep["problems"]
         t = time.perf_counter()
         for name, data in files.items():
-            rep = audit({name: data})
+            rep = audit({name: data}, registry)
             assert rep["valid"] and rep["complete"], rep["problems"]
         seq.append(entries / (time.perf_counter() - t))
         t = time.perf_counter()

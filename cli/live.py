@@ -14,9 +14,8 @@ from typing import Any
 
 import trio
 
-from core import games as registry
 from core.engine import ConfigError
-from core.hashing import dhash, fingerprint
+from core.hashing import dhash
 from core.rng import Rng
 from p2p import tls
 from p2p.identity import IdentityError, data_dir, load_or_create
@@ -24,7 +23,19 @@ from p2p.lobby import HostedTable, LobbyError, join
 from p2p.node import Faults, GameNode, load_roster, save_roster
 from p2p.store import GameStore, StoreError
 
-from .main import EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError, jsonable, parse_hostport
+from .common import (
+    EXIT_INVALID,
+    EXIT_OK,
+    UsageError,
+    all_levels,
+    check_level,
+    configure_or_exit,
+    game_or_exit,
+    jsonable,
+    parse_hostport,
+    registry,
+    table_options,
+)
 
 log = logging.getLogger("easel.cli")
 
@@ -53,11 +64,10 @@ class DemoRand:
         return out[:k]
 
 
-def bot_decider(game_name: str, level: str, seed: str | None):
-    game = registry.get(game_name)
-    if level not in game.bots:
-        raise UsageError("unknown bot level %r (known: %s)" % (level, ", ".join(game.bots)))
-    bot = game.bots[level]()
+def bot_decider(game_name: str, level: str | None, seed: str | None):
+    """A ``decide`` for GameNode that asks the game's bot ``level`` (None: the game's default level)."""
+    game = game_or_exit(game_name)
+    bot = game.bots[check_level(game, level)]()
     base = seed.encode() if seed is not None else os.urandom(32)
 
     async def decide(view, seat, peer):
@@ -96,6 +106,7 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
         rand=rand,
         bind_host=bind,
         on_change=(lambda n: ui_update(ui, n)) if ui else None,
+        games=registry,
     )
     try:
         if ui is None:
@@ -169,18 +180,18 @@ def spawn_bots(k: int, lobby: tuple[str, int], level: str, seed: str | None) -> 
 
 
 async def host_main(args, ui_factory=None) -> int:
+    """Open a table; ``args`` went through ``resolve_table`` (game, players, options and level are set)."""
     identity = identity_or_exit()
     bind = args.bind or "0.0.0.0"
     game_name = args.game
-    options = {} if args.edition is None else {"edition": args.edition}
-    if getattr(args, "garnets", None):
-        options["starting_garnets"] = args.garnets
+    options = args.options
     play_port = free_port(bind if bind != "0.0.0.0" else "")
     if not 1 <= args.timeout <= 86400:
         raise UsageError("--timeout must be 1..86400 seconds")
     args.timeout = int(args.timeout)  # whole seconds: it is signed into the genesis
     try:
-        ht = HostedTable(identity, game_name, args.players, options, play_port, "" if bind == "0.0.0.0" else bind, timeout=args.timeout)
+        ht = HostedTable(identity, game_name, args.players, options, play_port, "" if bind == "0.0.0.0" else bind,
+                         timeout=args.timeout, games=registry)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     if not 0 <= args.bots < args.players:
@@ -260,7 +271,7 @@ async def join_main(host: str, port: int, decide_factory, *, seed: str | None, n
     deadline = trio.current_time() + 15
     while True:
         try:
-            genesis, roster = await join(host, port, identity, play_port, name=name, expect_fingerprint=expect_fp)
+            genesis, roster = await join(host, port, identity, play_port, name=name, expect_fingerprint=expect_fp, games=registry)
             break
         except OSError as exc:
             if trio.current_time() > deadline:
@@ -312,10 +323,6 @@ async def list_tables(wait: float) -> int:
 # ----------------------------------------------------------------------------- demo
 def demo(args) -> int:
     t0 = time.monotonic()
-    try:
-        registry.get(args.game).configure({}, args.players)
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from None
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     port = free_port()
@@ -327,6 +334,8 @@ def demo(args) -> int:
         if k == 0:
             cmd = base + ["host", "--game", args.game, "--players", str(args.players), "--port", str(port), "--auto", args.level,
                           "--seed", args.seed, "--bind", "127.0.0.1", "--no-advertise", "--timeout", str(args.timeout)]
+            for key, value in args.options.items():
+                cmd += ["--option", "%s=%s" % (key, _option_text(value))]
         else:
             cmd = base + ["bot", "--join", "127.0.0.1:%d" % port, "--level", args.level, "--seed", args.seed]
         procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL))
@@ -351,7 +360,7 @@ def demo(args) -> int:
             pass
     heads, results = [], None
     for lp in logs:
-        rep = audit({lp: Path(lp).read_bytes()})
+        rep = audit({lp: Path(lp).read_bytes()}, registry)
         heads.append(rep["head"])
         if rep["complete"]:
             results = rep["results"]
@@ -369,72 +378,77 @@ def demo(args) -> int:
     return EXIT_OK if same else EXIT_INVALID
 
 
+def _option_text(value: Any) -> str:
+    """An option value as ``--option`` reads it back (parse_option_value)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
 # ----------------------------------------------------------------------------- dispatch
-def ui_factory_for(title: str):
+def resolve_table(args) -> None:
+    """play/host/demo: fill in the game, its player count, options and bot level, and check them with the game.
+
+    Every refusal is a UsageError (one line, exit 2) before anything starts.
+    """
+    game = game_or_exit(args.game)
+    args.game = game.info.name
+    if args.players is None:
+        args.players = game.info.default_players
+    args.options = table_options(args)
+    configure_or_exit(game, args.options, args.players)
+    args.level = check_level(game, args.level)
+    if getattr(args, "auto", None) is not None:
+        args.auto = check_level(game, args.auto)
+
+
+def ui_factory_for(title: str = "Easel"):
     def make(node_seat: int):
-        from .ui import GameUI
+        from .shell import GameUI
 
         log_to_file(data_dir() / "easel.log")
-        # the player's identity, as a short fingerprint, stays in the title bar
-        return GameUI(node_seat, title="%s | key %s" % (title, identity_or_exit().fingerprint))
+        # the player's identity, as a short fingerprint, stays in the title bar; the game's title follows the table
+        return GameUI(node_seat, title=title, key=identity_or_exit().fingerprint)
 
     return make
 
 
 def dispatch(args) -> int:
     try:
+        if args.cmd in ("play", "host", "demo"):
+            resolve_table(args)       # say what is wrong with the table before anything else
         if args.cmd == "demo":
             return demo(args)
-        if args.cmd == "host":
-            try:  # say what is wrong with the table before anything else
-                opts = {} if args.edition is None else {"edition": args.edition}
-                if args.garnets:
-                    opts["starting_garnets"] = args.garnets
-                registry.get(args.game).configure(opts, args.players)
-            except ConfigError as exc:
-                raise UsageError(str(exc)) from None
         if args.cmd in ("host", "play", "join") and not getattr(args, "auto", None) and not (args.cmd == "join" and not args.address):
             need_terminal()
         if args.cmd == "resume" and not args.level:
             need_terminal()
         if args.cmd == "host":
-            return trio.run(host_main, args, None if args.auto else ui_factory_for("Easel - host"))
+            return trio.run(host_main, args, None if args.auto else ui_factory_for())
         if args.cmd == "play":
-            ns = _play_args(args)
-            return trio.run(host_main, ns, ui_factory_for("Easel - Painting Game"))
+            return trio.run(host_main, _play_args(args), ui_factory_for())
         if args.cmd == "bot":
             host, port = parse_hostport(args.join)
-            _level_ok(args.level)
+            if args.level is not None and args.level not in all_levels():
+                raise UsageError("unknown bot level %r (known: %s)" % (args.level, ", ".join(all_levels())))
             return trio.run(lambda: join_main(host, port, lambda g: bot_decider(g, args.level, args.seed), seed=args.seed, name=args.name))
         if args.cmd == "join":
             if not args.address:
                 return trio.run(list_tables, args.wait)
             host, port = parse_hostport(args.address)
-            return trio.run(lambda: join_main(host, port, None, seed=None, name=os.environ.get("USER", "player"), ui_factory=ui_factory_for("Easel")))
+            return trio.run(lambda: join_main(host, port, None, seed=None, name=os.environ.get("USER", "player"), ui_factory=ui_factory_for()))
         if args.cmd == "resume":
-            return trio.run(resume_main, args, ui_factory_for("Easel"))
+            return trio.run(resume_main, args, ui_factory_for())
     except StoreError as exc:
         print("easel: %s" % exc, file=sys.stderr)
         return EXIT_INVALID
     raise UsageError("unknown command %r" % args.cmd)
 
 
-def _level_ok(level: str) -> None:
-    if level not in ("random", "heuristic"):
-        raise UsageError("--level must be random or heuristic")
-
-
 def _play_args(args):
     import argparse
 
-    try:
-        opts = {} if args.edition is None else {"edition": args.edition}
-        if args.garnets:
-            opts["starting_garnets"] = args.garnets
-        registry.get("painting").configure(opts, args.players)
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from None
     return argparse.Namespace(
-        game="painting", players=args.players, bots=args.players - 1, port=0, edition=args.edition, garnets=args.garnets, level=args.level,
+        game=args.game, players=args.players, bots=args.players - 1, port=0, options=args.options, level=args.level,
         auto=None, timeout=args.timeout, seed=None, bind="127.0.0.1", no_advertise=True, quiet=True,
     )

@@ -1,14 +1,19 @@
 """The ``easel`` command.
 
-    easel play                          a local table: you and bot peers over loopback
-    easel host --game painting --players N [--bots K] [--port P]
+    easel play [--game G] [--players N] [--option K=V ...]   a local table: you and bot peers over loopback
+    easel host [--game G] [--players N] [--bots K] [--port P] [--option K=V ...]
     easel join [HOST:PORT]              list tables on the LAN (zeroconf) or join one
-    easel bot --join HOST:PORT [--level random|heuristic]
+    easel bot --join HOST:PORT [--level L]
     easel resume DIR [--level L]        continue a game from its directory (after a crash)
-    easel demo --game painting --players N --seed S --out DIR [--json]
+    easel demo [--game G] [--players N] --seed S --out DIR [--json]
+    easel games [--json]                the games, their editions, options and bot levels
     easel audit FILE... [--json]        exit 0 valid and finished, 1 invalid, 2 usage
     easel replay FILE [--as SEAT]
     easel show FILE [--at N] [--as SEAT] --json
+
+Every game comes from the registry (core.games): ``--game`` picks one (the
+default is the registry's first), ``--option KEY=VALUE`` sets its options
+(checked by the game's ``configure``), ``--level`` one of its ``bots``.
 """
 
 from __future__ import annotations
@@ -16,41 +21,18 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import sys
-from pathlib import Path
-from typing import Any
 
-EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
-
-
-class UsageError(Exception):
-    pass
-
-
-def jsonable(obj: Any) -> Any:
-    """Canonical values -> JSON values (bytes as hex)."""
-    if isinstance(obj, bytes):
-        return obj.hex()
-    if isinstance(obj, dict):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [jsonable(x) for x in obj]
-    return obj
-
-
-def parse_hostport(text: str) -> tuple[str, int]:
-    host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise UsageError("expected HOST:PORT, got %r" % text)
-    return host.strip("[]"), int(port)
-
-
-def read_file(path: str) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        raise UsageError("cannot read %s: %s" % (path, exc.strerror)) from None
+from .common import (  # noqa: F401 - re-exported: older callers import them from here
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    jsonable,
+    parse_hostport,
+    read_file,
+    registry,
+)
 
 
 # ----------------------------------------------------------------------------- offline commands
@@ -58,7 +40,7 @@ def cmd_audit(args) -> int:
     from .auditing import audit_files
 
     files = {f: read_file(f) for f in args.files}
-    rep = audit_files(files)
+    rep = audit_files(files, games=registry)
     if args.json:
         print(json.dumps(jsonable(rep), indent=None, sort_keys=True))
     else:
@@ -93,7 +75,10 @@ def table_at(entries: list[bytes], at: int | None):
     n = len(entries) - 1 if at is None else at
     if not 0 <= n < len(entries):
         raise UsageError("--at must be between 0 and %d" % (len(entries) - 1))
-    t = Table.start(entries[0])
+    try:
+        t = Table.start(entries[0], registry)
+    except RuleError as exc:
+        raise UsageError("entry 0 is not a valid genesis (%s): run easel audit" % exc) from None
     for raw in entries[1 : n + 1]:
         try:
             t.append(raw)
@@ -126,7 +111,7 @@ def cmd_show(args) -> int:
 def cmd_replay(args) -> int:
     import trio
 
-    from .ui import ReplayUI
+    from .shell import ReplayUI
 
     entries = load_log_entries(args.file)
     if args.as_seat is not None:
@@ -135,39 +120,70 @@ def cmd_replay(args) -> int:
             raise UsageError("--as must be a seat between 0 and %d" % (t.players - 1))
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("replay needs a terminal (use: easel show FILE --at N --json)")
-    trio.run(ReplayUI(entries, args.as_seat).run)
+    try:
+        ui = ReplayUI(entries, args.as_seat)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    trio.run(ui.run)
+    return EXIT_OK
+
+
+def cmd_games(args) -> int:
+    games = []
+    for name in registry.names():
+        g = registry.get(name)
+        info = g.info
+        helps = dict(getattr(info, "option_help", None) or {})
+        games.append({
+            "name": info.name,
+            "title": info.title,
+            "min_players": info.min_players,
+            "max_players": info.max_players,
+            "default_players": info.default_players,
+            "editions": list(info.editions),
+            "options": [{"name": k, "default": v, "help": helps.get(k, "")} for k, v in info.options.items()],
+            "bots": list(g.bots),
+        })
+    if args.json:
+        print(json.dumps(jsonable(games), sort_keys=True))
+        return EXIT_OK
+    for i, g in enumerate(games):
+        if i:
+            print()
+        print("%s - %s" % (g["name"], g["title"]))
+        print("  players: %d-%d (default %d)" % (g["min_players"], g["max_players"], g["default_players"]))
+        print("  editions: %s (default %s)" % (", ".join(g["editions"]) or "-", g["editions"][0] if g["editions"] else "-"))
+        print("  bot levels: %s" % (", ".join(g["bots"]) or "-"))
+        print("  options (--option NAME=VALUE):" if g["options"] else "  options: none")
+        for o in g["options"]:
+            default = json.dumps(jsonable(o["default"])) if not isinstance(o["default"], str) else o["default"]
+            print("    %-20s default %-10s %s" % (o["name"], default, o["help"]))
     return EXIT_OK
 
 
 # ----------------------------------------------------------------------------- live commands
-def _level(name: str) -> str:
-    if name not in ("random", "heuristic"):
-        raise UsageError("--level must be random or heuristic")
-    return name
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="easel", description="Art board games, peer to peer, no server.")
     ap.add_argument("-v", "--verbose", action="store_true", help="log more")
     sub = ap.add_subparsers(dest="cmd")
 
-    p = sub.add_parser("play", help="a local Painting Game table: you and bot peers")
-    p.add_argument("--players", type=int, default=6)
-    p.add_argument("--level", default="heuristic")
-    p.add_argument("--timeout", type=float, default=300.0)
-    p.add_argument("--edition", default=None, help="clarified (default) or mm8")
-    p.add_argument("--garnets", type=int, default=0, help="garnets each seat starts with")
+    def table_flags(p, timeout: float) -> None:
+        p.add_argument("--game", default=None, help="the game (easel games lists them; default: the first listed)")
+        p.add_argument("--players", type=int, default=None, help="seats at the table (default: the game's)")
+        p.add_argument("--edition", default=None, help="the game's rules edition (easel games lists them)")
+        p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                       help="a game option (repeatable; easel games lists them)")
+        p.add_argument("--level", default=None, help="bot level (default: the game's second listed level)")
+        p.add_argument("--timeout", type=float, default=timeout)
+
+    p = sub.add_parser("play", help="a local table: you and bot peers")
+    table_flags(p, 300.0)
 
     p = sub.add_parser("host", help="open a table on the LAN")
-    p.add_argument("--game", default="painting")
-    p.add_argument("--players", type=int, default=6)
+    table_flags(p, 300.0)
     p.add_argument("--bots", type=int, default=0)
     p.add_argument("--port", type=int, default=0)
-    p.add_argument("--edition", default=None)
-    p.add_argument("--garnets", type=int, default=0, help="garnets each seat starts with")
-    p.add_argument("--level", default="heuristic", help="level of the --bots")
     p.add_argument("--auto", default=None, help=argparse.SUPPRESS)        # host seat played by a bot
-    p.add_argument("--timeout", type=float, default=300.0)
     p.add_argument("--seed", default=None, help=argparse.SUPPRESS)
     p.add_argument("--bind", default=None, help=argparse.SUPPRESS)
     p.add_argument("--no-advertise", action="store_true", help=argparse.SUPPRESS)
@@ -178,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
 
     p = sub.add_parser("bot", help="a bot peer that joins a table")
     p.add_argument("--join", required=True, metavar="HOST:PORT")
-    p.add_argument("--level", default="heuristic")
+    p.add_argument("--level", default=None, help="bot level (default: the table's game's default level)")
     p.add_argument("--seed", default=None, help=argparse.SUPPRESS)
     p.add_argument("--name", default="bot")
 
@@ -188,13 +204,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", default=None, help=argparse.SUPPRESS)
 
     p = sub.add_parser("demo", help="a headless game: every seat a bot in its own process")
-    p.add_argument("--game", default="painting")
-    p.add_argument("--players", type=int, default=6)
+    table_flags(p, 60.0)
     p.add_argument("--seed", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--json", action="store_true")
-    p.add_argument("--level", default="heuristic")
-    p.add_argument("--timeout", type=float, default=60.0)
+
+    p = sub.add_parser("games", help="the games you can play, with their editions, options and bot levels")
+    p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("audit", help="check log files offline")
     p.add_argument("files", nargs="+")
@@ -228,6 +244,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_show(args)
         if args.cmd == "replay":
             return cmd_replay(args)
+        if args.cmd == "games":
+            return cmd_games(args)
         from . import live
 
         return live.dispatch(args)

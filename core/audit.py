@@ -7,6 +7,9 @@ against reveals, seed and beacon derivation and every rule of the game, by
 replaying the log through the same code the peers run.  Across all files
 given (logs and spools): equivocation, i.e. two different signed events from
 one author with the same sequence number, and logs of one game that disagree.
+
+Every function takes the game registry (``games``: a core.games.Registry or
+the module core.games) that the logs are replayed with.
 """
 
 from __future__ import annotations
@@ -33,8 +36,8 @@ class LogReport:
     parsed: list = field(default_factory=list)   # (index, entry) parsed and verified during the replay
 
 
-def audit_log(name: str, data: bytes) -> LogReport:
-    """Replay one file and report on it."""
+def audit_log(name: str, data: bytes, games: Any) -> LogReport:
+    """Replay one file with the registry ``games`` and report on it."""
     rep = LogReport(name)
 
     def problem(index: int | None, text: str) -> None:
@@ -58,7 +61,7 @@ def audit_log(name: str, data: bytes) -> LogReport:
         problem(0, "log has no genesis entry")
         return rep
     try:
-        table = Table.start(parse_genesis(entries[0]))
+        table = Table.start(parse_genesis(entries[0]), games)
     except (EntryError, RuleError) as exc:
         problem(0, "genesis: %s" % exc)
         return rep
@@ -100,8 +103,8 @@ class Summary:
     index: list   # (game_id, author, seq, entry index, entry id) of every event in the file
 
 
-def summarize(name: str, data: bytes) -> Summary:
-    rep = audit_log(name, data)
+def summarize(name: str, data: bytes, games: Any) -> Summary:
+    rep = audit_log(name, data, games)
     parsed = list(rep.parsed)
     start = parsed[-1][0] + 1 if parsed else 0
     for i, raw in enumerate(parse(data).entries[start:], start=start):
@@ -209,6 +212,6 @@ def combine(summaries: list[Summary], files: dict[str, bytes]) -> dict:
     }
 
 
-def audit(files: dict[str, bytes]) -> dict:
-    """Audit all files (see the module docstring); one file after the other."""
-    return combine([summarize(name, data) for name, data in files.items()], files)
+def audit(files: dict[str, bytes], games: Any) -> dict:
+    """Audit all files with the registry ``games`` (see the module docstring); one file after the other."""
+    return combine([summarize(name, data, games) for name, data in files.items()], files)

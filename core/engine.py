@@ -45,6 +45,32 @@ Why each piece is there, checked against all three games:
   masked cards in the state and reveal them by actions carrying decryption
   shares; nothing here assumes the state is fully known to anyone.
 * ``default_action`` is what the rules apply for a seat the table timed out.
+
+Hooks for players, bots and tests (part of the API; ``problems`` and
+``legal_actions`` below are the module helpers callers use):
+
+* ``legal_actions(state, seat) -> list`` — every *kind* of legal action the
+  seat may take now (each one passes ``check``); where the space is huge a
+  representative sample is allowed, but it always holds the default action
+  when the seat is asked to act.  Bots, the conformance suite and UIs use it.
+* ``problems(state, seat, action) -> list[str]`` — why ``action`` is not
+  legal, one line per problem for a person; empty means legal (exactly when
+  ``check`` passes).  The UI's only legality source: a screen never
+  re-implements a rule.  Without the hook, ``problems()`` below wraps ``check``.
+* ``determinize(state, seat, rng) -> state`` (optional) — a state consistent
+  with everything ``seat`` may know, the hidden parts resampled from ``rng``
+  (a ``core.rng.Rng``): ``view(determinize(s, seat, rng), seat) == view(s, seat)``.
+  Search bots sample worlds with it; the conformance suite uses it to check
+  that a seat's view carries nothing hidden.  A game with no hidden state
+  may return the state unchanged.
+
+A chance turn may name seats: ``Turn("chance", seats=(0, 2))`` asks only
+those seats for fresh entropy when the table needs a new seed step (e.g. the
+seats still in the game, so an eliminated seat never stalls a draw); no seats
+(the default) means every seat.
+
+The table takes a registry of games (core.games.Registry, or the module
+core.games itself) as an argument: it never imports one.
 """
 
 from __future__ import annotations
@@ -60,6 +86,8 @@ __all__ = [
     "IllegalAction",
     "ConfigError",
     "OVER",
+    "problems",
+    "legal_actions",
 ]
 
 
@@ -84,6 +112,7 @@ class GameInfo:
     sealed: bool                 # has sealed (commit-reveal) phases
     chance: bool                 # asks for shared randomness after setup
     options: Mapping[str, Any] = field(default_factory=dict)  # option -> default
+    option_help: Mapping[str, str] = field(default_factory=dict)  # option -> one line: allowed values/range
 
     @property
     def default_edition(self) -> str:
@@ -93,7 +122,8 @@ class GameInfo:
 @dataclass(frozen=True)
 class Turn:
     kind: str                          # "sequential" | "simultaneous" | "chance" | "over"
-    seats: tuple[int, ...] = ()        # who must act (one seat when sequential)
+    seats: tuple[int, ...] = ()        # who must act (one seat when sequential); for a
+                                       # chance turn who gives entropy (empty: every seat)
     sealed: bool = False               # simultaneous moves go through commit-reveal
     label: str = ""                    # for people: "round 2 - bids and splash"
 
@@ -129,3 +159,27 @@ class Game(Protocol):
     def view(self, state: Any, seat: int | None) -> Any: ...
     def result(self, state: Any) -> dict | None: ...
     def describe(self, state: Any, seat: int, action: Any) -> str: ...
+    def legal_actions(self, state: Any, seat: int) -> list: ...
+    def problems(self, state: Any, seat: int, action: Any) -> list[str]: ...
+    # optional: def determinize(self, state, seat, rng) -> state
+
+
+def problems(game: Any, state: Any, seat: int, action: Any) -> list[str]:
+    """Why ``action`` is illegal for ``seat`` now ([] = legal): the game's hook, else ``check``."""
+    hook = getattr(game, "problems", None)
+    if hook is not None:
+        return list(hook(state, seat, action))
+    try:
+        game.check(state, seat, action)
+    except IllegalAction as exc:
+        return [str(exc) or "illegal move"]
+    return []
+
+
+def legal_actions(game: Any, state: Any, seat: int) -> list:
+    """The game's ``legal_actions`` hook; without it, the default action alone (if legal)."""
+    hook = getattr(game, "legal_actions", None)
+    if hook is not None:
+        return list(hook(state, seat))
+    action = game.default_action(state, seat)
+    return [action] if not problems(game, state, seat, action) else []

@@ -23,8 +23,13 @@ commits to 32 random bytes; seed = dhash("seed", values in seat order) goes
 to ``game.setup``.  Every sealed step, when it closes, folds the reveals'
 salts into the beacon: beacon = dhash("beacon", beacon, salts in seat order);
 a game's chance turn consumes the beacon if it is fresh, and otherwise the
-table opens another seed step first.  No seat can know a chance outcome
-before every seat has revealed.
+table opens another seed step first, for the seats the chance turn names
+(every seat if it names none; the first seed step is always every seat's).
+No seat can know a chance outcome before every seat that committed to it
+has revealed.
+
+Games.  The table is given a registry (anything with ``get(name)``: a
+core.games.Registry, or the module core.games itself); it imports none.
 """
 
 from __future__ import annotations
@@ -32,7 +37,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from . import games as registry
 from .engine import ConfigError, IllegalAction, Turn
 from .events import (
     ZERO32,
@@ -98,8 +102,8 @@ class Table:
 
     # ------------------------------------------------------------------ creation
     @classmethod
-    def start(cls, genesis: Genesis | bytes, games: Any = registry) -> "Table":
-        """Open a table from its genesis; ``games`` is the game registry (tests pass their own)."""
+    def start(cls, genesis: Genesis | bytes, games: Any) -> "Table":
+        """Open a table from its genesis; ``games`` is the game registry (``get(name) -> Game``)."""
         try:
             if isinstance(genesis, (bytes, bytearray)):
                 genesis = parse_genesis(bytes(genesis))
@@ -312,11 +316,12 @@ class Table:
                 self.step = None
                 return
             if t.kind == "chance":
+                seats = self._chance_seats(t)
                 if self.fresh:
                     self.state = self.game.chance(self.state, self.beacon)
                     self.fresh = False
                     continue
-                self._open("commit", "seed", tuple(range(self.players)), False, "shared randomness: commit")
+                self._open("commit", "seed", seats, False, "shared randomness: commit")
                 return
             if t.kind == "sequential":
                 self._open("act", "move", t.seats, True, t.label)
@@ -326,6 +331,14 @@ class Table:
                 self._open("act", "move", t.seats, False, t.label)
             return
 
+
+    def _chance_seats(self, t: Turn) -> tuple[int, ...]:
+        """Who gives entropy for a chance turn: the seats it names, else every seat."""
+        if not t.seats:
+            return tuple(range(self.players))
+        if any(type(s) is not int or not 0 <= s < self.players for s in t.seats):
+            raise RuleError("the game named seats %r for a chance turn at a %d-seat table" % (list(t.seats), self.players))
+        return tuple(sorted(set(t.seats)))
 
     # ------------------------------------------------------------------ assembling a batch
     def assemble(self, candidates: dict, cert: Timeout | None = None) -> list | None:
@@ -355,8 +368,8 @@ class Table:
         return batch
 
 
-def replay(entries: Sequence[bytes], games: Any = registry) -> Table:
-    """Replay a whole canonical log (raises RuleError at the first bad entry)."""
+def replay(entries: Sequence[bytes], games: Any) -> Table:
+    """Replay a whole canonical log with the game registry ``games`` (RuleError at the first bad entry)."""
     if not entries:
         raise RuleError("empty log")
     t = Table.start(entries[0], games)

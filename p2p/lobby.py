@@ -74,9 +74,10 @@ class HostedTable:
     genesis: Genesis | None = None
     roster: dict | None = None
     on_update: Any = None
+    games: Any = registry           # the game registry (core.games.Registry or the module)
 
     def __post_init__(self) -> None:
-        game = registry.get(self.game)  # UnknownGame is a ConfigError: the CLI reports it
+        game = self.games.get(self.game)  # UnknownGame is a ConfigError: the CLI reports it
         self.config = game.configure(self.options, self.players)
         cert = tls.make_certificate(self.identity)
         self.seats.append(Seat(self.identity.public, cert, [self.play_host, self.play_port], "host"))
@@ -209,6 +210,7 @@ async def join(
     name: str = "",
     expect_fingerprint: str | None = None,
     on_seated=None,
+    games: Any = registry,
 ) -> tuple[Genesis, dict]:
     """Join a hosted table and return (genesis, roster) once it is sealed."""
     ctx = tls.client_context(identity, None)
@@ -237,13 +239,13 @@ async def join(
             msg = decode(await fs.receive())
             if isinstance(msg, list) and msg and msg[0] == "sign" and len(msg) == 3:
                 doc, roster = msg[1], msg[2]
-                _check_doc(doc, roster, identity, seat, game, table)
+                _check_doc(doc, roster, identity, seat, game, table, games)
                 await fs.send(encode(["signature", identity.sign(genesis_sign_msg(game_id_of(doc)))]))
             elif isinstance(msg, list) and msg and msg[0] == "genesis" and len(msg) == 3:
                 from core.events import parse_genesis
 
                 g = parse_genesis(msg[1])
-                _check_doc(g.doc, msg[2], identity, seat, game, table)
+                _check_doc(g.doc, msg[2], identity, seat, game, table, games)
                 return g, msg[2]
             else:
                 raise LobbyError("unexpected message from host")
@@ -255,7 +257,7 @@ async def join(
         await trio.aclose_forcefully(stream)
 
 
-def _check_doc(doc, roster, identity, seat, game, table) -> None:
+def _check_doc(doc, roster, identity, seat, game, table, games) -> None:
     if not isinstance(doc, dict) or doc.get("game") != game or doc.get("table") != table:
         raise LobbyError("genesis document is not for the table we joined")
     seats = doc.get("seats")
@@ -265,6 +267,6 @@ def _check_doc(doc, roster, identity, seat, game, table) -> None:
     if not isinstance(roster, dict) or len(roster.get("certs", [])) != len(seats) or len(roster.get("addrs", [])) != len(seats):
         raise LobbyError("roster does not match the seats")
     try:
-        registry.get(doc["game"]).configure(doc["config"], len(seats))
+        games.get(doc["game"]).configure(doc["config"], len(seats))
     except ConfigError as exc:
         raise LobbyError("genesis document has a bad configuration: %s" % exc) from None

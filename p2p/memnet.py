@@ -20,13 +20,15 @@ def play_in_memory(
     seed: int = 1,
     shuffle: bool = True,
     max_deliveries: int = 1_000_000,
+    games: Any = None,
 ) -> list[Peer]:
     """Every seat played by ``bot`` (``choose(view, seat, rng)``); messages delivered in a
-    seeded random order (or first-in first-out).  Returns the peers when the game is over."""
+    seeded random order (or first-in first-out).  ``games`` is the game registry (None: the
+    default one).  Returns the peers when the game is over."""
     r = random.Random(seed)
     keys = list(genesis.doc["seats"])
     n = len(keys)
-    peers = [Peer(genesis, keys[i], signers[i], lambda k: bytes(r.getrandbits(8) for _ in range(k))) for i in range(n)]
+    peers = [Peer(genesis, keys[i], signers[i], lambda k: bytes(r.getrandbits(8) for _ in range(k)), games=games) for i in range(n)]
     q: list = []
 
     def run(i: int, effects: list) -> None:

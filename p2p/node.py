@@ -25,6 +25,7 @@ from typing import Any, Awaitable, Callable
 
 import trio
 
+import core.games
 from core.encoding import decode, encode
 from core.events import Genesis, entry_id, parse_genesis
 
@@ -113,6 +114,7 @@ class GameNode:
         linger: float = 10.0,
         rand: Callable[[int], bytes] = os.urandom,
         bind_host: str | None = None,
+        games: Any = core.games,
     ) -> None:
         self.identity = identity
         self.genesis = genesis
@@ -133,6 +135,7 @@ class GameNode:
             spool=list(store.spool.records),
             secrets=dict(store.secrets),
             timeout=timeout,
+            games=games,
         )
         if not store.log.records:
             store.log.append([genesis.raw])

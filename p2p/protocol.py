@@ -123,12 +123,17 @@ class Peer:
         timeout: float = 60.0,
         games: Any = None,
     ) -> None:
+        """``games``: the game registry the table replays with (core.games.Registry or the
+        module core.games).  Every caller should pass it; None (kept only for callers not
+        updated yet) means the default registry, core.games."""
         self.genesis = genesis
         self.me = me
         self.sign = sign
         self.rand = rand
         self.timeout = timeout
-        self._games = games
+        if games is None:
+            import core.games as games
+        self.games = games
         self.keys = list(genesis.doc["seats"])
         self.seat = self.keys.index(me) if me in self.keys else None
         self.events: dict[bytes, dict[int, Event]] = {k: {} for k in self.keys}
@@ -189,7 +194,7 @@ class Peer:
 
     # ------------------------------------------------------------------ helpers
     def _new_table(self) -> Table:
-        return Table.start(self.genesis) if self._games is None else Table.start(self.genesis, self._games)
+        return Table.start(self.genesis, self.games)
 
     def _replay(self, entries: list) -> Table:
         """A table rebuilt from our own log (already verified when it was written)."""

@@ -3,7 +3,10 @@
 ``simulate(n, seed)`` runs n sans-IO ``Peer``s exchanging messages in memory
 (random delivery order) until the game is over and returns the genesis, the
 signing keys and the peers; ``peers[i].log_entries`` is a complete, valid
-canonical log.  ``log_file(entries)`` turns entries into log-file bytes.
+canonical log.  It plays the toy game (tests/toy_game.py) unless told
+otherwise; ``GAMES`` (every registered game plus the toy) is the registry
+tests replay and audit with.  ``log_file(entries)`` turns entries into
+log-file bytes.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from core.events import (
 from core.logfile import LOG_MAGIC, SPOOL_MAGIC, encode_record
 from core.rng import Rng
 
+from .toy_game import ALL_GAMES as GAMES
+
 __all__ = [
     "seat_keys",
     "signer",
@@ -43,6 +48,8 @@ __all__ = [
     "raw_record",
     "fix_crc",
     "Builder",
+    "GAMES",
+    "play_in_memory",
 ]
 
 
@@ -69,31 +76,35 @@ def genesis_for(
     return make_genesis(doc, [sk.sign(genesis_sign_msg(gid)).signature for sk in sks])
 
 
-def simulate(n: int = 3, seed: int = 1, config: dict | None = None, bot: Any = None):
-    """n peers playing a whole game in memory; returns (genesis, signing keys, peers)."""
-    from core.games.painting import RandomBot
-    from p2p.memnet import play_in_memory
+def play_in_memory(genesis, signers, bot: Any, games: Any = GAMES, seed: int = 1, shuffle: bool = True, max_deliveries: int = 100_000):
+    """p2p.memnet.play_in_memory with the toy registry by default."""
+    from p2p import memnet
 
+    return memnet.play_in_memory(genesis, signers, bot, seed=seed, shuffle=shuffle, max_deliveries=max_deliveries, games=games)
+
+
+def simulate(n: int = 3, seed: int = 1, config: dict | None = None, bot: Any = None, game: str = "toy", games: Any = GAMES):
+    """n peers playing a whole game (the toy game by default) in memory; returns (genesis, signing keys, peers)."""
     sks = seat_keys(n)
-    g = genesis_for(sks, config=config, table=b"t%d" % seed)
-    peers = play_in_memory(g, [signer(sk) for sk in sks], bot or RandomBot(), seed=seed, max_deliveries=100000)
+    g = genesis_for(sks, config=config, table=b"t%d" % seed, game=game)
+    peers = play_in_memory(g, [signer(sk) for sk in sks], bot or games.get(game).bots["random"](), games=games, seed=seed)
     assert all(p.table.over for p in peers), "simulated game did not finish"
     return g, sks, peers
 
 
 @lru_cache(maxsize=None)
-def _simulated(n: int, seed: int, rounds: int | None):
+def _simulated(n: int, seed: int, rounds: int | None, game: str):
     config = {"rounds": rounds} if rounds is not None else None
-    g, sks, peers = simulate(n, seed, config=config)
+    g, sks, peers = simulate(n, seed, config=config, game=game)
     return g, tuple(sks), tuple(tuple(p.log_entries) for p in peers)
 
 
-def simulated(n: int = 3, seed: int = 1, rounds: int | None = 2):
+def simulated(n: int = 3, seed: int = 1, rounds: int | None = 2, game: str = "toy"):
     """Cached (genesis, signing keys, list of entries of seat 0's log) for a finished game.
 
-    Defaults to a 2-round game to keep tests fast.  Returns a fresh list each call.
+    Defaults to a 2-round toy game to keep tests fast.  Returns a fresh list each call.
     """
-    g, sks, logs = _simulated(n, seed, rounds)
+    g, sks, logs = _simulated(n, seed, rounds, game)
     return g, list(sks), list(logs[0])
 
 
@@ -181,14 +192,14 @@ class HandTable:
     Every applied entry is kept in ``entries`` (a complete canonical log).
     """
 
-    def __init__(self, n: int = 3, config: dict | None = None, table: bytes = b"hand") -> None:
+    def __init__(self, n: int = 3, config: dict | None = None, table: bytes = b"hand", game: str = "painting", games: Any = GAMES) -> None:
         from core.table import Table
 
         self.sks = seat_keys(n)
         self.keys = [bytes(sk.verify_key) for sk in self.sks]
-        self.g = genesis_for(self.sks, config=config, table=table)
+        self.g = genesis_for(self.sks, config=config, table=table, game=game)
         self.b = Builder(self.g, self.sks)
-        self.t = Table.start(self.g)
+        self.t = Table.start(self.g, games)
         self.entries: list[bytes] = [self.g.raw]
         self.salts: dict = {}
 

@@ -168,7 +168,7 @@ class Sim:
         self.game = registry.get(game)
         self.disks = [Disk(log=[self.genesis.raw]) for _ in range(n)]
         self.peers = [
-            Peer(self.genesis, self.ids[k].public, self.ids[k].sign, DetRand(tag, seed, k), timeout=timeout)
+            Peer(self.genesis, self.ids[k].public, self.ids[k].sign, DetRand(tag, seed, k), timeout=timeout, games=registry)
             for k in range(n)
         ]
         self.bots = [self.game.bots[level]() for _ in range(n)]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import core.games
 from core.logfile import parse as parse_log
 from core.table import replay
 
@@ -54,7 +55,7 @@ def good_log(demo1, tmp_path) -> Path:
 
 
 def head_of(path: Path) -> str:
-    return replay(parse_log(Path(path).read_bytes()).entries).head.hex()
+    return replay(parse_log(Path(path).read_bytes()).entries, core.games).head.hex()
 
 
 def no_traceback(r: subprocess.CompletedProcess) -> None:
@@ -313,3 +314,101 @@ def test_resume_a_directory_that_is_not_a_game(tmp_path):
     r = easel("resume", d, "--level", "random", home=tmp_path / "home")
     assert r.returncode == 2 and "not a game directory" in r.stderr
     no_traceback(r)
+
+
+# --------------------------------------------------------------------------- games, options, bot levels
+def test_games_lists_every_game_with_its_options_text_and_json():
+    r = easel("games")
+    assert r.returncode == 0, r.stderr
+    for name in core.games.names():
+        g = core.games.get(name)
+        assert "%s - %s" % (name, g.info.title) in r.stdout
+        assert "players: %d-%d (default %d)" % (g.info.min_players, g.info.max_players, g.info.default_players) in r.stdout
+        assert "editions: %s" % ", ".join(g.info.editions) in r.stdout
+        for option, default in g.info.options.items():
+            assert "    %-20s default " % option in r.stdout
+            helps = getattr(g.info, "option_help", {}) or {}
+            if helps.get(option):
+                assert helps[option] in r.stdout
+    no_traceback(r)
+    r = easel("games", "--json")
+    assert r.returncode == 0, r.stderr
+    games = json.loads(r.stdout)
+    assert [g["name"] for g in games] == core.games.names()
+    for g in games:
+        info = core.games.get(g["name"]).info
+        assert g["title"] == info.title and g["editions"] == list(info.editions)
+        assert (g["min_players"], g["max_players"], g["default_players"]) == (info.min_players, info.max_players, info.default_players)
+        assert {o["name"]: o["default"] for o in g["options"]} == dict(info.options)
+        assert g["bots"] == list(core.games.get(g["name"]).bots)
+
+
+def test_option_values_are_parsed_as_int_bool_or_text():
+    from cli.common import UsageError, parse_option_value, parse_options
+
+    assert parse_option_value("12") == 12 and parse_option_value("-3") == -3 and parse_option_value("+4") == 4
+    for word in ("true", "Yes", "ON"):
+        assert parse_option_value(word) is True
+    for word in ("false", "no", "Off"):
+        assert parse_option_value(word) is False
+    assert parse_option_value("mm8") == "mm8" and parse_option_value("1.5") == "1.5"
+    assert parse_options(["a=1", "b=x=y", "a=2", "c="]) == {"a": 2, "b": "x=y", "c": ""}
+    for bad in (["novalue"], ["=3"]):
+        with pytest.raises(UsageError, match="--option wants KEY=VALUE"):
+            parse_options(bad)
+
+
+def test_table_defaults_come_from_the_game():
+    import argparse
+
+    from cli.common import UsageError, check_level, default_level
+    from cli.live import resolve_table
+
+    args = argparse.Namespace(game=None, players=None, edition=None, option=["rounds=2"], level=None)
+    resolve_table(args)
+    game = core.games.get(core.games.names()[0])
+    assert args.game == game.info.name and args.players == game.info.default_players
+    assert args.options == {"rounds": 2}
+    levels = list(game.bots)
+    assert args.level == (levels[1] if len(levels) > 1 else levels[0]) == default_level(game)
+    fake = argparse.Namespace(bots={"only": None}, info=game.info)
+    assert default_level(fake) == "only"
+    fake = argparse.Namespace(bots={"a": None, "b": None, "c": None}, info=game.info)
+    assert default_level(fake) == "b" and check_level(fake, "c") == "c"
+    with pytest.raises(UsageError, match=r"unknown bot level 'z' for .* \(known: a, b, c\)"):
+        check_level(fake, "z")
+    args = argparse.Namespace(game=None, players=None, edition=None, option=["nope=1"], level=None)
+    with pytest.raises(UsageError, match="unknown option 'nope'"):
+        resolve_table(args)
+
+
+@pytest.mark.parametrize(
+    "extra,needle",
+    [
+        (["--option", "no_such_option=1"], "unknown option 'no_such_option'"),
+        (["--option", "rounds=lots"], "rounds"),
+        (["--option", "rounds"], "--option wants KEY=VALUE"),
+        (["--edition", "nope"], "nope"),
+        (["--level", "genius"], "unknown bot level 'genius'"),
+        (["--game", "chess"], "unknown game 'chess'"),
+    ],
+)
+def test_bad_options_and_levels_are_one_line_usage_errors(tmp_path, extra, needle):
+    for cmd in (["demo", "--seed", "1", "--out", tmp_path / "o"], ["host", "--auto", "random", "--no-advertise"], ["play"]):
+        r = easel(*cmd, *extra, home=tmp_path)
+        assert r.returncode == 2, (cmd, extra, r.stdout, r.stderr)
+        assert needle in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        no_traceback(r)
+
+
+def test_demo_with_options_opens_the_table_with_them(tmp_path):
+    game = core.games.names()[0]
+    option = "rounds"
+    if option not in core.games.get(game).info.options:
+        pytest.skip("the default game has no rounds option")
+    r = easel("demo", "--game", game, "--players", 2, "--option", "%s=1" % option, "--seed", "7", "--out", tmp_path,
+              "--json", home=tmp_path / "home", timeout=DEMO_TIMEOUT)
+    assert r.returncode == 0, r.stdout + r.stderr
+    obj = json.loads(r.stdout)
+    t = replay(parse_log(Path(obj["logs"][0]).read_bytes()).entries, core.games)
+    assert t.genesis.doc["game"] == game and t.genesis.doc["config"][option] == 1 and t.over

@@ -24,6 +24,7 @@ from p2p.node import Conn, Faults, GameNode
 from p2p.protocol import Disconnect, TruncateLog
 from p2p.store import GameStore
 
+from .helpers import GAMES
 from .netutil import Sim, entry_raws, free_ports, make_table, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,7 +61,7 @@ async def test_six_nodes_with_faults_finish_with_identical_logs(tmp_path):
         assert node.peer.table.over
     logs = [(tmp_path / str(k) / "log").read_bytes() for k in range(6)]
     assert all(lg == logs[0] for lg in logs)
-    rep = audit({"log%d" % k: lg for k, lg in enumerate(logs)})
+    rep = audit({"log%d" % k: lg for k, lg in enumerate(logs)}, GAMES)
     assert rep["valid"] and rep["complete"], rep["problems"]
     assert rep["events"] == 1 + 6 * 14  # nobody was timed out: faults were healed by repair
 

@@ -28,6 +28,7 @@ from p2p.protocol import (
     WriteSpool,
 )
 
+from .helpers import GAMES
 from .netutil import DetRand, Disk, Sim, entry_raws, events_in, timeouts_in
 
 
@@ -305,7 +306,7 @@ def test_rollback_keeps_cut_events_on_disk_so_a_restart_never_reuses_a_seq():
     assert c_reveal[0] not in sim.peers[C].log_entries
     assert_never_lost_from_disk(sim, C)
     d = sim.disks[C]
-    again = Peer(sim.genesis, sim.keys[C], sim.ids[C].sign, DetRand("restart"), log_entries=d.log, spool=d.spool, secrets=d.secrets, timeout=2.0)
+    again = Peer(sim.genesis, sim.keys[C], sim.ids[C].sign, DetRand("restart"), log_entries=d.log, spool=d.spool, secrets=d.secrets, timeout=2.0, games=GAMES)
     assert again.log_entries == sim.peers[C].log_entries
     assert again.next_seq() == sim.peers[C].next_seq() == 4
     # the game goes on to the end, every log equal
@@ -558,7 +559,7 @@ def test_act_out_of_turn_and_overspent_bid():
         p.act({"bids": {}, "splash": None, "extra": None, "convert": 0})
     # a peer without a seat can never act
     outsider = Identity(dhash("outsider", 2))
-    watcher = Peer(sim.genesis, outsider.public, outsider.sign, DetRand("w"))
+    watcher = Peer(sim.genesis, outsider.public, outsider.sign, DetRand("w"), games=GAMES)
     assert watcher.seat is None and not watcher.needs_decision()
     with pytest.raises(IllegalAction):
         watcher.act({"bids": {}})
@@ -587,7 +588,7 @@ def test_restart_keeps_the_first_event_and_remembers_the_equivocation():
     sign = sim.ids[2].sign
     ev1 = make_event(sign, g.game_id, sim.keys[2], 0, prev, "commit", {"phase": 0, "hash": dhash("x", 1)})
     ev2 = make_event(sign, g.game_id, sim.keys[2], 0, prev, "commit", {"phase": 0, "hash": dhash("x", 2)})
-    p = Peer(g, sim.keys[0], sim.ids[0].sign, DetRand(b"r"), log_entries=[g.raw], spool=[ev1.raw, ev2.raw], timeout=600.0)
+    p = Peer(g, sim.keys[0], sim.ids[0].sign, DetRand(b"r"), log_entries=[g.raw], spool=[ev1.raw, ev2.raw], timeout=600.0, games=GAMES)
     assert p.events[sim.keys[2]][0].raw == ev1.raw
     assert sim.keys[2] in p.equivocators
 
@@ -622,7 +623,7 @@ def test_have_advances_over_events_the_log_already_holds_beyond_a_gap():
     sks = seat_keys(2)
     g = genesis_for(sks)
     b = Builder(g, sks)
-    t = Table.start(g)
+    t = Table.start(g, GAMES)
     log = [g.raw]
 
     def add(ev):
@@ -637,7 +638,7 @@ def test_have_advances_over_events_the_log_already_holds_beyond_a_gap():
     add(b.reveal(0, 1, st.prev, b"\x01" * 32, salt_for(0, 0)))            # seat 0 seq 2
     add(b.reveal(1, 1, st.prev, b"\x02" * 32, salt_for(1, 0)))            # seat 1 seq 1
     keys = [bytes(sk.verify_key) for sk in sks]
-    p = Peer(g, keys[1], signer(sks[1]), DetRand(b"gap"), log_entries=log, timeout=600.0)
+    p = Peer(g, keys[1], signer(sks[1]), DetRand(b"gap"), log_entries=log, timeout=600.0, games=GAMES)
     assert p.have[keys[0]] == 0
     p.connected(keys[0])
     p.receive(keys[0], encode(["entry", orphan.raw]))

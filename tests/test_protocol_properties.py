@@ -69,7 +69,6 @@ from hypothesis.errors import InvalidArgument
 from core.audit import audit
 from core.encoding import encode
 from core.events import Event, Timeout, make_event, make_timeout, parse_entry, vote_sign_msg
-from core.games.painting import RandomBot
 from core.hashing import dhash
 from core.logfile import LOG_MAGIC, SPOOL_MAGIC, encode_record
 from core.rng import Rng
@@ -87,7 +86,10 @@ from p2p.protocol import (
     WriteSpool,
 )
 
-from .netutil import DetRand, Disk, entry_raws, identities, make_table
+from .helpers import GAMES
+from core.events import game_id_of, genesis_sign_msg, make_genesis
+
+from .netutil import DetRand, Disk, entry_raws, identities
 
 SETTINGS = dict(
     deadline=None,
@@ -104,12 +106,25 @@ CONTROL = ("partition", "reset", "restart", "tick", "lossy")
 
 
 # --------------------------------------------------------------------------- the network
+def make_table(ids, game: str, options: dict, timeout: int, nonce: bytes):
+    """A sealed genesis for ``game`` from the test registry (the toy game included)."""
+    doc = {
+        "game": game,
+        "config": GAMES.get(game).configure(options, len(ids)),
+        "seats": [i.public for i in ids],
+        "table": nonce,
+        "timeout": timeout,
+    }
+    gid = game_id_of(doc)
+    return make_genesis(doc, [i.sign(genesis_sign_msg(gid)) for i in ids])
+
+
 class Net:
     """n peers, one message pool, a fault schedule, disks with group commit, a fake clock."""
 
     TICK = 0.1
 
-    def __init__(self, n: int, seed: int, *, rounds: int, timeout: float, tag: str = "prop") -> None:
+    def __init__(self, n: int, seed: int, *, rounds: int, timeout: float, tag: str = "prop", game: str = "painting") -> None:
         self.n = n
         self.seed = seed
         self.timeout = timeout
@@ -117,13 +132,14 @@ class Net:
         self.ids = identities(n, tag)
         self.keys = [i.public for i in self.ids]
         # the genesis holds whole seconds (at most a day); the peers use ``timeout`` itself
-        self.genesis = make_table(self.ids, "painting", {"rounds": rounds}, timeout=max(1, min(int(timeout), 86400)), nonce=b"prop-%d" % seed)
+        self.game = game
+        self.genesis = make_table(self.ids, game, {"rounds": rounds}, timeout=max(1, min(int(timeout), 86400)), nonce=b"prop-%d" % seed)
         self.disks = [Disk(log=[self.genesis.raw]) for _ in range(n)]
         self.durable = [self._snapshot(d) for d in self.disks]
         self.dirty = [False] * n
         self.boots = [0] * n
         self.peers = [self._boot(k) for k in range(n)]
-        self.bot = RandomBot()
+        self.bot = GAMES.get(game).bots["random"]()
         self.epoch: dict[frozenset, int] = {}
         self.open: set[tuple[int, int]] = set()
         self.queue: list[tuple[int, int, int, bytes]] = []
@@ -157,6 +173,7 @@ class Net:
             spool=list(d.spool),
             secrets=dict(d.secrets),
             timeout=self.timeout,
+            games=GAMES,
         )
 
     def sync(self, k: int) -> None:
@@ -466,11 +483,11 @@ def check_audit(net: Net, log: list[bytes]) -> dict:
     for k in range(net.n):
         if net.durable[k].spool:
             files["seat%d.spool" % k] = spool_file(net.durable[k].spool)
-    rep = audit(files)
+    rep = audit(files, GAMES)
     problems = [p for p in rep["problems"] if "problem" in p]
     assert rep["valid"] and not problems, problems[:5]
     assert rep["complete"], rep
-    assert rep["game"] == "painting"
+    assert rep["game"] == net.game
     assert rep["head"] == net.peers[net.live()[0]].table.head.hex()
     assert rep["events"] == len(log)
     return rep
@@ -478,7 +495,7 @@ def check_audit(net: Net, log: list[bytes]) -> dict:
 
 def check_replay_equals_live(net: Net, log: list[bytes]) -> None:
     """replay(log) == every live table == a table rebuilt from the peer's durable disk."""
-    t = replay(log)
+    t = replay(log, GAMES)
     assert t.over
     seats = list(range(net.n)) + [None]
     want_views = [encode(t.view(s)) for s in seats]
@@ -487,7 +504,7 @@ def check_replay_equals_live(net: Net, log: list[bytes]) -> None:
         tables.append(("live seat %d" % k, net.peers[k].table))
         d = net.durable[k]
         again = Peer(net.genesis, net.keys[k], net.ids[k].sign, DetRand("again", k), log_entries=list(d.log),
-                     spool=list(d.spool), secrets=dict(d.secrets), timeout=net.timeout)
+                     spool=list(d.spool), secrets=dict(d.secrets), timeout=net.timeout, games=GAMES)
         assert again.log_entries == log
         tables.append(("seat %d rebuilt from disk" % k, again.table))
     for name, live in tables:
@@ -501,7 +518,7 @@ def check_replay_equals_live(net: Net, log: list[bytes]) -> None:
 
 def steps_of(genesis, log: list[bytes]) -> list[tuple[int, tuple, set, tuple]]:
     """(phase, expected seats, seats with an event, seats a certificate timed out) per step."""
-    t = Table.start(genesis)
+    t = Table.start(genesis, GAMES)
     steps: dict[int, list] = {}
     for raw in log[1:]:
         st_ = t.step
@@ -569,9 +586,9 @@ def faulty_game(draw, min_n: int = 2, max_n: int = 5, max_faults: int = 40, rest
 
 
 # --------------------------------------------------------------------------- 1. convergence
-def check_convergence(game) -> Net:
+def check_convergence(game, name: str = "painting") -> Net:
     n, seed, rounds, schedule = game
-    net = Net(n, seed, rounds=rounds, timeout=10**6)
+    net = Net(n, seed, rounds=rounds, timeout=10**6, game=name)
     net.play(schedule)
     describe(net)
     log = check_finished_and_identical(net)
@@ -580,8 +597,10 @@ def check_convergence(game) -> Net:
     assert net.stats["truncate"] == 0
     assert not net.disconnects, net.disconnects[:3]
     assert not any(net.alerts.values()), net.alerts
-    # every seat has an event in every step: 2 seed steps + (commit, reveal) per round
-    assert len(log) == 1 + n * (2 + 2 * rounds)
+    # every expected seat has an event in every step
+    assert all(set(seats) == with_event for _, seats, with_event, _ in steps_of(net.genesis, log))
+    if name == "painting":  # 2 seed steps + (commit, reveal) per round, every seat in each
+        assert len(log) == 1 + n * (2 + 2 * rounds)
     check_audit(net, log)
     check_replay_equals_live(net, log)
     return net
@@ -639,7 +658,7 @@ def test_restart_with_a_gap_in_the_spool_closes_the_step_when_the_event_arrives(
     b1 = B.events[net.keys[1]][1]
     assert b1.kind == "reveal"
     again = Peer(net.genesis, net.keys[0], net.ids[0].sign, DetRand("gap"), log_entries=[net.genesis.raw],
-                 spool=[a0.raw, b1.raw], secrets=dict(A.secrets), timeout=10**6)
+                 spool=[a0.raw, b1.raw], secrets=dict(A.secrets), timeout=10**6, games=GAMES)
     again.start()
     again.connected(net.keys[1])
     again.receive(net.keys[1], encode(["entry", b0.raw]))
@@ -690,10 +709,10 @@ def game_with_deaths(draw, max_dead: int = 2, kill_mid_batch: bool = True):
     return n, seed, rounds, schedule, at
 
 
-def check_game_with_deaths(game) -> Net:
+def check_game_with_deaths(game, name: str = "painting") -> Net:
     """The live seats finish alike; a dead seat is timed out in every step that opened after it died."""
     n, seed, rounds, schedule, deaths = game
-    net = Net(n, seed, rounds=rounds, timeout=2.0)
+    net = Net(n, seed, rounds=rounds, timeout=2.0, game=name)
     net.play(schedule, deaths=deaths)
     describe(net)
     # (a seat whose death point came after the end of the game never died: still a fine example)
@@ -752,6 +771,20 @@ def test_two_dead_seats_that_die_together_are_timed_out():
     assert net.now >= 2 * 2.0
 
 
+# The same properties on the toy game (tests/toy_game.py): sequential and open steps,
+# sealed steps and chance steps that name only the seats still in.
+@settings(max_examples=15, **SETTINGS)
+@given(faulty_game(min_n=2, max_n=5, max_faults=30))
+def test_toy_game_converges_under_faults(game):
+    check_convergence(game, "toy")
+
+
+@settings(max_examples=10, **SETTINGS)
+@given(game=game_with_deaths(max_dead=2))
+def test_toy_game_dead_seats_are_timed_out_and_the_others_finish(game):
+    check_game_with_deaths(game, "toy")
+
+
 # --------------------------------------------------------------------------- 3. robustness of receive
 class Hang(Exception):
     pass
@@ -792,7 +825,7 @@ def target():
     strangers = Net(3, 4244, rounds=1, timeout=10**6, tag="strangers")
     strangers.play()
     heads = set()
-    t = Table.start(net.genesis)
+    t = Table.start(net.genesis, GAMES)
     heads.add(t.head)
     for raw in d.log[1:]:
         t.append(raw)
@@ -815,7 +848,7 @@ def fresh_target() -> Peer:
     tg = target()
     net = tg["net"]
     p = Peer(net.genesis, net.keys[0], net.ids[0].sign, DetRand("target"), log_entries=list(tg["log"]),
-             spool=list(tg["spool"]), secrets=dict(tg["secrets"]), timeout=10**6)
+             spool=list(tg["spool"]), secrets=dict(tg["secrets"]), timeout=10**6, games=GAMES)
     p.start()
     for k in (1, 2):
         p.connected(net.keys[k])
@@ -1065,6 +1098,6 @@ def test_replay_equals_live(game, rounds):
     log = check_finished_and_identical(net)
     check_replay_equals_live(net, log)
     # and the replay from the log *file* as the audit reads it
-    rep = audit({"x.log": log_file(log)})
-    assert rep["valid"] and rep["complete"] and rep["head"] == replay(log).head.hex()
-    assert rep["results"] == replay(log).result()
+    rep = audit({"x.log": log_file(log)}, GAMES)
+    assert rep["valid"] and rep["complete"] and rep["head"] == replay(log, GAMES).head.hex()
+    assert rep["results"] == replay(log, GAMES).result()

@@ -14,7 +14,7 @@ from core.games.painting import rules
 from core.hashing import dhash
 from core.table import RuleError, Table, replay
 
-from .helpers import Builder, HandTable, genesis_for, salt_for, seat_keys, signer, simulate
+from .helpers import GAMES, Builder, HandTable, genesis_for, salt_for, seat_keys, signer, simulate
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -44,7 +44,7 @@ def test_replay_of_simulated_log_equals_live_table(n, seed, rounds):
     g, sks, peers = simulate(n, seed, config={"rounds": rounds} if rounds else None)
     log = peers[0].log_entries
     assert all(p.log_entries == log for p in peers)
-    t = replay(log)
+    t = replay(log, GAMES)
     assert t.over
     assert t.result() is not None
     for p in peers:
@@ -65,13 +65,13 @@ def test_replay_of_simulated_log_equals_live_table(n, seed, rounds):
 def test_replay_is_deterministic():
     g, sks, peers = simulate(3, 11)
     log = peers[1].log_entries
-    a, b = replay(log), replay(list(log))
+    a, b = replay(log, GAMES), replay(list(log), GAMES)
     assert a.head == b.head
     assert seat_views(a) == seat_views(b)
     assert encode(a.result()) == encode(b.result())
     assert a.moves == b.moves
     # replaying from parsed entries gives the same as from bytes
-    c = Table.start(log[0])
+    c = Table.start(log[0], GAMES)
     for raw in log[1:]:
         c.append(parse_entry(raw, keys=c.keys))
     assert c.head == a.head and seat_views(c) == seat_views(a)
@@ -80,18 +80,18 @@ def test_replay_is_deterministic():
 def test_prefix_replay_matches_step_by_step():
     g, sks, peers = simulate(3, 5, config={"rounds": 2})
     log = peers[2].log_entries
-    t = Table.start(log[0])
+    t = Table.start(log[0], GAMES)
     heads = [t.head]
     for raw in log[1:]:
         t.append(raw)
         heads.append(t.head)
     for k in (1, 4, len(log) // 2, len(log)):
-        assert replay(log[:k]).head == heads[k - 1]
+        assert replay(log[:k], GAMES).head == heads[k - 1]
 
 
 def test_replay_of_empty_log_refused():
     with pytest.raises(RuleError):
-        replay([])
+        replay([], GAMES)
 
 
 @settings(max_examples=25, **SETTINGS)
@@ -100,7 +100,7 @@ def test_property_random_games_end_and_replay_equals_live(seed, n):
     g, sks, peers = simulate(n, seed, config={"rounds": 1 + seed % 6})
     logs = {tuple(p.log_entries) for p in peers}
     assert len(logs) == 1
-    t = replay(peers[0].log_entries)
+    t = replay(peers[0].log_entries, GAMES)
     assert t.over
     for p in peers:
         assert p.table.over
@@ -117,15 +117,15 @@ def test_start_refuses_bad_genesis():
     bad = bytearray(g.raw)
     bad[-1] ^= 1
     with pytest.raises(RuleError):
-        Table.start(bytes(bad))
+        Table.start(bytes(bad), GAMES)
     with pytest.raises(RuleError):
-        Table.start(genesis_for(sks, config={"edition": "nope"}))
+        Table.start(genesis_for(sks, config={"edition": "nope"}), GAMES)
     with pytest.raises(RuleError):
-        Table.start(genesis_for(sks, game="chess"))
+        Table.start(genesis_for(sks, game="chess"), GAMES)
     with pytest.raises(RuleError):
-        Table.start(genesis_for(seat_keys(9)))  # painting takes 2..8 players
+        Table.start(genesis_for(seat_keys(9)), GAMES)  # painting takes 2..8 players
     with pytest.raises(RuleError):
-        Table.start(genesis_for(sks[:1]))
+        Table.start(genesis_for(sks[:1]), GAMES)
 
 
 def test_first_step_is_the_seed_commit():
@@ -254,7 +254,7 @@ def test_seq_must_increase():
 def test_entry_after_game_over_refused():
     g, sks, peers = simulate(2, 7, config={"rounds": 1})
     log = peers[0].log_entries
-    t = replay(log)
+    t = replay(log, GAMES)
     assert t.over
     last = parse_entry(log[-1])
     b = Builder(g, sks)
@@ -464,7 +464,7 @@ def test_hand_built_game_replays_and_matches():
     h.sealed({0: move(splash=[1, 1, "R"]), 1: move(), 2: move(splash=[3, 3, "B"])})
     h.sealed({0: move(), 1: move(splash=[0, 0, "Y"])})   # seat 2 timed out
     assert h.t.over
-    t = replay(h.entries)
+    t = replay(h.entries, GAMES)
     assert t.head == h.t.head and seat_views(t) == seat_views(h.t)
     assert t.result() == h.t.result()
 
@@ -659,3 +659,156 @@ def test_an_open_move_after_a_sealed_step_makes_the_next_chance_draw_new_randomn
     assert not t.fresh
     assert (t.step.kind, t.step.purpose) == ("commit", "seed")
     assert t.state["entropy"] == []
+
+
+# --------------------------------------------------------------------------- chance steps that name seats (toy game)
+
+
+def toy_hand(n: int = 3, **options) -> HandTable:
+    """A toy table (short edition, sudden death) past its seed step: round 1's dice are rolled."""
+    config = {"edition": "short", "sudden_death": True, "rounds": 5}
+    config.update(options)
+    h = HandTable(n, config=config, game="toy", table=b"toy")
+    h.seed()
+    assert h.t.state.stage == "guess"
+    return h
+
+
+def toy_round(h: HandTable, losers=(), target: int = 1) -> None:
+    """Play one toy round by hand: every seat in bets 1 and the ``losers`` guess so they lose."""
+    rolls = h.t.state.rolls
+    ins = [s for s in range(h.t.players) if h.t.state.alive[s]]
+    # a seat wins when roll + guess + target is even
+    guesses = {s: {"guess": (1 if (rolls[s] + target) % 2 == 0 else 2) if s in losers else (2 if (rolls[s] + target) % 2 == 0 else 1)} for s in ins}
+    h.sealed(guesses)
+    st_ = h.t.step
+    assert st_.sequential
+    h.add(h.b.event(st_.seats[0], st_.prev, "act", {"phase": st_.phase, "action": {"target": target}}))
+    st_ = h.t.step
+    assert st_.seats == tuple(ins)
+    for s in ins:
+        h.add(h.b.event(s, st_.prev, "act", {"phase": st_.phase, "action": {"bet": 1}}))
+
+
+def test_chance_step_asks_only_the_seats_the_game_names():
+    h = toy_hand(3)
+    toy_round(h, losers=(2,))
+    assert h.t.state.alive == (True, True, False) and h.t.state.stage == "roll"
+    assert h.t.game.turn(h.t.state).seats == (0, 1)
+    st_ = h.t.step
+    # the beacon is stale (open moves since): a seed step for the seats still in, not seat 2
+    assert (st_.kind, st_.purpose, st_.seats) == ("commit", "seed", (0, 1))
+    assert h.t.missing() == (0, 1)
+    assert "not expected" in refused(h.t, h.b.commit(2, st_.phase, st_.prev, bytes(32), salt_for(2, st_.phase)))
+    beacon = h.t.beacon
+    vals = {0: b"\x10" * 32, 1: b"\x11" * 32}
+    h.commit_all(vals)
+    rst = h.t.step
+    assert (rst.kind, rst.seats) == ("reveal", (0, 1))
+    h.reveal_all(vals)
+    # no certificate was needed: seat 2's silence never stalls the draw
+    assert st_.phase not in h.t.timeouts and rst.phase not in h.t.timeouts
+    assert h.t.beacon == dhash("beacon", beacon, [salt_for(0, st_.phase), salt_for(1, st_.phase), b""])
+    assert h.t.state.stage == "guess" and h.t.state.round == 2
+    assert h.t.state.rolls[2] is None and all(1 <= r <= 6 for r in h.t.state.rolls[:2])
+    nxt = h.t.step
+    assert (nxt.kind, nxt.purpose, nxt.seats) == ("commit", "move", (0, 1))
+    t = replay(h.entries, GAMES)
+    assert t.head == h.t.head and seat_views(t) == seat_views(h.t)
+
+
+def test_subset_seed_step_times_out_a_missing_named_seat():
+    h = toy_hand(4)
+    toy_round(h, losers=(3,))
+    st_ = h.t.step
+    assert st_.seats == (0, 1, 2)
+    for s in (0, 2):
+        h.add(h.b.commit(s, st_.phase, st_.prev, bytes([s]) * 32, salt_for(s, st_.phase)))
+        h.salts[(st_.phase, s)] = salt_for(s, st_.phase)
+    # a certificate must cover exactly the missing named seats: naming seat 0 (present) is refused
+    assert "exactly the seats still missing" in refused(h.t, h.b.timeout(st_.phase, st_.prev, [0, 1]))
+    # seat 1 is timed out, voted by seats 0, 2 and the eliminated seat 3
+    h.add(h.b.timeout(st_.phase, st_.prev, [1]))
+    assert h.t.timeouts[st_.phase] == (1,)
+    rst = h.t.step
+    assert (rst.kind, rst.seats) == ("reveal", (0, 2))
+    h.reveal_all({0: bytes(32), 2: bytes([2]) * 32})
+    assert h.t.state.stage == "guess" and h.t.step.seats == (0, 1, 2)
+    assert replay(h.entries, GAMES).head == h.t.head
+
+
+def test_subset_seed_step_certificate_may_also_name_an_absent_unexpected_seat():
+    h = toy_hand(4)
+    toy_round(h, losers=(3,))
+    st_ = h.t.step
+    for s in (0, 2):
+        h.add(h.b.commit(s, st_.phase, st_.prev, bytes([s]) * 32, salt_for(s, st_.phase)))
+    h.add(h.b.timeout(st_.phase, st_.prev, [1, 3]))   # escalation: the gone seat 3 could not vote
+    assert h.t.timeouts[st_.phase] == (1, 3)
+    assert h.t.step.kind == "reveal" and h.t.step.seats == (0, 2)
+
+
+def test_subset_seed_step_without_reveals_opens_another():
+    h = toy_hand(4)
+    toy_round(h, losers=(2, 3))
+    st_ = h.t.step
+    vals = {0: b"\x10" * 32, 1: b"\x11" * 32}
+    h.commit_all(vals)
+    rst = h.t.step
+    h.add(h.b.timeout(rst.phase, rst.prev, [0, 1], voters=[2, 3]))   # nobody revealed: the beacon is predictable
+    assert not h.t.fresh and h.t.state.stage == "roll"
+    again = h.t.step
+    assert (again.kind, again.purpose, again.seats, again.phase) == ("commit", "seed", (0, 1), rst.phase + 1)
+
+
+def test_first_seed_step_is_every_seat_even_for_a_toy_game():
+    h = HandTable(3, config={"rounds": 1}, game="toy", table=b"toy")
+    assert h.t.step.seats == (0, 1, 2) and h.t.step.purpose == "seed"
+
+
+def test_chance_turn_naming_a_seat_outside_the_table_is_a_rule_error():
+    class BadChance(Tiny):
+        def turn(self, s):
+            return Turn("chance", seats=(0, 7)) if s["stage"] == 0 else OVER
+
+    class Reg:
+        def get(self, name):
+            return BadChance()
+
+    sks = seat_keys(2)
+    g = genesis_for(sks, game="tiny")
+    b = Builder(g, sks)
+    t = Table.start(g, Reg())
+    t.append(b.commit(0, 0, t.step.prev, bytes(32), salt_for(0, 0)).raw)
+    t.append(b.commit(1, 0, t.step.prev, bytes(32), salt_for(1, 0)).raw)
+    t.append(b.reveal(0, 1, t.step.prev, bytes(32), salt_for(0, 0)).raw)
+    with pytest.raises(RuleError, match="chance turn"):
+        t.append(b.reveal(1, 1, t.step.prev, bytes(32), salt_for(1, 0)).raw)
+
+
+def seed_steps_with_seats_in(entries) -> list:
+    """(seed commit step, seats still in when it opened) for every seed step after the first."""
+    t = Table.start(entries[0], GAMES)
+    out, last = [], t.step
+    for raw in entries[1:]:
+        t.append(raw)
+        st_ = t.step
+        if st_ is not None and st_ is not last and st_.purpose == "seed" and st_.kind == "commit":
+            out.append((st_, tuple(s for s in range(t.players) if t.state.alive[s])))
+        last = st_
+    return out
+
+
+def test_peers_play_toy_games_with_eliminations_and_subset_chance():
+    subsets = 0
+    for seed in (3, 4, 5, 6):
+        g, sks, peers = simulate(5, seed, config={"rounds": 6, "edition": "short"})
+        log = peers[0].log_entries
+        assert all(p.log_entries == log for p in peers)
+        t = replay(log, GAMES)
+        assert t.over and t.head == peers[0].table.head
+        for st_, ins in seed_steps_with_seats_in(log):
+            assert st_.seats == ins      # exactly the seats still in: an eliminated seat is never asked
+            subsets += len(ins) < 5
+        assert not t.timeouts            # nobody was ever waited for in vain
+    assert subsets > 0

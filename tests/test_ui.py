@@ -1,4 +1,4 @@
-"""The terminal UI (cli/ui.py), driven through prompt-toolkit's pipe input.
+"""The terminal UI (cli/shell.py with the Painting screen, cli/screens/painting.py), driven through prompt-toolkit's pipe input.
 
 A real table comes from sans-IO peers (p2p.protocol.Peer) exchanging their
 messages in memory; bots play the seats the test does not play itself.
@@ -20,7 +20,8 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from cli.ui import CommandError, GameUI, ReplayUI, parse_space
+from cli.screens.painting import new_round_words, parse_space
+from cli.shell import CommandError, GameUI, ReplayUI
 from core.events import game_id_of, genesis_sign_msg, make_genesis
 from core.games.painting import HeuristicBot
 from core.rng import Rng
@@ -464,7 +465,7 @@ async def test_sealed_move_cannot_be_edited_and_the_next_round_says_what_happene
                 inp.send_text("bid 3 3" + ENTER)
                 await until(lambda: "sealed and cannot be changed; waiting for seat 1" in flat(ui))
                 assert "Sealed (round 1): seat 0 bids 10 on sheet 1" in flat(ui)
-                assert ui._draft.bids == {1: 10, 2: 4}
+                assert ui.screen.draft.bids == {1: 10, 2: 4}
                 net.bots(seats=[1])
                 ui.update(net.table, [], "")
                 lr = net.table.view(0)["last_round"]
@@ -611,10 +612,10 @@ def test_render_text_lines_fit_100_columns():
     ui = GameUI(0, output=DummyOutput())
     ui.update(net.table, ["a rather long alert about a peer that did something odd " * 3], "6/6 peers connected")
     texts = [ui.render_text()]
-    ui._draft.round = 1
-    ui._draft.bids = {1: 20, 2: 20, 3: 20}
-    ui._draft.extra = [0, 0, "R"]
-    ui._draft.convert = 9
+    ui.screen.draft.round = 1
+    ui.screen.draft.bids = {1: 20, 2: 20, 3: 20}
+    ui.screen.draft.extra = [0, 0, "R"]
+    ui.screen.draft.convert = 9
     texts.append(ui.render_text())
     ui._toggle_help(True)
     texts.append(ui.render_text())
@@ -705,8 +706,6 @@ async def test_replay_question_mark_toggles_help():
 
 
 def test_new_round_words_tell_each_outcome_of_our_bids():
-    from cli.ui import _new_round_words
-
     view = {"round": 3, "rules": {"rounds": 6}, "last_round": {
         "round": 2,
         "auction": [
@@ -719,12 +718,12 @@ def test_new_round_words_tell_each_outcome_of_our_bids():
         "scored": [{"sheet": 11, "seat": 0, "points": 7}, {"sheet": 12, "seat": 2, "points": 6}],
     }}
     sent = (2, {"bids": {"11": 9, "12": 10, "13": 5, "14": 1}})
-    text = _new_round_words(view, 0, sent)
+    text = new_round_words(view, 0, sent)
     assert text == ("Round 3 of 6: your move. Round 2: you took #11 for 9 (value 7); #12 went to seat 2 for 15 "
                     "(you bid 10); you tied for #13 with seat 3: discarded, nobody paid; #14: higher bids tied, "
                     "discarded; you scored #11 for 7 points.")
-    assert _new_round_words(view, 5, None).endswith("Round 2: you took nothing and scored nothing.")
-    assert "Bid, splash, then Enter" in _new_round_words(dict(view, last_round=None, round=1), 0, None)
+    assert new_round_words(view, 5, None).endswith("Round 2: you took nothing and scored nothing.")
+    assert "Bid, splash, then Enter" in new_round_words(dict(view, last_round=None, round=1), 0, None)
 
 
 async def test_quitting_mid_game_asks_first():

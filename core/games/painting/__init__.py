@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ...engine import GameInfo, Turn
+from ...engine import GameInfo, IllegalAction, Turn
 from . import rules
 from .bots import HeuristicBot, RandomBot, play_game
 
@@ -44,6 +44,21 @@ class PaintingGame:
 
     def describe(self, state: rules.State, seat: int, action: Any) -> str:
         return rules.describe(state, seat, action)
+
+    def problems(self, state: rules.State, seat: int, action: Any) -> list[str]:
+        try:
+            rules.check(state, seat, action)
+        except IllegalAction as exc:
+            return [str(exc)]
+        return []
+
+    def legal_actions(self, state: rules.State, seat: int) -> list:
+        return rules.legal_actions(state, seat)
+
+    def determinize(self, state: rules.State, seat: int | None, rng: Any) -> rules.State:
+        """No hidden part of a Painting Game state outlives its round's reveal: the table
+        holds sealed moves until all are in, so the state itself is what every seat sees."""
+        return state
 
 
 GAME = PaintingGame()

@@ -33,6 +33,7 @@ __all__ = [
     "view",
     "result",
     "describe",
+    "legal_actions",
     "edition_rules",
     "mix",
     "colour_string",
@@ -94,6 +95,15 @@ INFO = GameInfo(
     sealed=True,
     chance=True,
     options=dict(OPTIONS),
+    option_help={
+        "edition": "rule edition: clarified (default) or mm8",
+        "rounds": "number of rounds, 1 to 20 (default 6)",
+        "starting_tokens": "tokens each seat starts with, 0 to 10000 (default 30)",
+        "tokens_per_round": "tokens each seat gets every round after the first, 0 to 10000 (default 10)",
+        "starting_garnets": "garnets each seat starts with, 0 to 10000 (default 0)",
+        "first_round_sheets": "sheets on offer in round 1, 1 to 50 (default 10)",
+        "sheets_per_round": "sheets on offer in later rounds, 1 to 50 (default 7)",
+    },
 )
 
 ACTION_KEYS = ("bids", "splash", "extra", "convert")
@@ -293,6 +303,29 @@ def _grid_view(grid: Sequence[int]) -> list[list[dict]]:
 
 def default_action(state: State, seat: int) -> dict:
     return {"bids": {}, "splash": None, "extra": None, "convert": 0}
+
+
+def legal_actions(state: State, seat: int) -> list[dict]:
+    """A sample of every kind of legal move (the full space is huge): the empty move, every
+    single splash, one token and every token on each sheet on offer, converting every
+    garnet, and an extra submission when affordable.  [] when the seat may not move."""
+    if state.phase != "play" or not _is_int(seat) or not 0 <= seat < state.players or state.moves[seat] is not None:
+        return []
+    out = [default_action(state, seat)]
+    for cell in range(SIZE * SIZE):
+        for colour in "RBY":
+            out.append({"bids": {}, "splash": [cell // SIZE, cell % SIZE, colour], "extra": None, "convert": 0})
+    tokens, garnets = state.tokens[seat], state.garnets[seat]
+    for sid in state.offer:
+        for amount in sorted({1, tokens}):
+            if 0 < amount <= tokens:
+                out.append({"bids": {str(sid): amount}, "splash": None, "extra": None, "convert": 0})
+    if garnets > 0:
+        out.append({"bids": {}, "splash": None, "extra": None, "convert": garnets})
+    cost = EDITIONS[state.config["edition"]]["extra_cost"]
+    if not state.extra_used[seat] and garnets >= cost:
+        out.append({"bids": {}, "splash": [0, 0, "R"], "extra": [4, 4, "B"], "convert": 0})
+    return out
 
 
 def _short(x: Any) -> str:

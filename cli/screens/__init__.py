@@ -1,0 +1,592 @@
+"""Game screens for the terminal UI: the protocol between cli/shell.py and one game's screen.
+
+The shell (cli/shell.py) is game-agnostic: it runs prompt-toolkit next to
+trio, shows the title, the seats with their step status, whom the table
+waits for, the time left, the message line, the command line, the alerts
+and the event log, the help page, the replay viewer and quitting.  Every
+word about one game's board, moves and rules comes from that game's
+*screen*: a ``Screen`` subclass in ``cli/screens/<game name, "-" -> "_">.py``
+exported as ``SCREEN``.  ``screen_for(name)`` finds it; a game without a
+module gets ``GenericScreen`` (its view as indented JSON-ish text, actions
+typed as JSON, legal actions picked by number), so a new game is playable
+at once.
+
+How the shell drives a screen
+-----------------------------
+One screen instance serves one UI (it may keep a draft between calls).  The
+shell calls it from two threads: the trio thread (``on_decision``,
+``final_words``, ``log_tag``/``describe`` while taking a snapshot) and the
+UI thread (everything that renders or parses).  A screen must only read
+what it is given (``Context``: immutable snapshots, views and game states)
+and keep its own small draft state; it never touches the table or the
+network.
+
+Every call gets a ``Context`` (``ctx``):
+
+* ``ctx.seat``      our seat, or None for a spectator;
+* ``ctx.snap``      the latest ``Snapshot`` of the table (None before the first);
+* ``ctx.view``      ``game.view(state, seat)`` of the decision that is open,
+                    else the latest snapshot's view (None before the seed);
+* ``ctx.game`` / ``ctx.state``  the engine object and the immutable state the
+                    view was taken from (for ``describe``, legality);
+* ``ctx.deciding``  True while ``decide`` waits for our action and nothing
+                    has been sent for it yet;
+* ``ctx.sent``      the last action we sent (``Sent``: phase, action, text);
+* ``ctx.check(action)``     the game's verdict: the normalised action, or
+                    ``IllegalAction`` with the reason (first problem only);
+* ``ctx.problems(action)``  every problem the game finds (``[]`` = legal),
+                    from the engine's ``problems`` hook (or ``check``);
+* ``ctx.legal()``   the game's ``legal_actions`` for our seat, or None when
+                    the game has no such hook.
+Legality shown to a person comes from these, never from rules written
+again in a screen.
+
+Rendering: a *line* is a list of prompt-toolkit formatted-text fragments
+``(style, text)``; styles are ``"class:NAME"`` names of the shell's style
+sheet (title, header, label, you, waiting, sent, error, info, bid, over,
+alert, ...) plus the screen's own ``styles`` (a dict merged in).  A screen
+returns lines that fit the ``width`` it is given (``wrap`` helps).
+
+The calls, by where they show:
+
+* title bar: ``title_parts(ctx) -> [str]`` (e.g. "round 2/6", an edition);
+  the shell adds the game's title, our key, seat, "game over" and the status.
+* top-left board: ``board_lines(ctx) -> [Line]``, ``board_width`` columns
+  wide (0 = no board pane; the seats take the whole top).
+* seats table: ``seat_columns(ctx) -> [(heading, width)]`` and
+  ``seat_cells(ctx, seat) -> [str]`` (one per column); the shell adds the
+  ">" mark, the seat name and its step status ("choosing", "to move", ...).
+* middle pane (scrollable): ``game_over_lines(ctx, width)`` at the top once
+  there is a result, then ``middle_lines(ctx, width)``, then the shell's
+  event log (alerts, described moves, table notes), newest first; a log
+  line is ``log_tag(step) + "  " + describe(...)``.
+* bottom: the shell's status line, where a decision shows as
+  ``" YOUR MOVE (%s) " % decision_label(ctx)``; then ``draft_line(ctx)`` (one
+  line of fragments, the shell wraps it; not asked for spectators or once
+  the game is over); the message line; the command line; and the first
+  of ``key_help(ctx)`` (longest first) that fits the width.
+* help page: "Commands" = ``command_help(ctx)`` rows + the shell's rows
+  (help, quit, scrolling), then ``rules_help(ctx)`` sections; rows are
+  ``(key, text)`` with the text final (the screen fills in its numbers).
+
+Commands.  The shell owns: an empty line and ``submit``/``send``/``ok``/
+``go`` (submit), ``help``/``h``/``?``, ``q``/``quit``/``exit``.  Any other
+first word is looked up in ``commands`` (alias -> canonical name); unknown
+words, spectators and a finished game get the shell's error; otherwise the
+shell calls ``command(ctx, name, args)`` which returns:
+
+* ``Say(text, style)`` - the draft changed (or an answer): show the message;
+* ``Send(action)``     - send this action now (the shell checks it with the
+                         game, sends it, calls ``on_sent``);
+* or raises ``CommandError(text)`` - shown as an error, nothing changes.
+
+Submitting (empty line or submit) calls ``submit(ctx)`` - also when no
+decision is open (``ctx.deciding`` False: raise your own words, or return
+None for the shell's "it is not your turn").  It returns ``Send``, ``Say``
+(e.g. "press Enter again to confirm") or None (nothing to send).
+
+Decisions.  The shell's ``decide(view, seat, peer)`` may be called many
+times in one round or day (each call is one action); every call opens a
+decision and calls ``on_decision(ctx) -> Say | None`` (a prompt for the
+player; a screen resets or keeps its draft here as its game needs: the
+shell never resets a draft).  After a send the shell calls
+``on_sent(ctx, action, text) -> Say``.  When the table timed our seat out
+the shell says so with ``timeout_effect`` (what the rules did instead,
+e.g. "no bids, no splash"); chance steps are described with
+``chance_words``.  At the game's end ``final_words(ctx)`` is said once.
+
+Replay.  ``describe(game, state, seat, action)`` words an action (default
+``game.describe``), ``describe_table(ctx, config, players)`` the genesis
+line.  Down/Up (n/p) jump to the next/previous *mark*: ``is_mark(before,
+after)`` (two consecutive snapshots; default: the entry applied moves, i.e.
+a step closed); ``mark_words`` = (short name, help text) for the keys.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+__all__ = [
+    "CommandError",
+    "Say",
+    "Send",
+    "Sent",
+    "Snapshot",
+    "Context",
+    "Screen",
+    "GenericScreen",
+    "screen_for",
+    "wrap",
+    "join",
+    "width_of",
+    "layout_cards",
+    "seat_name",
+    "who",
+    "plain_label",
+    "ordinal",
+]
+
+Frag = tuple  # (style, text)
+Line = list   # list of fragments
+
+
+class CommandError(ValueError):
+    """A command line the UI cannot understand or accept; the message says why."""
+
+
+@dataclass(frozen=True)
+class Say:
+    """Show ``text`` on the message line; nothing is sent."""
+
+    text: str
+    style: str = "class:info"
+
+
+@dataclass(frozen=True)
+class Send:
+    """Send ``action`` for the open decision."""
+
+    action: Any
+
+
+@dataclass(frozen=True)
+class Sent:
+    """The last action this UI sent: the table phase it was for, the action, its description."""
+
+    phase: int
+    action: Any
+    text: str
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything the screen shows about the table, taken in the trio thread."""
+
+    seat: int | None
+    players: int
+    view: Any
+    phase: int
+    step_kind: str | None
+    step_purpose: str | None
+    step_label: str
+    step_seats: tuple
+    missing: tuple
+    over: bool
+    result: dict | None
+    log: tuple                  # ((style, text), ...) oldest first
+    moves: int                  # moves applied so far
+    entries: int                # log entries applied (genesis included)
+    alerts: tuple = ()
+    status: str = ""
+    config: dict | None = None  # the game's configuration (options with their defaults)
+    game_name: str = ""
+    game_title: str = ""
+    game: Any = None            # the engine object
+    state: Any = None           # the (immutable) engine state
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a screen is given on every call (see the module docstring)."""
+
+    seat: int | None
+    snap: Snapshot | None = None
+    view: Any = None
+    game: Any = None
+    state: Any = None
+    deciding: bool = False
+    sent: Sent | None = None
+    check: Callable[[Any], Any] = field(default=lambda action: action)
+    problems: Callable[[Any], list] = field(default=lambda action: [])
+    legal: Callable[[], Any] = field(default=lambda: None)
+
+    @property
+    def players(self) -> int:
+        return self.snap.players if self.snap else 0
+
+    @property
+    def over(self) -> bool:
+        return bool(self.snap and self.snap.over)
+
+    @property
+    def result(self) -> dict | None:
+        return self.snap.result if self.snap else None
+
+    @property
+    def config(self) -> dict | None:
+        return self.snap.config if self.snap else None
+
+    @property
+    def missing(self) -> tuple:
+        return self.snap.missing if self.snap else ()
+
+
+# --------------------------------------------------------------------------- rendering helpers
+
+
+def width_of(line: Line) -> int:
+    return sum(len(t) for _, t in line)
+
+
+def join(lines: Sequence[Line]) -> list:
+    """Lines -> one fragment list with newlines."""
+    out: list = []
+    for i, line in enumerate(lines):
+        if i:
+            out.append(("", "\n"))
+        out.extend(line)
+    return out
+
+
+def seat_name(s: int, me: int | None) -> str:
+    return "seat %d (you)" % s if s == me else "seat %d" % s
+
+
+def who(seats: Sequence[int], me: int | None) -> str:
+    return ", ".join("you" if s == me else "seat %d" % s for s in seats)
+
+
+def ordinal(n: int) -> str:
+    return "%d%s" % (n, "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th"))
+
+
+def plain_label(label: str) -> str:
+    """A step label without the commit/reveal plumbing: "round 2: bids and splash: commit" -> "round 2: bids and splash"."""
+    for suffix in (": commit", ": reveal", " (reveal)"):
+        if label.endswith(suffix):
+            return label[: -len(suffix)]
+    return label
+
+
+def wrap(line: Line, width: int, indent: str = "  ") -> list[Line]:
+    """Word-wrap one line of fragments to ``width`` columns."""
+    chars = [(st, ch) for st, text in line for ch in text]
+    if len(chars) <= width or width < 10:
+        return [line]
+    out: list[Line] = []
+    first = True
+    while chars:
+        room = width if first else width - len(indent)
+        if len(chars) <= room:
+            cut = len(chars)
+        else:
+            cut = room
+            for i in range(room, 0, -1):
+                if chars[i][1] == " ":
+                    cut = i
+                    break
+        piece, chars = chars[:cut], chars[cut:]
+        while chars and chars[0][1] == " ":
+            chars = chars[1:]
+        frags: Line = [] if first else [("", indent)]
+        for st, ch in piece:
+            if frags and frags[-1][0] == st:
+                frags[-1] = (st, frags[-1][1] + ch)
+            else:
+                frags.append((st, ch))
+        out.append(frags)
+        first = False
+    return out
+
+
+def layout_cards(cards: Sequence[list[Line]], width: int, gap: int = 3) -> list[Line]:
+    """Put cards (lists of lines) side by side, wrapping to ``width``."""
+    rows: list[list] = []
+    cur: list = []
+    used = 0
+    for card in cards:
+        w = max((width_of(l) for l in card), default=0)
+        need = w if not cur else used + gap + w
+        if cur and need > width:
+            rows.append(cur)
+            cur, need = [], w
+        cur.append((w, card))
+        used = need
+    if cur:
+        rows.append(cur)
+    out: list[Line] = []
+    for row in rows:
+        height = max(len(card) for _, card in row)
+        for i in range(height):
+            line: Line = []
+            for j, (w, card) in enumerate(row):
+                frags = card[i] if i < len(card) else []
+                if j:
+                    line.append(("", " " * gap))
+                line.extend(frags)
+                pad = w - width_of(frags)
+                if pad and j < len(row) - 1:
+                    line.append(("", " " * pad))
+            out.append(line)
+    return out
+
+
+def plain(value: Any, indent: str = "") -> list[str]:
+    """A canonical value as indented text lines (bytes as hex), for the generic screen.
+
+    Maps are one ``key: value`` line per key; a list or map too long for one
+    line is spread over several, indented.
+    """
+    if not isinstance(value, (dict, list, tuple)) or not value:
+        return [indent + (_short(value) or "")]
+    out = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            s = _short(v) if not isinstance(v, dict) or not v else None
+            if s is not None:
+                out.append("%s%s: %s" % (indent, k, s))
+            else:
+                out.append("%s%s:" % (indent, k))
+                out += plain(v, indent + "  ")
+        return out
+    s = _short(value)
+    if s is not None:
+        return [indent + s]
+    for v in value:
+        s = _short(v)
+        if s is not None:
+            out.append("%s- %s" % (indent, s))
+        else:
+            out.append("%s-" % indent)
+            out += plain(v, indent + "  ")
+    return out
+
+
+def _short(value: Any) -> str | None:
+    """One-line text of a value, or None if it is too big for one line."""
+    try:
+        text = json.dumps(_jsonable(value), separators=(", ", ": "), sort_keys=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 70 or not isinstance(value, (list, tuple, dict)) else None
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, bytes):
+        return v.hex()
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    return v
+
+
+# --------------------------------------------------------------------------- the protocol
+
+
+class Screen:
+    """One game's part of the terminal UI.  Subclass it; every method has a usable default.
+
+    See the module docstring for when the shell calls what.  Lines are lists
+    of ``(style, text)`` fragments.
+    """
+
+    #: width of the top-left board pane (0: no board pane)
+    board_width: int = 0
+    #: extra styles, merged into the shell's style sheet ({"cell.r": "bg:#d70000", ...})
+    styles: Mapping[str, str] = {}
+    #: command word (and aliases) -> canonical command name
+    commands: Mapping[str, str] = {}
+    #: what the rules do for a seat that timed out, in a few words (shown after "counts as no move")
+    timeout_effect: str = ""
+    #: a chance step, for people ("dealing the next sheets")
+    chance_words: str = "drawing fresh shared randomness"
+    #: replay marks: (short name for the key line, what a mark is for the help page)
+    mark_words: tuple[str, str] = ("step", "applied moves (a step of the game closed)")
+
+    # -- title, board, seats ---------------------------------------------------
+    def title_parts(self, ctx: Context) -> list[str]:
+        return []
+
+    def board_lines(self, ctx: Context) -> list[Line]:
+        return []
+
+    def seat_columns(self, ctx: Context) -> list[tuple[str, int]]:
+        return []
+
+    def seat_cells(self, ctx: Context, seat: int) -> list[str]:
+        return []
+
+    # -- the middle pane -------------------------------------------------------
+    def middle_lines(self, ctx: Context, width: int) -> list[Line]:
+        return []
+
+    def game_over_lines(self, ctx: Context, width: int) -> list[Line]:
+        res = ctx.result
+        if not res:
+            return []
+        lines: list[Line] = [[("class:over", "GAME OVER")]]
+        ranking = res.get("ranking") if isinstance(res, dict) else None
+        if isinstance(ranking, list):
+            for i, s in enumerate(ranking):
+                lines.append([("class:you" if s == ctx.seat else "", "%2d. %s" % (i + 1, seat_name(s, ctx.seat)))])
+        for text in plain({k: v for k, v in res.items() if k != "ranking"} if isinstance(res, dict) else res):
+            lines += wrap([("", text)], width, "      ")
+        return lines
+
+    def final_words(self, ctx: Context) -> str:
+        res = ctx.result
+        ranking = res.get("ranking") if isinstance(res, dict) else None
+        if not isinstance(ranking, list) or ctx.seat not in ranking:
+            return "The game is over."
+        return "Game over: you finished %s of %d." % (ordinal(ranking.index(ctx.seat) + 1), len(ranking))
+
+    # -- the event log -----------------------------------------------------------
+    def log_tag(self, step: int) -> str:
+        """The tag before a move in the event log; ``step`` counts the table steps that applied moves."""
+        return "%d" % step
+
+    def describe(self, game: Any, state: Any, seat: int, action: Any) -> str:
+        return game.describe(state, seat, action)
+
+    # -- deciding ----------------------------------------------------------------
+    def decision_label(self, ctx: Context) -> str:
+        """Words after "YOUR MOVE" ("round 2"); empty for none."""
+        return ""
+
+    def on_decision(self, ctx: Context) -> Say | None:
+        return None
+
+    def draft_line(self, ctx: Context) -> list:
+        return []
+
+    def command(self, ctx: Context, name: str, args: list[str]) -> Say | Send | None:
+        raise CommandError("unknown command %r" % name)
+
+    def submit(self, ctx: Context) -> Say | Send | None:
+        return None
+
+    def on_sent(self, ctx: Context, action: Any, text: str) -> Say:
+        return Say("sent: %s" % text, "class:sent")
+
+    # -- help --------------------------------------------------------------------
+    def key_help(self, ctx: Context) -> list[str]:
+        return ["help | PgUp/PgDn scroll | q quit"]
+
+    def command_help(self, ctx: Context) -> list[tuple[str, str]]:
+        return []
+
+    def rules_help(self, ctx: Context) -> list[tuple[str, list[tuple[str, str]]]]:
+        return []
+
+    # -- replay ------------------------------------------------------------------
+    def describe_table(self, ctx: Context, config: Mapping[str, Any], players: int) -> str:
+        title = ctx.snap.game_title if ctx.snap and ctx.snap.game_title else (ctx.snap.game_name if ctx.snap else "a game")
+        opts = ", ".join("%s %s" % (k.replace("_", " "), v) for k, v in sorted(config.items())) or "default options"
+        return "%s for %d seats; %s" % (title, players, opts)
+
+    def is_mark(self, before: Snapshot, after: Snapshot) -> bool:
+        return after.moves > before.moves
+
+
+class GenericScreen(Screen):
+    """Any game, without a screen of its own: the view as text, actions as JSON or picked from the legal ones."""
+
+    commands = {"act": "act", "a": "act", "move": "act", "pick": "pick", "p": "pick", "clear": "clear"}
+    timeout_effect = "the rules' default action"
+    LEGAL_SHOWN = 30
+
+    def __init__(self) -> None:
+        self.action: Any = None
+        self.has_action = False
+
+    def title_parts(self, ctx: Context) -> list[str]:
+        return [plain_label(ctx.snap.step_label)] if ctx.snap and ctx.snap.step_label and not ctx.over else []
+
+    def middle_lines(self, ctx: Context, width: int) -> list[Line]:
+        lines: list[Line] = []
+        legal = ctx.legal() if ctx.deciding else None
+        if legal:
+            lines.append([("class:header", "Legal actions"), ("class:label", " (pick N sends one)")])
+            for i, a in enumerate(legal[: self.LEGAL_SHOWN]):
+                text = _short(a) or json.dumps(_jsonable(a))
+                lines += wrap([("bold", "%3d  " % i), ("", text)], width, "       ")
+            if len(legal) > self.LEGAL_SHOWN:
+                lines.append([("class:label", "  ... %d more (act JSON sends any)" % (len(legal) - self.LEGAL_SHOWN))])
+            lines.append([])
+        lines.append([("class:header", "Table"), ("class:label", " (your view)" if ctx.seat is not None else " (public view)")])
+        if ctx.view is None:
+            lines.append([("class:label", "  (nothing yet)")])
+        else:
+            for text in plain(ctx.view, "  "):
+                lines += wrap([("", text)], width, "      ")
+        return lines
+
+    def decision_label(self, ctx: Context) -> str:
+        return plain_label(ctx.snap.step_label) if ctx.snap and ctx.snap.step_label else ""
+
+    def draft_line(self, ctx: Context) -> list:
+        out: list = [("bold", "Action: ")]
+        if not self.has_action:
+            return out + [("class:label", "none yet (act JSON, or pick N)")]
+        out.append(("", json.dumps(_jsonable(self.action))))
+        probs = ctx.problems(self.action) if ctx.deciding else []
+        if probs:
+            out.append(("class:error", " | to fix: " + "; ".join(probs)))
+        return out
+
+    def command(self, ctx: Context, name: str, args: list[str]) -> Say | Send | None:
+        if name == "clear":
+            self.action, self.has_action = None, False
+            return Say("action cleared")
+        if name == "pick":
+            legal = ctx.legal() if ctx.deciding else None
+            if not legal:
+                raise CommandError("there is no list of legal actions to pick from now (act JSON sends an action)")
+            if len(args) != 1 or not args[0].isdigit() or int(args[0]) >= len(legal):
+                raise CommandError("usage: pick N, with N from 0 to %d" % (len(legal) - 1))
+            return Send(legal[int(args[0])])
+        text = " ".join(args)
+        try:
+            self.action = json.loads(text)
+        except ValueError as exc:
+            raise CommandError("act wants the action as JSON, e.g. act {\"kind\": \"pass\"} (%s)" % exc.msg) from None
+        self.has_action = True
+        return Say("action: %s (Enter sends it)" % json.dumps(self.action))
+
+    def submit(self, ctx: Context) -> Say | Send | None:
+        if not ctx.deciding:
+            return None
+        if not self.has_action:
+            raise CommandError("no action yet: act JSON, or pick N from the legal actions")
+        action = self.action
+        self.action, self.has_action = None, False
+        return Send(action)
+
+    def key_help(self, ctx: Context) -> list[str]:
+        return ["act JSON | pick N | clear | Enter=send | help | PgUp/PgDn scroll | q quit",
+                "act JSON | pick N | Enter=send | help | q quit"]
+
+    def command_help(self, ctx: Context) -> list[tuple[str, str]]:
+        return [
+            ("act JSON", "the action to send, as JSON (the game's own format), e.g. act {\"kind\": \"pass\"}"),
+            ("pick N", "send legal action number N (when the game lists them)"),
+            ("clear", "forget the action typed so far"),
+            ("submit / empty Enter", "check the action with the game's rules and send it"),
+        ]
+
+
+_NAME = re.compile(r"[a-z][a-z0-9_-]*\Z")
+
+
+def module_name(game_name: str) -> str:
+    return "cli.screens." + game_name.replace("-", "_")
+
+
+def screen_for(game_name: str) -> Screen:
+    """A new screen for the game ``game_name``: ``cli/screens/<name with - as _>.py``'s ``SCREEN``, or ``GenericScreen``."""
+    if not isinstance(game_name, str) or not _NAME.match(game_name):
+        return GenericScreen()
+    mod_name = module_name(game_name)
+    try:
+        mod = importlib.import_module(mod_name)
+    except ModuleNotFoundError as exc:
+        if exc.name != mod_name:   # the module exists but something it imports does not: a real error
+            raise
+        return GenericScreen()
+    factory = getattr(mod, "SCREEN", None)
+    return factory() if callable(factory) else GenericScreen()

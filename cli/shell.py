@@ -1,0 +1,1215 @@
+"""The game-agnostic terminal UI shell (prompt-toolkit, full screen).
+
+Everything here serves every game; what one game shows and understands is
+its *screen* (cli/screens/, protocol in cli/screens/__init__.py).
+
+The network node runs in trio on the main thread; prompt-toolkit is asyncio
+based, so each UI runs its ``Application`` in a worker thread with its own
+asyncio loop (``trio.to_thread.run_sync`` -> ``asyncio.run``).  The two sides
+only meet in a few places:
+
+* trio -> UI: ``GameUI.update`` builds an immutable ``Snapshot`` of the table
+  (in the trio thread, where the table lives), swaps it in with one attribute
+  store and calls ``app.invalidate()``, which is thread safe.  The UI thread
+  only ever reads snapshots and immutable game states.
+* UI -> trio: a submitted action is handed back with
+  ``trio_token.run_sync_soon`` (non-blocking), which sets the ``trio.Event``
+  that ``GameUI.decide`` is waiting on.
+* quitting from trio (cancellation, ``exit()``): ``loop.call_soon_threadsafe``
+  into the UI loop.
+
+``decide(view, seat, peer)`` is called by the node each time our seat must
+act: once a round in one game, many times a day in another.  Every call is
+one action; the shell never assumes one decision per round and never resets
+the screen's draft (the screen does, when its game needs it).
+
+Shell commands (the screen adds its own, see its help page):
+
+    submit  (or Enter on an empty line)    send what the screen composed
+    help  (or ? on an empty line)          the help page in the middle pane
+Keys: q (on an empty line), Ctrl-Q or Ctrl-C quit (mid-game they ask once more);
+Esc closes the help; PgUp/PgDn scroll the middle pane; Up/Down recall earlier commands.
+
+The status line shows an estimate of the time left on our decision (from the
+peer's step clock and time-out, when ``decide`` is given a peer that has them).
+
+Replay keys: Right/Left (l/h, also Space/Enter and Backspace) one entry;
+Down/Up (n/p) to the next/previous mark (by default an entry that applied
+moves: a step closed; a screen may choose coarser marks); Home/End (g/G)
+first/last entry; PgUp/PgDn scroll; ? help; q, Ctrl-Q, Ctrl-C quit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Sequence
+
+import trio
+from prompt_toolkit.application import Application
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import fragment_list_to_text
+from prompt_toolkit.history import InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.layout import (
+    BufferControl,
+    FormattedTextControl,
+    HSplit,
+    Layout,
+    VSplit,
+    Window,
+)
+from prompt_toolkit.layout.dimension import Dimension as D
+from prompt_toolkit.layout.processors import BeforeInput
+from prompt_toolkit.styles import DynamicStyle, Style
+
+import core.engine as engine
+import core.games as registry
+from core.engine import IllegalAction
+from core.events import Event, Genesis, Timeout, parse_entry
+from core.table import RuleError, Table
+
+from .screens import (
+    CommandError,
+    Context,
+    GenericScreen,
+    Line,
+    Say,
+    Screen,
+    Send,
+    Sent,
+    Snapshot,
+    join,
+    plain_label,
+    screen_for,
+    seat_name,
+    who,
+    width_of,
+    wrap,
+)
+
+__all__ = [
+    "GameUI",
+    "ReplayUI",
+    "Snapshot",
+    "snapshot_of",
+    "CommandError",
+    "problems",
+    "check",
+    "legal_actions",
+    "HELP_SPECTATOR",
+    "HELP_GAME_OVER",
+]
+
+LOG_KEEP = 300          # event-log lines kept in a snapshot
+LOG_TEXT_LINES = 20     # event-log lines in render_text()
+ALERTS_SHOWN = 5
+TEXT_WIDTH = 100        # width used to lay out the panes in render_text()
+
+HELP_GAME_OVER = "game over | help | PgUp/PgDn scroll | q quit"
+HELP_SPECTATOR = "spectating | help | PgUp/PgDn scroll | q / Ctrl-Q quit"
+LONG_HELP = "help shown above (help, ? or Esc closes it; PgUp/PgDn scrolls it)"
+
+_SHELL_HELP = [
+    ("help, ?", "show or hide this page (Esc hides it too)"),
+    ("q, Ctrl-Q", "quit (q on an empty line); PgUp/PgDn scroll the middle pane; Up/Down recall commands"),
+]
+_SUBMIT_WORDS = ("submit", "send", "ok", "go")
+_HELP_WORDS = ("help", "h", "?")
+_QUIT_WORDS = ("q", "quit", "exit")
+
+STYLE = {
+    "title": "reverse bold",
+    "header": "bold underline",
+    "label": "fg:ansibrightblack",
+    "you": "bold fg:ansicyan",
+    "waiting": "fg:ansiyellow",
+    "yourmove": "reverse bold fg:ansigreen",
+    "sent": "fg:ansigreen",
+    "error": "bold fg:ansired",
+    "info": "fg:ansigreen",
+    "help": "reverse",
+    "over": "bold fg:ansired",
+    "log.mine": "fg:ansicyan",
+    "log.note": "fg:ansiyellow",
+    "alert": "bold fg:ansired",
+    "prompt": "bold",
+}
+
+_PLACEHOLDER = GenericScreen()   # until the first table tells which game it is
+
+
+# --------------------------------------------------------------------------- legality, from the game
+
+
+def problems(game: Any, state: Any, seat: int, action: Any) -> list[str]:
+    """Every problem the game finds with ``action`` for ``seat`` ([] = legal).
+
+    The one place the UI asks about legality: core.engine.problems (the
+    game's ``problems`` hook, or its ``check``) when the engine has it, else
+    ``game.check`` directly.
+    """
+    hook = getattr(engine, "problems", None)
+    try:
+        if callable(hook):
+            return [str(p) for p in hook(game, state, seat, action)]
+        own = getattr(game, "problems", None)
+        if callable(own):
+            return [str(p) for p in own(state, seat, action)]
+        game.check(state, seat, action)
+        return []
+    except IllegalAction as exc:
+        return [str(exc)]
+    except Exception as exc:  # never let a rules hook crash the UI
+        return ["cannot check this action (%s)" % type(exc).__name__]
+
+
+def check(game: Any, state: Any, seat: int, action: Any) -> Any:
+    """The normalised action, or IllegalAction saying why not."""
+    try:
+        return game.check(state, seat, action)
+    except IllegalAction:
+        raise
+    except Exception as exc:
+        raise IllegalAction("malformed action (%s)" % type(exc).__name__) from None
+
+
+def legal_actions(game: Any, state: Any, seat: int) -> list | None:
+    """The game's legal actions for ``seat``, or None if the game does not list them."""
+    hook = getattr(engine, "legal_actions", None)
+    try:
+        if callable(hook):
+            out = hook(game, state, seat)
+        else:
+            own = getattr(game, "legal_actions", None)
+            if not callable(own):
+                return None
+            out = own(state, seat)
+    except Exception:
+        return None
+    return None if out is None else list(out)
+
+
+# --------------------------------------------------------------------------- snapshots
+
+
+def _round_of_phase(moves: Sequence) -> dict:
+    phases = sorted({m[1] for m in moves})
+    return {ph: i + 1 for i, ph in enumerate(phases)}
+
+
+def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), status: str = "",
+                waiting: Sequence[int] | None = None, screen: Screen | None = None) -> Snapshot:
+    """Copy what the UI needs out of ``table`` (call it in the thread that owns the table).
+
+    ``waiting``: the seats the current step still waits for, if the caller
+    knows better than ``table.missing()`` (a peer places a step's events in
+    the log only once all of them are in, so its table's ``missing()`` lists
+    every seat of the step until it closes).
+    """
+    screen = screen or _PLACEHOLDER
+    step = table.step
+    missing = tuple(table.missing())
+    if waiting is not None:
+        missing = tuple(s for s in missing if s in set(waiting))
+    view = table.view(seat)
+    steps = _round_of_phase(table.moves)
+    items: list = []
+    for idx, ph, s, action in table.moves[-LOG_KEEP:]:
+        try:
+            text = screen.describe(table.game, table.state, s, action)
+        except Exception:  # describe is total, but never crash the UI
+            text = "seat %s moved" % s
+        if s == seat:
+            text = text.replace("seat %d " % s, "seat %d (you) " % s, 1)
+        items.append((idx, 1, "class:log.mine" if s == seat else "", "%s  %s" % (screen.log_tag(steps.get(ph, 0)), text)))
+    for note in table.notes[-LOG_KEEP:]:
+        items.append((note.index, 0, "class:log.note", "!   " + _note_text(table, note, seat, screen)))
+    items.sort(key=lambda it: (it[0], it[1]))
+    log = tuple((style, text) for _, _, style, text in items[-LOG_KEEP:])
+    info = getattr(table.game, "info", None)
+    return Snapshot(
+        seat=seat,
+        players=table.players,
+        view=view,
+        phase=table.phase,
+        step_kind=None if step is None else step.kind,
+        step_purpose=None if step is None else step.purpose,
+        step_label="" if step is None else step.label,
+        step_seats=() if step is None else tuple(step.seats),
+        missing=missing,
+        over=table.over,
+        result=table.result(),
+        log=log,
+        moves=len(table.moves),
+        entries=table.count,
+        alerts=tuple(alerts[-ALERTS_SHOWN:]) if alerts else (),
+        status=status or "",
+        config=dict(table.config) if isinstance(getattr(table, "config", None), dict) else None,
+        game_name=getattr(info, "name", "") or table.genesis.doc.get("game", ""),
+        game_title=getattr(info, "title", ""),
+        game=table.game,
+        state=table.state,
+    )
+
+
+def _effect(screen: Screen) -> str:
+    return " (%s)" % screen.timeout_effect if screen.timeout_effect else ""
+
+
+def _note_text(table: Table, note: Any, me: int | None, screen: Screen) -> str:
+    """A table note in players' words (time-outs name the seats, "you" included)."""
+    timed_out = table.timeouts.get(note.phase) if note.seat is None else None
+    if timed_out is not None and note.text.startswith("timed out"):
+        label = note.text[note.text.find("(") + 1:-1] if "(" in note.text else ""
+        return "time-out: %s did not move in time%s - counted as no move%s" % (
+            who(timed_out, me), " (%s)" % plain_label(label) if label else "", _effect(screen))
+    prefix = "" if note.seat is None else "%s: " % seat_name(note.seat, me)
+    return prefix + note.text
+
+
+def _without_seat(text: str, seat: int | None) -> str:
+    """ "seat 3 bids ..." -> "bids ..." (when the line already says who)."""
+    prefix = "seat %s " % seat
+    return text[len(prefix):] if text.startswith(prefix) else text
+
+
+def _step_status(snap: Snapshot, screen: Screen) -> tuple[str, str]:
+    """(style, text) for the line that says what the table waits for."""
+    me = snap.seat
+    if snap.over:
+        return "class:over", "Game over - the final ranking is at the top of the middle pane."
+    whom = who(snap.missing, me) or "nobody"
+    if snap.view is None:
+        return "class:waiting", "Drawing the shared seed - waiting for %s" % whom
+    if snap.step_purpose == "seed":
+        what = "%s (%s)" % (screen.chance_words,
+                            "peers seal their random shares" if snap.step_kind == "commit" else "peers open their random shares")
+    else:
+        what = plain_label(snap.step_label)
+        if snap.step_kind == "commit":
+            what += " (seats choose their sealed moves)"
+        elif snap.step_kind == "reveal":
+            what += " (the sealed moves are being opened)"
+    return "class:waiting", "%s - waiting for %s" % (what, whom)
+
+
+def _seat_status(snap: Snapshot, s: int) -> str:
+    if snap.over or s not in snap.step_seats:
+        return ""
+    waiting = s in snap.missing
+    if snap.step_purpose == "seed":
+        return "seed.." if waiting else "seed ok"
+    if snap.step_kind == "commit":
+        return "choosing" if waiting else "sealed"
+    if snap.step_kind == "reveal":
+        return "opening" if waiting else "opened"
+    return "to move" if waiting else "moved"
+
+
+def _seats_lines(snap: Snapshot, screen: Screen, ctx: Context) -> list[Line]:
+    me = snap.seat
+    cols = screen.seat_columns(ctx)
+    lines: list[Line] = [[("class:header", "Seats")]]
+    lines.append([("class:label", "%s %-13s" % (" ", "") + "".join(" %*s" % (w, h) for h, w in cols) + "  now")])
+    for s in range(snap.players):
+        mark = ">" if s == me else " "
+        cells = screen.seat_cells(ctx, s) if cols else []
+        row = "%s %-13s" % (mark, seat_name(s, me)) + "".join(" %*s" % (w, c) for (_, w), c in zip(cols, cells)) + "  "
+        st = _seat_status(snap, s)
+        style = "class:you" if s == me else ""
+        lines.append([(style, row), ("class:waiting" if st in ("choosing", "opening", "to move", "seed..") else "class:label", st)])
+    return lines
+
+
+def _title_text(title: str, snap: Snapshot | None, screen: Screen, ctx: Context, key: str | None = None,
+                extra: str = "") -> str:
+    head = title
+    if snap is not None and snap.game_title and snap.game_title.lower() not in title.lower():
+        head = "%s - %s" % (title, snap.game_title)
+    parts = [head]
+    if key:
+        parts.append("key %s" % key)
+    if snap is not None:
+        parts.append("spectator" if snap.seat is None else "you are seat %d" % snap.seat)
+        if snap.over:
+            parts.append("game over")
+        parts += screen.title_parts(ctx)
+        if snap.status:
+            parts.append(snap.status)
+    if extra:
+        parts.append(extra)
+    return " " + " | ".join(parts)
+
+
+# --------------------------------------------------------------------------- base
+
+
+class _BaseUI:
+    """The shared panes, the worker-thread runner and the quit plumbing."""
+
+    seat: int | None
+
+    def __init__(self, seat: int | None, title: str, screen: Screen | None = None, key: str | None = None) -> None:
+        self.seat = seat
+        self.title = title
+        self.key = key
+        self.screen: Screen | None = screen
+        self._snap: Snapshot | None = None
+        self._scroll = 0
+        self._scroll_info = (0, 20, 0)     # (top, height, total) of the middle pane
+        self._middle_window: Window | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._quit = False          # quit requested (any thread)
+        self._closed = False        # the UI thread has finished
+        self._app: Application | None = None
+        self._help_shown = False    # the middle pane shows the help page
+        self._style = self._make_style()
+
+    # -- the screen --------------------------------------------------------------
+    def _screen(self) -> Screen:
+        return self.screen or _PLACEHOLDER
+
+    def _use_screen_for(self, game_name: str) -> None:
+        if self.screen is None:
+            self.screen = screen_for(game_name)
+            self._style = self._make_style()
+
+    def _make_style(self) -> Style:
+        extra = dict(self.screen.styles) if self.screen is not None else {}
+        return Style.from_dict({**STYLE, **extra})
+
+    def _ctx(self) -> Context:
+        snap = self._snap
+        return Context(
+            seat=self.seat,
+            snap=snap,
+            view=snap.view if snap else None,
+            game=snap.game if snap else None,
+            state=snap.state if snap else None,
+        )
+
+    # -- panes (fragment lists) ------------------------------------------------
+    def _cols(self) -> int:
+        app = self._app
+        try:
+            if app is not None and app.is_running:
+                return max(30, app.output.get_size().columns - 1)
+        except Exception:
+            pass
+        return TEXT_WIDTH
+
+    def _pane_title(self) -> list:
+        return [("class:title", _title_text(self.title, self._snap, self._screen(), self._ctx(), self.key))]
+
+    def _pane_board(self) -> list:
+        return join(self._screen().board_lines(self._ctx()))
+
+    def _pane_seats(self) -> list:
+        return join(_seats_lines(self._snap, self._screen(), self._ctx())) if self._snap else [("class:label", "(no table yet)")]
+
+    def _log_lines(self) -> list[Line]:
+        """Newest first: alerts, then the described moves and the table's notes."""
+        snap = self._snap
+        lines: list[Line] = []
+        if snap is not None:
+            lines += [[("class:alert", "!!  " + a)] for a in reversed(snap.alerts)]
+            lines += [[(style, text)] for style, text in reversed(snap.log)]
+        return lines
+
+    def _middle_lines(self, width: int, log_limit: int | None = None) -> list[Line]:
+        """The scrollable middle: the result, the screen's part, the event log (or the help page)."""
+        if self._help_shown:
+            return self._help_lines(width)
+        ctx = self._ctx()
+        screen = self._screen()
+        lines: list[Line] = []
+        if ctx.result:
+            over = screen.game_over_lines(ctx, width)
+            if over:
+                lines += over + [[]]
+        lines += screen.middle_lines(ctx, width)
+        log = self._log_lines()
+        lines.append([("class:header", "Event log"), ("class:label", " (newest first)")])
+        if not log:
+            lines.append([("class:label", "  nothing yet")])
+        for line in log[:log_limit] if log_limit else log:
+            lines += wrap(line, width, "      ")
+        return lines
+
+    def _help_lines(self, width: int) -> list[Line]:
+        lines: list[Line] = [[("class:header", "Help"), ("class:label", " - %s" % self._help_closing())], []]
+        for head, rows in self._help_sections():
+            if not rows:
+                continue
+            lines.append([("class:header", head)])
+            key_w = max(len(k) for k, _ in rows) + 2
+            for key, text in rows:
+                lines += wrap([("bold", "  " + key.ljust(key_w)), ("", text)], width, " " * (key_w + 2))
+            lines.append([])
+        return lines
+
+    def _help_closing(self) -> str:
+        return "help, ? or Esc closes it; PgUp/PgDn scrolls"
+
+    def _help_sections(self) -> list:
+        ctx = self._ctx()
+        screen = self._screen()
+        return [("Commands", list(screen.command_help(ctx)) + _SHELL_HELP)] + list(screen.rules_help(ctx))
+
+    def _toggle_help(self, show: bool | None = None) -> None:
+        new = (not self._help_shown) if show is None else show
+        if new != self._help_shown:
+            self._help_shown = new
+            self._scroll = 0
+
+    def _pane_middle(self) -> list:
+        lines = self._middle_lines(self._cols())
+        info = self._middle_window.render_info
+        height = info.window_height if info is not None else 20
+        self._scroll = max(0, min(self._scroll, len(lines) - height))
+        self._scroll_info = (self._scroll, height, len(lines))
+        return join(lines[self._scroll:])
+
+    def _pane_scrollbar(self) -> list:
+        top, height, total = self._scroll_info
+        width = self._cols() + 1
+        if total <= height:
+            text = ""
+        else:
+            text = "-- lines %d-%d of %d%s (PgUp/PgDn) " % (
+                top + 1, min(total, top + height), total, ", more below" if top + height < total else "")
+        return [("class:label", (text + "-" * width)[:width])]
+
+    def _scroll_by(self, lines: int) -> None:
+        self._scroll = max(0, self._scroll + lines)
+
+    def _top_height(self) -> int:
+        players = self._snap.players if self._snap else 2
+        return max(len(self._screen().board_lines(self._ctx())), players + 2, 3)
+
+    def _main_windows(self) -> list:
+        def ftc(get: Callable[[], list]) -> FormattedTextControl:
+            return FormattedTextControl(get, focusable=False, show_cursor=False)
+
+        board_width = lambda: self._screen().board_width  # noqa: E731
+        top = VSplit(
+            [
+                Window(ftc(self._pane_board), width=lambda: D.exact(board_width())),
+                Window(width=lambda: D.exact(2 if board_width() else 0)),
+                Window(ftc(self._pane_seats)),
+            ],
+            height=lambda: D.exact(self._top_height()),
+        )
+        self._middle_window = Window(ftc(self._pane_middle), height=D(min=1, weight=1))
+        return [
+            Window(ftc(self._pane_title), height=1, style="class:title"),
+            top,
+            self._middle_window,
+            Window(ftc(self._pane_scrollbar), height=1, wrap_lines=False),
+        ]
+
+    def _main_text(self) -> str:
+        parts = [
+            self._pane_title(),
+            self._pane_board(),
+            self._pane_seats(),
+            join(self._middle_lines(TEXT_WIDTH, LOG_TEXT_LINES)),
+        ]
+        return "\n".join(fragment_list_to_text(p).rstrip("\n") for p in parts if p) + "\n"
+
+    def _common_bindings(self, kb: KeyBindings) -> None:
+        @kb.add("c-q", eager=True)
+        @kb.add("c-c", eager=True)
+        def _(event) -> None:
+            self._quit_key()
+
+        @kb.add("pageup")
+        def _(event) -> None:
+            self._scroll_by(-self._page())
+
+        @kb.add("pagedown")
+        def _(event) -> None:
+            self._scroll_by(self._page())
+
+    def _page(self) -> int:
+        return max(1, self._scroll_info[1] - 2)
+
+    def _make_app(self, layout: Layout, kb: KeyBindings, input, output, refresh_interval: float | None = None) -> Application:
+        return Application(
+            layout=layout,
+            key_bindings=kb,
+            style=DynamicStyle(lambda: self._style),
+            full_screen=True,
+            input=input,
+            output=output,
+            mouse_support=False,
+            terminal_size_polling_interval=0.5,
+            refresh_interval=refresh_interval,
+        )
+
+    # -- running -----------------------------------------------------------------
+    async def run(self) -> None:
+        """Run the full-screen UI in a worker thread until the user quits.
+
+        Cancelling this task asks the UI to quit and waits for its thread.
+        """
+        assert self._app is not None
+        if self._closed:
+            return
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._exit_on_cancel)
+            try:
+                await trio.to_thread.run_sync(self._thread_main)
+            finally:
+                nursery.cancel_scope.cancel()
+
+    async def _exit_on_cancel(self) -> None:
+        try:
+            await trio.sleep_forever()
+        finally:
+            self.exit()
+
+    def _thread_main(self) -> None:
+        try:
+            asyncio.run(self._async_main())
+        finally:
+            self._closed = True
+
+    async def _async_main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        try:
+            await self._app.run_async(
+                pre_run=self._pre_run, handle_sigint=False, set_exception_handler=False
+            )
+        except (EOFError, KeyboardInterrupt):
+            pass
+        finally:
+            self._loop = None
+
+    def _pre_run(self) -> None:
+        if self._quit:
+            self._exit_now()
+
+    def _quit_key(self) -> None:
+        """The user asked to quit (q, Ctrl-Q, Ctrl-C); UI thread only."""
+        self._exit_now()
+
+    def _exit_now(self) -> None:
+        """Quit; UI thread only."""
+        self._quit = True
+        app = self._app
+        if app is not None and app.is_running and app.future is not None and not app.future.done():
+            app.exit()
+
+    def exit(self) -> None:
+        """Ask the UI to quit; safe from any thread, before or while it runs."""
+        self._quit = True
+        loop = self._loop
+        if loop is not None:
+            try:
+                loop.call_soon_threadsafe(self._exit_now)
+            except RuntimeError:  # loop already closed
+                pass
+
+    def _invalidate(self) -> None:
+        app = self._app
+        if app is not None:
+            try:
+                app.invalidate()  # thread safe; a no-op when not running
+            except RuntimeError:
+                pass
+
+    @property
+    def closed(self) -> bool:
+        """True once the UI thread has finished (the user quit)."""
+        return self._closed
+
+
+# --------------------------------------------------------------------------- the game UI
+
+
+@dataclass(eq=False)
+class _Pending:
+    seat: int
+    view: Any
+    game: Any
+    state: Any
+    phase: int
+    token: Any
+    event: trio.Event = field(default_factory=trio.Event)
+    result: Any = None
+    submitted: bool = False
+
+
+class GameUI(_BaseUI):
+    """The live table: panes, the screen's draft, a command line; ``decide`` asks for one action.
+
+    ``screen``: the game's screen; by default chosen from the first table's
+    game name (``screen_for``).  ``key``: our key's fingerprint, for the title.
+    """
+
+    def __init__(self, seat: int | None, *, title: str = "Easel", input=None, output=None,
+                 screen: Screen | None = None, key: str | None = None) -> None:
+        super().__init__(seat, title, screen, key)
+        self._status = ""
+        self._alerts: list[str] = []
+        self._table: Table | None = None           # trio thread only
+        self._pending: _Pending | None = None
+        self.sent: Sent | None = None              # the last action we sent
+        self._sent_phase = -1                      # table phase our last action was sent for
+        self._message: tuple[str, str] = ("", "")  # (style, text)
+        self._deadline: float | None = None        # time.monotonic() when our decision times out (estimate)
+        self._seen_timeouts: set | None = None     # phases whose time-out we already reported
+        self._over_said = False
+        self._timeout_words = ""                   # our last time-out, until the next prompt shows it
+        self._quit_armed = False                   # q was pressed once mid-game
+        self._buffer = Buffer(multiline=False, accept_handler=self._on_accept, history=InMemoryHistory())
+        self._buffer.on_text_changed += self._typing
+
+        kb = KeyBindings()
+        self._common_bindings(kb)
+        empty = Condition(lambda: self._buffer.text == "")
+
+        @kb.add("q", filter=empty)
+        def _(event) -> None:
+            self._quit_key()
+
+        @kb.add("?", filter=empty)
+        def _(event) -> None:
+            self._toggle_help()
+
+        @kb.add("escape", filter=Condition(lambda: self._help_shown))
+        def _(event) -> None:
+            self._toggle_help(False)
+
+        def ftc(get: Callable[[], list]) -> FormattedTextControl:
+            return FormattedTextControl(get, focusable=False, show_cursor=False)
+
+        self._input_window = Window(
+            BufferControl(self._buffer, input_processors=[BeforeInput([("class:prompt", "> ")])]),
+            height=1,
+        )
+        bottom = [
+            Window(ftc(self._pane_status), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
+            Window(ftc(self._pane_draft), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
+            Window(ftc(self._pane_message), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
+            self._input_window,
+            Window(ftc(self._pane_help), height=1, wrap_lines=False, style="class:help"),
+        ]
+        layout = Layout(HSplit(self._main_windows() + bottom), focused_element=self._input_window)
+        # refresh once a second so the time left on our decision counts down
+        self._app = self._make_app(layout, kb, input, output, refresh_interval=1.0)
+
+    # -- trio side -------------------------------------------------------------
+    def update(self, table: Table, alerts: list[str], status: str, *, waiting: Sequence[int] | None = None) -> None:
+        """The game advanced (trio thread): take a snapshot and repaint.
+
+        ``waiting`` (optional): the seats whose event for the current step has
+        not arrived yet, when the caller knows (see ``snapshot_of``).
+        """
+        self._use_screen_for(table.genesis.doc.get("game", ""))
+        self._alerts = list(alerts or [])
+        self._status = status or ""
+        self._table = table
+        self._snap = self._mine_done(snapshot_of(table, self.seat, self._alerts, self._status, waiting, self._screen()))
+        self._report_timeouts(table)
+        p = self._pending
+        if p is not None and table.phase != p.phase and not p.event.is_set():
+            # the step we were asked about is gone (time-out, rollback): give up on it
+            p.result = None
+            p.event.set()
+        if self._snap.over and not self._over_said and self.seat is not None:
+            self._over_said = True
+            words = self._screen().final_words(self._ctx())
+            self._say("%s %s" % (self._timeout_words, words) if self._timeout_words else words, "class:over")
+            self._timeout_words = ""
+        self._invalidate()
+
+    def _report_timeouts(self, table: Table) -> None:
+        """Say so, once, when a time-out certificate counted our seat as not moving."""
+        timeouts = getattr(table, "timeouts", None) or {}
+        if self._seen_timeouts is None:        # what happened before we were watching is old news
+            self._seen_timeouts = set(timeouts)
+            return
+        for phase in sorted(set(timeouts) - self._seen_timeouts):
+            self._seen_timeouts.add(phase)
+            if self.seat is not None and self.seat in timeouts[phase]:
+                label = ""
+                for note in getattr(table, "notes", []):
+                    if note.phase == phase and "(" in note.text:
+                        label = plain_label(note.text[note.text.find("(") + 1:-1])
+                self._deadline = None
+                self._timeout_words = ("Time ran out%s: your move was not sent in time and counts as no move%s."
+                                       % (" for %s" % label if label else "", _effect(self._screen())))
+                self._say(self._timeout_words, "class:error")
+
+    async def decide(self, view: Any, seat: int, peer) -> Any:
+        """Our seat must act (trio thread): let the player compose one action; return it once submitted.
+
+        Called again for every action the seat takes (several in one round
+        are fine).  Returns None if the step closes without us (the node
+        then asks again if needed).  Once the user has quit, waits until
+        cancelled.
+        """
+        table = getattr(peer, "table", None) or self._table
+        if table is not None and (self._snap is None or self._snap.phase != table.phase):
+            self.update(table, self._alerts, self._status)   # our snapshot is stale
+        while self._closed or self._quit:
+            await trio.sleep_forever()
+        p = _Pending(
+            seat=seat,
+            view=view,
+            game=None if table is None else table.game,
+            state=None if table is None else table.state,
+            phase=-1 if table is None else table.phase,
+            token=trio.lowlevel.current_trio_token(),
+        )
+        self._deadline = _deadline_of(peer, table)
+        self._pending = p
+        prompt = self._screen().on_decision(self._ctx())
+        if prompt is not None:
+            if self._timeout_words:        # do not let the prompt hide that we timed out
+                self._say("%s %s" % (self._timeout_words, prompt.text), "class:error")
+            else:
+                self._say(prompt.text, prompt.style)
+        self._timeout_words = ""
+        self._invalidate()
+        try:
+            await p.event.wait()
+            return p.result
+        finally:
+            if self._pending is p:
+                self._pending = None
+            self._invalidate()
+
+    def _resolve(self, p: _Pending, action: Any) -> None:
+        # trio thread
+        if not p.event.is_set():
+            p.result = action
+            p.event.set()
+            self._sent_phase = p.phase
+            if self._snap is not None:
+                self._snap = self._mine_done(self._snap)
+            self._invalidate()
+
+    def _mine_done(self, snap: Snapshot) -> Snapshot:
+        """Once we have sent our action for a step, the step no longer waits for us."""
+        if snap.phase == self._sent_phase and self.seat in snap.missing:
+            return replace(snap, missing=tuple(s for s in snap.missing if s != self.seat))
+        return snap
+
+    # -- UI side ---------------------------------------------------------------
+    def _deciding(self) -> _Pending | None:
+        p = self._pending
+        return p if p is not None and not p.submitted else None
+
+    def _ctx(self) -> Context:
+        snap = self._snap
+        p = self._deciding()
+        if p is not None:
+            view, game, state = p.view, p.game, p.state
+        else:
+            view = snap.view if snap else None
+            game = snap.game if snap else None
+            state = snap.state if snap else None
+        seat = self.seat
+
+        def _check(action: Any) -> Any:
+            return action if game is None else check(game, state, seat, action)
+
+        def _problems(action: Any) -> list[str]:
+            return [] if game is None or seat is None else problems(game, state, seat, action)
+
+        def _legal() -> list | None:
+            return None if game is None or seat is None else legal_actions(game, state, seat)
+
+        return Context(seat=seat, snap=snap, view=view, game=game, state=state, deciding=p is not None,
+                       sent=self.sent, check=_check, problems=_problems, legal=_legal)
+
+    def _say(self, text: str, style: str = "class:info") -> None:
+        self._message = (style, text)
+
+    def _on_accept(self, buff: Buffer) -> bool:
+        try:
+            self._execute(buff.text)
+        except CommandError as exc:
+            self._say(str(exc), "class:error")
+        except Exception as exc:  # never let a typo kill the UI thread
+            self._say("error: %s" % exc, "class:error")
+        return False
+
+    def _execute(self, text: str) -> None:
+        words = text.strip().split()
+        if not words:
+            self._submit()
+            return
+        cmd, args = words[0].lower(), words[1:]
+        if cmd in _QUIT_WORDS:
+            self._quit_key()
+            return
+        self._quit_armed = False
+        if cmd in _HELP_WORDS:
+            self._toggle_help()
+            self._say(LONG_HELP if self._help_shown else "help closed")
+            return
+        self._toggle_help(False)
+        if cmd in _SUBMIT_WORDS:
+            self._submit()
+            return
+        screen = self._screen()
+        name = screen.commands.get(cmd)
+        if name is None:
+            names = list(dict.fromkeys(screen.commands.values())) + ["submit", "help"]
+            raise CommandError("unknown command %r; commands: %s" % (cmd, ", ".join(names)))
+        if self.seat is None:
+            raise CommandError("you are spectating: there is nothing to move (q quits)")
+        if self._snap is not None and self._snap.over:
+            raise CommandError("the game is over: there are no more moves (q quits)")
+        self._outcome(screen.command(self._ctx(), name, args))
+
+    def _outcome(self, out: Say | Send | None) -> None:
+        if isinstance(out, Send):
+            self._send(out.action)
+        elif isinstance(out, Say):
+            self._say(out.text, out.style)
+
+    def _typing(self, _buffer: Buffer) -> None:
+        self._quit_armed = False
+
+    def _quit_key(self) -> None:
+        """Quitting in the middle of a game takes a second press: our seat would stop moving."""
+        snap = self._snap
+        if self.seat is None or snap is None or snap.over or self._quit_armed:
+            self._exit_now()
+            return
+        self._quit_armed = True
+        self._say("Quit in the middle of the game? Your seat stops moving and will be timed out (easel resume "
+                  "continues the game later). Press q or Ctrl-Q again to quit, or type any command to stay.",
+                  "class:error")
+
+    def _not_your_turn(self) -> CommandError:
+        snap = self._snap
+        return CommandError("it is not your turn to move yet%s" % (
+            " (waiting for %s)" % who(snap.missing, self.seat) if snap and snap.missing else ""))
+
+    def _submit(self) -> None:
+        if self.seat is None:
+            raise CommandError("you are spectating: there is nothing to submit (q quits)")
+        snap = self._snap
+        if self._deciding() is None and snap is not None and snap.over:
+            raise CommandError("the game is over (q quits)")
+        out = self._screen().submit(self._ctx())
+        if out is None and self._deciding() is None:
+            raise self._not_your_turn()
+        self._outcome(out)
+
+    def _send(self, action: Any) -> None:
+        """Check ``action`` with the game and hand it to the node (UI thread)."""
+        p = self._deciding()
+        if p is None:
+            raise self._not_your_turn()
+        if p.game is not None:
+            try:
+                action = check(p.game, p.state, p.seat, action)
+            except IllegalAction as exc:
+                raise CommandError("illegal move: %s - fix it and try again" % exc) from None
+        ctx = self._ctx()
+        screen = self._screen()
+        try:
+            text = screen.describe(p.game, p.state, p.seat, action) if p.game is not None else repr(action)
+        except Exception:
+            text = repr(action)
+        p.submitted = True
+        try:
+            p.token.run_sync_soon(self._resolve, p, action)
+        except trio.RunFinishedError:
+            p.submitted = False
+            raise CommandError("the game node has stopped; the move was not sent") from None
+        self.sent = Sent(p.phase, action, text)
+        self._deadline = None
+        said = screen.on_sent(ctx, action, text)
+        self._say(said.text, said.style)
+
+    # -- panes -----------------------------------------------------------------
+    def _pane_status(self, width: int | None = None) -> list:
+        snap = self._snap
+        out: list = []
+        if self._deciding() is not None:
+            label = self._screen().decision_label(self._ctx())
+            out.append(("class:yourmove", " YOUR MOVE (%s) " % label if label else " YOUR MOVE "))
+            left = None if self._deadline is None else self._deadline - time.monotonic()
+            if left is not None:
+                left = max(0, int(left))
+                out.append(("class:error" if left <= 30 else "class:waiting",
+                            " about %d:%02d left" % (left // 60, left % 60)))
+            tail = " - type commands below, Enter on an empty line submits"
+            if width_of(out) + len(tail) > (width or self._cols()):
+                tail = " - Enter on an empty line submits"
+            out.append(("", tail))
+        elif snap is None:
+            out.append(("class:waiting", "Waiting for the table..."))
+        else:
+            out.append(_step_status(snap, self._screen()))
+        return self._wrapped(out, width)
+
+    def _wrapped(self, frags: list, width: int | None = None, indent: str = "  ") -> list:
+        return join(wrap(list(frags), width or self._cols(), indent))
+
+    def _pane_draft(self, width: int | None = None) -> list:
+        if self.seat is None:
+            return [("class:label", "Spectating.")]
+        snap = self._snap
+        if snap is not None and snap.over:
+            return [("class:label", "The game is over - PgUp/PgDn scroll, q quits.")]
+        line = self._screen().draft_line(self._ctx())
+        return self._wrapped(line, width) if line else [("", "")]
+
+    def _pane_message(self, width: int | None = None) -> list:
+        style, text = self._message
+        return self._wrapped([(style, text)], width) if text else [("", "")]
+
+    def _pane_help(self, width: int | None = None) -> list:
+        if self.seat is None:
+            return [("class:help", HELP_SPECTATOR)]
+        if self._snap is not None and self._snap.over:
+            return [("class:help", HELP_GAME_OVER)]
+        cols = width or self._cols()
+        options = self._screen().key_help(self._ctx()) or ["help | q quit"]
+        for text in options:
+            if cols >= len(text):
+                break
+        return [("class:help", text)]
+
+    def render_text(self) -> str:
+        """Plain text of the main panes, the status, the draft and the message (for tests), TEXT_WIDTH wide."""
+        parts = [self._main_text()]
+        w = TEXT_WIDTH
+        for pane in (self._pane_status(w), self._pane_draft(w), self._pane_message(w), self._pane_help(w)):
+            parts.append(fragment_list_to_text(pane) + "\n")
+        return "".join(parts)
+
+
+def _deadline_of(peer: Any, table: Any) -> float | None:
+    """Estimate (as a time.monotonic() value) when the open step times out (``Peer.deadline``).
+
+    The time-out is voted by the other peers on their own clocks, so this is
+    only an estimate; None when the peer does not say.
+    """
+    deadline = getattr(peer, "deadline", None)
+    if not callable(deadline):
+        return None
+    try:
+        at = deadline()
+        now = trio.current_time()
+    except (RuntimeError, TypeError, ValueError):
+        return None
+    if not isinstance(at, (int, float)) or isinstance(at, bool):
+        return None
+    return time.monotonic() + max(0.0, at - now)
+
+
+# --------------------------------------------------------------------------- the replay viewer
+
+
+class ReplayUI(_BaseUI):
+    """Step through a finished (or partial) log entry by entry, or mark by mark."""
+
+    def __init__(self, entries: list[bytes], seat: int | None, *, input=None, output=None,
+                 title: str = "Easel replay", start: int = 0, games: Any = registry, screen: Screen | None = None) -> None:
+        super().__init__(seat, title, screen)
+        if not entries:
+            raise ValueError("an empty log has nothing to replay")
+        self.entries = list(entries)
+        self._snaps: list[Snapshot] = []
+        self._descs: list[str] = []
+        self._error: str | None = None
+        self._table: Table | None = None
+        self._seat_note = ""
+        try:
+            self._table = Table.start(self.entries[0], games)
+        except RuleError as exc:
+            raise ValueError("entry 0 is not a valid genesis: %s" % exc) from None
+        self._use_screen_for(self._table.genesis.doc.get("game", ""))
+        if seat is not None and not (isinstance(seat, int) and 0 <= seat < self._table.players):
+            self._seat_note = "there is no seat %s in this %d-seat game: watching as a spectator" % (seat, self._table.players)
+            self.seat = seat = None
+        self._snaps.append(snapshot_of(self._table, seat, screen=self._screen()))
+        self._snap = self._snaps[0]
+        self._descs.append(self._describe_genesis(self._table))
+        self.pos = 0
+        self.goto(start if start >= 0 else len(self.entries) + start)
+
+        kb = KeyBindings()
+        self._common_bindings(kb)
+
+        def bind(keys: Sequence[str], fn: Callable[[], None]) -> None:
+            for k in keys:
+                kb.add(k)(lambda event, fn=fn: fn())
+
+        bind(["right", "l", " ", "enter"], lambda: self.goto(self.pos + 1))
+        bind(["left", "h", "backspace"], lambda: self.goto(self.pos - 1))
+        bind(["home", "g"], lambda: self.goto(0))
+        bind(["end", "G"], lambda: self.goto(len(self.entries) - 1))
+        bind(["n", "down"], self.next_mark)
+        bind(["p", "up"], self.prev_mark)
+        bind(["q"], self._exit_now)
+        bind(["?"], self._toggle_help)
+
+        @kb.add("escape", filter=Condition(lambda: self._help_shown))
+        def _(event) -> None:
+            self._toggle_help(False)
+
+        def ftc(get: Callable[[], list]) -> FormattedTextControl:
+            return FormattedTextControl(get, focusable=False, show_cursor=False)
+
+        bottom = [
+            Window(ftc(self._pane_entry), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
+            Window(ftc(self._pane_status), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
+            Window(ftc(lambda: [("class:help", self._key_line(self._cols()))]),
+                   height=1, wrap_lines=False, style="class:help"),
+        ]
+        self._app = self._make_app(Layout(HSplit(self._main_windows() + bottom)), kb, input, output)
+
+    # -- replaying ---------------------------------------------------------------
+    def _describe_genesis(self, table: Table) -> str:
+        doc = table.genesis.doc
+        cfg = table.config if isinstance(getattr(table, "config", None), dict) else (doc["config"] or {})
+        try:
+            text = self._screen().describe_table(self._ctx(), cfg, len(doc["seats"]))
+        except Exception:
+            text = "%s for %d seats" % (doc["game"], len(doc["seats"]))
+        return "the table opens (genesis): %s" % text
+
+    def _log_lines(self) -> list[Line]:
+        """Newest first: the log entries up to the one on screen, described."""
+        lines: list[Line] = []
+        for i in range(self.pos, max(-1, self.pos - LOG_KEEP), -1):
+            style = "bold" if i == self.pos else ""
+            lines.append([(style, "%4d  %s" % (i, self._descs[i]))])
+        return lines
+
+    def _help_closing(self) -> str:
+        return "? or Esc closes it; PgUp/PgDn scrolls"
+
+    def _key_line(self, width: int) -> str:
+        mark = self._screen().mark_words[0]
+        long = ("Right/Left (l/h) one entry | Down/Up (n/p) next/prev %s | "
+                "Home/End (g/G) first/last | PgUp/PgDn scroll | ? help | q quit" % mark)
+        short = "Right/Left entry | Down/Up %s | Home/End | PgUp/PgDn | ? help | q quit" % mark
+        return long if width >= len(long) else short
+
+    def _help_sections(self) -> list:
+        keys = [
+            ("Right / Left (l / h)", "one log entry forward / back (also Space or Enter / Backspace)"),
+            ("Down / Up (n / p)", "to the next / previous entry that %s" % self._screen().mark_words[1]),
+            ("Home / End (g / G)", "the first / last entry"),
+            ("PgUp / PgDn", "scroll the middle pane"),
+            ("?", "show or hide this page"),
+            ("q, Ctrl-Q", "quit"),
+        ]
+        return [("Replay keys", keys)] + list(self._screen().rules_help(self._ctx()))
+
+    def _describe(self, table: Table, ent: Any) -> str:
+        if isinstance(ent, Timeout):
+            return "time-out certificate: %s did not move in time%s - counted as no move" % (
+                who(list(ent.seats), self.seat) or "nobody", " (%s)" % plain_label(table.step.label) if table.step else "")
+        if isinstance(ent, Genesis):
+            return "a second genesis"
+        ev: Event = ent
+        seat = table.seat_of(ev.author)
+        st = table.step
+        name = "seat %s" % seat if seat != self.seat else "seat %s (you)" % seat
+        purpose = st.purpose if st is not None else "move"
+        screen = self._screen()
+        if ev.kind == "commit":
+            label = plain_label(st.label) if st is not None else ""
+            return "%s commits to %s" % (name, "its share of the shared randomness" if purpose == "seed" else "a sealed move (%s)" % label)
+        if ev.kind == "reveal":
+            if purpose == "seed":
+                return "%s reveals its share of the shared randomness" % name
+            try:
+                return "%s reveals: %s" % (name, _without_seat(screen.describe(table.game, table.state, seat, ev.body["value"]), seat))
+            except Exception:
+                return "%s reveals its move" % name
+        try:
+            return "%s plays: %s" % (name, _without_seat(screen.describe(table.game, table.state, seat, ev.body["action"]), seat))
+        except Exception:
+            return "%s moves" % name
+
+    def _ensure(self, n: int) -> int:
+        """Replay up to entry ``n`` (or as far as the log is valid); returns the last valid index."""
+        n = min(n, len(self.entries) - 1)
+        while len(self._snaps) <= n and self._error is None:
+            i = len(self._snaps)
+            t = self._table
+            try:
+                ent = parse_entry(self.entries[i], keys=t.keys)
+                desc = self._describe(t, ent)
+                t.append(ent)
+            except Exception as exc:  # RuleError, EntryError, anything: stop here
+                self._error = "entry %d is invalid, the replay stops before it: %s" % (i, exc)
+                break
+            self._snaps.append(snapshot_of(t, self.seat, screen=self._screen()))
+            self._descs.append(desc)
+        return min(n, len(self._snaps) - 1)
+
+    def goto(self, n: int) -> None:
+        self.pos = self._ensure(max(0, n))
+        self._snap = self._snaps[self.pos]
+
+    def _is_mark(self, n: int) -> bool:
+        return n > 0 and self._screen().is_mark(self._snaps[n - 1], self._snaps[n])
+
+    def next_mark(self) -> None:
+        """Jump to the next mark (by default: the next entry that applied moves)."""
+        n = self.pos + 1
+        while True:
+            last = self._ensure(n)
+            if last < n:
+                self.goto(last)
+                return
+            if self._is_mark(n):
+                self.goto(n)
+                return
+            n += 1
+
+    def prev_mark(self) -> None:
+        for n in range(self.pos - 1, 0, -1):
+            if self._is_mark(n):
+                self.goto(n)
+                return
+        self.goto(0)
+
+    @property
+    def last(self) -> int:
+        return len(self.entries) - 1
+
+    # -- panes -----------------------------------------------------------------
+    def _pane_entry(self, width: int | None = None) -> list:
+        width = width or self._cols()
+        lines = wrap([("bold", "Entry %d of %d: " % (self.pos, self.last)), ("", self._descs[self.pos])], width)
+        if self._error is not None and self.pos == len(self._snaps) - 1:
+            lines += wrap([("class:error", self._error)], width)
+        if self._seat_note:
+            lines += wrap([("class:label", self._seat_note)], width)
+        return join(lines)
+
+    def _pane_status(self, width: int | None = None) -> list:
+        snap = self._snap
+        if snap is None:
+            return []
+        style, text = _step_status(snap, self._screen())
+        return join(wrap([(style, "Table now: " + text)], width or self._cols()))
+
+    def _pane_title(self) -> list:
+        return [("class:title", _title_text(self.title, self._snap, self._screen(), self._ctx(), None,
+                                            "entry %d/%d" % (self.pos, self.last)))]
+
+    def render_text(self) -> str:
+        return self._main_text() + "".join(
+            fragment_list_to_text(p) + "\n"
+            for p in (self._pane_entry(TEXT_WIDTH), self._pane_status(TEXT_WIDTH), [("", self._key_line(10_000))])
+        )

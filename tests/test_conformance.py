@@ -1,0 +1,312 @@
+"""Conformance of every game to the engine API (core/engine.py), parametrised on the registry.
+
+Every game in the default registry (core.games) plus the toy game, for every
+edition, each bool option turned on alone, and the min/default/max player
+counts, is played by random legal moves (``game.legal_actions``) through a
+generic local driver that feeds chance turns entropy from an Rng.  Checked:
+
+* play ends within a bounded number of steps and never raises;
+* replaying the recorded (seat, action) / entropy sequence gives an equal state
+  (every seat's encoded view and the result), and the same inputs give the same
+  bytes (determinism);
+* every view is canonical-encodable; ``apply`` and ``chance`` leave their input unchanged;
+* ``default_action`` passes ``check`` for every seat asked in every step;
+* ``describe`` never raises and returns text for every applied action;
+* ``problems`` is empty exactly when ``check`` passes, for legal actions and for
+  mutated bad ones, and ``check`` raises nothing but IllegalAction;
+* views leak nothing: with a ``determinize`` hook,
+  ``view(determinize(state, seat, rng), seat) == view(state, seat)``;
+* the same game through the real table (signed log, commit-reveal, in-memory
+  peers) replays with ``core.table.replay(entries, games)`` to the same head.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import pytest
+
+import core.games
+from core.encoding import encode
+from core.engine import ConfigError, IllegalAction, legal_actions as engine_legal_actions, problems as engine_problems
+from core.games import Registry, UnknownGame
+from core.rng import Rng
+from core.table import replay
+
+from .helpers import GAMES, log_file, simulate
+from .toy_game import TOY
+
+SEEDS = 5                  # random games per configuration
+MAX_STEPS = 5000           # turns (chance included) one game may take
+SAMPLE = 24                # legal actions per seat and step whose problems() are compared with check()
+
+UNDER_TEST = list(core.games.default()) + [TOY]
+
+
+# --------------------------------------------------------------------------- configurations
+
+
+def configurations(game) -> list[tuple[str, dict, int]]:
+    """(id, options, players): every edition, each bool option flipped alone, min/default/max players."""
+    info = game.info
+    out: list[tuple[str, dict, int]] = []
+    seen = set()
+
+    def add(label: str, options: dict, players: int) -> None:
+        key = (encode(options), players)
+        if key not in seen:
+            seen.add(key)
+            out.append(("%s-%s-p%d" % (info.name, label, players), options, players))
+
+    for ed in info.editions:
+        opts = {"edition": ed} if "edition" in info.options else {}
+        add("edition=%s" % ed, opts, info.default_players)
+    for name, default in sorted(info.options.items()):
+        if type(default) is bool:
+            add("%s=%s" % (name, str(not default).lower()), {name: not default}, info.default_players)
+    for players in (info.min_players, info.max_players):
+        add("defaults", {}, players)
+    return out
+
+
+CASES = [pytest.param(game, opts, players, id=cid) for game in UNDER_TEST for cid, opts, players in configurations(game)]
+
+
+def _seed32(*parts: Any) -> bytes:
+    return hashlib.sha256("/".join(str(p) for p in parts).encode()).digest()
+
+
+def views(game, state, players: int) -> list[bytes]:
+    return [encode(game.view(state, s)) for s in [None] + list(range(players))]
+
+
+# --------------------------------------------------------------------------- the driver
+
+BAD = [None, 0, -1, 2**40, "junk", b"\x00", [], {}, {"no such key": 1}, [1, 2, 3], True]
+
+
+def mutations(action: Any) -> list:
+    """A few actions near a legal one that are likely illegal (they need not all be)."""
+    out = list(BAD)
+    if isinstance(action, dict):
+        for k in list(action)[:6]:
+            for v in (None, -1, 10**9, "x", [99, 99, "Q"], {"x": -5}):
+                out.append(dict(action, **{k: v}))
+        out.append(dict(action, unknown_key=1))
+    return out
+
+
+def same_verdict(game, state, seat, action) -> None:
+    """problems() is empty exactly when check() passes; check raises only IllegalAction."""
+    try:
+        game.check(state, seat, action)
+        ok = True
+    except IllegalAction:
+        ok = False
+    probs = engine_problems(game, state, seat, action)
+    assert isinstance(probs, list) and all(isinstance(p, str) and p for p in probs)
+    assert (probs == []) == ok, (seat, action, probs)
+
+
+def check_hidden(game, state, players: int, tag: str) -> None:
+    det = getattr(game, "determinize", None)
+    if det is None:
+        return
+    for seat in range(players):
+        mine = encode(game.view(state, seat))
+        for k in range(2):
+            other = det(state, seat, Rng(_seed32("determinize", tag, seat, k), "det"))
+            assert encode(game.view(other, seat)) == mine, "seat %d's view changed when hidden parts were resampled" % seat
+
+
+def play(game, options: dict, players: int, seed: int, checks: bool = True) -> tuple[list, Any]:
+    """Random legal play to the end; returns (record, final state)."""
+    config = game.configure(options, players)
+    rng = Rng(_seed32(game.info.name, encode(config).hex(), players, seed), "conformance")     # the path
+    crng = Rng(_seed32(game.info.name, encode(config).hex(), players, seed), "checks")         # the checks
+    state = game.setup(config, players, _seed32("setup", seed))
+    record: list = []
+    for step in range(MAX_STEPS):
+        t = game.turn(state)
+        if t.kind == "over":
+            break
+        if t.kind == "chance":
+            entropy = bytes(rng.below(256) for _ in range(32))
+            before = views(game, state, players) if checks else None
+            nxt = game.chance(state, entropy)
+            if checks:
+                assert views(game, state, players) == before, "chance changed its input state"
+                assert all(0 <= s < players for s in t.seats)
+            state = nxt
+            record.append(("chance", entropy))
+        else:
+            assert t.seats and all(0 <= s < players for s in t.seats) and list(t.seats) == sorted(set(t.seats))
+            base = state
+            chosen = []
+            for seat in t.seats:
+                default = game.default_action(base, seat)
+                game.check(base, seat, default)   # the default action is legal (IllegalAction fails the test)
+                legal = engine_legal_actions(game, base, seat)
+                assert legal, "seat %d is asked to act but has no legal action" % seat
+                if checks:
+                    picks = legal if len(legal) <= SAMPLE else [legal[crng.below(len(legal))] for _ in range(SAMPLE)]
+                    for a in picks:
+                        assert engine_problems(game, base, seat, a) == [], (seat, a)
+                    for bad in mutations(legal[crng.below(len(legal))]):
+                        same_verdict(game, base, seat, bad)
+                    outsider = next((s for s in range(players) if s not in t.seats), None)
+                    if outsider is not None:
+                        same_verdict(game, base, outsider, default)
+                action = game.check(base, seat, legal[rng.below(len(legal))])
+                chosen.append((seat, action))
+            before = views(game, base, players) if checks else None
+            for seat, action in chosen:
+                text = game.describe(base, seat, action)
+                assert isinstance(text, str) and text
+                state = game.apply(state, seat, action)
+            if checks:
+                assert views(game, base, players) == before, "apply changed its input state"
+            record.append(("moves", chosen))
+        if checks:
+            views(game, state, players)   # every view is canonical-encodable
+            if step % 3 == 0:
+                check_hidden(game, state, players, "%d-%d" % (seed, step))
+    else:
+        pytest.fail("%s did not end within %d steps" % (game.info.name, MAX_STEPS))
+    assert game.result(state) is not None
+    encode(game.result(state))
+    return record, state
+
+
+def replay_record(game, options: dict, players: int, seed: int, record: list) -> Any:
+    config = game.configure(options, players)
+    state = game.setup(config, players, _seed32("setup", seed))
+    for item in record:
+        if item[0] == "chance":
+            assert game.turn(state).kind == "chance"
+            state = game.chance(state, item[1])
+        else:
+            for seat, action in item[1]:
+                state = game.apply(state, seat, action)
+    assert game.turn(state).kind == "over"
+    return state
+
+
+# --------------------------------------------------------------------------- the tests
+
+
+@pytest.mark.parametrize("game, options, players", CASES)
+def test_random_legal_play_replays_and_is_deterministic(game, options, players):
+    config = game.configure(options, players)
+    assert game.configure(config, players) == config   # configure is idempotent (the genesis holds its output)
+    for seed in range(SEEDS):
+        record, state = play(game, options, players, seed)
+        again = replay_record(game, options, players, seed, record)
+        assert views(game, again, players) == views(game, state, players)
+        assert encode(game.result(again)) == encode(game.result(state))
+        if seed == 0:   # same inputs, same bytes (the unchecked run takes the same random path)
+            record2, state2 = play(game, options, players, seed, checks=False)
+            assert encode([[r[0], r[1]] for r in record2]) == encode([[r[0], r[1]] for r in record])
+            assert views(game, state2, players) == views(game, state, players)
+
+
+@pytest.mark.parametrize("game", UNDER_TEST, ids=lambda g: g.info.name)
+def test_info_options_and_configure_errors(game):
+    info = game.info
+    assert info.min_players <= info.default_players <= info.max_players
+    assert info.editions and info.default_edition == info.editions[0]
+    assert set(info.option_help) == set(info.options), "every option needs a one-line help (allowed values)"
+    assert all(isinstance(h, str) and h for h in info.option_help.values())
+    encode(dict(info.options))
+    for players in (info.min_players - 1, info.max_players + 1, "3", None):
+        with pytest.raises(ConfigError):
+            game.configure({}, players)
+    for bad in ({"no such option": 1}, {"edition": "no such edition"}, "not a map"):
+        with pytest.raises(ConfigError):
+            game.configure(bad, info.default_players)
+    assert set(game.bots) and all(callable(f) for f in game.bots.values())
+
+
+@pytest.mark.parametrize("game", UNDER_TEST, ids=lambda g: g.info.name)
+def test_full_game_through_the_real_table_replays_to_the_same_head(game):
+    info = game.info
+    players = max(info.min_players, min(3, info.max_players))
+    options = {"rounds": 2} if "rounds" in info.options else {}
+    level = "random" if "random" in game.bots else sorted(game.bots)[0]
+    for seed in (1, 2):
+        g, sks, peers = simulate(players, seed, config=options, game=info.name, games=GAMES, bot=game.bots[level]())
+        log = peers[0].log_entries
+        assert all(p.log_entries == log for p in peers)
+        t = replay(log, GAMES)
+        assert t.over and t.head == peers[0].table.head
+        assert encode(t.result()) == encode(peers[0].table.result())
+        if info.name in core.games.names():
+            t2 = replay(log, core.games)    # the module itself is a registry
+            assert t2.head == t.head
+
+
+# --------------------------------------------------------------------------- the registry and the engine helpers
+
+
+def test_default_registry_discovers_every_game_package():
+    reg = core.games.default()
+    assert reg is core.games.default()      # cached
+    assert "painting" in reg.names() and reg.names() == core.games.names() == sorted(reg.names())
+    assert [g.info.name for g in reg] == reg.names()
+    assert core.games.get("painting") is reg.get("painting")
+    assert "toy" not in reg    # the toy game is registered only through test registries
+    with pytest.raises(UnknownGame, match="known: .*painting"):
+        core.games.get("chess")
+
+
+def test_registry_api():
+    reg = Registry([TOY])
+    assert reg.get("toy") is TOY and reg.names() == ["toy"] and list(reg) == [TOY] and len(reg) == 1
+    for bad in ("painting", None, 3):
+        with pytest.raises(UnknownGame) as exc:
+            reg.get(bad)
+        assert isinstance(exc.value, ConfigError) and "known: toy" in str(exc.value)
+    assert sorted(GAMES.names()) == sorted(core.games.names() + ["toy"])
+
+    class Other:
+        info = TOY.info
+
+    with pytest.raises(ValueError, match="two games named"):
+        Registry([TOY, Other()])
+
+
+def test_engine_helpers_fall_back_to_check_and_default_action():
+    class NoHooks:
+        def check(self, state, seat, action):
+            if action != "ok":
+                raise IllegalAction("only ok")
+            return action
+
+        def default_action(self, state, seat):
+            return "ok"
+
+    g = NoHooks()
+    assert engine_problems(g, None, 0, "ok") == []
+    assert engine_problems(g, None, 0, "no") == ["only ok"]
+    assert engine_legal_actions(g, None, 0) == ["ok"]
+
+
+def test_toy_view_hides_other_seats_rolls_until_the_round_resolves():
+    state = TOY.chance(TOY.setup(TOY.configure({}, 3), 3, bytes(32)), b"\x07" * 32)
+    v0, v1 = TOY.view(state, 0), TOY.view(state, 1)
+    assert v0["my_roll"] == state.rolls[0] and v1["my_roll"] == state.rolls[1]
+    assert TOY.view(state, None)["my_roll"] is None
+    assert all(1 <= r <= 6 for r in state.rolls)
+    other = TOY.determinize(state, 0, Rng(bytes(32), "x"))
+    assert encode(TOY.view(other, 0)) == encode(v0)
+
+
+def test_audit_of_a_toy_log_with_the_test_registry():
+    from core.audit import audit
+
+    g, sks, peers = simulate(2, 9, config={"rounds": 2})
+    rep = audit({"toy.log": log_file(peers[0].log_entries)}, GAMES)
+    assert rep["valid"] and rep["complete"] and rep["game"] == "toy"
+    rep = audit({"toy.log": log_file(peers[0].log_entries)}, core.games)
+    assert not rep["valid"] and "unknown game 'toy'" in rep["problems"][0]["problem"]

@@ -1,0 +1,298 @@
+"""The game-agnostic UI shell (cli/shell.py) and the screen protocol (cli/screens/).
+
+A fake table whose seat acts several times in one round shows the shell
+makes no one-decision-per-round assumption; the toy game (tests/toy_game.py,
+which has no screen module) shows a new game is playable and replayable at
+once through the generic screen.
+"""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import trio
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from cli.screens import CommandError, GenericScreen, Say, Screen, Send, screen_for
+from cli.shell import GameUI, ReplayUI
+from core.engine import GameInfo, IllegalAction
+
+ENTER = "\r"
+LIMIT = 20
+ROOT = Path(__file__).resolve().parent.parent
+
+
+async def until(pred, interval: float = 0.01) -> None:
+    while not pred():
+        await trio.sleep(interval)
+
+
+def flat(ui) -> str:
+    return " ".join(ui.render_text().split())
+
+
+@asynccontextmanager
+async def running(ui):
+    async with trio.open_nursery() as n:
+        n.start_soon(ui.run)
+        try:
+            yield n
+        finally:
+            ui.exit()
+    assert ui.closed
+
+
+# --------------------------------------------------------------------------- screen_for
+
+
+def test_screen_for_picks_the_game_module_or_falls_back_to_the_generic_screen():
+    from cli.screens.painting import PaintingScreen
+
+    assert isinstance(screen_for("painting"), PaintingScreen)
+    a, b = screen_for("painting"), screen_for("painting")
+    assert a is not b                                   # one stateful screen per UI
+    for name in ("no-such-game", "toy", "../etc", "", "Painting", None, "os"):
+        assert type(screen_for(name)) is GenericScreen, name
+
+
+def test_no_game_name_is_written_in_the_shell_or_the_cli():
+    """Game names live in core/games/<game>/ and cli/screens/<game>.py only."""
+    import core.games
+
+    names = core.games.names()
+    assert names
+    for path in sorted((ROOT / "cli").rglob("*.py")):
+        text = path.read_text(encoding="utf-8").lower()
+        for name in names:
+            if path.name == name.replace("-", "_") + ".py" and path.parent.name == "screens":
+                continue
+            for spelling in {name, name.replace("-", "_"), name.replace("-", " ")}:
+                assert spelling not in text, "%s names the game %r" % (path.relative_to(ROOT), name)
+
+
+# --------------------------------------------------------------------------- a seat acting several times a round
+
+INFO = GameInfo(name="fake-multi", title="Fake Multi", min_players=2, max_players=2, default_players=2,
+                editions=("plain",), information="perfect", simultaneous=False, sealed=False, chance=False)
+
+
+class MultiGame:
+    """Seat 0 adds numbers three times, then seat 1 once; a round is four actions."""
+
+    info = INFO
+    bots: dict = {}
+
+    def view(self, state, seat):
+        return {"round": state["round"], "total": state["total"], "left": state["left"]}
+
+    def check(self, state, seat, action):
+        if not isinstance(action, dict) or not isinstance(action.get("add"), int) or isinstance(action.get("add"), bool):
+            raise IllegalAction("an action is {\"add\": N}")
+        if not 1 <= action["add"] <= 5:
+            raise IllegalAction("add 1 to 5, not %d" % action["add"])
+        return {"add": action["add"]}
+
+    def problems(self, state, seat, action):
+        try:
+            self.check(state, seat, action)
+        except IllegalAction as exc:
+            return [str(exc)]
+        return []
+
+    def legal_actions(self, state, seat):
+        return [{"add": n} for n in range(1, 6)]
+
+    def describe(self, state, seat, action):
+        return "seat %d adds %d" % (seat, action["add"])
+
+
+@dataclass
+class FakeTable:
+    """Just what the shell reads from a core.table.Table."""
+
+    game: Any = field(default_factory=MultiGame)
+    players: int = 2
+    phase: int = 0
+    count: int = 1
+    state: dict = field(default_factory=lambda: {"round": 1, "total": 0, "left": 3})
+    moves: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    timeouts: dict = field(default_factory=dict)
+    over: bool = False
+    config: dict = field(default_factory=dict)
+    genesis: Any = field(default_factory=lambda: SimpleNamespace(doc={"game": "fake-multi", "seats": [b"a", b"b"]}))
+
+    @property
+    def step(self):
+        return SimpleNamespace(kind="event", purpose="move", label="round %d: seat 0 adds" % self.state["round"], seats=(0,))
+
+    def missing(self):
+        return [0]
+
+    def view(self, seat):
+        return self.game.view(self.state, seat)
+
+    def result(self):
+        return None
+
+    def act(self, seat, action):
+        """Apply one action: the same seat stays to act while it has actions left this round."""
+        self.moves.append((self.count, self.phase, seat, action))
+        self.state = dict(self.state, total=self.state["total"] + action["add"], left=self.state["left"] - 1)
+        self.phase += 1
+        self.count += 1
+
+
+class CountScreen(Screen):
+    """A screen with a draft kept across decisions: a running note of what was sent."""
+
+    commands = {"add": "add", "note": "note"}
+
+    def __init__(self):
+        self.decisions = 0
+        self.note = ""
+
+    def on_decision(self, ctx):
+        self.decisions += 1
+        return Say("decision %d of round %d: %d action(s) left" % (self.decisions, ctx.view["round"], ctx.view["left"]))
+
+    def decision_label(self, ctx):
+        return "round %d, %d left" % (ctx.view["round"], ctx.view["left"])
+
+    def draft_line(self, ctx):
+        return [("", "Note: %s | total %d" % (self.note or "-", ctx.view["total"] if ctx.view else 0))]
+
+    def command(self, ctx, name, args):
+        if name == "note":
+            self.note = " ".join(args)
+            return Say("noted")
+        if len(args) != 1 or not args[0].isdigit():
+            raise CommandError("usage: add N")
+        probs = ctx.problems({"add": int(args[0])})
+        if probs:
+            raise CommandError("; ".join(probs))
+        return Send({"add": int(args[0])})
+
+
+async def test_decide_is_called_several_times_in_one_round():
+    table = FakeTable()
+    screen = CountScreen()
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:
+            ui = GameUI(0, input=inp, output=DummyOutput(), screen=screen)
+            ui.update(table, [], "")
+            async with running(ui):
+                got = []
+                for n, typed in enumerate(["add 2", "add 9", "add 3"]):
+                    async def decide():
+                        got.append(await ui.decide(table.view(0), 0, SimpleNamespace(table=table)))
+
+                    before = len(got)
+                    async with trio.open_nursery() as nursery:
+                        nursery.start_soon(decide)
+                        await until(lambda: ui._pending is not None and "YOUR MOVE" in ui.render_text())
+                        text = flat(ui)
+                        assert "YOUR MOVE (round 1, %d left)" % table.state["left"] in text
+                        if n == 0:
+                            assert "decision 1 of round 1: 3 action(s) left" in text
+                            inp.send_text("note keep me" + ENTER)
+                            await until(lambda: "Note: keep me" in flat(ui))
+                        inp.send_text(typed + ENTER)
+                        if typed == "add 9":           # the game refuses it: nothing is sent, the decision stays open
+                            await until(lambda: "add 1 to 5, not 9" in flat(ui))
+                            await trio.sleep(0.05)
+                            assert len(got) == before
+                            inp.send_text("add 4" + ENTER)
+                    assert got[-1] in ({"add": 2}, {"add": 4}, {"add": 3})
+                    table.act(0, got[-1])                  # the node applies it; the same seat acts again
+                    ui.update(table, [], "")
+                    await until(lambda: "sent: seat 0 adds %d" % got[-1]["add"] in flat(ui))
+                    assert "Note: keep me" in flat(ui)     # the shell never resets the screen's draft
+                assert got == [{"add": 2}, {"add": 4}, {"add": 3}]
+                assert screen.decisions == 3 and table.state["total"] == 9
+                assert "round 1" in flat(ui) and "seat 0 (you) adds 4" in flat(ui)
+                inp.send_text("\x11\x11")
+                await until(lambda: ui.closed)
+
+
+async def test_generic_screen_sends_json_and_picks_from_the_legal_actions():
+    table = FakeTable()
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:
+            ui = GameUI(0, input=inp, output=DummyOutput())
+            ui.update(table, [], "")
+            assert type(ui.screen) is GenericScreen       # no cli/screens/fake_multi.py
+            async with running(ui):
+                got = []
+
+                async def decide():
+                    got.append(await ui.decide(table.view(0), 0, SimpleNamespace(table=table)))
+
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(decide)
+                    await until(lambda: "Legal actions" in flat(ui))
+                    assert '0 {"add": 1}' in flat(ui) and "total: 0" in flat(ui)
+                    inp.send_text('act {"add": 7}' + ENTER)
+                    await until(lambda: "to fix: add 1 to 5, not 7" in flat(ui))
+                    inp.send_text("act {nonsense" + ENTER)
+                    await until(lambda: "act wants the action as JSON" in flat(ui))
+                    inp.send_text('act {"add": 5}' + ENTER + ENTER)
+                assert got == [{"add": 5}]
+                table.act(0, got[0])
+                ui.update(table, [], "")
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(decide)
+                    await until(lambda: ui._pending is not None and "Legal actions" in flat(ui))
+                    inp.send_text("pick 9" + ENTER)
+                    await until(lambda: "usage: pick N, with N from 0 to 4" in flat(ui))
+                    inp.send_text("pick 1" + ENTER)
+                assert got == [{"add": 5}, {"add": 2}]
+                inp.send_text("\x11\x11")
+                await until(lambda: ui.closed)
+
+
+def test_shell_commands_and_errors_without_a_decision():
+    table = FakeTable()
+    ui = GameUI(0, output=DummyOutput(), screen=CountScreen())
+    ui.update(table, [], "")
+    with pytest.raises(CommandError, match="unknown command 'frob'; commands: add, note, submit, help"):
+        ui._execute("frob")
+    with pytest.raises(CommandError, match="it is not your turn to move yet"):
+        ui._execute("")
+    ui._execute("help")
+    assert "Commands" in flat(ui) and "q, Ctrl-Q" in flat(ui)
+    spectator = GameUI(None, output=DummyOutput(), screen=CountScreen())
+    spectator.update(table, [], "")
+    with pytest.raises(CommandError, match="you are spectating"):
+        spectator._execute("add 1")
+
+
+# --------------------------------------------------------------------------- a game with no screen module, replayed
+
+
+def test_replay_of_a_game_without_a_screen_uses_the_generic_screen():
+    from .helpers import GAMES, simulate
+
+    _, _, peers = simulate(2, seed=5, config={"rounds": 2})
+    entries = list(peers[0].log_entries)
+    ui = ReplayUI(entries, 0, output=DummyOutput(), games=GAMES, start=-1)
+    assert type(ui.screen) is GenericScreen
+    text = flat(ui)
+    assert "Toy dice" in text.split("Grid")[0] and "GAME OVER" in text and "Table (your view)" in text
+    ui.goto(0)
+    assert "the table opens (genesis): Toy dice (tests only) for 2 seats; edition classic, rounds 2" in flat(ui)
+    ui.next_mark()
+    first = ui.pos
+    assert first > 0 and ui._snaps[first].moves > ui._snaps[first - 1].moves
+    ui.next_mark()
+    assert ui.pos > first
+    ui.prev_mark()
+    assert ui.pos == first
+    ui._toggle_help(True)
+    assert "to the next / previous entry that applied moves" in flat(ui)
