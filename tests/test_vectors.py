@@ -28,6 +28,7 @@ from core.events import (
 from core.hashing import dhash, fingerprint
 from core.logfile import LOG_MAGIC, encode_record
 from core.rng import Rng
+from core.table import Table
 
 SPEC = Path(__file__).resolve().parent.parent / "protocol.md"
 
@@ -84,7 +85,87 @@ def compute_vectors() -> dict[str, str]:
     v["rng/shuffle10"] = bytes(items).hex()
     # file record
     v["file/log-head"] = (LOG_MAGIC + encode_record(b"\x90")).hex()
+    # from the seed reveals through the beacon to a chance step's entropy
+    v.update(chance_vectors(sk0, sk1, g))
     return v
+
+
+class _SpyGame:
+    """The Painting Game, recording what the table hands to ``setup`` and ``chance``."""
+
+    def __init__(self, game) -> None:
+        self.game = game
+        self.info = game.info
+        self.seen: list = []
+
+    def __getattr__(self, name):
+        return getattr(self.game, name)
+
+    def setup(self, config, players, seed):
+        self.seen.append(("setup", seed))
+        return self.game.setup(config, players, seed)
+
+    def chance(self, state, entropy):
+        self.seen.append(("chance", state.round, entropy))
+        return self.game.chance(state, entropy)
+
+
+def chance_vectors(sk0, sk1, g) -> dict[str, str]:
+    """Replay the §15 table through the seed step and round 1 (both seats reveal every
+    time) with the real Table, and check each value against the formulas of §6.3."""
+    import core.games
+    from core.games import Registry
+
+    sks = (sk0, sk1)
+    keys = [bytes(sk.verify_key) for sk in sks]
+    gid = g.game_id
+    spy = _SpyGame(core.games.get("painting"))
+    t = Table.start(g, Registry([spy]))
+    seq = [0, 0]
+
+    def event(seat, kind, body):
+        st = t.step
+        ev = make_event(lambda m: sks[seat].sign(m).signature, gid, keys[seat], seq[seat], st.prev, kind, dict(body, phase=st.phase))
+        seq[seat] += 1
+        t.append(ev.raw)
+
+    def sealed(values, salts, purpose):
+        assert (t.step.kind, t.step.purpose, t.step.seats) == ("commit", purpose, (0, 1)), t.step
+        for s in (0, 1):
+            event(s, "commit", {"hash": commitment(gid, keys[s], t.step.phase, values[s], salts[s])})
+        assert (t.step.kind, t.step.seats) == ("reveal", (0, 1)), t.step
+        for s in (0, 1):
+            event(s, "reveal", {"value": values[s], "salt": salts[s]})
+
+    def first_words(entropy, r):
+        rng = Rng(entropy, "painting/sheets/round-%d" % r)
+        return rng.u64().to_bytes(8, "big") + rng.u64().to_bytes(8, "big")
+
+    out: dict[str, str] = {}
+    seed_values = [b"\xa0" * 32, b"\xa1" * 32]
+    seed_salts = [b"\xb0" * 32, b"\xb1" * 32]
+    sealed(seed_values, seed_salts, "seed")
+    seed = dhash("seed", seed_values)
+    beacon1 = dhash("beacon", ZERO32, seed_salts)
+    assert t.seed == seed and t.beacon == beacon1
+    assert spy.seen == [("setup", seed), ("chance", 1, beacon1)]   # the seed step's beacon is round 1's entropy
+    assert (t.step.phase, t.step.purpose) == (2, "move")
+    out["chance/seed"] = seed.hex()
+    out["chance/beacon-after-seed"] = beacon1.hex()
+    out["chance/round1-rng-u64x2"] = first_words(beacon1, 1).hex()
+    out["chance/round1-sheet1"] = encode(t.state.catalogue[1].cells_list()).hex()
+    empty = {"bids": {}, "convert": 0, "extra": None, "splash": None}
+    move_salts = [b"\xc0" * 32, b"\xc1" * 32]
+    sealed([empty, empty], move_salts, "move")
+    beacon2 = dhash("beacon", beacon1, move_salts)
+    assert t.beacon == beacon2
+    assert spy.seen[2:] == [("chance", 2, beacon2)]   # round 1's move step's beacon is round 2's entropy
+    assert (t.step.phase, t.step.purpose, t.state.round) == (4, "move", 2)
+    out["chance/beacon-after-round1"] = beacon2.hex()
+    out["chance/round2-rng-u64x2"] = first_words(beacon2, 2).hex()
+    out["chance/round2-sheet11"] = encode(t.state.catalogue[11].cells_list()).hex()
+    out["chance/head-after-round1"] = t.head.hex()
+    return out
 
 
 def spec_vectors() -> dict[str, str]:
