@@ -63,7 +63,8 @@ def audit_log(name: str, data: bytes, games: Any) -> LogReport:
     try:
         table = Table.start(parse_genesis(entries[0]), games)
     except (EntryError, RuleError) as exc:
-        problem(0, "genesis: %s" % exc)
+        text = str(exc)
+        problem(0, text if text.startswith("genesis: ") else "genesis: %s" % text)
         return rep
     rep.game = table.genesis.doc["game"]
     rep.game_id = table.game_id
@@ -192,7 +193,9 @@ def combine(summaries: list[Summary], files: dict[str, bytes]) -> dict:
                 problems.append({"file": r.name, "index": at, "problem": "log disagrees with %s from this entry on" % by_len[-1].name})
     if not real_logs and not problems:
         problems.append({"file": None, "index": None, "problem": "no game log among the files (spool files are only searched for equivocation)"})
-    main = max(real_logs, key=lambda r: r.events) if real_logs else None
+    # the main log is the longest; among equal lengths the last file given, i.e. the
+    # same log the agreement check compares the others with (never one it names)
+    main = sorted(real_logs, key=lambda r: r.events)[-1] if real_logs else None
     notes = [p for r in summaries for p in r.problems if "note" in p]
     valid = not problems and bool(real_logs)
     return {

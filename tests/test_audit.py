@@ -509,7 +509,7 @@ def _diverging_logs():
     return entries[: k + 1], entries[:k] + [alt], k
 
 
-def test_equal_length_logs_that_disagree_name_the_first_given_and_report_it_as_main():
+def test_equal_length_logs_that_disagree_name_the_first_given_and_report_the_last_as_main():
     a, b, k = _diverging_logs()
     assert len(a) == len(b)
     heads = {"a.log": replay(a, GAMES).head.hex(), "b.log": replay(b, GAMES).head.hex()}
@@ -519,8 +519,8 @@ def test_equal_length_logs_that_disagree_name_the_first_given_and_report_it_as_m
         assert rep["valid"] is False
         # the reference is the last file given: the first one gets the problem ...
         assert problems(rep) == [{"file": first, "index": k, "problem": "log disagrees with %s from this entry on" % last}]
-        # ... and the main log (head, events) is the first one given
-        assert rep["head"] == heads[first] and rep["events"] == len(a)
+        # ... and the main log (head, events) is that reference, never the file named
+        assert rep["head"] == heads[last] and rep["events"] == len(a)
         # each log's own entry in "logs" keeps its single-file verdict, in the order given
         assert [(l["file"], l["valid"], l["head"]) for l in rep["logs"]] == [(first, True, heads[first]), (last, True, heads[last])]
 
