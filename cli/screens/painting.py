@@ -323,37 +323,6 @@ def _result_lines(res: dict | None, players: int, me: int | None) -> list[Line]:
     return lines
 
 
-def _draft_problems(view: dict, seat: int, d: Draft) -> list[str]:
-    """What the rules would refuse in this draft, all at once (the game's check stays the judge)."""
-    probs = []
-    tokens = view["tokens"][seat]
-    garnets = view["garnets"][seat]
-    cost = view["rules"]["extra_cost"]
-    if d.extra is not None:
-        if view["extra_used"][seat]:
-            probs.append("you have already used your extra submission")
-        elif d.splash is None:
-            probs.append("the extra splash needs a main splash too")
-    need = d.convert + (cost if d.extra is not None and not view["extra_used"][seat] else 0)
-    if need > garnets:
-        what = []
-        if d.convert:
-            what.append("convert %d" % d.convert)
-        if d.extra is not None and not view["extra_used"][seat]:
-            what.append("the extra (%d)" % cost)
-        probs.append("%s need%s %d garnet%s, you have %d" % (
-            " + ".join(what), "s" if len(what) == 1 and not d.convert else "", need, "" if need == 1 else "s", garnets))
-    budget = tokens + min(d.convert, garnets)
-    if d.total() > budget:
-        probs.append("bids total %d, more than your %d tokens%s" % (
-            d.total(), tokens, " + %d converted" % min(d.convert, garnets) if min(d.convert, garnets) else ""))
-    offer = {sh["id"] for sh in view.get("offer", [])}
-    gone = sorted(sid for sid in d.bids if sid not in offer)
-    if gone:
-        probs.append("sheet%s %s no longer on offer" % ("s" if len(gone) > 1 else "", " ".join(map(str, gone))))
-    return probs
-
-
 def _space_words(sp: Sequence | None) -> str:
     if sp is None:
         return "none"
@@ -457,13 +426,7 @@ class PaintingScreen(Screen):
         view = ctx.view
         if ctx.seat is None or not isinstance(view, dict):
             return []
-        found = list(ctx.problems(self.draft.action())) if ctx.deciding else []   # the game's verdict
-        if len(found) > 1:
-            return found
-        # INTERIM: the Painting Game's problems hook still stops at check's first problem; until
-        # it lists them all (_draft_problems belongs in core/games/painting/rules.py), these
-        # words list every problem at once.  The game stays the judge: submit goes through check.
-        return _draft_problems(view, ctx.seat, self.draft) or found
+        return list(ctx.problems(self.draft.action())) if ctx.deciding else []   # the game's verdict
 
     def _say_draft(self, ctx: Context, text: str) -> Say:
         """Report a draft change, with what is wrong with the draft so far (if anything)."""

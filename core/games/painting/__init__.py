@@ -46,11 +46,7 @@ class PaintingGame:
         return rules.describe(state, seat, action)
 
     def problems(self, state: rules.State, seat: int, action: Any) -> list[str]:
-        try:
-            rules.check(state, seat, action)
-        except IllegalAction as exc:
-            return [str(exc)]
-        return []
+        return rules.problems(state, seat, action)
 
     def legal_actions(self, state: rules.State, seat: int) -> list:
         return rules.legal_actions(state, seat)

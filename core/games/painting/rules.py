@@ -457,6 +457,51 @@ def _check(state: State, seat: Any, action: Any) -> dict:
     }
 
 
+def problems(state: State, seat: int, action: Any) -> list[str]:
+    """Everything the rules refuse in ``action``, all at once ([] = legal), for a person
+    editing a move; ``check`` stays the judge and stops at the first problem."""
+    try:
+        _check(state, seat, action)
+        return []
+    except IllegalAction as exc:
+        first = str(exc)
+    if state.phase != "play" or not _is_int(seat) or not 0 <= seat < state.players or not isinstance(action, dict):
+        return [first]
+    convert = action.get("convert") or 0
+    bids = action.get("bids") or {}
+    if not _is_int(convert) or convert < 0 or not isinstance(bids, dict) or not all(_is_int(v) for v in bids.values()):
+        return [first]
+    probs = []
+    tokens, garnets = state.tokens[seat], state.garnets[seat]
+    cost = EDITIONS[state.config["edition"]]["extra_cost"]
+    extra = action.get("extra") is not None
+    used = state.extra_used[seat]
+    if extra:
+        if used:
+            probs.append("you have already used your extra submission")
+        elif action.get("splash") is None:
+            probs.append("the extra splash needs a main splash too")
+    need = convert + (cost if extra and not used else 0)
+    if need > garnets:
+        what = []
+        if convert:
+            what.append("convert %d" % convert)
+        if extra and not used:
+            what.append("the extra (%d)" % cost)
+        probs.append("%s need%s %d garnet%s, you have %d" % (
+            " + ".join(what), "s" if len(what) == 1 and not convert else "", need, "" if need == 1 else "s", garnets))
+    total = sum(v for v in bids.values() if v > 0)
+    converted = min(convert, garnets)
+    if total > tokens + converted:
+        probs.append("bids total %d, more than your %d tokens%s" % (
+            total, tokens, " + %d converted" % converted if converted else ""))
+    offer = {str(i) for i in state.offer}
+    gone = sorted((k for k in bids if str(k) not in offer), key=str)
+    if gone:
+        probs.append("sheet%s %s no longer on offer" % ("s" if len(gone) > 1 else "", " ".join(map(str, gone))))
+    return probs or [first]
+
+
 class Checked(dict):
     """A move as ``check`` returned it: normalised and legal in that round, so
     ``apply`` need not validate it a second time (the table always checks first)."""
