@@ -6,23 +6,37 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _decisions_in_rules() -> str:
-    text = (ROOT / "core/games/painting/RULES.md").read_text(encoding="utf-8")
+GAME_DIRS = sorted(d.name for d in (ROOT / "core/games").iterdir() if (d / "RULES.md").is_file())
+
+
+def _decisions_in_rules(folder: str = "painting") -> str:
+    text = (ROOT / "core/games" / folder / "RULES.md").read_text(encoding="utf-8")
     return text[text.index("## Rules decisions") + len("## Rules decisions") :].strip()
 
 
-def test_protocol_md_mirrors_the_painting_rules_decisions():
+def test_every_game_folder_has_rules_decisions():
+    assert "painting" in GAME_DIRS and "starving_artists" in GAME_DIRS
+    for folder in GAME_DIRS:
+        assert "## Rules decisions" in (ROOT / "core/games" / folder / "RULES.md").read_text(encoding="utf-8"), folder
+
+
+@pytest.mark.parametrize("folder", GAME_DIRS)
+def test_protocol_md_mirrors_each_games_rules_decisions(folder):
     spec = (ROOT / "protocol.md").read_text(encoding="utf-8")
-    m = re.search(r"<!-- painting-decisions:begin -->\n(.*?)\n<!-- painting-decisions:end -->", spec, re.S)
-    assert m, "protocol.md has no painting-decisions block"
-    assert m.group(1).strip() == _decisions_in_rules()
+    tag = folder.replace("_", "-")
+    m = re.search(r"<!-- %s-decisions:begin -->\n(.*?)\n<!-- %s-decisions:end -->" % (tag, tag), spec, re.S)
+    assert m, "protocol.md has no %s-decisions block" % tag
+    assert m.group(1).strip() == _decisions_in_rules(folder)
 
 
-def test_every_test_a_decision_names_exists():
-    names = set(re.findall(r"`(test_[a-z0-9_]+)`", _decisions_in_rules()))
+@pytest.mark.parametrize("folder", GAME_DIRS)
+def test_every_test_a_decision_names_exists(folder):
+    names = set(re.findall(r"`(test_[a-z0-9_]+)`", _decisions_in_rules(folder)))
     assert len(names) >= 20
     defined = set()
     for f in (ROOT / "tests").glob("test_*.py"):
