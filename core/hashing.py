@@ -34,6 +34,15 @@ TAGS = (
     "fingerprint",  # short key fingerprint
     "bot",          # bot decision seeds (never in a log)
     "demo",         # demo-only deterministic randomness (never in a log)
+    # the trustless deal (core/deal.py, docs/deal.md)
+    "deal/card",         # card index -> a point of the prime-order group
+    "deal/key",          # seat secret -> the seat's key scalar
+    "deal/key-nonce",    # Schnorr proof-of-knowledge nonce (from the key)
+    "deal/key-proof",    # Schnorr proof-of-knowledge challenge
+    "deal/perm",         # a seat's shuffle permutation, from its seat secret
+    "deal/rerand",       # a seat's re-randomisers, from its seat secret
+    "deal/share-nonce",  # Chaum-Pedersen nonce for a decryption share
+    "deal/share-proof",  # Chaum-Pedersen challenge for a decryption share
 )
 
 

@@ -1,0 +1,138 @@
+"""The trustless deal (core/deal.py): crypto seconds and scalar multiplications per seat.
+
+A 5-seat table, a 70-card deck, four rounds dealt 8/3/3/0 cards per seat.  Each
+seat does what a peer does: makes its key and checks the others' keys, shuffles
+once in turn and checks every other shuffled deck as it arrives, gives its
+decryption shares for every position dealt to another seat, checks every share
+the other seats publish (all of them, not only those for its own cards), and
+opens its own cards.  The time of each seat's calls is summed separately (the
+seats run in one process, one after the other).  Also measured: the
+end-of-game audit of the deal (every shuffle redone from the disclosed
+secrets) and checking every card play.  Prints one JSON object.
+Goal: < 1 s of crypto per seat for the deal.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from core import deal as D  # noqa: E402
+from core.hashing import dhash  # noqa: E402
+
+SEATS = 5
+CARDS = 70
+ROUNDS = (8, 3, 3, 0)
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def one_deal(rep: int) -> dict:
+    gid = dhash("bench/deal", rep)
+    secs = [0.0] * SEATS
+    ops = [D.Counter() for _ in range(SEATS)]
+
+    def timed(s, fn, *args):
+        t0 = time.perf_counter()
+        out = fn(*args)
+        secs[s] += time.perf_counter() - t0
+        return out
+
+    keys = [timed(s, D.keygen, dhash("bench/rand", rep, s) + dhash("bench/rand", rep, s, 1), gid, s, ops[s])
+            for s in range(SEATS)]
+    publics = [k[1] for k in keys]
+    for s in range(SEATS):
+        for t in range(SEATS):
+            if t != s:
+                assert timed(s, D.verify_key, publics[t], keys[t][2], gid, t, ops[s])
+    joints = [timed(s, D.joint_key, publics) for s in range(SEATS)]
+    joint = joints[0]
+    table = D.card_table(gid, CARDS)  # computed once per game (not counted: no multiplication)
+    deck = D.initial_deck(gid, CARDS)
+    decks = []
+    for s in range(SEATS):
+        deck = timed(s, D.shuffle, deck, keys[s][0], joint, gid, s, ops[s])
+        decks.append(deck)
+        for t in range(SEATS):
+            if t != s:
+                assert timed(t, D.check_deck, deck, CARDS, ops[t]) is None
+    pos = 0
+    shares: dict[int, dict[int, bytes]] = {}
+    owners: dict[int, int] = {}
+    hands: dict[int, list] = {s: [] for s in range(SEATS)}
+    for k in ROUNDS:
+        assigned, pos = D.assign_positions(pos, [k] * SEATS)
+        for p, own in assigned:
+            owners[p] = own
+        for s in range(SEATS):
+            batch = [(p, timed(s, D.share, keys[s][0], deck[p], gid, s, p, ops[s])) for p, own in assigned if own != s]
+            for t in range(SEATS):
+                if t != s:
+                    for p, (d, proof) in batch:
+                        assert timed(t, D.verify_share, publics[s], deck[p], d, proof, gid, s, p, ops[t])
+            for p, (d, _) in batch:
+                shares.setdefault(p, {})[s] = d
+        for p, own in assigned:
+            others = [d for q, d in sorted(shares[p].items()) if q != own]
+            hands[own].append((p, timed(own, D.open_card, deck[p], others, keys[own][0], gid, own, table, ops[own])))
+    cards = sorted(c for h in hands.values() for _, c in h)
+    assert cards == list(range(CARDS)), "every card dealt exactly once"
+
+    # every card played: the owner's share, checked by every other seat
+    t0 = time.perf_counter()
+    play_ops = D.Counter()
+    for own, h in hands.items():
+        for p, card in h:
+            d, proof = D.share(keys[own][0], deck[p], gid, own, p, play_ops)
+            others = [x for q, x in sorted(shares[p].items()) if q != own]
+            assert D.verify_play(deck[p], others, publics[own], d, proof, card, gid, own, p, table, play_ops) is None
+    play_s = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    audit_ops = D.Counter()
+    assert D.audit_shuffles(gid, CARDS, publics, decks, [k[0] for k in keys], audit_ops) == []
+    audit_s = time.perf_counter() - t0
+    return {"secs": secs, "ops": [o.as_dict() for o in ops], "play_s": play_s, "play_ops": play_ops.as_dict(),
+            "audit_s": audit_s, "audit_ops": audit_ops.as_dict()}
+
+
+def main(repeats: int = 5) -> None:
+    runs = [one_deal(r) for r in range(repeats)]
+    per_seat = [x for run in runs for x in run["secs"]]
+    worst = [max(run["secs"]) for run in runs]
+    print(json.dumps({
+        "benchmark": "deal",
+        "group": "edwards25519 prime-order subgroup (libsodium crypto_core_ed25519 / scalarmult_ed25519_noclamp)",
+        "seats": SEATS,
+        "cards": CARDS,
+        "deal_per_round": list(ROUNDS),
+        "repetitions": repeats,
+        "crypto_s_per_seat": {
+            "median": round(median(per_seat), 4),
+            "min": round(min(per_seat), 4),
+            "max": round(max(per_seat), 4),
+            "slowest_seat_median": round(median(worst), 4),
+        },
+        "by_seat_median_s": [round(median([run["secs"][s] for run in runs]), 4) for s in range(SEATS)],
+        "scalar_mults_per_seat": [runs[0]["ops"][s]["mults"] for s in range(SEATS)],
+        "ops_per_seat": runs[0]["ops"],
+        "every_play_checked_once_s": round(median([run["play_s"] for run in runs]), 4),
+        "every_play_checked_once_mults": runs[0]["play_ops"]["mults"],
+        "audit_of_the_deal_s": round(median([run["audit_s"] for run in runs]), 4),
+        "audit_of_the_deal_mults": runs[0]["audit_ops"]["mults"],
+        "audit_of_the_deal_point_checks": runs[0]["audit_ops"]["checks"],
+        "goal_s_per_seat": 1.0,
+        "goal_met": max(per_seat) < 1.0,
+    }))
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
