@@ -1,0 +1,402 @@
+"""Bots for Modern Art.  A bot sees only its view: the public state (every payment is public, so
+money is countable) plus its own cards (``view["cards"]``, given by whoever holds its hand).
+
+* ``RandomBot``: a random legal action (never skips a card turn while it holds cards).
+* ``EasyBot`` (the plan's "easy"): random card, random bids up to a naive fair value (the artist's
+  tiles so far + 10), random fixed price, adds to a double half the time.
+* ``MediumBot`` ("medium"): expected values by card counting: the unseen cards are dealt at random
+  to the other hands many times, each time the hands' cards are played in random order until an
+  artist's 5th card, giving an expected sale value per artist.  It bids up to a share of the lot's
+  value (less as auctioneer, who is paid when someone else wins), names fixed prices at 60 %, adds
+  to doubles when the artist is worth something, and plays the card that earns most (pushing artists
+  it has bought, ending the round when that pays).
+* ``HardBot`` ("hard"): information-set Monte Carlo.  For its card play it samples deals consistent
+  with everything it has seen (its own hand, every card played, hand sizes) and plays each candidate
+  card out to the end of the round with a fast policy for every seat, keeping the one with the best
+  average money lead.  Its bids and prices use the medium values, sharpened with more samples and
+  with the opponents' money (countable from the public log): no bid above what the others could pay,
+  no fixed price nobody can pay.
+
+``play_game`` drives a whole game locally with an open deal, feeding each seat its own cards.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from ...rng import Rng
+from . import rules
+from .cards import CARDS, N_CARDS, artist_of, type_of
+
+__all__ = [
+    "RandomBot", "EasyBot", "MediumBot", "HardBot", "play_game", "parse_view", "sample_deal",
+    "expected_values", "entropy_from",
+]
+
+_TYPE_PREF = {"open": 2, "once_around": 2, "sealed": 1, "fixed_price": 0, "double": 0}
+
+
+def parse_view(view: Mapping[str, Any]) -> tuple[rules.State, dict[int, int]]:
+    """(public state, own knowledge position -> card) from a view."""
+    state = rules.state_from_view(view)
+    known = {c["pos"]: c["id"] for c in view.get("cards", [])}
+    return state, known
+
+
+def _unseen(state: rules.State, known: Mapping[int, int]) -> list[int]:
+    seen = set(state.revealed)
+    seen.update(known.values())
+    return [c for c in range(N_CARDS) if c not in seen]
+
+
+def sample_deal(state: rules.State, known: Mapping[int, int], rng: Rng) -> list[int]:
+    """A full position -> card map consistent with the public state and ``known``."""
+    deal = list(state.revealed)
+    for p, c in known.items():
+        deal[p] = c
+    pool = _unseen(state, known)
+    rng.shuffle(pool)
+    k = 0
+    for p in range(N_CARDS):
+        if deal[p] < 0:
+            deal[p] = pool[k]
+            k += 1
+    return deal
+
+
+def _held_artists(state: rules.State, deal: Sequence[int]) -> list[int]:
+    return [artist_of(deal[p]) for h in state.hands for p in h]
+
+
+def expected_values(state: rules.State, known: Mapping[int, int], rng: Rng, samples: int = 24) -> list[float]:
+    """Expected end-of-round sale value per artist: cards still in hands (own known, others sampled)
+    played in random order until some artist's 5th card."""
+    tot = [0.0] * 5
+    base = list(state.played)
+    board, rnd = state.board, state.round
+    hand_pos = [p for h in state.hands for p in h]
+    pool_all = _unseen(state, known)
+    for _ in range(samples):
+        rng.shuffle(pool_all)
+        k = 0
+        arts = []
+        for p in hand_pos:
+            c = known.get(p)
+            if c is None:
+                c = pool_all[k]
+                k += 1
+            arts.append(artist_of(c))
+        rng.shuffle(arts)
+        counts = base[:]
+        if max(counts) < 5:
+            for a in arts:
+                counts[a] += 1
+                if counts[a] >= 5:
+                    break
+        vals = rules.values_of(board, rnd, rules.tiles_of(counts))
+        for a in range(5):
+            tot[a] += vals[a]
+    return [t / samples for t in tot]
+
+
+def _lot_value(state: rules.State, values: Sequence[float]) -> float:
+    return sum(values[artist_of(c)] for c in state.cards_up)
+
+
+def _money_of_others(state: rules.State, seat: int) -> int:
+    return max(m for s, m in enumerate(state.money) if s != seat)
+
+
+def _bid_for(state: rules.State, seat: int, value: float, rng: Rng, hard: bool) -> dict:
+    """Medium/hard bidding on the current auction."""
+    n = state.players
+    money = state.money[seat]
+    own = seat == state.auctioneer
+    share = 0.5 if own else min(0.8, 0.55 + 0.05 * n)
+    lim = min(money, int(value * share))
+    if hard and not own:
+        lim = min(lim, _money_of_others(state, seat) + 1)
+    ph = state.phase
+    if ph == "sealed":
+        if hard and not own:
+            x = min(lim, int(value * (0.45 + 0.05 * n)), _money_of_others(state, seat) + 1)
+            return {"do": "bid", "amount": max(0, x)}
+        return {"do": "bid", "amount": max(0, int(lim * 0.75))}
+    if ph == "fixed_price":
+        return {"do": "buy"} if state.price <= lim else {"do": "pass"}
+    if state.high >= lim:
+        return {"do": "pass"}
+    if ph == "once_around":
+        if own:
+            return {"do": "bid", "amount": state.high + 1}
+        return {"do": "bid", "amount": max(state.high + 1, int(lim * 0.8))}
+    step = max(1, int(value) // 10)
+    return {"do": "bid", "amount": min(lim, state.high + step)}
+
+
+def _price_for(state: rules.State, seat: int, value: float, hard: bool) -> dict:
+    money = state.money[seat]
+    if money == 0:
+        return {"do": "price", "amount": 0}
+    p = int(value * 0.6)
+    if hard:
+        p = min(p, _money_of_others(state, seat))
+    return {"do": "price", "amount": max(1, min(money, p))}
+
+
+def _add_for(state: rules.State, seat: int, known: Mapping[int, int], values: Sequence[float], threshold: float) -> dict:
+    first = state.cards_up[0]
+    best = None
+    for p in state.hands[seat]:
+        c = known.get(p)
+        if c is None or artist_of(c) != artist_of(first) or type_of(c) == "double":
+            continue
+        key = (_TYPE_PREF[type_of(c)], -c)
+        if best is None or key > best[0]:
+            best = (key, p, c)
+    if best is None or values[artist_of(first)] < threshold:
+        return {"do": "pass"}
+    return {"do": "add", "pos": best[1], "card": best[2]}
+
+
+def _play_options(state: rules.State, seat: int, known: Mapping[int, int]) -> list[dict]:
+    opts = [a for a in rules.legal_actions(state, seat, known) if a["do"] == "play"]
+    return opts
+
+
+def _play_score(state: rules.State, seat: int, a: Mapping, values: Sequence[float]) -> float:
+    """Medium's estimate of what a card play earns ``seat`` relative to the others."""
+    card = a["card"]
+    art = artist_of(card)
+    n = state.players
+    if state.played[art] >= 4:  # ends the round now: compare paintings at today's values with expectations
+        counts = list(state.played)
+        counts[art] += 1
+        now = rules.values_of(state.board, state.round, rules.tiles_of(counts))
+        gain = [sum(now[artist_of(c)] - values[artist_of(c)] for c in state.bought[s]) for s in range(n)]
+        return gain[seat] - sum(gain[s] for s in range(n) if s != seat) / (n - 1)
+    mine = sum(1 for c in state.bought[seat] if artist_of(c) == art)
+    v = values[art]
+    if type_of(card) == "double":
+        if a.get("double"):
+            return 1.2 * v + 2 * mine + _TYPE_PREF[type_of(a["double"]["card"])]
+        return 0.3 * v + 2 * mine
+    return 0.6 * v + 2 * mine + _TYPE_PREF[type_of(card)]
+
+
+def _medium_choice(state: rules.State, seat: int, known: Mapping[int, int], rng: Rng,
+                   values: Sequence[float], hard: bool = False) -> dict:
+    ph = state.phase
+    if ph == "play":
+        opts = _play_options(state, seat, known)
+        if not opts:
+            return {"do": "skip"}
+        return max(opts, key=lambda a: (_play_score(state, seat, a, values), -a["card"]))
+    if ph == "double":
+        return _add_for(state, seat, known, values, 8.0)
+    value = _lot_value(state, values)
+    if ph == "price":
+        return _price_for(state, seat, value, hard)
+    return _bid_for(state, seat, value, rng, hard)
+
+
+# --------------------------------------------------------------------------
+# the bots
+
+
+class RandomBot:
+    def choose(self, view: Mapping[str, Any], seat: int, rng: Rng) -> dict:
+        state, known = parse_view(view)
+        acts = rules.legal_actions(state, seat, known)
+        plays = [a for a in acts if a["do"] != "skip"]
+        acts = plays or acts
+        return acts[rng.below(len(acts))]
+
+
+def _naive_values(state: rules.State) -> list[int]:
+    return [sum(state.board[r][a] for r in range(state.round - 1)) + 10 for a in range(5)]
+
+
+class EasyBot:
+    """Random decisions within a naive fair value."""
+
+    def choose(self, view: Mapping[str, Any], seat: int, rng: Rng) -> dict:
+        state, known = parse_view(view)
+        ph = state.phase
+        money = state.money[seat]
+        if ph == "play":
+            opts = _play_options(state, seat, known)
+            return opts[rng.below(len(opts))] if opts else {"do": "skip"}
+        if ph == "double":
+            a = _add_for(state, seat, known, [10] * 5, 0)
+            return a if a["do"] == "pass" or rng.below(2) else {"do": "pass"}
+        fair = min(money, sum(_naive_values(state)[artist_of(c)] for c in state.cards_up))
+        if ph == "price":
+            return {"do": "price", "amount": 0 if money == 0 else 1 + rng.below(max(1, min(money, fair)))}
+        if ph == "fixed_price":
+            return {"do": "buy"} if state.price <= fair and rng.below(2) else {"do": "pass"}
+        if ph == "sealed":
+            return {"do": "bid", "amount": rng.below(fair + 1)}
+        if state.high + 1 > fair or rng.below(3) == 0:
+            return {"do": "pass"}
+        return {"do": "bid", "amount": state.high + 1 + rng.below(fair - state.high)}
+
+
+class MediumBot:
+    samples = 24
+
+    def choose(self, view: Mapping[str, Any], seat: int, rng: Rng) -> dict:
+        state, known = parse_view(view)
+        values = expected_values(state, known, rng, self.samples)
+        return _medium_choice(state, seat, known, rng, values)
+
+
+# --------------------------------------------------------------------------
+# hard: information-set Monte Carlo over the card play
+
+
+def _fast_values(state: rules.State, deal: Sequence[int]) -> list[int]:
+    """Full-information projection for rollouts: counts so far + half of every artist's cards in hands."""
+    counts = list(state.played)
+    extra = [0] * 5
+    for a in _held_artists(state, deal):
+        extra[a] += 1
+    proj = [counts[a] * 2 + extra[a] for a in range(5)]
+    return list(rules.values_of(state.board, state.round, rules.tiles_of(proj)))
+
+
+def _rollout_action(state: rules.State, seat: int, deal: Sequence[int], vals: Sequence[int], rng: Rng) -> dict:
+    ph = state.phase
+    if ph == "play":
+        best, best_key = None, None
+        hand = state.hands[seat]
+        for p in hand:
+            c = deal[p]
+            art = artist_of(c)
+            key = vals[art] + 5 * sum(1 for b in state.bought[seat] if artist_of(b) == art) + rng.below(8)
+            if state.played[art] >= 4:
+                key -= 20
+            if best_key is None or key > best_key:
+                best, best_key = (p, c), key
+        p, c = best
+        a: dict = {"do": "play", "pos": p, "card": c, "double": None}
+        if type_of(c) == "double" and state.played[artist_of(c)] < 4:
+            for p2 in hand:
+                c2 = deal[p2]
+                if p2 != p and artist_of(c2) == artist_of(c) and type_of(c2) != "double":
+                    a["double"] = {"pos": p2, "card": c2}
+                    break
+        return a
+    if ph == "double":
+        first = state.cards_up[0]
+        if vals[artist_of(first)] >= 10:
+            for p in state.hands[seat]:
+                c = deal[p]
+                if artist_of(c) == artist_of(first) and type_of(c) != "double":
+                    return {"do": "add", "pos": p, "card": c}
+        return {"do": "pass"}
+    value = _lot_value(state, vals)
+    if ph == "price":
+        return _price_for(state, seat, value, False)
+    money = state.money[seat]
+    own = seat == state.auctioneer
+    lim = min(money, int(value * (0.5 if own else 0.7)))
+    if ph == "sealed":
+        return {"do": "bid", "amount": max(0, int(lim * 0.8))}
+    if ph == "fixed_price":
+        return {"do": "buy"} if state.price <= lim else {"do": "pass"}
+    if state.high >= lim:
+        return {"do": "pass"}
+    if ph == "once_around":
+        return {"do": "bid", "amount": state.high + 1 if own else max(state.high + 1, int(lim * 0.85))}
+    return {"do": "bid", "amount": lim}   # open: straight to the limit (one raise round each)
+
+
+def _rollout_round(state: rules.State, deal: Sequence[int], rng: Rng, max_steps: int = 400) -> rules.State:
+    """Play ``state`` to the end of its round (or the game) with the fast policy for every seat."""
+    rnd = state.round
+    n_rounds = len(state.rounds)
+    vals = None
+    key = None
+    for _ in range(max_steps):
+        if state.phase == "over" or len(state.rounds) > n_rounds:
+            return state
+        k = (state.played, state.phase == "play")
+        if k != key:
+            vals = _fast_values(state, deal)
+            key = k
+        t = rules.turn(state)
+        moves = [(s, _rollout_action(state, s, deal, vals, rng)) for s in t.seats]
+        for s, a in moves:
+            state = rules.apply_unchecked(state, s, a)
+    return state
+
+
+class HardBot:
+    samples = 48          # value samples for bids and prices
+    rollouts = 16         # rollouts per candidate card play
+    candidates = 8        # candidate plays searched (best by the medium score)
+
+    def choose(self, view: Mapping[str, Any], seat: int, rng: Rng) -> dict:
+        state, known = parse_view(view)
+        values = expected_values(state, known, rng, self.samples)
+        if state.phase != "play":
+            return _medium_choice(state, seat, known, rng, values, hard=True)
+        opts = _play_options(state, seat, known)
+        if not opts:
+            return {"do": "skip"}
+        if len(opts) == 1:
+            return opts[0]
+        opts.sort(key=lambda a: (-_play_score(state, seat, a, values), a["card"]))
+        opts = opts[: self.candidates]
+        n = state.players
+        scores = [0.0] * len(opts)
+        for r in range(self.rollouts):
+            deal = sample_deal(state, known, rng)   # the same sampled world for every candidate
+            sub = Rng(rng.u64().to_bytes(8, "big") * 4, "modern-art/hard/rollout")
+            for i, a in enumerate(opts):
+                end = _rollout_round(rules.apply_unchecked(state, seat, a), deal, sub)
+                m = end.money
+                scores[i] += m[seat] - sum(m[s] for s in range(n) if s != seat) / (n - 1)
+        best = max(range(len(opts)), key=lambda i: (scores[i], -i))
+        return opts[best]
+
+
+# --------------------------------------------------------------------------
+# local driver
+
+
+def entropy_from(rng: Rng) -> bytes:
+    return b"".join(rng.u64().to_bytes(8, "big") for _ in range(4))
+
+
+def play_game(
+    config: Mapping[str, Any],
+    players: int,
+    seed: bytes,
+    bots_by_seat: Sequence[Any] | Mapping[int, Any],
+    max_steps: int = 5000,
+    deal: Sequence[int] | None = None,
+) -> tuple[rules.State, dict]:
+    """Play a whole game locally with an open deal (``rules.deal_open(seed)`` unless given).
+
+    Each seat's bot sees ``rules.view(state, seat, its own cards)``; every action goes through
+    ``rules.check_open`` (the rules plus the deal's truth).  A simultaneous step: every seat chooses
+    from the same state, then the actions are applied in seat order (as the table does).  The bot
+    deciding at step k gets ``Rng(seed, "modern-art/play/bot/<seat>/<k>")``.
+    """
+    config = rules.configure(config, players)
+    deal = tuple(deal) if deal is not None else rules.deal_open(seed)
+    state = rules.setup(config, players, seed)
+    for k in range(max_steps):
+        t = rules.turn(state)
+        if t.kind == "over":
+            return state, rules.result(state)
+        actions = []
+        for s in t.seats:
+            rng = Rng(seed, "%s/play/bot/%d/%d" % (rules.NAME, s, k))
+            raw = bots_by_seat[s].choose(rules.view(state, s, rules.known_for(state, s, deal)), s, rng)
+            actions.append(rules.check_open(state, s, raw, deal))
+        for s, a in zip(t.seats, actions):
+            state = rules.apply_unchecked(state, s, a)
+    raise RuntimeError("game did not end within %d steps" % max_steps)
