@@ -33,6 +33,8 @@ __all__ = [
     "default_level",
     "check_level",
     "all_levels",
+    "UNSAFE_SEED_ALERT",
+    "check_seed",
 ]
 
 
@@ -155,3 +157,25 @@ def all_levels() -> list[str]:
         for level in registry.get(name).bots:
             seen[level] = True
     return list(seen)
+
+
+# ----------------------------------------------------------------------------- --seed
+UNSAFE_SEED_ALERT = ("UNSAFE SEED: this seat's salts and random contributions come from --seed; "
+                     "anyone who knows it can compute every sealed move (tests and demos only)")
+
+
+def check_seed(args) -> bool:
+    """``--seed`` on host/bot/resume: refused unless ``--unsafe-seed`` is given too.
+
+    A seed makes a seat's salts and seed contributions a function of a text,
+    so whoever knows (or guesses) the text can open every sealed move before
+    its reveal.  Returns True when an accepted seed is in use (the UI then
+    shows it as unsafe).
+    """
+    seed = getattr(args, "seed", None)
+    if seed is None:
+        return False
+    if not getattr(args, "unsafe_seed", False):
+        raise UsageError("--seed makes every sealed move computable by anyone who knows it; it is for demos and tests "
+                         "(easel demo). Add --unsafe-seed to use it anyway")
+    return True

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +22,16 @@ from p2p import tls
 from p2p.identity import IdentityError, data_dir, load_or_create
 from p2p.lobby import HostedTable, LobbyError, join
 from p2p.node import Faults, GameNode, load_roster, save_roster
-from p2p.store import GameStore, StoreError
+from p2p.store import GameStore, StoreError, describe_os_error, remove_temp_files, write_atomic
 
 from .common import (
     EXIT_INVALID,
     EXIT_OK,
+    UNSAFE_SEED_ALERT,
     UsageError,
     all_levels,
     check_level,
+    check_seed,
     configure_or_exit,
     game_or_exit,
     jsonable,
@@ -89,31 +92,63 @@ def game_dir(genesis) -> Path:
     return data_dir() / "games" / genesis.game_id.hex()
 
 
-async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: str | None, ui=None, bind: str | None = None) -> GameNode:
+def open_store(genesis, roster) -> GameStore:
+    """The game's directory, opened, with its roster written: a StoreError (one line) on failure.
+
+    A failure at any point (a full disk, an I/O error) leaves no temp file
+    behind, so the next start begins from a clean directory.
+    """
     store = GameStore(game_dir(genesis))
-    save_roster(store, genesis, roster)
-    seat = genesis.doc["seats"].index(identity.public)
-    # demo randomness also depends on how many secrets we already hold, so a resumed peer never reuses a salt
-    rand = DemoRand(seed, seat.to_bytes(1, "big") + len(store.secrets).to_bytes(4, "big")) if seed is not None else os.urandom
-    node = GameNode(
-        identity,
-        genesis,
-        roster,
-        store,
-        decide,
-        timeout=timeout,
-        faults=Faults.from_env(),
-        rand=rand,
-        bind_host=bind,
-        on_change=(lambda n: ui_update(ui, n)) if ui else None,
-        games=registry,
-    )
     try:
+        save_roster(store, genesis, roster)
+    except OSError as exc:
+        store.close()
+        remove_temp_files(store.dir)
+        raise StoreError(describe_os_error(store.dir / "roster", exc)) from None
+    except BaseException:
+        store.close()
+        remove_temp_files(store.dir)
+        raise
+    return store
+
+
+async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: str | None, ui=None, bind: str | None = None,
+                   watch=None, notes: tuple | list = ()) -> GameNode:
+    """Play our seat until the game is over.  ``watch(node)``: an extra task (e.g. watching local bots);
+    ``notes``: lines shown to the player as alerts from the start."""
+    store = open_store(genesis, roster)
+    try:
+        seat = genesis.doc["seats"].index(identity.public)
+        # demo randomness also depends on how many secrets we already hold, so a resumed peer never reuses a salt
+        rand = DemoRand(seed, seat.to_bytes(1, "big") + len(store.secrets).to_bytes(4, "big")) if seed is not None else os.urandom
+        node = GameNode(
+            identity,
+            genesis,
+            roster,
+            store,
+            decide,
+            timeout=timeout,
+            faults=Faults.from_env(),
+            rand=rand,
+            bind_host=bind,
+            on_change=(lambda n: ui_update(ui, n)) if ui else None,
+            games=registry,
+        )
+        if seed is not None:
+            log.warning("seat %d: %s", seat, UNSAFE_SEED_ALERT)
+            node.alerts.append(UNSAFE_SEED_ALERT)
+        node.alerts.extend(notes)
         if ui is None:
-            await node.run()
+            async with trio.open_nursery() as nursery:
+                if watch is not None:
+                    nursery.start_soon(watch, node)
+                await node.run()
+                nursery.cancel_scope.cancel()
         else:
             async with trio.open_nursery() as nursery:
                 await nursery.start(node.run)
+                if watch is not None:
+                    nursery.start_soon(watch, node)
                 ui_update(ui, node)
 
                 async def watch_ui():
@@ -160,23 +195,210 @@ def report(node: GameNode, interactive: bool = False) -> int:
         if t.over:
             print("easel: game over. Its log: %s (easel replay / easel audit it)" % (node.store.dir / "log"))
             return EXIT_OK
-        print("easel: you left an unfinished game; `easel resume %s` continues it" % node.store.dir)
+        bots = " (and restarts its bots)" if (node.store.dir / BOTS_FILE).exists() else ""
+        print("easel: you left an unfinished game; `easel resume %s` continues it%s" % (node.store.dir, bots))
         return EXIT_OK
     print(json.dumps(jsonable({"seat": node.seat, "head": t.head, "over": t.over, "result": t.result(), "log": str(node.store.dir / "log")}), sort_keys=True))
     return EXIT_OK if t.over else EXIT_INVALID
 
 
-# ----------------------------------------------------------------------------- host
-def spawn_bots(k: int, lobby: tuple[str, int], level: str, seed: str | None) -> list:
-    procs = []
+# ----------------------------------------------------------------------------- local bots (easel play / host --bots)
+BOTS_FILE = "local-bots.json"   # in the game directory: the seats our own bot processes play, to restart them on resume
+BOT_EXIT_GRACE = 5.0            # seconds a bot that exited cleanly gets before we call the game unfinished for it
+
+
+@dataclass
+class LocalBot:
+    """A bot process this command started: its own EASEL_HOME, level, and the file its output goes to."""
+
+    index: int
+    home: Path
+    level: str
+    name: str
+    log: Path
+    seat: int | None = None
+    proc: subprocess.Popen | None = None
+    exited_at: float | None = None
+    reported: bool = False
+
+
+def bot_log_path(index: int) -> Path:
+    return data_dir() / "bots" / ("bot-%d.log" % index)
+
+
+def _start_bot(bot: LocalBot, cmd: list[str], *, fresh: bool) -> None:
+    """Start ``cmd`` as ``bot``'s process; its stdout and stderr go to ``bot.log``.
+
+    ``fresh``: a new file (a hard link made for an earlier game keeps that
+    game's text); otherwise append (a resumed bot continues its log)."""
+    env = dict(os.environ)
+    env["EASEL_HOME"] = str(bot.home)
+    out = None
+    try:
+        bot.log.parent.mkdir(parents=True, exist_ok=True)
+        if fresh and bot.log.exists():
+            bot.log.unlink()
+        out = open(bot.log, "ab")
+        out.write(("--- easel: %s started %s ---\n" % (bot.name, time.strftime("%Y-%m-%d %H:%M:%S"))).encode())
+        out.flush()
+    except OSError as exc:
+        log.warning("cannot open %s (%s): %s's messages are lost", bot.log, exc.strerror or exc, bot.name)
+        if out is not None:
+            out.close()
+        out = None
+    try:
+        sink = out if out is not None else subprocess.DEVNULL
+        bot.proc = subprocess.Popen(cmd, env=env, stdout=sink, stderr=sink, stdin=subprocess.DEVNULL)
+    finally:
+        if out is not None:
+            out.close()
+
+
+def spawn_bots(k: int, lobby: tuple[str, int], level: str, seed: str | None) -> list[LocalBot]:
+    bots = []
     for i in range(k):
-        env = dict(os.environ)
-        env["EASEL_HOME"] = str(data_dir() / "bots" / ("bot-%d" % i))
-        cmd = [sys.executable, "-m", "cli", "bot", "--join", "%s:%d" % lobby, "--level", level, "--name", "bot %d" % (i + 1)]
+        bot = LocalBot(index=i, home=data_dir() / "bots" / ("bot-%d" % i), level=level, name="bot %d" % (i + 1), log=bot_log_path(i))
+        cmd = [sys.executable, "-m", "cli", "bot", "--join", "%s:%d" % lobby, "--level", level, "--name", bot.name]
         if seed is not None:
-            cmd += ["--seed", "%s/bot%d" % (seed, i)]
-        procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL))
-    return procs
+            cmd += ["--seed", "%s/bot%d" % (seed, i), "--unsafe-seed"]
+        _start_bot(bot, cmd, fresh=True)
+        bots.append(bot)
+    return bots
+
+
+def record_bots(genesis, bots: list[LocalBot]) -> None:
+    """Once the table is sealed: which seat each local bot holds, written to the game directory
+    (``local-bots.json``), and each bot's log linked there as ``bot-N.log``."""
+    gdir = game_dir(genesis)
+    seats = genesis.doc["seats"]
+    try:
+        gdir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        log.warning("cannot record the local bots: %s", exc)
+        return
+    for bot in bots:
+        try:
+            key = load_or_create(bot.home).public
+        except (IdentityError, OSError, ValueError):
+            continue
+        bot.seat = seats.index(key) if key in seats else None
+        link = gdir / ("bot-%d.log" % bot.index)
+        try:
+            if link.exists():
+                link.unlink()
+            os.link(bot.log, link)   # the same file the bot writes to, now also in the game directory
+            bot.log = link
+        except OSError:
+            pass  # it stays where it is; the alerts name that path
+    doc = {"version": 1, "bots": [
+        {"index": b.index, "seat": b.seat, "home": str(b.home), "level": b.level, "name": b.name}
+        for b in bots if b.seat is not None
+    ]}
+    try:
+        write_atomic(gdir / BOTS_FILE, (json.dumps(doc, sort_keys=True, indent=1) + "\n").encode())
+    except OSError as exc:
+        log.warning("cannot record the local bots (easel resume will not restart them): %s", describe_os_error(gdir / BOTS_FILE, exc))
+
+
+def read_bots_file(d: Path) -> list[dict]:
+    """The local bots recorded in game directory ``d`` (none if there is no such file); malformed entries are skipped."""
+    path = d / BOTS_FILE
+    if not path.exists():
+        return []
+    try:
+        doc = json.loads(path.read_text())
+        items = doc["bots"]
+        if not isinstance(items, list):
+            raise TypeError("bots is not a list")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        log.warning("ignoring %s: %s", path, exc)
+        return []
+    good = []
+    for item in items:
+        if (isinstance(item, dict) and isinstance(item.get("index"), int) and isinstance(item.get("seat"), int)
+                and isinstance(item.get("home"), str) and isinstance(item.get("level"), str) and isinstance(item.get("name"), str)):
+            good.append(item)
+        else:
+            log.warning("ignoring a malformed entry of %s: %r", path, item)
+    return good
+
+
+def restart_bots(d: Path, genesis, seed: str | None) -> tuple[list[LocalBot], list[str]]:
+    """``easel resume`` of a game whose seats were played by our own bots: restart each from its own game files.
+
+    Returns the bots started and the lines that tell the player what happened."""
+    records = read_bots_file(d)
+    bots: list[LocalBot] = []
+    notes: list[str] = []
+    started = []
+    for rec in records:
+        home = Path(rec["home"])
+        bot = LocalBot(index=rec["index"], home=home, level=rec["level"], name=rec["name"], seat=rec["seat"],
+                       log=d / ("bot-%d.log" % rec["index"]))
+        bdir = home / "games" / genesis.game_id.hex()
+        if not (bdir / "roster").is_file():
+            notes.append("%s (seat %d) cannot be restarted: its game files %s are missing; the table waits for it "
+                         "until the time-out" % (bot.name, bot.seat, bdir))
+            continue
+        cmd = [sys.executable, "-m", "cli", "resume", str(bdir), "--level", bot.level]
+        if seed is not None:
+            cmd += ["--seed", "%s/bot%d" % (seed, bot.index), "--unsafe-seed"]
+        _start_bot(bot, cmd, fresh=False)
+        bots.append(bot)
+        started.append(bot)
+    if started:
+        notes.insert(0, "restarted %d bot(s) of this game from their own game files: %s; logs in %s" % (
+            len(started), ", ".join("%s at seat %d" % (b.name, b.seat) for b in started), d))
+    for line in notes:
+        log.warning(line)
+    return bots, notes
+
+
+def bot_died_text(bot: LocalBot, rc: int) -> str:
+    how = "was killed by signal %d" % -rc if rc < 0 else "exited with code %d" % rc
+    seat = "" if bot.seat is None else " (seat %d)" % bot.seat
+    return "%s%s %s before the game ended; its log: %s" % (bot.name, seat, how, bot.log)
+
+
+async def watch_bots(node: GameNode, bots: list[LocalBot], interval: float = 0.5) -> None:
+    """Tell the player (an alert naming its log) when one of our bots dies before the game is over."""
+    while not node.done.is_set():
+        await trio.sleep(interval)
+        now = trio.current_time()
+        for bot in bots:
+            if bot.reported or bot.proc is None:
+                continue
+            rc = bot.proc.poll()
+            if rc is None:
+                continue
+            if bot.exited_at is None:
+                bot.exited_at = now
+            if node.peer.table.over:
+                bot.reported = True
+                continue
+            if rc == 0 and now - bot.exited_at < BOT_EXIT_GRACE:
+                continue  # a bot that finished cleanly: the game's last entries are on their way to us
+            bot.reported = True
+            text = bot_died_text(bot, rc)
+            log.warning(text)
+            node.alerts.append(text)   # the node's ticker sees the new alert and redraws the UI
+
+
+def finish_bots(node: GameNode | None, bots: list[LocalBot]) -> None:
+    """On our way out: bots of a finished game leave by themselves; otherwise stop them (never leave them playing without us)."""
+    procs = [b.proc for b in bots if b.proc is not None]
+    if node is not None and node.peer.table.over:
+        for p in procs:
+            try:
+                p.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+    else:
+        _stop(procs)
+
+
+# ----------------------------------------------------------------------------- host
 
 
 async def host_main(args, ui_factory=None) -> int:
@@ -196,7 +418,7 @@ async def host_main(args, ui_factory=None) -> int:
         raise UsageError(str(exc)) from None
     if not 0 <= args.bots < args.players:
         raise UsageError("--bots must be between 0 and players-1")
-    procs = []
+    bots: list[LocalBot] = []
     failure = None
     async with trio.open_nursery() as n:
         lobby_port = await n.start(tls.serve, args.port, tls.server_context(identity, None), ht.handle, bind)
@@ -204,34 +426,49 @@ async def host_main(args, ui_factory=None) -> int:
             print("easel: %s table open on port %d (host %s); %d seat(s) free" % (game_name, lobby_port, identity.fingerprint, ht.free), file=sys.stderr)
         if not args.no_advertise:
             n.start_soon(_advertise, ht, lobby_port)
-        procs = spawn_bots(args.bots, ("127.0.0.1", lobby_port), args.level, args.seed)
+        bots = spawn_bots(args.bots, ("127.0.0.1", lobby_port), args.level, args.seed)
+
+        async def bots_alive():
+            # a bot that dies before it took its seat would leave the table waiting for ever: say so, with its log
+            nonlocal failure
+            while True:
+                await trio.sleep(0.2)
+                for bot in bots:
+                    rc = bot.proc.poll() if bot.proc is not None else None
+                    if rc is not None:
+                        how = "was killed by signal %d" % -rc if rc < 0 else "exited with code %d" % rc
+                        failure = "%s %s before the table was full; its log: %s" % (bot.name, how, bot.log)
+                        n.cancel_scope.cancel()
+                        return
+
+        if bots:
+            n.start_soon(bots_alive)
         try:
             genesis, roster = await ht.seal()
         except (LobbyError, trio.TooSlowError, ConnectionError, OSError) as exc:
             failure = "could not seal the table: %s" % exc
         n.cancel_scope.cancel()
     if failure is not None:
-        _stop(procs)
+        _stop([b.proc for b in bots if b.proc is not None])
         raise UsageError(failure)
     node = None
+    watch = None
+    if bots:
+        record_bots(genesis, bots)
+
+        async def watch(node):
+            await watch_bots(node, bots)
     try:
         if args.auto:
             decide = bot_decider(game_name, args.auto, args.seed)
-            node = await run_node(identity, genesis, roster, decide, timeout=args.timeout, seed=args.seed, bind=bind)
+            node = await run_node(identity, genesis, roster, decide, timeout=args.timeout, seed=args.seed, bind=bind, watch=watch)
             return report(node)
         ui = ui_factory(node_seat=0) if ui_factory else None
         decide = ui.decide if ui else None
-        node = await run_node(identity, genesis, roster, decide, timeout=args.timeout, seed=args.seed, ui=ui, bind=bind)
+        node = await run_node(identity, genesis, roster, decide, timeout=args.timeout, seed=args.seed, ui=ui, bind=bind, watch=watch)
         return report(node, interactive=ui is not None)
     finally:
-        if node is not None and node.peer.table.over:
-            for p in procs:  # our bots finish their copy of the log and leave by themselves
-                try:
-                    p.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-        else:
-            _stop(procs)  # we left mid-game: do not leave our bots playing on without us
+        finish_bots(node, bots)
 
 
 def _stop(procs: list) -> None:
@@ -243,6 +480,7 @@ def _stop(procs: list) -> None:
             p.wait(timeout=5)
         except subprocess.TimeoutExpired:
             p.kill()
+            p.wait()
 
 
 async def _advertise(ht: HostedTable, port: int) -> None:
@@ -300,12 +538,45 @@ async def resume_main(args, ui_factory=None) -> int:
     if identity.public not in genesis.doc["seats"]:
         raise UsageError("this identity holds no seat in that game")
     seat = genesis.doc["seats"].index(identity.public)
-    ui = None if args.level else (ui_factory(node_seat=seat) if ui_factory else None)
-    decide = bot_decider(genesis.doc["game"], args.level, args.seed) if args.level else ui.decide
-    addr_host = roster["addrs"][seat][0]
-    bind = addr_host if addr_host not in ("", "0.0.0.0") else "0.0.0.0"
-    node = await run_node(identity, genesis, roster, decide, timeout=float(genesis.doc.get("timeout", 60)), seed=args.seed, ui=ui, bind=bind)
-    return report(node, interactive=ui is not None)
+    if args.level:
+        check_level(game_or_exit(genesis.doc["game"]), args.level)
+    # the seats our own bots played (easel play): they were our child processes, so they come back with us
+    bots, notes = restart_bots(d, genesis, args.seed)
+    for line in notes:
+        print("easel: %s" % line, file=sys.stderr)
+    node = None
+    try:
+        ui = None if args.level else (ui_factory(node_seat=seat) if ui_factory else None)
+        decide = bot_decider(genesis.doc["game"], args.level, args.seed) if args.level else ui.decide
+        bind = resume_bind(roster["addrs"][seat][0])
+
+        async def watch(node):
+            await watch_bots(node, bots)
+
+        node = await run_node(identity, genesis, roster, decide, timeout=float(genesis.doc.get("timeout", 60)), seed=args.seed,
+                              ui=ui, bind=bind, watch=watch if bots else None, notes=notes)
+        return report(node, interactive=ui is not None)
+    finally:
+        finish_bots(node, bots)
+
+
+def resume_bind(addr_host: str) -> str:
+    """Where a resumed seat listens: the address the table knows for it, or every interface if this
+    machine no longer has that address (it moved to another network or got a new lease)."""
+    if addr_host in ("", "0.0.0.0"):
+        return "0.0.0.0"
+    try:
+        family = socket.AF_INET6 if ":" in addr_host else socket.AF_INET
+        s = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            s.bind((addr_host, 0))
+        finally:
+            s.close()
+    except OSError:
+        log.warning("this machine no longer has the address %s it had at this table: listening on every interface; "
+                    "the other seats reach it when it dials them", addr_host)
+        return "0.0.0.0"
+    return addr_host
 
 
 async def list_tables(wait: float) -> int:
@@ -333,11 +604,11 @@ def demo(args) -> int:
         env["EASEL_HOME"] = str(out / ("peer-%d" % k))
         if k == 0:
             cmd = base + ["host", "--game", args.game, "--players", str(args.players), "--port", str(port), "--auto", args.level,
-                          "--seed", args.seed, "--bind", "127.0.0.1", "--no-advertise", "--timeout", str(args.timeout)]
+                          "--seed", args.seed, "--unsafe-seed", "--bind", "127.0.0.1", "--no-advertise", "--timeout", str(args.timeout)]
             for key, value in args.options.items():
                 cmd += ["--option", "%s=%s" % (key, _option_text(value))]
         else:
-            cmd = base + ["bot", "--join", "127.0.0.1:%d" % port, "--level", args.level, "--seed", args.seed]
+            cmd = base + ["bot", "--join", "127.0.0.1:%d" % port, "--level", args.level, "--seed", args.seed, "--unsafe-seed"]
         procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL))
     outputs = []
     deadline = time.monotonic() + 600
@@ -402,11 +673,20 @@ def resolve_table(args) -> None:
         args.auto = check_level(game, args.auto)
 
 
-def ui_factory_for(title: str = "Easel"):
+UNSAFE_TITLE = "Easel - UNSAFE SEED: sealed moves are not secret"
+
+
+def ui_factory_for(title: str = "Easel", unsafe: bool = False):
+    """The game UI's factory; ``unsafe`` (an accepted ``--seed``) puts UNSAFE SEED in its title."""
+    if unsafe:
+        title = UNSAFE_TITLE
+
     def make(node_seat: int):
         from .shell import GameUI
 
         log_to_file(data_dir() / "easel.log")
+        if unsafe:
+            log.warning("UNSAFE SEED in use: %s", UNSAFE_SEED_ALERT)
         # the player's identity, as a short fingerprint, stays in the title bar; the game's title follows the table
         return GameUI(node_seat, title=title, key=identity_or_exit().fingerprint)
 
@@ -417,6 +697,7 @@ def dispatch(args) -> int:
     try:
         if args.cmd in ("play", "host", "demo"):
             resolve_table(args)       # say what is wrong with the table before anything else
+        unsafe = check_seed(args) if args.cmd in ("host", "bot", "resume") else False
         if args.cmd == "demo":
             return demo(args)
         if args.cmd in ("host", "play", "join") and not getattr(args, "auto", None) and not (args.cmd == "join" and not args.address):
@@ -424,7 +705,7 @@ def dispatch(args) -> int:
         if args.cmd == "resume" and not args.level:
             need_terminal()
         if args.cmd == "host":
-            return trio.run(host_main, args, None if args.auto else ui_factory_for())
+            return trio.run(host_main, args, None if args.auto else ui_factory_for(unsafe=unsafe))
         if args.cmd == "play":
             return trio.run(host_main, _play_args(args), ui_factory_for())
         if args.cmd == "bot":
@@ -438,7 +719,7 @@ def dispatch(args) -> int:
             host, port = parse_hostport(args.address)
             return trio.run(lambda: join_main(host, port, None, seed=None, name=os.environ.get("USER", "player"), ui_factory=ui_factory_for()))
         if args.cmd == "resume":
-            return trio.run(resume_main, args, ui_factory_for())
+            return trio.run(resume_main, args, ui_factory_for(unsafe=unsafe))
     except StoreError as exc:
         print("easel: %s" % exc, file=sys.stderr)
         return EXIT_INVALID
@@ -450,5 +731,5 @@ def _play_args(args):
 
     return argparse.Namespace(
         game=args.game, players=args.players, bots=args.players - 1, port=0, options=args.options, level=args.level,
-        auto=None, timeout=args.timeout, seed=None, bind="127.0.0.1", no_advertise=True, quiet=True,
+        auto=None, timeout=args.timeout, seed=None, unsafe_seed=False, bind="127.0.0.1", no_advertise=True, quiet=True,
     )

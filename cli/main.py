@@ -6,6 +6,7 @@
     easel bot --join HOST:PORT [--level L]
     easel resume DIR [--level L]        continue a game from its directory (after a crash)
     easel demo [--game G] [--players N] --seed S --out DIR [--json]
+                                        (a demo is deterministic: its sealed moves are NOT secret)
     easel games [--json]                the games, their editions, options and bot levels
     easel audit FILE... [--json]        exit 0 valid and finished, 1 invalid, 2 usage
     easel replay FILE [--as SEAT]
@@ -167,6 +168,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-v", "--verbose", action="store_true", help="log more")
     sub = ap.add_subparsers(dest="cmd")
 
+    def seed_flags(p) -> None:
+        p.add_argument("--seed", default=None, metavar="TEXT",
+                       help="UNSAFE, for tests only: derive every salt and random contribution from TEXT, so anyone "
+                            "who knows TEXT can compute every sealed bid; refused unless --unsafe-seed is given too")
+        p.add_argument("--unsafe-seed", action="store_true",
+                       help="accept --seed although it makes this seat's sealed moves computable (tests and demos)")
+
     def table_flags(p, timeout: float) -> None:
         p.add_argument("--game", default=None, help="the game (easel games lists them; default: the first listed)")
         p.add_argument("--players", type=int, default=None, help="seats at the table (default: the game's)")
@@ -184,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--bots", type=int, default=0)
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--auto", default=None, help=argparse.SUPPRESS)        # host seat played by a bot
-    p.add_argument("--seed", default=None, help=argparse.SUPPRESS)
+    seed_flags(p)
     p.add_argument("--bind", default=None, help=argparse.SUPPRESS)
     p.add_argument("--no-advertise", action="store_true", help=argparse.SUPPRESS)
 
@@ -195,17 +203,18 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("bot", help="a bot peer that joins a table")
     p.add_argument("--join", required=True, metavar="HOST:PORT")
     p.add_argument("--level", default=None, help="bot level (default: the table's game's default level)")
-    p.add_argument("--seed", default=None, help=argparse.SUPPRESS)
+    seed_flags(p)
     p.add_argument("--name", default="bot")
 
     p = sub.add_parser("resume", help="continue a game from its directory")
     p.add_argument("dir")
     p.add_argument("--level", default=None, help="play the seat with this bot (default: you, in the UI)")
-    p.add_argument("--seed", default=None, help=argparse.SUPPRESS)
+    seed_flags(p)
 
     p = sub.add_parser("demo", help="a headless game: every seat a bot in its own process")
     table_flags(p, 60.0)
-    p.add_argument("--seed", required=True)
+    p.add_argument("--seed", required=True,
+                   help="makes the demo repeatable; every salt and random draw comes from it, so nothing sealed is secret")
     p.add_argument("--out", required=True)
     p.add_argument("--json", action="store_true")
 

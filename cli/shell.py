@@ -402,7 +402,11 @@ class _BaseUI:
         return TEXT_WIDTH
 
     def _pane_title(self) -> list:
-        return [("class:title", _title_text(self.title, self._snap, self._screen(), self._ctx(), self.key))]
+        text = _title_text(self.title, self._snap, self._screen(), self._ctx(), self.key)
+        if self.key and len(text) > self._cols():
+            # a narrow terminal: the status matters more than the key (help shows it)
+            text = _title_text(self.title, self._snap, self._screen(), self._ctx(), None)
+        return [("class:title", text)]
 
     def _pane_board(self) -> list:
         return join(self._screen().board_lines(self._ctx()))

@@ -31,6 +31,105 @@ class StoreError(Exception):
     pass
 
 
+TEMP_SUFFIX = ".tmp"
+
+
+def temp_path(path: Path) -> Path:
+    """Where ``write_atomic(path)`` writes before the rename (``<name>.tmp``)."""
+    return path.with_name(path.name + TEMP_SUFFIX) if path.suffix else path.with_suffix(TEMP_SUFFIX)
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _write_fd(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        if not n:
+            raise OSError(errno.EIO, "short write")
+        view = view[n:]
+
+
+def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
+    """Replace ``path`` with ``data`` all at once: write ``<name>.tmp``, fsync, rename, fsync the directory.
+
+    On any failure (disk full, I/O error) the temp file is removed and the
+    OSError re-raised: ``path`` keeps its old content (or stays absent) and
+    nothing is left behind.
+    """
+    path = Path(path)
+    tmp = temp_path(path)
+    try:
+        fd = os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, mode)
+    except OSError:
+        _unlink_quietly(tmp)
+        raise
+    try:
+        try:
+            _write_fd(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
+    fsync_dir(path.parent)
+
+
+def remove_temp_files(directory: Path) -> list[Path]:
+    """Delete the ``*.tmp`` files an interrupted ``write_atomic`` (crash, disk full) left in ``directory``.
+
+    They never hold anything the game needs: a temp file is only renamed into
+    place once it is complete and durable.  Returns what was removed.
+    """
+    removed = []
+    try:
+        leftovers = sorted(Path(directory).glob("*" + TEMP_SUFFIX))
+    except OSError:
+        return removed
+    for p in leftovers:
+        try:
+            if p.is_file():
+                os.unlink(p)
+                removed.append(p)
+        except OSError:
+            pass
+    if removed:
+        log.info("removed stale temp files: %s", ", ".join(p.name for p in removed))
+    return removed
+
+
+def describe_os_error(path: Path, exc: OSError) -> str:
+    """One line for a failed write: 'disk full: could not write X' or 'could not write X: why'."""
+    if exc.errno == errno.ENOSPC:
+        return "disk full: could not write %s" % path
+    return "could not write %s: %s" % (path, exc.strerror or exc)
+
+
+def _create_record_file(path: Path, magic: bytes, mode: int) -> None:
+    """Create a record file holding only its magic, durably; on failure leave no file behind."""
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, mode)
+    except OSError as exc:
+        raise StoreError(describe_os_error(path, exc)) from None
+    try:
+        try:
+            _write_fd(fd, magic)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        _unlink_quietly(path)   # a half-made file would only be "repaired" at the next start
+        raise StoreError(describe_os_error(path, exc)) from None
+    fsync_dir(path.parent)
+
+
 class RecordFile:
     """An append-only file of records with fsync and torn-tail repair."""
 
@@ -42,14 +141,11 @@ class RecordFile:
         self.repaired = False
         self.unsynced: tuple[int, int] | None = None   # (offset, record count) of the first unsynced append
         if not path.exists():
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, mode)
-            try:
-                os.write(fd, magic)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            fsync_dir(path.parent)
-        data = path.read_bytes()
+            _create_record_file(path, magic, mode)
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise StoreError("cannot read %s: %s" % (path, exc.strerror or exc)) from None
         parsed = parse(data)
         if parsed.problem:
             raise StoreError("%s is corrupt: %s" % (path, parsed.problem))
@@ -61,15 +157,21 @@ class RecordFile:
         if parsed.torn or len(data) < len(magic):
             log.warning("%s: torn tail after %d records cut (crash mid-write)", path, len(self.records))
             self.repaired = True
-            with open(path, "r+b") as f:
-                if len(data) < len(magic):
-                    f.seek(0)
-                    f.write(magic)
-                    self.size = len(magic)
-                f.truncate(self.size)
-                f.flush()
-                os.fsync(f.fileno())
-        self._f = open(path, "r+b", buffering=0)  # unbuffered: a failed write leaves nothing behind
+            try:
+                with open(path, "r+b") as f:
+                    if len(data) < len(magic):
+                        f.seek(0)
+                        f.write(magic)
+                        self.size = len(magic)
+                    f.truncate(self.size)
+                    f.flush()
+                    os.fsync(f.fileno())
+            except OSError as exc:
+                self._fail(exc)
+        try:
+            self._f = open(path, "r+b", buffering=0)  # unbuffered: a failed write leaves nothing behind
+        except OSError as exc:
+            raise StoreError("cannot open %s: %s" % (path, exc.strerror or exc)) from None
 
     def _write_all(self, data: bytes, offset: int) -> None:
         self._f.seek(offset)
@@ -120,9 +222,7 @@ class RecordFile:
         self.unsynced = None
 
     def _fail(self, exc: OSError):
-        if exc.errno == errno.ENOSPC:
-            raise StoreError("disk full: could not write %s" % self.path) from None
-        raise StoreError("could not write %s: %s" % (self.path, exc.strerror)) from None
+        raise StoreError(describe_os_error(self.path, exc)) from None
 
     def _undo(self, start: int) -> None:
         try:
@@ -145,29 +245,16 @@ class RecordFile:
 
     def rewrite(self, items: list[bytes]) -> None:
         """Atomically replace the whole file (write a temp file, fsync, rename, fsync dir)."""
-        tmp = self.path.with_suffix(".tmp")
         data = self.magic + b"".join(encode_record(r) for r in items)
-        fd = os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600)
         try:
-            view = memoryview(data)
-            while view:
-                n = os.write(fd, view)
-                if not n:
-                    raise OSError(errno.EIO, "short write")
-                view = view[n:]
-            os.fsync(fd)
+            write_atomic(self.path, data, 0o600)
         except OSError as exc:
-            os.close(fd)
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
             self._fail(exc)
-        os.close(fd)
-        os.replace(tmp, self.path)
-        fsync_dir(self.path.parent)
         self._f.close()
-        self._f = open(self.path, "r+b", buffering=0)
+        try:
+            self._f = open(self.path, "r+b", buffering=0)
+        except OSError as exc:
+            raise StoreError("cannot open %s: %s" % (self.path, exc.strerror or exc)) from None
         self.records = list(items)
         self.offsets = []
         pos = len(self.magic)
@@ -187,7 +274,12 @@ class RecordFile:
 class GameStore:
     def __init__(self, directory: Path) -> None:
         self.dir = Path(directory)
-        self.dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError("cannot create the game directory %s: %s" % (self.dir, exc.strerror or exc)) from None
+        # what a crash or a full disk left half-written: never needed, always safe to drop
+        remove_temp_files(self.dir)
         opened: list[RecordFile] = []
         try:
             self.log = RecordFile(self.dir / "log", LOG_MAGIC)

@@ -290,9 +290,9 @@ def test_sigkill_a_bot_and_resume(tmp_path):
     homes = [tmp_path / ("h%d" % k) for k in range(3)]
     port = free_ports(1)[0]
     seed = "kill"
-    host = _spawn(["host", "--game", "painting", "--players", "3", "--port", str(port), "--auto", "random", "--seed", seed,
+    host = _spawn(["host", "--game", "painting", "--players", "3", "--port", str(port), "--auto", "random", "--seed", seed, "--unsafe-seed",
                    "--bind", "127.0.0.1", "--no-advertise", "--timeout", "60"], homes[0])
-    bots = [_spawn(["bot", "--join", "127.0.0.1:%d" % port, "--level", "random", "--seed", seed], homes[k]) for k in (1, 2)]
+    bots = [_spawn(["bot", "--join", "127.0.0.1:%d" % port, "--level", "random", "--seed", seed, "--unsafe-seed"], homes[k]) for k in (1, 2)]
     procs = [host] + bots
     try:
         victim = bots[0]
@@ -306,7 +306,7 @@ def test_sigkill_a_bot_and_resume(tmp_path):
         assert killed_at < 43, "the bot had already finished when it was killed"
         time.sleep(0.3)
         game_dir = _logs_under(homes[1])[0].parent
-        resumed = _spawn(["resume", str(game_dir), "--level", "random", "--seed", seed], homes[1])
+        resumed = _spawn(["resume", str(game_dir), "--level", "random", "--seed", seed, "--unsafe-seed"], homes[1])
         results = _finish([host, bots[1], resumed], timeout=45)
     finally:
         for p in procs:
