@@ -28,10 +28,15 @@ Shell commands (the screen adds its own, see its help page):
     submit  (or Enter on an empty line)    send what the screen composed
     help  (or ? on an empty line)          the help page in the middle pane
 Keys: q (on an empty line), Ctrl-Q or Ctrl-C quit (mid-game they ask once more);
-Esc closes the help; PgUp/PgDn scroll the middle pane; Up/Down recall earlier commands.
+Esc closes the help; Space (on an empty line) or Esc skips a reveal; PgUp/PgDn scroll the middle pane; Up/Down recall earlier commands.
 
 The status line shows an estimate of the time left on our decision (from the
-peer's step clock and time-out, when ``decide`` is given a peer that has them).
+peer's step clock and time-out, when ``decide`` is given a peer that has them;
+from the very start of a step, before the peer's clock has seen it).
+
+The reveal: when moves are applied, the screen's ``beats`` are played at the
+UI's pace (a trio timer repaints at each beat); Space on an empty line or Esc
+skips them.  Pace 0 (tests, pipes) plays nothing.
 
 Replay keys: Right/Left (l/h, also Space/Enter and Backspace) one entry;
 Down/Up (n/p) to the next/previous mark (by default an entry that applied
@@ -42,6 +47,8 @@ first/last entry; PgUp/PgDn scroll; ? help; q, Ctrl-Q, Ctrl-C quit.
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
@@ -72,6 +79,7 @@ from core.events import Event, Genesis, Timeout, parse_entry
 from core.table import RuleError, Table
 
 from .screens import (
+    Beat,
     CommandError,
     Context,
     GenericScreen,
@@ -104,6 +112,9 @@ __all__ = [
 ]
 
 LOG_KEEP = 300          # event-log lines kept in a snapshot
+MOVES_KEEP = 64         # raw moves kept in a snapshot (moves_tail), for the screens' reveal beats
+BEATS_KEEP = 40         # beats queued at most (older ones are dropped when a table races ahead)
+PACE = 0.8              # seconds a reveal beat shows, on a terminal (EASEL_PACE overrides; 0 = instant)
 LOG_TEXT_LINES = 20     # event-log lines in render_text()
 ALERTS_SHOWN = 5
 TEXT_WIDTH = 100        # width used to lay out the panes in render_text()
@@ -115,6 +126,7 @@ LONG_HELP = "help shown above (help, ? or Esc closes it; PgUp/PgDn scrolls it)"
 _SHELL_HELP = [
     ("help, ?", "show or hide this page (Esc hides it too)"),
     ("q, Ctrl-Q", "quit (q on an empty line); PgUp/PgDn scroll the middle pane; Up/Down recall commands"),
+    ("Space, Esc", "skip the reveal of what just happened (Space on an empty line)"),
 ]
 _SUBMIT_WORDS = ("submit", "send", "ok", "go")
 _HELP_WORDS = ("help", "h", "?")
@@ -136,6 +148,8 @@ STYLE = {
     "log.note": "fg:ansiyellow",
     "alert": "bold fg:ansired",
     "prompt": "bold",
+    "reveal": "reverse bold fg:ansimagenta",
+    "reveal.caption": "bold",
 }
 
 _PLACEHOLDER = GenericScreen()   # until the first table tells which game it is
@@ -201,8 +215,13 @@ def _round_of_phase(moves: Sequence) -> dict:
 
 
 def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), status: str = "",
-                waiting: Sequence[int] | None = None, screen: Screen | None = None) -> Snapshot:
+                waiting: Sequence[int] | None = None, screen: Screen | None = None,
+                before: Snapshot | None = None) -> Snapshot:
     """Copy what the UI needs out of ``table`` (call it in the thread that owns the table).
+
+    ``before``: the previous snapshot of the same table and seat, if any: the
+    new one's ``prev_view`` is then the view before the latest step that
+    applied moves (what a screen compares with to show what changed).
 
     ``waiting``: the seats the current step still waits for, if the caller
     knows better than ``table.missing()`` (a peer places a step's events in
@@ -230,6 +249,11 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
     items.sort(key=lambda it: (it[0], it[1]))
     log = tuple((style, text) for _, _, style, text in items[-LOG_KEEP:])
     info = getattr(table.game, "info", None)
+    first = max(0, len(table.moves) - MOVES_KEEP)
+    tail = tuple((first + i, s, action) for i, (_, _, s, action) in enumerate(table.moves[first:]))
+    prev_view = None
+    if before is not None and before.seat == seat:
+        prev_view = before.view if len(table.moves) > before.moves else before.prev_view
     return Snapshot(
         seat=seat,
         players=table.players,
@@ -252,6 +276,8 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
         game_title=getattr(info, "title", ""),
         game=table.game,
         state=table.state,
+        moves_tail=tail,
+        prev_view=prev_view,
     )
 
 
@@ -367,6 +393,9 @@ class _BaseUI:
         self._app: Application | None = None
         self._help_shown = False    # the middle pane shows the help page
         self._style = self._make_style()
+        self.pace = 0.0             # seconds a reveal beat shows (0: beats are not played)
+        self._reel: tuple = ()      # ((start, end, Beat, k, n), ...) on time.monotonic(): the beats to play
+        self._reel_wake = trio.Event()
 
     # -- the screen --------------------------------------------------------------
     def _screen(self) -> Screen:
@@ -409,7 +438,79 @@ class _BaseUI:
         return [("class:title", text)]
 
     def _pane_board(self) -> list:
+        now = self._beat_now()
+        if now is not None and now[2].board is not None:
+            return join(now[2].board)
         return join(self._screen().board_lines(self._ctx()))
+
+    # -- the reveal: beats played one after the other --------------------------------
+    def _beat_now(self) -> tuple | None:
+        """The (start, end, Beat, k, n) showing now, or None (any thread: it only reads ``_reel``)."""
+        reel = self._reel
+        if not reel:
+            return None
+        now = time.monotonic()
+        for item in reel:
+            if item[0] <= now < item[1]:
+                return item
+        return None
+
+    def _queue_beats(self, beats: Sequence[Beat]) -> None:
+        """Play ``beats`` after those still to show (trio thread)."""
+        beats = [b for b in beats if isinstance(b, Beat)]
+        if not beats or self.pace <= 0:
+            return
+        now = time.monotonic()
+        items = [(it[2], it[3], it[4]) for it in self._reel if it[1] > now]
+        items += [(b, k + 1, len(beats)) for k, b in enumerate(beats)]
+        items = items[-BEATS_KEEP:]
+        reel = []
+        t = now
+        for b, k, n in items:
+            end = t + self.pace * max(1, min(4, int(b.hold or 1)))
+            reel.append((t, end, b, k, n))
+            t = end
+        self._reel = tuple(reel)
+        self._reel_wake.set()
+
+    def skip_beats(self) -> bool:
+        """Stop the reveal (Space or Esc); True if one was playing (any thread)."""
+        playing = self._beat_now() is not None
+        self._reel = ()
+        self._invalidate()
+        return playing
+
+    @property
+    def revealing(self) -> bool:
+        return self._beat_now() is not None
+
+    async def _beat_clock(self) -> None:
+        """Repaint at each beat's start and end (trio)."""
+        while True:
+            self._reel_wake = trio.Event()
+            now = time.monotonic()
+            times = [t for it in self._reel for t in (it[0], it[1]) if t > now]
+            if times:
+                with trio.move_on_after(min(times) - now + 0.01):
+                    await self._reel_wake.wait()
+            else:
+                await self._reel_wake.wait()
+            if self._reel and self._reel[-1][1] <= time.monotonic():
+                self._reel = ()
+            self._invalidate()
+
+    def _beat_lines(self, width: int) -> list[Line]:
+        now = self._beat_now()
+        if now is None:
+            return []
+        _, _, beat, k, n = now
+        head = [("class:reveal", " REVEAL %d/%d " % (k, n) if n > 1 else " REVEAL "),
+                ("class:reveal.caption", " " + beat.caption),
+                ("class:label", "  (Space or Esc skips)")]
+        lines = wrap(head, width, "  ")
+        for line in beat.middle or []:
+            lines += wrap(list(line), width, "  ")
+        return lines + [[]]
 
     def _pane_seats(self) -> list:
         return join(_seats_lines(self._snap, self._screen(), self._ctx())) if self._snap else [("class:label", "(no table yet)")]
@@ -429,7 +530,7 @@ class _BaseUI:
             return self._help_lines(width)
         ctx = self._ctx()
         screen = self._screen()
-        lines: list[Line] = []
+        lines: list[Line] = self._beat_lines(width)
         if ctx.result:
             over = screen.game_over_lines(ctx, width)
             if over:
@@ -492,7 +593,8 @@ class _BaseUI:
 
     def _top_height(self) -> int:
         players = self._snap.players if self._snap else 2
-        return max(len(self._screen().board_lines(self._ctx())), players + 2, 3)
+        beats = [len(it[2].board) for it in self._reel if it[2].board is not None]
+        return max([len(self._screen().board_lines(self._ctx())), players + 2, 3] + beats)
 
     def _main_windows(self) -> list:
         def ftc(get: Callable[[], list]) -> FormattedTextControl:
@@ -565,6 +667,7 @@ class _BaseUI:
             return
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._exit_on_cancel)
+            nursery.start_soon(self._beat_clock)
             try:
                 await trio.to_thread.run_sync(self._thread_main)
             finally:
@@ -653,11 +756,15 @@ class GameUI(_BaseUI):
 
     ``screen``: the game's screen; by default chosen from the first table's
     game name (``screen_for``).  ``key``: our key's fingerprint, for the title.
+    ``pace``: seconds each beat of a reveal shows (see ``Screen.beats``); by
+    default ``default_pace``: PACE (or ``EASEL_PACE``) on a real terminal, 0
+    (no reveal: instant) when given an input or output or not on a TTY (tests).
     """
 
     def __init__(self, seat: int | None, *, title: str = "Easel", input=None, output=None,
-                 screen: Screen | None = None, key: str | None = None) -> None:
+                 screen: Screen | None = None, key: str | None = None, pace: float | None = None) -> None:
         super().__init__(seat, title, screen, key)
+        self.pace = default_pace(input, output) if pace is None else max(0.0, min(10.0, float(pace)))
         self._status = ""
         self._alerts: list[str] = []
         self._table: Table | None = None           # trio thread only
@@ -689,6 +796,13 @@ class GameUI(_BaseUI):
         def _(event) -> None:
             self._toggle_help(False)
 
+        revealing = Condition(lambda: self.revealing)
+
+        @kb.add("escape", filter=revealing & ~Condition(lambda: self._help_shown))
+        @kb.add(" ", filter=revealing & empty)
+        def _(event) -> None:
+            self.skip_beats()
+
         def ftc(get: Callable[[], list]) -> FormattedTextControl:
             return FormattedTextControl(get, focusable=False, show_cursor=False)
 
@@ -718,7 +832,15 @@ class GameUI(_BaseUI):
         self._alerts = list(alerts or [])
         self._status = status or ""
         self._table = table
-        self._snap = self._mine_done(snapshot_of(table, self.seat, self._alerts, self._status, waiting, self._screen()))
+        before = self._snap
+        self._snap = self._mine_done(snapshot_of(table, self.seat, self._alerts, self._status, waiting,
+                                                 self._screen(), before=before))
+        if self.pace > 0 and before is not None and self._snap.entries > before.entries:
+            try:
+                beats = self._screen().beats(self._ctx(), before)
+            except Exception:   # a reveal is a nicety: never let it break the table
+                beats = []
+            self._queue_beats(beats or [])
         self._report_timeouts(table)
         p = self._pending
         if p is not None and table.phase != p.phase and not p.event.is_set():
@@ -771,7 +893,7 @@ class GameUI(_BaseUI):
             phase=-1 if table is None else table.phase,
             token=trio.lowlevel.current_trio_token(),
         )
-        self._deadline = _deadline_of(peer, table)
+        self._deadline = _deadline_of(peer, table, estimate=True)
         self._pending = p
         prompt = self._screen().on_decision(self._ctx())
         if prompt is not None:
@@ -782,12 +904,27 @@ class GameUI(_BaseUI):
         self._timeout_words = ""
         self._invalidate()
         try:
-            await p.event.wait()
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._watch_deadline, p, peer, table)
+                await p.event.wait()
+                nursery.cancel_scope.cancel()
             return p.result
         finally:
             if self._pending is p:
                 self._pending = None
             self._invalidate()
+
+    async def _watch_deadline(self, p: _Pending, peer: Any, table: Any) -> None:
+        """While we decide, follow the peer's step clock (it starts at its first tick after the step
+        opened, so at the very start of a step only an estimate from its time-out is known)."""
+        while True:
+            await trio.sleep(0.5)
+            if self._pending is not p or p.submitted:
+                return
+            at = _deadline_of(peer, table)
+            if at is not None and (self._deadline is None or abs(at - self._deadline) >= 1.0):
+                self._deadline = at
+                self._invalidate()
 
     def _resolve(self, p: _Pending, action: Any) -> None:
         # trio thread
@@ -996,11 +1133,15 @@ class GameUI(_BaseUI):
         return "".join(parts)
 
 
-def _deadline_of(peer: Any, table: Any) -> float | None:
+def _deadline_of(peer: Any, table: Any, estimate: bool = False) -> float | None:
     """Estimate (as a time.monotonic() value) when the open step times out (``Peer.deadline``).
 
     The time-out is voted by the other peers on their own clocks, so this is
-    only an estimate; None when the peer does not say.
+    only an estimate; None when the peer does not say.  A peer's step clock
+    starts at its first tick after the step opened, so a decision asked at
+    once (round 1, or any step that opens on our own event) finds no deadline
+    yet: with ``estimate`` the peer's full time-out from now stands in (the
+    tick follows within a fraction of a second; ``decide`` then refines it).
     """
     deadline = getattr(peer, "deadline", None)
     if not callable(deadline):
@@ -1010,9 +1151,34 @@ def _deadline_of(peer: Any, table: Any) -> float | None:
         now = trio.current_time()
     except (RuntimeError, TypeError, ValueError):
         return None
+    if at is None and estimate:
+        timeout = getattr(peer, "timeout", None)
+        if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
+            return time.monotonic() + float(timeout)
+        return None
     if not isinstance(at, (int, float)) or isinstance(at, bool):
         return None
     return time.monotonic() + max(0.0, at - now)
+
+
+def default_pace(input: Any = None, output: Any = None) -> float:
+    """Seconds a reveal beat shows: 0 (instant) unless the UI runs on the real terminal (not given an
+    input or output, as tests are, and stdin and stdout are TTYs); there EASEL_PACE if set (0 turns
+    the reveal off, at most 10), else PACE."""
+    if input is not None or output is not None:
+        return 0.0
+    try:
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            return 0.0
+    except (AttributeError, ValueError):
+        return 0.0
+    env = os.environ.get("EASEL_PACE")
+    if env is None:
+        return PACE
+    try:
+        return max(0.0, min(10.0, float(env)))
+    except ValueError:
+        return PACE
 
 
 # --------------------------------------------------------------------------- the replay viewer
@@ -1156,7 +1322,7 @@ class ReplayUI(_BaseUI):
             except Exception as exc:  # RuleError, EntryError, anything: stop here
                 self._error = "entry %d is invalid, the replay stops before it: %s" % (i, exc)
                 break
-            self._snaps.append(snapshot_of(t, self.seat, screen=self._screen()))
+            self._snaps.append(snapshot_of(t, self.seat, screen=self._screen(), before=self._snaps[-1]))
             self._descs.append(desc)
         return min(n, len(self._snaps) - 1)
 

@@ -123,6 +123,20 @@ async def running(ui):
 # --------------------------------------------------------------------------- rendering
 
 
+def grid_rows(text: str) -> list[tuple[str, str]]:
+    """The grid as drawn in ``text``: 5 rows of (letters, marks), a mark per cell: " " plain, "[" changed
+    in the last round (a "k" inside: black then, white now), "(" part of a matching sheet, "<" a splash."""
+    lines = text.split("Grid (row col)\n", 1)[1].splitlines() if "Grid (row col)\n" in text else text.splitlines()
+    rows = []
+    for r in range(5):
+        line = next(l for l in lines if l.startswith(" %d " % r))
+        cells = re.findall(r"([ \[(<])([A-Zk])[ \])>]", line[3:18])
+        assert len(cells) == 5, line
+        rows.append(("".join(c for _, c in cells), "".join(m for m, _ in cells)))
+    return rows
+
+
+
 def test_render_text_shows_table_state():
     net = Net(2)
     ui = GameUI(0, input=None, output=DummyOutput())
@@ -142,8 +156,8 @@ def test_render_text_shows_table_state():
     ui.update(net.table, [], "")
     text = ui.render_text()
     v = net.table.view(0)
-    for r in range(5):
-        assert " %d  %s" % (r, "  ".join(c["colour"] for c in v["grid"][r])) in text
+    for r, (letters, _) in enumerate(grid_rows(text)):
+        assert letters.replace("k", "W") == "".join(c["colour"] for c in v["grid"][r])
     assert "round 3/6" in text and "Round 2 results" in text
     assert "r1  seat 0 (you) bids" in text and "r2  seat 1 bids" in text
     for s in range(2):
@@ -400,7 +414,7 @@ async def test_help_page_replaces_the_middle_pane_and_explains_the_rules():
 
 
 async def test_draft_lists_every_problem_at_once_and_the_move_waits():
-    net = Net(2)
+    net = Net(2, {"starting_garnets": 0})
     with trio.fail_after(LIMIT):
         with create_pipe_input() as inp:
             ui = GameUI(0, input=inp, output=DummyOutput())
@@ -576,7 +590,8 @@ def test_black_cells_legend_and_extra_column():
     text = ui.render_text()
     assert "Round 1 results: nothing sold" in text
     assert "black (all three primaries; white again now) at 2 2" in flat(ui)
-    assert " 2  W  R  W  P  B" in text                          # white again in round 2
+    assert grid_rows(text)[2] == ("WRkPB", " [[[[")            # white again in round 2, marked [k]
+    assert "[X] changed in r1" in text and "[k] black r1, now W" in text
     assert "Colours:  W  white  R  red" in text and "K  R+B+Y black" in text
     assert "> seat 0 (you)    40    0    0   used" in text
     assert "  seat 1          40    7    0 unused" in text
@@ -651,7 +666,7 @@ async def test_full_screen_at_100x30_keeps_every_part_on_screen(players):
                     lines = _screen(ui, 30, 100)
                     assert lines[0].startswith(" Easel") and "round 4/6" in lines[0]
                     assert lines[1].startswith("Grid (row col)") and "Seats" in lines[1]
-                    assert any(l.startswith(" 4  ") for l in lines[2:10])                  # the whole grid
+                    assert any(re.match(r" 4 [ \[(<]", l) for l in lines[2:10])            # the whole grid
                     for s in range(players):                                              # every seat
                         assert any(re.match(r"[> ] seat %d\b" % s, l[22:]) for l in lines[2:3 + players]), s
                     assert any("YOUR MOVE (round 4)" in l for l in lines)

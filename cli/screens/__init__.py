@@ -95,6 +95,22 @@ the shell says so with ``timeout_effect`` (what the rules did instead,
 e.g. "no bids, no splash"); chance steps are described with
 ``chance_words``.  At the game's end ``final_words(ctx)`` is said once.
 
+The reveal moment.  When the table moves on (moves applied: a sealed step
+opens, a night is paid out, ...; or chance: cubes drawn) the live shell asks
+``beats(ctx, before) -> [Beat]`` (``ctx`` the new table, ``before`` the
+previous ``Snapshot``; default: none) and plays
+them one after the other at the UI's *pace* (seconds a beat; 0 = instant, the
+default in tests and when the output is not a terminal): while a beat shows,
+its ``board`` lines (if any) replace ``board_lines`` and its caption and
+``middle`` lines head the middle pane; Space (on an empty line) or Esc skips
+the rest.  Beats only show what already happened; nothing waits for them.
+A snapshot carries what a screen needs for this: ``moves_tail`` (the last
+moves applied, as ``(number, seat, action)``; ``snap.moves`` counts them, so
+the moves applied since ``before`` are those numbered ``>= before.moves``)
+and ``prev_view`` (the view as it was before the latest step that applied
+moves, when the snapshot was taken after another one: ``snapshot_of(...,
+before=...)``; else None), so one snapshot alone can still show what changed.
+
 Replay.  ``describe(game, state, seat, action)`` words an action (default
 ``game.describe``), ``describe_table(ctx, config, players)`` the genesis
 line.  Down/Up (n/p) jump to the next/previous *mark*: ``is_mark(before,
@@ -116,6 +132,7 @@ __all__ = [
     "Send",
     "Sent",
     "Snapshot",
+    "Beat",
     "Context",
     "Screen",
     "GenericScreen",
@@ -187,6 +204,23 @@ class Snapshot:
     game_title: str = ""
     game: Any = None            # the engine object
     state: Any = None           # the (immutable) engine state
+    moves_tail: tuple = ()      # ((number, seat, action), ...): the last moves applied, oldest first
+    prev_view: Any = None       # the view before the latest step that applied moves (None: unknown)
+
+
+@dataclass(frozen=True)
+class Beat:
+    """One frame of a reveal: a caption, and lines for the board pane and the top of the middle pane.
+
+    ``board`` None keeps the screen's ``board_lines``; ``middle`` goes under the
+    caption, above the screen's usual middle pane; ``hold`` is how many beats
+    long it stays (the last beat of a reveal often holds 2).
+    """
+
+    caption: str
+    board: list | None = None
+    middle: list = field(default_factory=list)
+    hold: int = 1
 
 
 @dataclass(frozen=True)
@@ -471,6 +505,11 @@ class Screen:
         return []
 
     def rules_help(self, ctx: Context) -> list[tuple[str, list[tuple[str, str]]]]:
+        return []
+
+    # -- the reveal moment -------------------------------------------------------
+    def beats(self, ctx: Context, before: Snapshot) -> list[Beat]:
+        """The frames that show, step by step, what happened between ``before`` and ``ctx.snap`` ([] = none)."""
         return []
 
     # -- replay ------------------------------------------------------------------

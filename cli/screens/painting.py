@@ -14,6 +14,13 @@ Commands (typed on the command line, Enter runs them):
     submit  (or Enter on an empty line)    check the draft and send it; a move without a
                                            splash takes a second Enter
 
+The board: each grid cell a coloured block with its letter (for colour-blind
+players); the cells the last round changed in [brackets], a cell that got all
+three primaries as [k] once it is white again; each sheet in its own frame with
+its number, value and owner (or your bid); a sheet that just matched framed
+under "Just matched".  When a round closes, ``beats`` replays it step by step
+(see cli/screens/__init__.py, "The reveal moment").
+
 The draft is one round's sealed move: it is kept until the round on screen
 changes, and once sent it is shown as sealed until the next round.  The draft
 line lists everything the rules would refuse ("to fix: ...").
@@ -26,8 +33,11 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from core.engine import IllegalAction
+from core.games.painting import rules as _rules
+from core.games.painting import sheets as _sheets
 
 from . import (
+    Beat,
     CommandError,
     Context,
     Line,
@@ -38,6 +48,7 @@ from . import (
     ordinal,
     seat_name,
     who,
+    width_of,
     wrap,
 )
 
@@ -87,6 +98,11 @@ _RULES_HELP = [
     ("End", "after round %(rounds)d the most points wins 2 Tokens of Life; a tie on points is broken by the "
             "most tokens left, and if exactly two are still tied each gets 1 Token of Life. The fewest points "
             "make the elimination candidate(s). Everyone on the same points: a draw, a new match is played."),
+    ("Screen", "grid cells are coloured blocks with their letter; [X] a cell the last round changed, [k] one "
+               "that got all three primaries last round (white now); sheets are framed with their number, value "
+               "(v) and owner (or your bid). When a round's moves are opened the screen shows them step by step: "
+               "the bids side by side, who took what, each splash landing with its mixing, the matches - "
+               "(X) marks a matching sheet's cells. Space (on an empty line) or Esc skips it."),
     ("Public", "tokens, garnets, points, who owns which sheet, who took which sheet at what price, and the "
                "grid. Your bids and splash are hidden until the round's moves are opened."),
 ]
@@ -107,6 +123,15 @@ CELL_STYLE = {
     "O": "bg:#ff8700 fg:#000000 bold",
     "G": "bg:#00af00 fg:#000000 bold",
     "K": "bg:#000000 fg:#ffffff bold",
+}
+EXTRA_STYLES = {
+    "cell.wasblack": "bg:#ffffff fg:#000000 bold",
+    "changed": "underline",
+    "matchcell": "underline",
+    "matched": "bold fg:ansigreen",
+    "frame": "fg:ansibrightblack",
+    "win": "bold fg:ansigreen",
+    "tie": "bold fg:ansiyellow",
 }
 
 _PRIMARY_WORDS = {"R": "R", "RED": "R", "B": "B", "BLUE": "B", "Y": "Y", "YELLOW": "Y"}
@@ -165,16 +190,162 @@ class Draft:
         return sum(self.bids.values())
 
 
-def _grid_lines(view: dict | None) -> list[Line]:
-    lines: list[Line] = [[("class:header", "Grid"), ("class:label", " (row col)")]]
+# --------------------------------------------------------------------------- the grid
+
+
+def _letters(vgrid: Any) -> list[list[str]] | None:
+    """A view's grid (5 rows of cell dicts) -> 5 rows of colour letters; None if it is not one."""
+    try:
+        return [[str(cell["colour"]) for cell in row] for row in vgrid][:SIZE]
+    except (TypeError, KeyError):
+        return None
+
+
+def _cell_frag(colour: str, mark: str | None) -> tuple:
+    """One grid cell: a coloured block with its letter; a changed cell in brackets, a cell that was black
+    last round (white now) as [k], the cells of a matching sheet in (..)."""
+    style = "class:cell.%s" % colour.lower()
+    if mark == "new":
+        return (style + " class:changed", "[%s]" % colour)
+    if mark == "was-black":
+        return ("class:cell.wasblack class:changed", "[k]")
+    if mark == "match":
+        return (style + " class:matchcell", "(%s)" % colour)
+    if mark == "splash":
+        return (style + " class:changed", "<%s>" % colour)
+    return (style, " %s " % colour)
+
+
+def _grid_lines(letters: list[list[str]] | None, marks: Mapping | None = None,
+                head: Line | None = None, legend: Sequence[Line] = ()) -> list[Line]:
+    """The 5x5 grid, 18 columns wide: row and column numbers, then a coloured block per cell (its letter
+    kept for colour-blind players); ``marks`` (row, col) -> "new" / "was-black" / "match" / "splash"."""
+    marks = marks or {}
+    lines: list[Line] = [head or [("class:header", "Grid"), ("class:label", " (row col)")]]
     lines.append([("class:label", "   " + "".join(" %d " % c for c in range(SIZE)))])
     for r in range(SIZE):
         line: Line = [("class:label", " %d " % r)]
         for c in range(SIZE):
-            colour = view["grid"][r][c]["colour"] if view else "W"
-            line.append(("class:cell.%s" % colour.lower(), " %s " % colour))
+            colour = letters[r][c] if letters else "W"
+            line.append(_cell_frag(colour, marks.get((r, c))))
         lines.append(line)
-    return lines
+    return lines + list(legend)
+
+
+def _masks(letters: list[list[str]]) -> tuple:
+    return tuple(_rules.COLOUR_MASK.get(ch, 0) for row in letters for ch in row)
+
+
+def _primaries(letter: str) -> list[str]:
+    mask = _rules.COLOUR_MASK.get(letter, 0)
+    return [p for p, bit in _rules.PRIMARY_BIT.items() if mask & bit]
+
+
+def _unmask(grid: Sequence[int]) -> list[list[str]]:
+    text = _rules.colour_string(grid)
+    return [list(text[r * SIZE:(r + 1) * SIZE]) for r in range(SIZE)]
+
+
+def _round_moves(snap: Any, lr: Mapping) -> dict | None:
+    """seat -> the move it made in the round ``lr`` summarises: from the view when the rules give them
+    (``last_round["moves"]``), else the snapshot's last moves (a round applies one move per seat, all at
+    once, so they are the table's last ``players`` moves); None when neither says."""
+    given = lr.get("moves")
+    if isinstance(given, list) and given and all(isinstance(m, dict) for m in given):
+        return {s: m for s, m in enumerate(given)}
+    view = snap.view
+    n = view.get("players", 0)
+    tail = list(getattr(snap, "moves_tail", ()) or ())
+    if n <= 0 or len(tail) < n or getattr(snap, "moves", 0) < n * lr["round"]:
+        return None
+    last = tail[-n:]
+    seats = [t[1] for t in last]
+    if sorted(seats) != list(range(n)) or not all(isinstance(t[2], Mapping) for t in last):
+        return None
+    return {t[1]: t[2] for t in last}
+
+
+def _splashes(move: Mapping) -> list:
+    out = []
+    for key in ("splash", "extra"):
+        sp = move.get(key)
+        if isinstance(sp, (list, tuple)) and len(sp) == 3:
+            out.append([int(sp[0]), int(sp[1]), str(sp[2])])
+    return out
+
+
+def _plus(r: int, c: int) -> list[tuple[int, int]]:
+    return [(r + dr, c + dc) for dr, dc in ((0, 0), (-1, 0), (1, 0), (0, -1), (0, 1))
+            if 0 <= r + dr < SIZE and 0 <= c + dc < SIZE]
+
+
+@dataclass
+class RoundStory:
+    """What one round did, as far as the view (and the snapshot) tell it."""
+
+    round: int
+    before: list[list[str]] | None     # the grid as the round opened
+    after: list[list[str]]             # the grid after the splashes (black cells still black)
+    moves: dict | None                 # seat -> its opened move
+    changed: set                       # cells whose colour the round changed
+    black: set                         # cells that got all three primaries
+
+
+def round_story(snap: Any) -> RoundStory | None:
+    """The latest resolved round of the snapshot's view (None before the first)."""
+    view = snap.view if snap is not None else None
+    if not isinstance(view, dict) or not view.get("last_round"):
+        return None
+    lr = view["last_round"]
+    after = _letters(lr.get("grid"))
+    if after is None:
+        return None
+    before = _letters(lr.get("before")) if lr.get("before") is not None else None
+    prev = getattr(snap, "prev_view", None)
+    if before is None and isinstance(prev, dict) and prev.get("round") == lr["round"] and prev.get("phase") == "play":
+        before = _letters(prev.get("grid"))
+    moves = _round_moves(snap, lr)
+    black = {(r, c) for r in range(SIZE) for c in range(SIZE) if after[r][c] == "K"}
+    if before is not None:
+        changed = {(r, c) for r in range(SIZE) for c in range(SIZE) if before[r][c] != after[r][c]}
+        if moves is not None:     # the edition where black turns white at once: find it from the splashes
+            spl = [sp for s in sorted(moves) for sp in _splashes(moves[s])]
+            try:
+                full = _rules.mix(_masks(before), spl, "round")
+                black |= {(i // SIZE, i % SIZE) for i, m in enumerate(full) if m == _rules.ALL_PRIMARIES}
+            except Exception:
+                pass
+    elif moves is not None:       # no grid from before the round: the splashed cells stand in
+        changed = {rc for s in moves for sp in _splashes(moves[s]) for rc in _plus(sp[0], sp[1])}
+    else:
+        changed = set()
+    return RoundStory(lr["round"], before, after, moves, changed, black)
+
+
+def _board_marks(view: dict, story: RoundStory | None) -> tuple[dict, list[Line]]:
+    """Marks and legend for the settled grid: the cells the last round changed, the black ones."""
+    if story is None:
+        return {}, []
+    now = _letters(view.get("grid")) or story.after
+    marks: dict = {}
+    for rc in story.changed:
+        marks[rc] = "new"
+    cleared = {rc for rc in story.black if now[rc[0]][rc[1]] != "K"}
+    for rc in cleared:
+        marks[rc] = "was-black"
+    legend: list[Line] = []
+    if story.changed - cleared:
+        legend.append([("class:cell.w class:changed", "[X]"), ("class:label", " changed in r%d" % story.round)])
+    if cleared and (view.get("rules") or {}).get("black") == "immediate":
+        legend.append([("class:cell.wasblack class:changed", "[k]"), ("class:label", " R+B+Y->W in r%d" % story.round)])
+    elif cleared:
+        legend.append([("class:cell.wasblack class:changed", "[k]"), ("class:label", " black r%d, now W" % story.round)])
+    elif story.black:
+        legend.append([("class:cell.k", " K "), ("class:label", " black (3 primaries)")])
+    return marks, legend
+
+
+# --------------------------------------------------------------------------- sheets, framed
 
 
 def _sheet_drawing(cells: Sequence[Sequence]) -> list[Line]:
@@ -193,6 +364,25 @@ def _sheet_drawing(cells: Sequence[Sequence]) -> list[Line]:
     return out
 
 
+def framed(title: Line, body: Sequence[Line], foot: Line = (), style: str = "class:frame") -> list[Line]:
+    """A box around ``body``: ``title`` in the top border, ``foot`` in the bottom one."""
+    title, foot = list(title), list(foot)
+    inner = max([width_of(l) + 2 for l in body] + [width_of(title) + 1, width_of(foot) + 1, 6])
+    out: list[Line] = [[(style, "┌")] + title + [(style, "─" * (inner - width_of(title)) + "┐")]]
+    for line in body:
+        out.append([(style, "│"), ("", " ")] + list(line) + [("", " " * (inner - 1 - width_of(line))), (style, "│")])
+    out.append([(style, "└")] + foot + [(style, "─" * (inner - width_of(foot)) + "┘")])
+    return out
+
+
+def sheet_card(sheet: Mapping, value: int | None = None, foot: Line = (), style: str = "class:frame",
+               title: Line | None = None) -> list[Line]:
+    """One sheet in its own frame: number and value on top, ``foot`` (owner, bid, ...) below."""
+    head = title if title is not None else [("bold", "#%d" % sheet["id"]),
+                                            ("", " v%d" % (sheet["value"] if value is None else value))]
+    return framed(head, _sheet_drawing(sheet["cells"]), foot, style)
+
+
 def _offer_lines(view: dict | None, bids: dict, width: int) -> list[Line]:
     if not view:
         return [[("class:header", "Sheets on offer")], [("class:label", "  (none yet)")]]
@@ -202,12 +392,14 @@ def _offer_lines(view: dict | None, bids: dict, width: int) -> list[Line]:
         return [head, [("class:label", "  (none this moment)")]]
     cards = []
     for sh in view["offer"]:
-        head_line: Line = [("bold", "#%d" % sh["id"]), ("", " v%d" % sh["value"])]
         amt = bids.get(sh["id"])
-        if amt:
-            head_line.append(("class:bid", " bid %d" % amt))
-        cards.append([head_line] + _sheet_drawing(sh["cells"]))
-    return [head] + layout_cards(cards, width)
+        foot: Line = [("class:bid", "bid %d" % amt)] if amt else []
+        cards.append(sheet_card(sh, foot=foot, style="class:bid" if amt else "class:frame"))
+    return [head] + layout_cards(cards, width, gap=1)
+
+
+def _owner(s: int, me: int | None) -> Line:
+    return [("class:you" if s == me else "class:label", "you" if s == me else "seat %d" % s)]
 
 
 def _owned_lines(view: dict | None, me: int | None, width: int) -> list[Line]:
@@ -222,28 +414,246 @@ def _owned_lines(view: dict | None, me: int | None, width: int) -> list[Line]:
     cards = []
     for s in order:
         for h in view["owned"][s]:
-            card: list[Line] = [
-                [("bold", "#%d" % h["id"]), ("", " v%d" % h["value"])],
-                [("class:you" if s == me else "class:label", "you" if s == me else "seat %d" % s)],
-            ]
-            card += _sheet_drawing(h["cells"])
-            cards.append(card)
+            cards.append(sheet_card(h, foot=_owner(s, me), style="class:you" if s == me else "class:frame"))
     if not cards:
         return [head, [("class:label", "  (none)")]]
     bought = ["#%d %s for %d in round %d" % (h["id"], "you" if s == me else "seat %d" % s, h["price"], h["bought"])
               for s in order for h in view["owned"][s] if "price" in h and "bought" in h]
-    lines = [head] + layout_cards(cards, width)
+    lines = [head] + layout_cards(cards, width, gap=1)
     if bought:
         lines += wrap([("class:label", "Bought: "), ("", ", ".join(bought))], width)
     return lines
 
 
-def _scored_lines(view: dict | None, me: int | None) -> list[Line]:
+def _matched_cards(view: dict, me: int | None, rnd: int | None) -> list[list[Line]]:
+    """The sheets that matched in round ``rnd``, framed and highlighted."""
+    cards = []
+    for e in view.get("scored") or []:
+        if rnd is not None and e.get("round") == rnd and e.get("cells"):
+            title: Line = [("class:matched", "#%d +%d" % (e["id"], e["points"]))]
+            foot = [("class:matched", "MATCH ")] + _owner(e["seat"], me)
+            cards.append(sheet_card(e, foot=foot, style="class:matched", title=title))
+    return cards
+
+
+def _scored_lines(view: dict | None, me: int | None, width: int = 100) -> list[Line]:
     if not view or not view["scored"]:
         return [[("class:header", "Scored"), ("", ": none yet")]]
     parts = ["#%d %s +%d (round %d)" % (e["id"], "you" if e["seat"] == me else "seat %d" % e["seat"], e["points"], e["round"])
              for e in view["scored"]]
-    return [[("class:header", "Scored"), ("", ": " + ", ".join(parts))]]
+    lines = wrap([("class:header", "Scored"), ("", ": " + ", ".join(parts))], width)
+    lr = view.get("last_round")
+    cards = _matched_cards(view, me, lr["round"] if lr else None)
+    if cards:
+        lines.append([("class:matched", "Just matched"), ("class:label", " in round %d (scored and discarded)" % lr["round"])])
+        lines += layout_cards(cards, width, gap=1)
+    return lines
+
+
+# --------------------------------------------------------------------------- the reveal
+
+
+BEAT_WIDTH = 96     # the reveal's tables are laid out for a 100-column terminal (the shell wraps them if narrower)
+_NAMES = {"R": "red", "B": "blue", "Y": "yellow", "P": "purple", "O": "orange", "G": "green", "W": "white", "K": "black"}
+
+
+def _who(s: int, me: int | None) -> str:
+    return "you" if s == me else "seat %d" % s
+
+
+def _bids_table(offer: Sequence[Mapping], moves: dict, players: int, me: int | None, auction: Sequence[Mapping] | None,
+                width: int) -> list[Line]:
+    """Bids per sheet side by side: a column per sheet, a row per seat (the winning bid highlighted),
+    and, once ``auction`` is given, a row saying who took it."""
+    out_by = {a["sheet"]: a for a in auction or []}
+    name_w = 9
+    col_w = 8
+    per_row = max(1, (width - name_w) // col_w)
+    lines: list[Line] = []
+    for k in range(0, len(offer), per_row):
+        chunk = offer[k:k + per_row]
+        head: Line = [("class:label", "%-*s" % (name_w, "sheet"))]
+        for sh in chunk:
+            head.append(("bold", ("#%d v%d" % (sh["id"], sh["value"])).rjust(col_w)))
+        lines.append(head)
+        for s in range(players):
+            row: Line = [("class:you" if s == me else "", "%-*s" % (name_w, _who(s, me)))]
+            for sh in chunk:
+                bid = (moves.get(s) or {}).get("bids", {}).get(str(sh["id"]), 0) if moves else 0
+                a = out_by.get(sh["id"])
+                style = ""
+                if a is not None and bid:
+                    if a["outcome"] == "sold" and a["winner"] == s:
+                        style = "class:win"
+                    elif a["outcome"] == "tie" and s in (a.get("tied") or []):
+                        style = "class:tie"
+                    else:
+                        style = "class:label"
+                row.append((style, ("%d" % bid if bid else "-").rjust(col_w)))
+            lines.append(row)
+        if auction is not None:
+            row = [("class:label", "%-*s" % (name_w, "goes to"))]
+            for sh in chunk:
+                a = out_by.get(sh["id"])
+                if a is None:
+                    row.append(("", "?".rjust(col_w)))
+                elif a["outcome"] == "sold":
+                    row.append(("class:win", _who(a["winner"], me).replace("seat ", "s").rjust(col_w)))
+                elif a["outcome"] == "tie":
+                    row.append(("class:tie", "tie".rjust(col_w)))
+                else:
+                    row.append(("class:label", "-".rjust(col_w)))
+            lines.append(row)
+        if k + per_row < len(offer):
+            lines.append([])
+    return lines
+
+
+def _auction_words(lr: Mapping, me: int | None) -> list[str]:
+    out = []
+    for a in lr["auction"]:
+        if a["outcome"] == "sold":
+            out.append("%s take%s #%d for %d (value %d)" % (_who(a["winner"], me), "" if a["winner"] == me else "s",
+                                                            a["sheet"], a["price"], a["value"]))
+        elif a["outcome"] == "tie":
+            out.append("#%d: %s tied - discarded, nobody pays" % (a["sheet"], who(a.get("tied") or [], me)))
+    unsold = [a["sheet"] for a in lr["auction"] if a["outcome"] not in ("sold", "tie")]
+    if unsold:
+        out.append("no bids on %s" % ", ".join("#%d" % i for i in unsold))
+    return out or ["no sheet changed hands"]
+
+
+def _mix_words(before: list[list[str]], after: list[list[str]], added: dict) -> list[str]:
+    """ "2 2: R + Y = O orange" for each cell a splash changed."""
+    out = []
+    for (r, c) in sorted(added):
+        b, a = before[r][c], after[r][c]
+        if a == b:
+            continue
+        add = "+".join(sorted(added[(r, c)] - set(_primaries(b))))
+        if not add:
+            continue
+        text = "%d %d: %s" % (r, c, "%s on white" % add if b == "W" else "%s + %s" % (b, add))
+        if a == "K":
+            text += " = K black (all three)"
+        elif a == "W":
+            text += " = W (all three: white)"
+        elif a != add:
+            text += " = %s %s" % (a, _NAMES.get(a, a))
+        out.append(text)
+    return out
+
+
+def reveal_beats(snap: Any, before: Any, me: int | None) -> list[Beat]:
+    """The round that just closed, step by step: bids, who took what, each seat's splash landing with its
+    mixing, then the matches.  [] when the transition closed no round."""
+    view = snap.view if snap is not None else None
+    bview = before.view if before is not None else None
+    if not isinstance(view, dict) or not view.get("last_round"):
+        return []
+    lr = view["last_round"]
+    blr = bview.get("last_round") if isinstance(bview, dict) else None
+    if blr and blr.get("round", 0) >= lr["round"]:
+        return []
+    story = round_story(snap)
+    if story is None:
+        return []
+    r = lr["round"]
+    n = view["players"]
+    offer = list(bview["offer"]) if isinstance(bview, dict) and bview.get("round") == r and bview.get("offer") else []
+    if not offer:      # the sold sheets at least (their values are known)
+        offer = [{"id": a["sheet"], "value": a.get("value", 0), "cells": []} for a in lr["auction"]]
+    moves = story.moves
+    before_grid = story.before or story.after
+    beats: list[Beat] = []
+
+    def board(letters, marks=None, note="") -> list[Line]:
+        head: Line = [("class:reveal", " r%d " % r), ("class:label", " %s" % note[:15])]
+        return _grid_lines(letters, marks, head)
+
+    # 1. the bids, side by side
+    if moves is not None:
+        extras = []
+        for s in range(n):
+            m = moves.get(s) or {}
+            if m.get("convert"):
+                extras.append("%s convert%s %d garnet%s" % (_who(s, me), "" if s == me else "s", m["convert"],
+                                                          "" if m["convert"] == 1 else "s"))
+        mid = _bids_table(offer, moves, n, me, None, BEAT_WIDTH)
+        if extras:
+            mid.append([("class:label", "; ".join(extras))])
+        beats.append(Beat("Round %d: the sealed moves are opened - the bids, sheet by sheet" % r,
+                          board(before_grid, None, "bids open"), mid))
+    # 2. who took what
+    mid = (_bids_table(offer, moves, n, me, lr["auction"], BEAT_WIDTH) if moves is not None else [])
+    mid += [[("", "  " + w)] for w in _auction_words(lr, me)]
+    beats.append(Beat("Round %d: who took what, and what they paid" % r, board(before_grid, None, "auction"), mid))
+    # 3. each seat's splash landing
+    if moves is not None and story.before is not None:
+        grid = _masks(story.before)
+        black = (view.get("rules") or {}).get("black", "round")
+        landed: list = []
+        any_splash = False
+        for s in range(n):
+            spl = _splashes(moves.get(s) or {})
+            if not spl:
+                continue
+            any_splash = True
+            prev = _unmask(_rules.mix(grid, landed, black))
+            landed += spl
+            now = _unmask(_rules.mix(grid, landed, black))
+            added: dict = {}
+            for row, col, colour in spl:
+                for rc in _plus(row, col):
+                    added.setdefault(rc, set()).add(colour)
+            marks = {rc: "new" for rc in added if prev[rc[0]][rc[1]] != now[rc[0]][rc[1]]}
+            for row, col, _ in spl:
+                marks[(row, col)] = "splash" if (row, col) not in marks else marks[(row, col)]
+            what = " and ".join("%s at %d %d" % (_NAMES[c], row, col) for row, col, c in spl)
+            words = _mix_words(prev, now, added) or ["nothing changes: those colours were already there"]
+            cap = "%s splash%s %s%s" % (_who(s, me), "" if s == me else "es", what,
+                                       " (the second is the extra)" if len(spl) > 1 else "")
+            beats.append(Beat(cap, board(now, marks, "splashes"), [[("", "  " + w)] for w in words]))
+        if not any_splash:
+            beats.append(Beat("Round %d: nobody splashed" % r, board(story.before, None, "no splash"), []))
+    elif moves is not None:
+        spl = ["%s: %s" % (_who(s, me), ", ".join("%s %d %d" % (c, row, col) for row, col, c in _splashes(moves[s])) or "none")
+               for s in range(n)]
+        beats.append(Beat("Round %d: the splashes land together" % r,
+                          board(story.after, {rc: "new" for rc in story.changed}, "splashes"),
+                          [[("", "  " + "; ".join(spl))]]))
+    # 4. matches
+    marks: dict = {rc: "new" for rc in story.changed}
+    colours = "".join("".join(row) for row in story.after)
+    for e in view.get("scored") or []:
+        if e.get("round") == r and e.get("cells"):
+            try:
+                offsets = _sheets.match_offsets(colours, e["cells"])
+            except Exception:
+                offsets = []
+            if offsets:
+                dr, dc = offsets[0]
+                for cr, cc, col in e["cells"]:
+                    if col != "W":
+                        marks[(cr + dr, cc + dc)] = "match"
+    scored = lr.get("scored") or []
+    if scored:
+        cap = "Matches: " + ", ".join("%s #%d +%d" % (_who(e["seat"], me), e["sheet"], e["points"]) for e in scored)
+    else:
+        cap = "Round %d: no owned sheet matches the grid" % r
+    mid = []
+    cards = _matched_cards(view, me, r)
+    if cards:
+        mid += layout_cards(cards, BEAT_WIDTH, gap=1)
+    if story.black:
+        cells = ", ".join("%d %d" % rc for rc in sorted(story.black))
+        if (view.get("rules") or {}).get("black") == "immediate":
+            mid.append([("class:cell.w", " W "), ("", " all three primaries at %s: white at once (this edition)" % cells)])
+        else:
+            mid.append([("class:cell.k", " K "), ("", " black at %s: all three primaries - it matches nothing%s" % (
+                cells, "" if view.get("phase") == "over" else " and is white from the next round"))])
+    beats.append(Beat(cap, board(story.after, marks, "matches"), mid, hold=2))
+    return beats
 
 
 def _legend_line(view: dict) -> Line:
@@ -392,7 +802,7 @@ class PaintingScreen(Screen):
     """The grid, the seats' tokens and garnets, the sheets, and one sealed move a round."""
 
     board_width = 20
-    styles = {"bid": "bold fg:ansimagenta", **{"cell.%s" % k.lower(): v for k, v in CELL_STYLE.items()}}
+    styles = {"bid": "bold fg:ansimagenta", **{"cell.%s" % k.lower(): v for k, v in CELL_STYLE.items()}, **EXTRA_STYLES}
     commands = {"bid": "bid", "b": "bid", "splash": "splash", "s": "splash", "extra": "extra", "x": "extra",
                 "e": "extra", "convert": "convert", "c": "convert", "clear": "clear", "reset": "clear"}
     timeout_effect = "no bids, no splash"
@@ -556,7 +966,13 @@ class PaintingScreen(Screen):
         return parts + ["%s edition" % v["edition"]]
 
     def board_lines(self, ctx: Context) -> list[Line]:
-        return _grid_lines(ctx.snap.view if ctx.snap else None)
+        """The grid as coloured blocks with letters; the cells the last round changed in [brackets], its
+        black cells (white again now) as [k], with a legend line for each mark shown."""
+        view = ctx.snap.view if ctx.snap else None
+        if not isinstance(view, dict):
+            return _grid_lines(None)
+        marks, legend = _board_marks(view, round_story(ctx.snap))
+        return _grid_lines(_letters(view["grid"]), marks, legend=legend)
 
     def seat_columns(self, ctx: Context) -> list[tuple[str, int]]:
         return [("tok", 4), ("garn", 4), ("pts", 4), ("extra", 6), ("own", 4)]
@@ -587,10 +1003,14 @@ class PaintingScreen(Screen):
             lines.append([])
         lines += _owned_lines(view, me, width)
         lines.append([])
-        for line in _scored_lines(view, me):
-            lines += wrap(line, width)
+        lines += _scored_lines(view, me, width)
         lines.append([])
         return lines
+
+    # -- the reveal moment -------------------------------------------------------
+    def beats(self, ctx: Context, before: Any) -> list[Beat]:
+        """A round closed: its bids side by side, who took what, each splash landing, the matches."""
+        return reveal_beats(ctx.snap, before, ctx.seat)
 
     def game_over_lines(self, ctx: Context, width: int) -> list[Line]:
         lines: list[Line] = []

@@ -47,6 +47,7 @@ from typing import Any, Mapping, Sequence
 from core.games.starving_artists.cards import CARDS, parse_rows
 
 from . import (
+    Beat,
     CommandError,
     Context,
     Line,
@@ -1319,6 +1320,12 @@ class StarvingArtistsScreen(Screen):
                                                   ", no comic books" if cfg.get("remove_comics") else ""))
         return "Starving Artists for %d seat%s; %s" % (players, "" if players == 1 else "s", "; ".join(parts))
 
+    # -- the reveal moment -------------------------------------------------------
+    def beats(self, ctx: Context, before: Snapshot) -> list[Beat]:
+        """At night and as a day starts: each announcement, sale, collection and draw as a beat."""
+        return night_beats(before.view if before is not None else None, ctx.snap.view if ctx.snap else None,
+                           ctx.seat)
+
     def is_mark(self, before: Snapshot, after: Snapshot) -> bool:
         a, b = before.view, after.view
         if not isinstance(b, dict):
@@ -1326,6 +1333,65 @@ class StarvingArtistsScreen(Screen):
         if not isinstance(a, dict):
             return True
         return (a.get("day"), a.get("phase")) != (b.get("day"), b.get("phase"))
+
+
+def new_events(before: Any, after: Any) -> list[tuple[int, str]]:
+    """The (day, text) events ``after``'s view has that ``before``'s had not (the rules keep a
+    sliding window of this day's and the previous day's events: old ones drop off the front)."""
+    if not isinstance(after, dict):
+        return []
+    new = list(zip(after.get("event_days") or [], after.get("events") or []))
+    if not isinstance(before, dict):
+        return []
+    old = list(zip(before.get("event_days") or [], before.get("events") or []))
+    for j in range(len(old) + 1):
+        tail = old[j:]
+        if new[:len(tail)] == tail:
+            return new[len(tail):]
+    return new
+
+
+def _event_style(text: str) -> str:
+    if " sells " in text or " collects " in text or "Last Supper" in text:
+        return "class:done"
+    if "starves" in text or "game over" in text:
+        return "class:error"
+    return ""
+
+
+def night_beats(before: Any, after: Any, me: int | None) -> list[Beat]:
+    """The night and the start of a day, one happening at a time: announcements, each sale (food, cubes
+    back, stars), each collection action, starving, the marker passing and the Paint Market's draw."""
+    v, bv = after, before
+    if not isinstance(v, dict) or not isinstance(bv, dict):
+        return []
+    if not ("night" in (v.get("phase"), bv.get("phase")) or v.get("day") != bv.get("day") or v.get("phase") == "over"):
+        return []
+    events = new_events(bv, v)
+    if not events:
+        return []
+    texts = []
+    for _, text in events:
+        text = compact_event(text)
+        if me is not None:
+            text = re.sub(r"\bseat %d\b" % me, "seat %d (you)" % me, text)
+        texts.append(text)
+    if v.get("phase") == "night" or bv.get("phase") == "night" and v.get("day") == bv.get("day"):
+        head = "Night %d" % bv.get("day", v.get("day", 0))
+    elif v.get("phase") == "over":
+        head = "The end"
+    else:
+        head = "Day %d begins" % v.get("day", 0)
+    beats = []
+    for k, text in enumerate(texts):
+        middle: list[Line] = [[("class:header", head), ("class:label", " (one thing at a time)")]]
+        for i, t in enumerate(texts[:k + 1]):
+            if i < k:
+                middle.append([("class:label", "    " + t)])
+            else:
+                middle.append([("bold", "  > "), (_event_style(t) or "bold", t)])
+        beats.append(Beat(text, None, middle, hold=2 if k == len(texts) - 1 and len(texts) > 1 else 1))
+    return beats
 
 
 def mine_of(v: dict, me: int) -> list[dict]:
