@@ -14,11 +14,13 @@ import core.games as registry
 from core.engine import ConfigError
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+EXIT_PIPE = 141   # like a process killed by SIGPIPE: the reader of our output closed the pipe early
 
 __all__ = [
     "EXIT_OK",
     "EXIT_INVALID",
     "EXIT_USAGE",
+    "EXIT_PIPE",
     "UsageError",
     "jsonable",
     "parse_hostport",

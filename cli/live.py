@@ -401,6 +401,18 @@ def finish_bots(node: GameNode | None, bots: list[LocalBot]) -> None:
 # ----------------------------------------------------------------------------- host
 
 
+def check_host_args(args) -> None:
+    """host/play: the numbers on the command line, checked before anything starts (and before the terminal check)."""
+    if not 1 <= args.timeout <= 86400:
+        raise UsageError("--timeout must be 1..86400 seconds, not %g" % args.timeout)
+    bots = getattr(args, "bots", 0)
+    if not 0 <= bots < args.players:
+        raise UsageError("--bots must be between 0 and %d (players-1), not %d" % (args.players - 1, bots))
+    port = getattr(args, "port", 0)
+    if not 0 <= port <= 65535:
+        raise UsageError("--port must be 0 (any free port) to 65535, not %d" % port)
+
+
 async def host_main(args, ui_factory=None) -> int:
     """Open a table; ``args`` went through ``resolve_table`` (game, players, options and level are set)."""
     identity = identity_or_exit()
@@ -408,16 +420,13 @@ async def host_main(args, ui_factory=None) -> int:
     game_name = args.game
     options = args.options
     play_port = free_port(bind if bind != "0.0.0.0" else "")
-    if not 1 <= args.timeout <= 86400:
-        raise UsageError("--timeout must be 1..86400 seconds")
+    check_host_args(args)
     args.timeout = int(args.timeout)  # whole seconds: it is signed into the genesis
     try:
         ht = HostedTable(identity, game_name, args.players, options, play_port, "" if bind == "0.0.0.0" else bind,
                          timeout=args.timeout, games=registry)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
-    if not 0 <= args.bots < args.players:
-        raise UsageError("--bots must be between 0 and players-1")
     bots: list[LocalBot] = []
     failure = None
     async with trio.open_nursery() as n:
@@ -501,22 +510,129 @@ async def _advertise(ht: HostedTable, port: int) -> None:
 
 
 # ----------------------------------------------------------------------------- join / bot
-async def join_main(host: str, port: int, decide_factory, *, seed: str | None, name: str, ui_factory=None, expect_fp: str | None = None) -> int:
+CONNECT_PATIENCE = 15.0   # seconds join keeps trying to reach a lobby before it gives up
+RETRY_PAUSE = 0.2         # seconds between two attempts
+
+
+class Connecting:
+    """ "connecting to HOST:PORT..." on standard error, from the first second until the table is sealed.
+
+    On a terminal the line is redrawn in place with the attempts and the
+    seconds so far; elsewhere (a log file, a pipe) one line per change of
+    state.  Either way it names the cancel key.
+    """
+
+    def __init__(self, where: str, stream=None, live: bool | None = None) -> None:
+        self.where = where
+        self.stream = stream if stream is not None else sys.stderr
+        try:
+            self.live = self.stream.isatty() if live is None else live
+        except (AttributeError, ValueError):
+            self.live = False
+        self.attempts = 0
+        self.seated: tuple | None = None
+        self.t0 = time.monotonic()
+        self._said = ""
+        self._drawn = False
+
+    def text(self) -> str:
+        took = time.monotonic() - self.t0
+        if self.seated is None:
+            return "connecting to %s... attempt %d, %.0f s (Ctrl-C cancels)" % (self.where, max(1, self.attempts), took)
+        seat, players, game = self.seated
+        return "connected to %s: seat %s of %s at a %s table; waiting for the other seats... %.0f s (Ctrl-C cancels)" % (
+            self.where, seat, players, game, took)
+
+    def show(self) -> None:
+        text = self.text()
+        try:
+            if self.live:
+                self.stream.write("\r\x1b[Keasel: " + text)
+                self._drawn = True
+            else:
+                state = text.split("...", 1)[0]
+                if state == self._said:
+                    return
+                self._said = state
+                self.stream.write("easel: " + text + "\n")
+            self.stream.flush()
+        except (OSError, ValueError):
+            pass
+
+    def on_seated(self, seat, players, game) -> None:
+        self.seated = (seat, players, game)
+        self.show()
+
+    def close(self) -> None:
+        """End the line (before the UI opens or an error is printed)."""
+        if self._drawn:
+            try:
+                self.stream.write("\n")
+                self.stream.flush()
+            except (OSError, ValueError):
+                pass
+            self._drawn = False
+
+    async def tick(self, every: float = 0.25) -> None:
+        while True:
+            self.show()
+            await trio.sleep(every)
+
+
+async def reach_table(host: str, port: int, identity, play_port: int, *, name: str, expect_fp: str | None,
+                      progress: Connecting | None, patience: float = CONNECT_PATIENCE):
+    """``p2p.lobby.join``, retried until the lobby answers (at most ``patience`` seconds), then waited on until
+    the table is sealed (as long as it takes: the others may take their time to join)."""
+    deadline = trio.current_time() + patience
+    attempts = 0
+    while True:
+        attempts += 1
+        if progress is not None:
+            progress.attempts = attempts
+        seated = False
+
+        def on_seated(seat, players, game):
+            nonlocal seated
+            seated = True
+            scope.deadline = float("inf")   # in the lobby: wait for the table to fill, however long
+            if progress is not None:
+                progress.on_seated(seat, players, game)
+
+        with trio.CancelScope(deadline=deadline) as scope:
+            try:
+                return await join(host, port, identity, play_port, name=name, expect_fingerprint=expect_fp,
+                                  games=registry, on_seated=on_seated)
+            except OSError as exc:
+                if trio.current_time() + RETRY_PAUSE > deadline:
+                    raise UsageError("cannot reach %s:%d after %d attempt(s) in %.0f s: %s" % (
+                        host, port, attempts, patience, exc.strerror or exc)) from None
+                await trio.sleep(RETRY_PAUSE)
+                continue
+            except (LobbyError, tls.TLSError) as exc:
+                raise UsageError(str(exc)) from None
+        if scope.cancelled_caught and not seated:
+            raise UsageError("cannot reach %s:%d: no answer in %.0f s (%d attempt(s))" % (host, port, patience, attempts))
+
+
+async def join_main(host: str, port: int, decide_factory, *, seed: str | None, name: str, ui_factory=None,
+                    expect_fp: str | None = None, progress: bool | None = None) -> int:
+    """Join a table; ``progress`` (default: for a person, or on a terminal) shows "connecting to ..." meanwhile."""
     identity = identity_or_exit()
     loop = host in ("127.0.0.1", "localhost", "::1")
     bind = "127.0.0.1" if loop else "0.0.0.0"
     play_port = free_port("127.0.0.1" if loop else "")
-    deadline = trio.current_time() + 15
-    while True:
-        try:
-            genesis, roster = await join(host, port, identity, play_port, name=name, expect_fingerprint=expect_fp, games=registry)
-            break
-        except OSError as exc:
-            if trio.current_time() > deadline:
-                raise UsageError("cannot reach %s:%d: %s" % (host, port, exc.strerror or exc)) from None
-            await trio.sleep(0.1)
-        except (LobbyError, tls.TLSError) as exc:
-            raise UsageError(str(exc)) from None
+    if progress is None:
+        progress = ui_factory is not None or _isatty(sys.stderr)
+    shown = Connecting("%s:%d" % (host, port)) if progress else None
+    try:
+        async with trio.open_nursery() as nursery:
+            if shown is not None:
+                nursery.start_soon(shown.tick)
+            genesis, roster = await reach_table(host, port, identity, play_port, name=name, expect_fp=expect_fp, progress=shown)
+            nursery.cancel_scope.cancel()
+    finally:
+        if shown is not None:
+            shown.close()
     # the host's own address is "" when it listens on every interface: it is where we found it
     for a in roster["addrs"]:
         if a[0] in ("", "0.0.0.0"):
@@ -528,7 +644,15 @@ async def join_main(host: str, port: int, decide_factory, *, seed: str | None, n
     return report(node, interactive=ui is not None)
 
 
-async def resume_main(args, ui_factory=None) -> int:
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def check_resume(args):
+    """``easel resume``'s arguments: (identity, directory, genesis, roster), or a usage error."""
     identity = identity_or_exit()
     d = Path(args.dir)
     try:
@@ -537,9 +661,14 @@ async def resume_main(args, ui_factory=None) -> int:
         raise UsageError("%s is not a game directory: %s" % (d, exc)) from None
     if identity.public not in genesis.doc["seats"]:
         raise UsageError("this identity holds no seat in that game")
-    seat = genesis.doc["seats"].index(identity.public)
     if args.level:
         check_level(game_or_exit(genesis.doc["game"]), args.level)
+    return identity, d, genesis, roster
+
+
+async def resume_main(args, ui_factory=None) -> int:
+    identity, d, genesis, roster = check_resume(args)
+    seat = genesis.doc["seats"].index(identity.public)
     # the seats our own bots played (easel play): they were our child processes, so they come back with us
     bots, notes = restart_bots(d, genesis, args.seed)
     for line in notes:
@@ -695,9 +824,20 @@ def ui_factory_for(title: str = "Easel", unsafe: bool = False):
 
 def dispatch(args) -> int:
     try:
+        # say what is wrong with the arguments before anything else (the terminal check included)
         if args.cmd in ("play", "host", "demo"):
-            resolve_table(args)       # say what is wrong with the table before anything else
+            resolve_table(args)
+        if args.cmd in ("play", "host"):
+            check_host_args(args)
+        if args.cmd == "demo" and not 1 <= args.timeout <= 86400:
+            raise UsageError("--timeout must be 1..86400 seconds, not %g" % args.timeout)
         unsafe = check_seed(args) if args.cmd in ("host", "bot", "resume") else False
+        if args.cmd == "join" and args.address:
+            parse_hostport(args.address)
+        if args.cmd == "bot":
+            parse_hostport(args.join)
+        if args.cmd == "resume":
+            check_resume(args)
         if args.cmd == "demo":
             return demo(args)
         if args.cmd in ("host", "play", "join") and not getattr(args, "auto", None) and not (args.cmd == "join" and not args.address):

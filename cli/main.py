@@ -11,10 +11,16 @@
     easel audit FILE... [--json]        exit 0 valid and finished, 1 invalid, 2 usage
     easel replay FILE [--as SEAT]
     easel show FILE [--at N] [--as SEAT] --json
+    easel export FILE --html OUT [--as SEAT]   one self-contained HTML page replaying the game
+    easel --version
 
 Every game comes from the registry (core.games): ``--game`` picks one (the
 default is the registry's first), ``--option KEY=VALUE`` sets its options
 (checked by the game's ``configure``), ``--level`` one of its ``bots``.
+
+Exit status: 0 done, 1 invalid or failed, 2 usage error (argparse prints the
+subcommand's usage), 130 interrupted, 141 when whoever reads our output
+closed the pipe early (``easel games | head -1``: no traceback, no message).
 """
 
 from __future__ import annotations
@@ -22,13 +28,16 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 
 from .common import (  # noqa: F401 - re-exported: older callers import them from here
     EXIT_INVALID,
     EXIT_OK,
+    EXIT_PIPE,
     EXIT_USAGE,
     UsageError,
+    all_levels,
     jsonable,
     parse_hostport,
     read_file,
@@ -88,19 +97,52 @@ def table_at(entries: list[bytes], at: int | None):
     return t, n
 
 
+def check_seat(seat: int, players: int) -> None:
+    if not 0 <= seat < players:
+        raise UsageError("--as must be a seat between 0 and %d (this game has %d seats)" % (players - 1, players))
+
+
+SHOW_FIELDS = """\
+output: one JSON object (byte strings as hex):
+  entry        the entry shown (0 is the genesis)
+  entries      how many entries the log holds
+  game         the game's name
+  seat         the seat whose view is shown (null: the public view)
+  table_phase  the table's step counter after that entry (one number per
+               step: a seed, commit, reveal or move step)
+  step         the step the table waits for, null once the game is over:
+               table_phase, kind (commit, reveal or act), purpose (seed or
+               move), label (in words), seats (who acts in it), missing
+               (who has not acted yet)
+  head         the hash of entry N (hex): the log's head at that point
+  view         the game's view for that seat; its fields are the game's
+               own (e.g. a game's own "phase": where a round or day is)
+  result       the game's result once it is over, else null
+"""
+
+
+def cmd_export(args) -> int:
+    from .export import export
+
+    export(args.file, args.html, args.as_seat)
+    return EXIT_OK
+
+
 def cmd_show(args) -> int:
     entries = load_log_entries(args.file)
     t, n = table_at(entries, args.at)
-    if args.as_seat is not None and not 0 <= args.as_seat < t.players:
-        raise UsageError("--as must be a seat between 0 and %d" % (t.players - 1))
+    if args.as_seat is not None:
+        check_seat(args.as_seat, t.players)
     st = t.step
     out = {
         "entry": n,
         "entries": len(entries),
         "game": t.genesis.doc["game"],
         "seat": args.as_seat,
-        "phase": t.phase,
-        "step": None if st is None else {"phase": st.phase, "kind": st.kind, "purpose": st.purpose, "label": st.label, "seats": list(st.seats), "missing": list(t.missing())},
+        # the table's step counter; "phase" alone is left to the game (a view's own field)
+        "table_phase": t.phase,
+        "step": None if st is None else {"table_phase": st.phase, "kind": st.kind, "purpose": st.purpose, "label": st.label,
+                                         "seats": list(st.seats), "missing": list(t.missing())},
         "head": t.head,
         "view": t.view(args.as_seat),
         "result": t.result(),
@@ -117,8 +159,7 @@ def cmd_replay(args) -> int:
     entries = load_log_entries(args.file)
     if args.as_seat is not None:
         t, _ = table_at(entries, 0)
-        if not 0 <= args.as_seat < t.players:
-            raise UsageError("--as must be a seat between 0 and %d" % (t.players - 1))
+        check_seat(args.as_seat, t.players)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("replay needs a terminal (use: easel show FILE --at N --json)")
     try:
@@ -162,11 +203,38 @@ def cmd_games(args) -> int:
     return EXIT_OK
 
 
-# ----------------------------------------------------------------------------- live commands
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="easel", description="Art board games, peer to peer, no server.")
-    ap.add_argument("-v", "--verbose", action="store_true", help="log more")
-    sub = ap.add_subparsers(dest="cmd")
+# ----------------------------------------------------------------------------- the parser
+def _version() -> str:
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+
+        return version("easel")
+    except (ImportError, PackageNotFoundError):
+        return "unknown (not installed)"
+
+
+def _by_game(what) -> str:
+    """ "name: a, b; name2: c" over every installed game."""
+    return "; ".join("%s: %s" % (n, what(registry.get(n))) for n in registry.names())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    raw = argparse.RawDescriptionHelpFormatter
+    ap = argparse.ArgumentParser(
+        prog="easel", formatter_class=raw,
+        description="Art board games, peer to peer, no server. Without a command: easel play.",
+        epilog="Run easel COMMAND --help for a command's options.\n"
+               "Exit status: 0 done, 1 invalid or failed, 2 usage error, 130 interrupted,\n"
+               "141 the reader of our output closed the pipe early.")
+    ap.add_argument("--version", action="version", version="easel %s" % _version(),
+                    help="print easel's version and exit")
+    ap.add_argument("-v", "--verbose", action="store_true",
+                    help="log progress and network details to standard error (while the full-screen UI runs, "
+                         "to <home>/easel.log instead)")
+    sub = ap.add_subparsers(dest="cmd", metavar="COMMAND")
+    names = registry.names()
+    game_names = ", ".join(names)
+    first = names[0] if names else "-"
 
     def seed_flags(p) -> None:
         p.add_argument("--seed", default=None, metavar="TEXT",
@@ -175,68 +243,155 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--unsafe-seed", action="store_true",
                        help="accept --seed although it makes this seat's sealed moves computable (tests and demos)")
 
-    def table_flags(p, timeout: float) -> None:
-        p.add_argument("--game", default=None, help="the game (easel games lists them; default: the first listed)")
-        p.add_argument("--players", type=int, default=None, help="seats at the table (default: the game's)")
-        p.add_argument("--edition", default=None, help="the game's rules edition (easel games lists them)")
+    def table_flags(p, timeout: float, who: str) -> None:
+        p.add_argument("--game", default=None, metavar="NAME",
+                       help="the game, one of: %s (default: %s; easel games describes them)" % (game_names, first))
+        p.add_argument("--players", type=int, default=None, metavar="N",
+                       help="seats at the table, %s (allowed: %s; default: %s)" % (
+                           who, _by_game(lambda g: "%d-%d" % (g.info.min_players, g.info.max_players)),
+                           _by_game(lambda g: str(g.info.default_players))))
+        p.add_argument("--edition", default=None, metavar="NAME",
+                       help="the game's rules edition, the same as --option edition=NAME (%s; default: each game's "
+                            "first)" % _by_game(lambda g: ", ".join(g.info.editions) or "none"))
         p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                       help="a game option (repeatable; easel games lists them)")
-        p.add_argument("--level", default=None, help="bot level (default: the game's second listed level)")
-        p.add_argument("--timeout", type=float, default=timeout)
+                       help="a game option; repeat it for several; VALUE is a whole number, true/false or a word "
+                            "(easel games lists each game's options with their ranges and defaults)")
+        p.add_argument("--level", default=None, metavar="LEVEL",
+                       help="how the bots play (%s; default: the game's second listed level)" % _by_game(lambda g: ", ".join(g.bots)))
+        p.add_argument("--timeout", type=float, default=timeout, metavar="SECONDS",
+                       help="seconds each seat has for each step before the others vote it out of that step "
+                            "(it then plays the empty move); whole seconds, 1 to 86400 (default: %d)" % timeout)
 
-    p = sub.add_parser("play", help="a local table: you and bot peers")
-    table_flags(p, 300.0)
+    def add(name: str, help: str, description: str | None = None, epilog: str | None = None):
+        return sub.add_parser(name, help=help, description=description or help[:1].upper() + help[1:] + ".",
+                              epilog=epilog, formatter_class=raw)
 
-    p = sub.add_parser("host", help="open a table on the LAN")
-    table_flags(p, 300.0)
-    p.add_argument("--bots", type=int, default=0)
-    p.add_argument("--port", type=int, default=0)
+    p = add("play", "a local table: you and bot peers over loopback (the default command)",
+            epilog="The other seats are bot processes on this machine; it needs a terminal.")
+    table_flags(p, 300.0, "you included")
+
+    p = add("host", "open a table on the LAN for people (easel join) and bots (easel bot --join)",
+            epilog="It prints the lobby's port; the others join with easel join HOST:PORT (or find it on the LAN).")
+    table_flags(p, 300.0, "you included")
+    p.add_argument("--bots", type=int, default=0, metavar="K",
+                   help="seats taken by bot processes started on this machine, 0 to players-1 (default: 0)")
+    p.add_argument("--port", type=int, default=0, metavar="PORT",
+                   help="TCP port of the lobby, 1-65535 (default: 0, any free port; it is printed)")
     p.add_argument("--auto", default=None, help=argparse.SUPPRESS)        # host seat played by a bot
     seed_flags(p)
     p.add_argument("--bind", default=None, help=argparse.SUPPRESS)
     p.add_argument("--no-advertise", action="store_true", help=argparse.SUPPRESS)
 
-    p = sub.add_parser("join", help="list open tables, or join HOST:PORT")
-    p.add_argument("address", nargs="?")
-    p.add_argument("--wait", type=float, default=3.0, help="seconds to browse the LAN")
+    p = add("join", "list the tables open on the LAN, or join HOST:PORT",
+            epilog="Joining shows \"connecting to HOST:PORT...\" with the attempts and the time so far until the "
+                   "table is full;\nCtrl-C cancels.")
+    p.add_argument("address", nargs="?", metavar="HOST:PORT",
+                   help="the table's lobby address, as its host printed it (omit it to list open tables)")
+    p.add_argument("--wait", type=float, default=3.0, metavar="SECONDS",
+                   help="seconds to browse the LAN for open tables, when no HOST:PORT is given (default: 3)")
 
-    p = sub.add_parser("bot", help="a bot peer that joins a table")
-    p.add_argument("--join", required=True, metavar="HOST:PORT")
-    p.add_argument("--level", default=None, help="bot level (default: the table's game's default level)")
+    p = add("bot", "a bot peer that joins a table and plays one seat")
+    p.add_argument("--join", required=True, metavar="HOST:PORT", help="the table's lobby address (required)")
+    p.add_argument("--level", default=None, metavar="LEVEL",
+                   help="how the bot plays, one of: %s (default: the table's game's default level)" % ", ".join(all_levels()))
     seed_flags(p)
-    p.add_argument("--name", default="bot")
+    p.add_argument("--name", default="bot", metavar="TEXT",
+                   help="the name shown in the lobby, up to 64 characters (default: bot)")
 
-    p = sub.add_parser("resume", help="continue a game from its directory")
-    p.add_argument("dir")
-    p.add_argument("--level", default=None, help="play the seat with this bot (default: you, in the UI)")
+    p = add("resume", "continue a game from its directory (after a crash or a quit)",
+            epilog="It also restarts the bots easel play started for that game.")
+    p.add_argument("dir", metavar="GAME_DIR",
+                   help="the game's directory, <home>/games/<game id> (the one holding its log and roster)")
+    p.add_argument("--level", default=None, metavar="LEVEL",
+                   help="play our seat with this bot level instead of you in the UI (one of: %s)" % ", ".join(all_levels()))
     seed_flags(p)
 
-    p = sub.add_parser("demo", help="a headless game: every seat a bot in its own process")
-    table_flags(p, 60.0)
-    p.add_argument("--seed", required=True,
-                   help="makes the demo repeatable; every salt and random draw comes from it, so nothing sealed is secret")
-    p.add_argument("--out", required=True)
-    p.add_argument("--json", action="store_true")
+    p = add("demo", "a headless game: every seat a bot in its own process",
+            epilog="A demo is repeatable: every salt and random draw comes from --seed, so nothing sealed is secret.")
+    table_flags(p, 60.0, "all bots")
+    p.add_argument("--seed", required=True, metavar="TEXT",
+                   help="makes the demo repeatable: every salt and random draw comes from it, so nothing sealed is secret (required)")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="directory for the peers' homes and logs (made if missing; reusable) (required)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON line: logs (paths), head, heads, results, seconds (wall time)")
 
-    p = sub.add_parser("games", help="the games you can play, with their editions, options and bot levels")
-    p.add_argument("--json", action="store_true")
+    p = add("games", "the games you can play, with their editions, options and bot levels")
+    p.add_argument("--json", action="store_true",
+                   help="print them as one JSON list: name, title, min/max/default_players, editions, options, bots")
 
-    p = sub.add_parser("audit", help="check log files offline")
-    p.add_argument("files", nargs="+")
-    p.add_argument("--json", action="store_true")
+    p = add("audit", "check log files offline: signatures, chain, commitments, seed and every rule",
+            epilog="Exit status: 0 valid and finished, 1 invalid or unfinished, 2 usage error.")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="log files (<home>/games/<game id>/log); several copies of one game are also checked against each other")
+    p.add_argument("--json", action="store_true",
+                   help="print the report as one JSON object: valid, complete, game, events, head, results, problems, notes")
 
-    p = sub.add_parser("replay", help="step through a game")
-    p.add_argument("file")
-    p.add_argument("--as", dest="as_seat", type=int, default=None)
+    p = add("replay", "step through a game in the terminal (Left/Right, Up/Down, Home/End)")
+    p.add_argument("file", metavar="FILE", help="a game's log file")
+    p.add_argument("--as", dest="as_seat", type=int, default=None, metavar="SEAT",
+                   help="see the game as seat SEAT saw it, 0 to players-1 (default: the public view)")
 
-    p = sub.add_parser("show", help="the state after entry N as JSON")
-    p.add_argument("file")
-    p.add_argument("--at", type=int, default=None)
-    p.add_argument("--as", dest="as_seat", type=int, default=None)
-    p.add_argument("--json", action="store_true", help="(the output is always JSON)")
+    p = add("show", "the table after entry N, as JSON", epilog=SHOW_FIELDS)
+    p.add_argument("file", metavar="FILE", help="a game's log file")
+    p.add_argument("--at", type=int, default=None, metavar="N",
+                   help="the entry after which to show the table, 0 (the genesis) to entries-1 (default: the last)")
+    p.add_argument("--as", dest="as_seat", type=int, default=None, metavar="SEAT",
+                   help="show seat SEAT's view, 0 to players-1 (default: the public view)")
+    p.add_argument("--json", action="store_true", help="accepted for clarity: the output is always JSON")
 
+    p = add("export", "write one self-contained HTML page that replays a game, with its audit",
+            epilog="The page needs no network: open it in any browser, step with the buttons, the slider or the\n"
+                   "arrow keys (Left/Right one entry, Up/Down one step, Home/End). It shows the audit's verdict\n"
+                   "and every seat key's fingerprint.")
+    p.add_argument("file", metavar="FILE", help="a game's log file")
+    p.add_argument("--html", required=True, metavar="OUT",
+                   help="the HTML file to write (- for standard output) (required)")
+    p.add_argument("--as", dest="as_seat", type=int, default=None, metavar="SEAT",
+                   help="what seat SEAT saw, its own secrets included, 0 to players-1 (default: the public view)")
+    ap.set_defaults(_commands=sub.choices)
+    return ap
+
+
+def parse(ap: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """``ap.parse_args``, except that an unknown option is reported with its subcommand's usage (exit 2)."""
+    args, extra = ap.parse_known_args(argv)
+    if extra:
+        sub = getattr(args, "_commands", {}).get(args.cmd) if args.cmd else None
+        (sub or ap).error("unrecognized arguments: %s" % " ".join(extra))
+    return args
+
+
+# ----------------------------------------------------------------------------- main
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; a reader that closes our output early ends it quietly (exit 141)."""
     try:
-        args = ap.parse_args(argv)
+        rc = _main(argv)
+        sys.stdout.flush()
+        return rc
+    except BrokenPipeError:
+        return _pipe_closed()
+    except BaseExceptionGroup as group:
+        if group.subgroup(lambda e: not isinstance(e, BrokenPipeError)) is None:
+            return _pipe_closed()
+        raise
+
+
+def _pipe_closed() -> int:
+    # the rest of what we print goes nowhere, and so does the interpreter's last flush
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return EXIT_PIPE
+
+
+def _main(argv: list[str] | None) -> int:
+    ap = build_parser()
+    try:
+        args = parse(ap, argv)
     except SystemExit as exc:
         return int(exc.code or 0) if exc.code in (0, None) else EXIT_USAGE
     logging.basicConfig(
@@ -255,6 +410,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_replay(args)
         if args.cmd == "games":
             return cmd_games(args)
+        if args.cmd == "export":
+            return cmd_export(args)
         from . import live
 
         return live.dispatch(args)

@@ -412,3 +412,198 @@ def test_demo_with_options_opens_the_table_with_them(tmp_path):
     obj = json.loads(r.stdout)
     t = replay(parse_log(Path(obj["logs"][0]).read_bytes()).entries, core.games)
     assert t.genesis.doc["game"] == game and t.genesis.doc["config"][option] == 1 and t.over
+
+
+# --------------------------------------------------------------------------- the CLI as people expect it
+def test_version():
+    from cli.main import _version
+
+    r = easel("--version")
+    assert r.returncode == 0 and r.stdout.strip() == "easel %s" % _version()
+    assert _version()[0].isdigit()
+
+
+def _subparsers():
+    import argparse
+
+    from cli.main import build_parser
+
+    ap = build_parser()
+    subs = [a for a in ap._actions if isinstance(a, argparse._SubParsersAction)][0]
+    return ap, subs.choices
+
+
+def test_every_option_of_every_command_is_described_with_units_and_choices():
+    import argparse
+
+    ap, subs = _subparsers()
+    assert {"play", "host", "join", "bot", "resume", "demo", "games", "audit", "replay", "show", "export"} <= set(subs)
+    for name, p in [("easel", ap), *subs.items()]:
+        for a in p._actions:
+            if a.help == argparse.SUPPRESS or isinstance(a, (argparse._HelpAction, argparse._SubParsersAction)):
+                continue
+            assert a.help and len(a.help) >= 12, (name, a.option_strings or a.dest)
+            if a.type in (int, float) or a.dest in ("timeout", "wait"):
+                text = a.help.lower()
+                # a number says its unit or its range
+                assert any(w in text for w in ("seconds", " to ", "-65535", "players-1", "allowed")), (name, a.dest, a.help)
+        text = p.format_help()
+        assert "help" in text
+    for cmd in ("play", "host", "demo"):
+        h = subs[cmd].format_help().replace("\n", " ")
+        h = " ".join(h.split())
+        for game in core.games.names():
+            g = core.games.get(game)
+            assert game in h
+            for edition in g.info.editions:
+                assert edition in h
+            for level in g.bots:
+                assert level in h
+        assert "SECONDS" in h and "seconds" in h
+    r = easel("show", "--help")
+    assert r.returncode == 0 and "table_phase" in r.stdout and "missing" in r.stdout
+
+
+@pytest.mark.parametrize(
+    "args,usage",
+    [
+        (["play", "--port", "3"], "usage: easel play"),
+        (["show", "--at", "x", "f.log"], "usage: easel show"),
+        (["audit", "--bogus", "f.log"], "usage: easel audit"),
+        (["export", "f.log"], "usage: easel export"),
+        (["host", "--players", "many"], "usage: easel host"),
+        (["join", "a", "b"], "usage: easel join"),
+    ],
+)
+def test_a_usage_error_shows_the_commands_usage(args, usage, tmp_path):
+    r = easel(*args, home=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith(usage), r.stderr
+    assert "easel %s: error:" % args[0] in r.stderr
+    no_traceback(r)
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["play", "--players", "99"], "players, not 99"),
+        (["play", "--timeout", "0"], "--timeout must be 1..86400"),
+        (["host", "--bots", "9"], "--bots must be between 0 and"),
+        (["host", "--port", "70000"], "--port must be"),
+        (["join", "nonsense"], "expected HOST:PORT"),
+        (["resume", "/nonexistent/game"], "not a game directory"),
+    ],
+)
+def test_argument_errors_come_before_the_terminal_check(args, needle, tmp_path):
+    r = easel(*args, home=tmp_path)   # stdin and stdout are not a terminal
+    assert r.returncode == 2
+    assert needle in r.stderr and "terminal" not in r.stderr, r.stderr
+    no_traceback(r)
+
+
+def _closed_port() -> int:
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def test_join_says_connecting_with_progress_and_ctrl_c_cancels(tmp_path):
+    import fcntl
+    import select
+    import termios
+    import time
+
+    port = _closed_port()
+    master, slave = pty.openpty()
+
+    def controlling_tty():
+        os.setsid()
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    env = dict(os.environ, EASEL_HOME=str(tmp_path))
+    env.pop("EASEL_FAULTS", None)
+    p = subprocess.Popen([sys.executable, "-m", "cli", "join", "127.0.0.1:%d" % port], cwd=ROOT, env=env,
+                         stdin=slave, stdout=slave, stderr=slave, preexec_fn=controlling_tty)
+    os.close(slave)
+    out = b""
+
+    def read_for(seconds: float) -> None:
+        nonlocal out
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            ready, _, _ = select.select([master], [], [], 0.05)
+            if ready:
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:
+                    return
+                if not chunk:
+                    return
+                out += chunk
+
+    try:
+        t0 = time.monotonic()
+        while b"attempt 2," not in out and time.monotonic() - t0 < 10:
+            read_for(0.1)
+        text = out.decode(errors="replace")
+        assert "connecting to 127.0.0.1:%d" % port in text, text
+        assert "Ctrl-C cancels" in text and "attempt 2," in text
+        # it says so from the first second (interpreter start-up included)
+        assert time.monotonic() - t0 < 8
+        os.write(master, b"\x03")
+        rc = p.wait(timeout=10)
+        read_for(0.3)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        os.close(master)
+    text = out.decode(errors="replace")
+    assert rc == 130, text
+    assert "interrupted" in text and "Traceback" not in text
+
+
+def test_join_gives_up_on_an_address_that_never_answers(tmp_path):
+    import trio
+
+    from cli.common import UsageError
+    from cli.live import Connecting, reach_table
+
+    port = _closed_port()
+    shown = Connecting("127.0.0.1:%d" % port, stream=open(os.devnull, "w"), live=False)
+
+    async def go():
+        from p2p.identity import load_or_create
+
+        ident = load_or_create(tmp_path / "id")
+        await reach_table("127.0.0.1", port, ident, 1, name="x", expect_fp=None, progress=shown, patience=0.8)
+
+    with pytest.raises(UsageError, match=r"cannot reach 127\.0\.0\.1:%d" % port):
+        trio.run(go)
+    assert shown.attempts >= 2
+
+
+@pytest.mark.parametrize("cmd", [["games"], ["games", "--json"], ["show", None], ["audit", "--json", None], ["export", None, "--html", "-"]])
+def test_no_traceback_when_the_reader_closes_the_pipe(cmd, good_log, tmp_path):
+    args = [str(good_log) if a is None else a for a in cmd]
+    env = dict(os.environ, EASEL_HOME=str(tmp_path))
+    p = subprocess.Popen([sys.executable, "-m", "cli", *args], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()   # like `| head -c 0`: the reader is gone before we write
+    err = p.stderr.read().decode()
+    rc = p.wait(timeout=60)
+    assert rc == 141, err
+    assert err == "", err
+
+
+def test_show_json_has_one_meaning_per_field(good_log):
+    obj = json.loads(easel("show", good_log, "--at", "20", "--json").stdout)
+    assert "phase" not in obj and isinstance(obj["table_phase"], int)
+    assert "phase" not in obj["step"] and obj["step"]["table_phase"] == obj["table_phase"]
+    assert set(obj["step"]) == {"table_phase", "kind", "purpose", "label", "seats", "missing"}
+    # "phase", where it appears, is the game's own (inside its view)
+    assert isinstance(obj["view"].get("phase", ""), str)

@@ -1,0 +1,686 @@
+"""``easel export LOG --html FILE [--as SEAT]``: one self-contained HTML page that replays a game.
+
+The page needs no network and loads nothing: its CSS and script are inline,
+and a Content-Security-Policy forbids any fetch.  It holds
+
+* every log entry as a *frame*: the board, the seats table, the game's
+  middle pane (result, the screen's lines) and the table's event log, drawn
+  by the game's screen (cli/screens, the same calls the terminal UI makes)
+  as they looked after that entry, in one seat's view or the public view;
+* the audit's verdict (core.audit, via cli.auditing) with every seat key's
+  fingerprint (core.hashing.fingerprint), and the signed log itself, which
+  the page can save so anyone can run ``easel audit`` on it.
+
+Frames are compact: every distinct line is stored once (a line is a list of
+(style, text) fragments, its style an index into a CSS class table made
+from the shell's style sheet plus the screen's own styles) and a frame is a
+list of line numbers; the page's script draws them.  The last frame is also
+drawn into the HTML itself, for readers without JavaScript.
+
+Nothing here knows a game: everything game-specific comes from its screen.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from prompt_toolkit.styles import Style
+
+from core.events import Event, Genesis, Timeout, parse_entry
+from core.hashing import fingerprint
+from core.logfile import parse as parse_log
+from core.table import RuleError, Table
+
+from .common import UsageError, jsonable, read_file, registry
+from .screens import Context, Screen, Snapshot, plain_label, screen_for, seat_name, who, wrap
+
+WIDTH = 100          # columns of the middle pane (as the terminal UI's text rendering)
+LOG_SHOWN = 14       # event-log lines shown under a frame (newest first)
+
+# the terminal's palette for prompt-toolkit's ANSI colour names (a dark theme)
+FG, BG = "#d0d0d0", "#1c1c1c"
+ANSI = {
+    "ansiblack": "#000000", "ansired": "#cd3131", "ansigreen": "#0dbc79", "ansiyellow": "#e5e510",
+    "ansiblue": "#2472c8", "ansimagenta": "#bc3fbc", "ansicyan": "#11a8cd", "ansigray": "#e5e5e5",
+    "ansibrightblack": "#8a8a8a", "ansibrightred": "#f14c4c", "ansibrightgreen": "#23d18b",
+    "ansibrightyellow": "#f5f543", "ansibrightblue": "#3b8eea", "ansibrightmagenta": "#d670d6",
+    "ansibrightcyan": "#29b8db", "ansiwhite": "#ffffff",
+}
+
+
+# --------------------------------------------------------------------------- styles -> CSS
+def style_sheet(screen: Screen) -> Style:
+    """The terminal UI's style sheet (the shell's, plus the screen's own styles)."""
+    from .shell import STYLE
+
+    return Style.from_dict({**STYLE, **dict(screen.styles or {})})
+
+
+def _colour(name: str | None) -> str | None:
+    if not name or name in ("default", "ansidefault"):
+        return None
+    if name in ANSI:
+        return ANSI[name]
+    if len(name) == 6 and all(c in "0123456789abcdefABCDEF" for c in name):
+        return "#" + name.lower()
+    return None
+
+
+def css_of(style: Style, style_str: str) -> str:
+    """One prompt-toolkit style string as CSS declarations."""
+    try:
+        a = style.get_attrs_for_style_str(style_str)
+    except Exception:  # an unknown style never breaks the page
+        return ""
+    fg, bg = _colour(a.color), _colour(a.bgcolor)
+    if a.reverse:
+        fg, bg = bg or BG, fg or FG
+    out = []
+    if fg:
+        out.append("color:%s" % fg)
+    if bg:
+        out.append("background:%s" % bg)
+    if a.bold:
+        out.append("font-weight:bold")
+    if a.italic:
+        out.append("font-style:italic")
+    deco = [d for d, on in (("underline", a.underline), ("line-through", a.strike)) if on]
+    if deco:
+        out.append("text-decoration:%s" % " ".join(deco))
+    if a.dim:
+        out.append("opacity:.65")
+    if a.hidden:
+        out.append("visibility:hidden")
+    return ";".join(out)
+
+
+class Lines:
+    """Distinct styles and lines, each stored once; a line is [style, text, style, text, ...]."""
+
+    def __init__(self) -> None:
+        self.styles: list[str] = [""]
+        self._style_ix = {"": 0}
+        self.lines: list[list] = []
+        self._line_ix: dict[str, int] = {}
+
+    def style(self, s: str) -> int:
+        s = " ".join(str(s).split())
+        if s not in self._style_ix:
+            self._style_ix[s] = len(self.styles)
+            self.styles.append(s)
+        return self._style_ix[s]
+
+    def line(self, frags: Sequence) -> int:
+        flat: list = []
+        for frag in frags:
+            st, text = str(frag[0]), str(frag[1]).replace("\n", " ").replace("\r", "")
+            if not text or "[ZeroWidthEscape]" in st:
+                continue
+            ix = self.style(st)
+            if flat and flat[-2] == ix:
+                flat[-1] += text
+            else:
+                flat += [ix, text]
+        if flat and flat[-2] == 0:   # trailing blanks in the plain style are invisible
+            flat[-1] = flat[-1].rstrip()
+            if not flat[-1]:
+                del flat[-2:]
+        key = json.dumps(flat, ensure_ascii=False)
+        if key not in self._line_ix:
+            self._line_ix[key] = len(self.lines)
+            self.lines.append(flat)
+        return self._line_ix[key]
+
+    def text(self, style: str, text: str) -> int:
+        return self.line([(style, text)])
+
+    def css(self, screen: Screen) -> str:
+        sheet = style_sheet(screen)
+        rules = []
+        for i, s in enumerate(self.styles):
+            decl = css_of(sheet, s) if s else ""
+            if decl:
+                rules.append(".s%d{%s}" % (i, decl))
+        return "\n".join(rules)
+
+
+# --------------------------------------------------------------------------- replaying the log into frames
+@dataclass
+class Frame:
+    title: int
+    board: list[int]
+    seats: list[int]
+    middle: list[int]
+    log: list[int]
+    entry: int
+    status: int
+    mark: bool
+
+    def packed(self) -> list:
+        return [self.title, self.board, self.seats, self.middle, self.log, self.entry, self.status, 1 if self.mark else 0]
+
+
+def _safe(what: str, fn, *args) -> Any:
+    try:
+        return fn(*args), None
+    except Exception as exc:  # a screen that cannot draw one state must not lose the whole page
+        return None, [("class:error", "(the screen could not draw its %s here: %s)" % (what, type(exc).__name__))]
+
+
+def describe_entry(table: Table, ent: Any, me: int | None, screen: Screen) -> str:
+    """One log entry in words (before it is applied to ``table``)."""
+    if isinstance(ent, Timeout):
+        st = table.step
+        return "time-out certificate: %s did not move in time%s - counted as no move" % (
+            who(list(ent.seats), me) or "nobody", " (%s)" % plain_label(st.label) if st else "")
+    if isinstance(ent, Genesis):
+        return "a second genesis"
+    ev: Event = ent
+    seat = table.seat_of(ev.author)
+    st = table.step
+    name = seat_name(seat, me) if seat is not None else "an unknown key"
+    purpose = st.purpose if st is not None else "move"
+    if ev.kind == "commit":
+        if purpose == "seed":
+            return "%s seals its share of the shared randomness" % name
+        return "%s seals a move (%s)" % (name, plain_label(st.label) if st is not None else "")
+    try:
+        value = ev.body["value"] if ev.kind == "reveal" else ev.body["action"]
+        if ev.kind == "reveal" and purpose == "seed":
+            return "%s opens its share of the shared randomness" % name
+        text = screen.describe(table.game, table.state, seat, value)
+        prefix = "seat %s " % seat
+        text = text[len(prefix):] if text.startswith(prefix) else text
+        return "%s %s: %s" % (name, "opens its sealed move" if ev.kind == "reveal" else "plays", text)
+    except Exception:
+        return "%s %s" % (name, "opens its sealed move" if ev.kind == "reveal" else "moves")
+
+
+def _seat_status(snap: Snapshot, s: int) -> str:
+    if snap.over or s not in snap.step_seats:
+        return ""
+    waiting = s in snap.missing
+    if snap.step_purpose == "seed":
+        return "seed.." if waiting else "seed ok"
+    if snap.step_kind == "commit":
+        return "choosing" if waiting else "sealed"
+    if snap.step_kind == "reveal":
+        return "opening" if waiting else "opened"
+    return "to move" if waiting else "moved"
+
+
+def _status_text(snap: Snapshot, screen: Screen) -> tuple[str, str]:
+    if snap.over:
+        return "class:over", "Game over."
+    whom = who(snap.missing, snap.seat) or "nobody"
+    if snap.view is None:
+        return "class:waiting", "Drawing the shared seed - waiting for %s" % whom
+    if snap.step_purpose == "seed":
+        what = screen.chance_words
+    else:
+        what = plain_label(snap.step_label)
+        if snap.step_kind == "commit":
+            what += " (seats choose their sealed moves)"
+        elif snap.step_kind == "reveal":
+            what += " (the sealed moves are being opened)"
+    return "class:waiting", "%s - waiting for %s" % (what, whom)
+
+
+class Exporter:
+    """Replays a log with the game's screen and collects the frames."""
+
+    def __init__(self, entries: list[bytes], seat: int | None, games: Any = registry) -> None:
+        if not entries:
+            raise UsageError("the log holds no entries")
+        try:
+            self.table = Table.start(entries[0], games)
+        except RuleError as exc:
+            raise UsageError("entry 0 is not a valid genesis (%s): run easel audit" % exc) from None
+        self.players = self.table.players
+        if seat is not None and not 0 <= seat < self.players:
+            raise UsageError("--as must be a seat between 0 and %d (this game has %d seats)" % (self.players - 1, self.players))
+        self.entries = entries
+        self.seat = seat
+        self.game_name = self.table.genesis.doc.get("game", "")
+        self.screen = screen_for(self.game_name)
+        self.store = Lines()
+        self.frames: list[Frame] = []
+        self.error: str | None = None
+
+    def ctx(self, snap: Snapshot) -> Context:
+        return Context(seat=self.seat, snap=snap, view=snap.view, game=snap.game, state=snap.state)
+
+    def run(self) -> "Exporter":
+        t = self.table
+        snap = snapshot_of_table(t, self.seat, self.screen)
+        cfg = t.config if isinstance(getattr(t, "config", None), dict) else (t.genesis.doc.get("config") or {})
+        try:
+            opening = self.screen.describe_table(self.ctx(snap), cfg, self.players)
+        except Exception:
+            opening = "%s for %d seats" % (self.game_name, self.players)
+        self.frames.append(self.frame(0, snap, None, "the table opens (genesis): %s" % opening))
+        for i in range(1, len(self.entries)):
+            try:
+                ent = parse_entry(self.entries[i], keys=t.keys)
+                desc = describe_entry(t, ent, self.seat, self.screen)
+                t.append(ent)
+            except Exception as exc:  # RuleError, EntryError, anything: the replay stops before it
+                self.error = "entry %d is invalid, the replay stops before it: %s" % (i, exc)
+                break
+            before, snap = snap, snapshot_of_table(t, self.seat, self.screen)
+            self.frames.append(self.frame(i, snap, before, desc))
+        return self
+
+    def frame(self, n: int, snap: Snapshot, before: Snapshot | None, desc: str) -> Frame:
+        st, scr, ctx = self.store, self.screen, self.ctx(snap)
+
+        def lines(what: str, fn, *args) -> list[int]:
+            got, err = _safe(what, fn, *args)
+            return [st.line(line) for line in (got if err is None else [err])]
+
+        title = [self.screen_title(snap)] + [str(p) for p in (_safe("title", scr.title_parts, ctx)[0] or [])]
+        if snap.over:
+            title.append("game over")
+        title.append("entry %d/%d" % (n, len(self.entries) - 1))
+        board = lines("board", scr.board_lines, ctx)
+        seats = [st.line(line) for line in self.seat_lines(snap, ctx)]
+        middle: list[int] = []
+        if snap.result:
+            over = lines("result", scr.game_over_lines, ctx, WIDTH)
+            middle += over + ([st.line([])] if over else [])
+        middle += lines("middle pane", scr.middle_lines, ctx, WIDTH)
+        log = [st.line(wrapped) for style, text in list(reversed(snap.log))[:LOG_SHOWN]
+               for wrapped in wrap([(style, text)], WIDTH, "      ")] or [st.text("class:label", "  nothing yet")]
+        status_style, status = _status_text(snap, scr)
+        mark = False
+        if before is not None:
+            try:
+                mark = bool(scr.is_mark(before, snap))
+            except Exception:
+                mark = snap.moves > before.moves
+        return Frame(
+            title=st.text("class:title", " " + " | ".join(title)),
+            board=board,
+            seats=seats,
+            middle=middle,
+            log=log,
+            entry=st.line([("bold", "Entry %d of %d: " % (n, len(self.entries) - 1)), ("", desc)]),
+            status=st.line([("class:label", "Table now: "), (status_style, status)]),
+            mark=mark,
+        )
+
+    def screen_title(self, snap: Snapshot) -> str:
+        title = snap.game_title or snap.game_name or "a game"
+        return "%s | %s" % (title, "public view" if self.seat is None else "seat %d's view" % self.seat)
+
+    def seat_lines(self, snap: Snapshot, ctx: Context) -> list[list]:
+        scr = self.screen
+        cols = _safe("seats", scr.seat_columns, ctx)[0] or []
+        lines: list[list] = [[("class:header", "Seats")]]
+        lines.append([("class:label", "  %-13s" % "" + "".join(" %*s" % (w, h) for h, w in cols) + "  now")])
+        for s in range(snap.players):
+            cells = (_safe("seats", scr.seat_cells, ctx, s)[0] or []) if cols else []
+            row = "%s %-13s" % (">" if s == self.seat else " ", seat_name(s, self.seat))
+            row += "".join(" %*s" % (w, c) for (_, w), c in zip(cols, cells)) + "  "
+            status = _seat_status(snap, s)
+            busy = status in ("choosing", "opening", "to move", "seed..")
+            lines.append([("class:you" if s == self.seat else "", row), ("class:waiting" if busy else "class:label", status)])
+        return lines
+
+
+def snapshot_of_table(table: Table, seat: int | None, screen: Screen) -> Snapshot:
+    from .shell import snapshot_of
+
+    return snapshot_of(table, seat, screen=screen)
+
+
+# --------------------------------------------------------------------------- the audit
+def audit_report(name: str, data: bytes) -> dict:
+    from .auditing import audit_files
+
+    return audit_files({name: data}, games=registry)
+
+
+def verdict_of(rep: dict) -> tuple[str, str]:
+    """(css class, words) of an audit report."""
+    if not rep.get("valid"):
+        return "bad", "INVALID - the audit found problems (below)"
+    if not rep.get("complete"):
+        return "warn", "VALID so far - every entry checks, but the game is not finished"
+    return "ok", "VALID - every signature, link, commitment and move checks, and the game is finished"
+
+
+# --------------------------------------------------------------------------- the page
+def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) -> str:
+    parsed = parse_log(data)
+    if parsed.kind != "log":
+        raise UsageError("%s is not an Easel log file" % path)
+    entries = list(parsed.entries)
+    ex = Exporter(entries, seat, games).run()
+    rep = audit_report(Path(path).name, data)
+    css_class, verdict = verdict_of(rep)
+    genesis = ex.table.genesis
+    save_as = "%s-%s.log" % (ex.game_name or "game", genesis.game_id.hex()[:12])
+    keys = list(genesis.doc.get("seats") or [])
+    result = rep.get("results") if rep.get("complete") else None
+    ranking = result.get("ranking") if isinstance(result, dict) else None
+    info = getattr(ex.table.game, "info", None)
+    title = getattr(info, "title", "") or ex.game_name or "A game"
+    from .main import _version
+
+    doc = {
+        "version": 1,
+        "game": ex.game_name,
+        "title": title,
+        "seat": seat,
+        "players": ex.players,
+        "entries": len(entries),
+        "board_width": int(getattr(ex.screen, "board_width", 0) or 0),
+        "width": WIDTH,
+        "styles": len(ex.store.styles),
+        "lines": ex.store.lines,
+        "frames": [f.packed() for f in ex.frames],
+        "mark_words": list(ex.screen.mark_words),
+        "replay_error": ex.error,
+        "log_name": save_as,
+        "log_b64": base64.b64encode(data).decode("ascii"),
+        "audit": jsonable({k: rep.get(k) for k in ("valid", "complete", "events", "head", "problems", "notes", "game")}),
+        "fingerprints": [fingerprint(k) for k in keys],
+    }
+    payload = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+    payload = payload.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+    e = html.escape
+    problems = "".join(
+        "<li>%s%s</li>" % ("entry %s: " % p["index"] if p.get("index") is not None else "", e(str(p.get("problem", ""))))
+        for p in rep.get("problems") or [])
+    notes = "".join("<li>entry %s: %s</li>" % (e(str(p.get("index"))), e(str(p.get("note", "")))) for p in rep.get("notes") or [])
+    rows = []
+    for s, k in enumerate(keys):
+        place = ""
+        if isinstance(ranking, list) and s in ranking:
+            place = "%s" % _ordinal(ranking.index(s) + 1)
+        rows.append('<tr%s><td>seat %d%s</td><td class="fp">%s</td><td>%s</td></tr>' % (
+            ' class="me"' if s == seat else "", s, " (this view)" if s == seat else "", e(fingerprint(k)), e(place)))
+    static = render_frame_html(ex, ex.frames[-1])
+    view = "the public view (what a spectator saw)" if seat is None else "seat %d's view (its own secrets included)" % seat
+    page = PAGE
+    subs = {
+        "@@TITLE@@": e("%s - Easel game %s" % (title, genesis.game_id.hex()[:12])),
+        "@@H1@@": e(title),
+        "@@SUB@@": e("%d seats | %d log entries | %s | game %s" % (ex.players, len(entries), view, genesis.game_id.hex()[:16])),
+        "@@VCLASS@@": css_class,
+        "@@VERDICT@@": e(verdict),
+        "@@HEAD@@": e(str(rep.get("head") or "")),
+        "@@EVENTS@@": str(int(rep.get("events") or 0)),
+        "@@PROBLEMS@@": ("<ul class=problems>%s</ul>" % problems) if problems else "",
+        "@@NOTES@@": ("<details><summary>audit notes (%d)</summary><ul>%s</ul></details>" % (len(rep.get("notes") or []), notes)) if notes else "",
+        "@@KEYROWS@@": "".join(rows),
+        "@@REPLAYERR@@": ('<p class="bad">%s</p>' % e(ex.error)) if ex.error else "",
+        "@@LOGNAME@@": e(save_as),
+        "@@LAST@@": str(len(ex.frames) - 1),
+        "@@MARK@@": e(ex.screen.mark_words[0]),
+        "@@BOARDW@@": str(doc["board_width"]),
+        "@@WIDTH@@": str(WIDTH),
+        "@@STATIC@@": static,
+        "@@CSS@@": ex.store.css(ex.screen),
+        "@@VERSION@@": e(_version()),
+        "@@DATA@@": payload,
+        "@@SCRIPT@@": SCRIPT,
+    }
+    for k, v in subs.items():
+        page = page.replace(k, v)
+    return page
+
+
+def _ordinal(n: int) -> str:
+    from .screens import ordinal
+
+    return ordinal(n)
+
+
+def _line_html(store: Lines, ix: int) -> str:
+    flat = store.lines[ix]
+    out = []
+    for i in range(0, len(flat), 2):
+        text = html.escape(flat[i + 1], quote=False)
+        out.append(text if flat[i] == 0 else '<span class="s%d">%s</span>' % (flat[i], text))
+    return "".join(out)
+
+
+def render_frame_html(ex: Exporter, f: Frame) -> str:
+    """A frame as the page's script draws it (the page shows this one until its script runs)."""
+    def block(ixs: list[int]) -> str:
+        return "\n".join(_line_html(ex.store, i) for i in ixs)
+
+    return (
+        '<div id="t-title" class="ttl">%s</div>'
+        '<div class="top"><pre id="t-board" class="board">%s</pre><pre id="t-seats" class="seats">%s</pre></div>'
+        '<pre id="t-middle" class="mid">%s</pre>'
+        '<div class="loghead"><span class="hdr">Event log</span> <span class="dim">(newest first)</span></div>'
+        '<pre id="t-log" class="log">%s</pre>'
+        '<pre id="t-entry" class="entry">%s</pre><pre id="t-status" class="status">%s</pre>'
+    ) % (_line_html(ex.store, f.title), block(f.board), block(f.seats), block(f.middle), block(f.log),
+         _line_html(ex.store, f.entry), _line_html(ex.store, f.status))
+
+
+def export(log_path: str, out: str, seat: int | None) -> None:
+    """``easel export``: write the page for ``log_path`` to ``out`` ("-": standard output)."""
+    data = read_file(log_path)
+    if out != "-":
+        try:
+            same = Path(out).resolve() == Path(log_path).resolve()
+        except OSError:
+            same = False
+        if same:
+            raise UsageError("--html %s would overwrite the log itself: choose another file" % out)
+    page = build_page(log_path, data, seat)
+    if out == "-":
+        sys.stdout.write(page)
+        return
+    try:
+        Path(out).write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError("cannot write %s: %s" % (out, exc.strerror or exc)) from None
+    print("easel: wrote %s (%d KB, %d entries): open it in any browser" % (out, (len(page.encode()) + 1023) // 1024,
+                                                                         len(parse_log(data).entries)), file=sys.stderr)
+
+
+# --------------------------------------------------------------------------- the page's HTML, CSS and script
+PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="easel @@VERSION@@ (easel export)">
+<link rel="icon" href="data:,">
+<title>@@TITLE@@</title>
+<style>
+:root{--fg:#d0d0d0;--bg:#1c1c1c;--page:#f4f1ea;--ink:#222;--ok:#0a7d3b;--warn:#9a6a00;--bad:#b3261e}
+*{box-sizing:border-box}
+body{margin:0;background:var(--page);color:var(--ink);font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif}
+header{padding:10px 18px 4px}
+h1{font-size:21px;margin:0}
+.sub{color:#555;font-size:13px;margin:2px 0 0}
+main{display:flex;flex-wrap:wrap;gap:14px;padding:8px 18px 18px;align-items:flex-start}
+.player{flex:1 1 760px;min-width:0}
+aside{flex:0 1 380px;min-width:280px;font-size:13.5px}
+nav{display:flex;flex-wrap:wrap;align-items:center;gap:6px;margin:0 0 8px}
+nav button{font:inherit;font-size:14px;padding:3px 10px;border:1px solid #999;border-radius:5px;background:#fff;cursor:pointer;min-width:2.4em}
+nav button:hover{background:#eee}
+nav input[type=range]{flex:1 1 200px;min-width:140px}
+#pos{font-variant-numeric:tabular-nums;min-width:9.5em;text-align:right;font-size:13px;color:#333}
+.term{background:var(--bg);color:var(--fg);border-radius:7px;padding:8px 10px 10px;overflow-x:auto;
+  font:13px/1.3 "DejaVu Sans Mono","Cascadia Mono",Menlo,Consolas,"Liberation Mono",monospace;box-shadow:0 2px 8px rgba(0,0,0,.25)}
+.term pre{margin:0;font:inherit;white-space:pre}
+.ttl{background:var(--fg);color:var(--bg);font-weight:bold;white-space:pre;overflow:hidden;text-overflow:ellipsis;margin:0 -4px 6px;padding:0 4px}
+.top{display:flex;gap:2ch;align-items:flex-start;margin-bottom:6px}
+.board{flex:0 0 auto;min-width:@@BOARDW@@ch}
+.board:empty{display:none}
+.mid{border-top:1px solid #444;padding-top:4px;margin-top:2px}
+.loghead{border-top:1px solid #444;margin-top:6px;padding-top:3px}
+.hdr{font-weight:bold;text-decoration:underline}.dim{color:#8a8a8a}
+.log{color:#bdbdbd}
+.term pre.entry{border-top:1px solid #444;margin-top:6px;padding-top:4px;white-space:pre-wrap;padding-left:2ch;text-indent:-2ch}
+.term pre.status{white-space:pre-wrap;padding-left:2ch;text-indent:-2ch}
+.card{background:#fff;border:1px solid #d8d2c4;border-radius:7px;padding:9px 12px;margin:0 0 10px}
+.card h2{font-size:15px;margin:0 0 6px}
+.verdict{font-weight:bold;padding:6px 9px;border-radius:5px;color:#fff}
+.verdict.ok{background:var(--ok)}.verdict.warn{background:var(--warn)}.verdict.bad{background:var(--bad)}
+p.bad,.problems{color:var(--bad)}
+table{border-collapse:collapse;width:100%}
+td,th{text-align:left;padding:2px 6px 2px 0;vertical-align:top}
+th{font-weight:600;color:#555;font-size:12.5px;white-space:nowrap}
+.fp,.mono{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:12.5px;word-break:break-all}
+tr.me td{font-weight:bold}
+kbd{font:12px "DejaVu Sans Mono",monospace;border:1px solid #bbb;border-bottom-width:2px;border-radius:3px;padding:0 4px;background:#fafafa}
+.keys td:first-child{white-space:nowrap}
+footer{padding:0 18px 16px;color:#666;font-size:12.5px}
+@@CSS@@
+</style>
+</head>
+<body>
+<header>
+<h1>@@H1@@</h1>
+<p class="sub">@@SUB@@</p>
+</header>
+<main>
+<section class="player" aria-label="replay">
+<nav>
+<button id="b-first" title="the first entry (Home)">&laquo; first</button>
+<button id="b-pmark" title="the previous @@MARK@@ (Up)">&lsaquo; @@MARK@@</button>
+<button id="b-prev" title="one entry back (Left)">&lsaquo; entry</button>
+<button id="b-play" title="play / pause (Space)">play</button>
+<button id="b-next" title="one entry on (Right)">entry &rsaquo;</button>
+<button id="b-nmark" title="the next @@MARK@@ (Down)">@@MARK@@ &rsaquo;</button>
+<button id="b-last" title="the last entry (End)">last &raquo;</button>
+<input id="slider" type="range" min="0" max="@@LAST@@" value="@@LAST@@" step="1" aria-label="entry">
+<span id="pos">entry @@LAST@@ of @@LAST@@</span>
+</nav>
+<div class="term" id="term">@@STATIC@@</div>
+@@REPLAYERR@@
+<noscript><p>Without JavaScript this page shows the last entry only.</p></noscript>
+</section>
+<aside>
+<div class="card">
+<h2>Audit</h2>
+<div class="verdict @@VCLASS@@" id="verdict">@@VERDICT@@</div>
+@@PROBLEMS@@
+<table>
+<tr><th>entries</th><td>@@EVENTS@@ checked</td></tr>
+<tr><th>head</th><td class="mono" title="the hash of the last entry: every copy of this game's log ends in it">@@HEAD@@</td></tr>
+</table>
+@@NOTES@@
+</div>
+<div class="card">
+<h2>Seat keys</h2>
+<table id="keys"><tr><th>seat</th><th>key fingerprint</th><th>place</th></tr>@@KEYROWS@@</table>
+<p class="sub">Compare each fingerprint with the one its player's <kbd>easel</kbd> shows in its title bar.</p>
+</div>
+<div class="card">
+<h2>Check it yourself</h2>
+<p>This page was made by <kbd>easel export</kbd> and carries the game's signed log.
+Save it and run <kbd>easel audit @@LOGNAME@@</kbd>: the verdict and the head above must come out the same
+(a page can be edited; the signatures in the log cannot be forged).</p>
+<button id="b-save">save the signed log</button>
+</div>
+<div class="card keys">
+<h2>Keys</h2>
+<table>
+<tr><td><kbd>&#x2190;</kbd> <kbd>&#x2192;</kbd></td><td>one entry back / on</td></tr>
+<tr><td><kbd>&#x2191;</kbd> <kbd>&#x2193;</kbd></td><td>previous / next @@MARK@@</td></tr>
+<tr><td><kbd>Home</kbd> <kbd>End</kbd></td><td>first / last entry</td></tr>
+<tr><td><kbd>Space</kbd></td><td>play / pause</td></tr>
+</table>
+<p class="sub">The address ends in #N for entry N: send it to point at a moment.</p>
+</div>
+</aside>
+</main>
+<footer>Made with easel @@VERSION@@. One self-contained file: nothing is fetched from anywhere.</footer>
+<script type="application/json" id="easel-data">@@DATA@@</script>
+<script>
+@@SCRIPT@@
+</script>
+</body>
+</html>
+"""
+
+SCRIPT = r"""(function () {
+  "use strict";
+  var D = JSON.parse(document.getElementById("easel-data").textContent);
+  var L = D.lines, F = D.frames, N = F.length, cur = N - 1, timer = null;
+  var $ = function (id) { return document.getElementById(id); };
+  function esc(t) { return t.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"); }
+  function line(i) {
+    var l = L[i], h = "";
+    for (var k = 0; k < l.length; k += 2) {
+      h += l[k] === 0 ? esc(l[k + 1]) : '<span class="s' + l[k] + '">' + esc(l[k + 1]) + "</span>";
+    }
+    return h;
+  }
+  function block(ids) { var h = []; for (var k = 0; k < ids.length; k++) h.push(line(ids[k])); return h.join("\n"); }
+  function show(n) {
+    n = Math.max(0, Math.min(N - 1, n | 0));
+    cur = n;
+    var f = F[n];
+    $("t-title").innerHTML = line(f[0]);
+    $("t-board").innerHTML = block(f[1]);
+    $("t-seats").innerHTML = block(f[2]);
+    $("t-middle").innerHTML = block(f[3]);
+    $("t-log").innerHTML = block(f[4]);
+    $("t-entry").innerHTML = line(f[5]);
+    $("t-status").innerHTML = line(f[6]);
+    $("slider").value = n;
+    $("pos").textContent = "entry " + n + " of " + (N - 1);
+    if (history.replaceState) { try { history.replaceState(null, "", "#" + n); } catch (e) {} }
+  }
+  function nextMark() { for (var n = cur + 1; n < N; n++) if (F[n][7]) return show(n); show(N - 1); }
+  function prevMark() { for (var n = cur - 1; n > 0; n--) if (F[n][7]) return show(n); show(0); }
+  function stop() { if (timer) { clearInterval(timer); timer = null; } $("b-play").textContent = "play"; }
+  function play() {
+    if (timer) return stop();
+    if (cur >= N - 1) show(0);
+    $("b-play").textContent = "pause";
+    timer = setInterval(function () { if (cur >= N - 1) stop(); else show(cur + 1); }, 350);
+  }
+  function step(fn) { return function () { stop(); fn(); }; }
+  $("b-first").onclick = step(function () { show(0); });
+  $("b-prev").onclick = step(function () { show(cur - 1); });
+  $("b-next").onclick = step(function () { show(cur + 1); });
+  $("b-last").onclick = step(function () { show(N - 1); });
+  $("b-pmark").onclick = step(prevMark);
+  $("b-nmark").onclick = step(nextMark);
+  $("b-play").onclick = play;
+  $("slider").oninput = function () { stop(); show(+this.value); };
+  $("b-save").onclick = function () {
+    var bin = atob(D.log_b64), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    var a = document.createElement("a");
+    a.href = URL.createObjectURL(new Blob([bytes], {type: "application/octet-stream"}));
+    a.download = D.log_name || "game.log";
+    document.body.appendChild(a); a.click();
+    setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+  };
+  var keys = {
+    ArrowLeft: function () { show(cur - 1); }, ArrowRight: function () { show(cur + 1); },
+    ArrowUp: prevMark, ArrowDown: nextMark, Home: function () { show(0); }, End: function () { show(N - 1); },
+    h: function () { show(cur - 1); }, l: function () { show(cur + 1); }, p: prevMark, n: nextMark,
+    g: function () { show(0); }, G: function () { show(N - 1); }
+  };
+  window.addEventListener("keydown", function (ev) {
+    if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    if (ev.key === " " && ev.target.tagName !== "BUTTON") { ev.preventDefault(); play(); return; }
+    var fn = keys[ev.key];
+    if (fn) { ev.preventDefault(); stop(); fn(); }
+  }, true);
+  var m = /^#(\d+)$/.exec(location.hash);
+  show(m ? +m[1] : 0);
+})();
+"""

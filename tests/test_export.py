@@ -1,0 +1,284 @@
+"""``easel export LOG --html FILE``: one self-contained page that replays a game, with its audit.
+
+The page is checked as a reader's browser would take it apart (html.parser):
+one document, nothing fetched from anywhere, every log entry a frame, the
+verdict and every seat key's fingerprint, the step navigation script.  If a
+headless chromium is installed, its DOM after the script ran is checked too.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+import core.games
+from core.events import parse_genesis
+from core.hashing import fingerprint
+from core.logfile import parse as parse_log
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO_TIMEOUT = 120
+GAMES = core.games.names()
+
+
+def easel(*args, home: Path | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    if home is not None:
+        env["EASEL_HOME"] = str(home)
+    env.pop("EASEL_FAULTS", None)
+    return subprocess.run([sys.executable, "-m", "cli", *map(str, args)], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+@pytest.fixture(scope="module", params=GAMES)
+def demo_log(request, tmp_path_factory) -> Path:
+    """A finished 3-seat demo log of each game."""
+    game = request.param
+    out = tmp_path_factory.mktemp("export-" + game)
+    r = easel("demo", "--game", game, "--players", 3, "--seed", "export", "--out", out, "--json", home=out / "home",
+              timeout=DEMO_TIMEOUT)
+    assert r.returncode == 0, r.stdout + r.stderr
+    log = Path(json.loads(r.stdout)["logs"][0])
+    copy = out / "game.log"
+    copy.write_bytes(log.read_bytes())
+    return copy
+
+
+class Page(HTMLParser):
+    """Every start tag with its attributes, the text of each element by id, and the scripts."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict]] = []
+        self.text_by_id: dict[str, str] = {}
+        self.scripts: list[tuple[dict, str]] = []
+        self.styles: list[str] = []
+        self._open: list[tuple[str, str | None]] = []
+        self._buf: dict[str, list[str]] = {}
+        self._script: tuple[dict, list[str]] | None = None
+        self._style: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append((tag, a))
+        if tag == "script":
+            self._script = (a, [])
+        if tag == "style":
+            self._style = []
+        if tag in ("meta", "link", "input", "br", "img", "hr"):
+            return
+        self._open.append((tag, a.get("id")))
+        if a.get("id"):
+            self._buf[a["id"]] = []
+
+    def handle_endtag(self, tag):
+        if tag == "script" and self._script is not None:
+            self.scripts.append((self._script[0], "".join(self._script[1])))
+            self._script = None
+        if tag == "style" and self._style is not None:
+            self.styles.append("".join(self._style))
+            self._style = None
+        while self._open:
+            t, ident = self._open.pop()
+            if ident:
+                self.text_by_id[ident] = "".join(self._buf.pop(ident))
+            if t == tag:
+                break
+
+    def handle_data(self, data):
+        if self._script is not None:
+            self._script[1].append(data)
+        if self._style is not None:
+            self._style.append(data)
+        for ident in self._buf:
+            self._buf[ident].append(data)
+
+
+def export(log: Path, out: Path, *extra) -> tuple[subprocess.CompletedProcess, str]:
+    r = easel("export", log, "--html", out, *extra, home=out.parent / "home")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Traceback" not in r.stderr
+    return r, out.read_text(encoding="utf-8")
+
+
+def parsed(text: str) -> tuple[Page, dict]:
+    p = Page()
+    p.feed(text)
+    p.close()
+    data = [body for attrs, body in p.scripts if attrs.get("id") == "easel-data"]
+    assert len(data) == 1, "the page holds its frames in one JSON script"
+    return p, json.loads(data[0])
+
+
+def frame_text(doc: dict, ix: int) -> str:
+    flat = doc["lines"][ix]
+    return "".join(flat[i + 1] for i in range(0, len(flat), 2))
+
+
+# --------------------------------------------------------------------------- structure
+def test_one_self_contained_file_with_every_step_the_verdict_and_the_keys(demo_log, tmp_path):
+    data = demo_log.read_bytes()
+    entries = parse_log(data).entries
+    genesis = parse_genesis(entries[0])
+    out = tmp_path / "game.html"
+    r, text = export(demo_log, out)
+    assert "wrote %s" % out in r.stderr
+    assert list(tmp_path.glob("*.html")) == [out], "one file, nothing beside it"
+    page, doc = parsed(text)
+
+    # one document
+    names = [t for t, _ in page.tags]
+    assert names.count("html") == 1 and names.count("head") == 1 and names.count("body") == 1
+    # nothing from the network: no address anywhere, no external src/href, no CSS import or url()
+    assert not re.search(r"https?://|//[a-z0-9.-]+\.[a-z]{2,}/", text, re.I)
+    for tag, attrs in page.tags:
+        for key in ("src", "href", "action", "srcset", "poster", "data"):
+            value = attrs.get(key)
+            assert value is None or value.startswith(("#", "data:")), (tag, key, value)
+        assert tag not in ("iframe", "object", "embed", "img", "base"), tag
+    for css in page.styles:
+        assert "@import" not in css and "url(" not in css
+    assert all("src" not in attrs for attrs, _ in page.scripts), "scripts are inline"
+    csp = [a.get("content", "") for t, a in page.tags if t == "meta" and a.get("http-equiv", "").lower() == "content-security-policy"]
+    assert csp and "default-src 'none'" in csp[0]
+
+    # every log entry is a step of the replay, in order, each drawn with its own lines
+    assert doc["entries"] == len(entries) == len(doc["frames"])
+    for n, frame in enumerate(doc["frames"]):
+        title, board, seats, middle, log, entry, status, mark = frame
+        assert frame_text(doc, entry).startswith("Entry %d of %d: " % (n, len(entries) - 1))
+        assert frame_text(doc, status).startswith("Table now: ")
+        for ix in [title, entry, status, *board, *seats, *middle, *log]:
+            assert 0 <= ix < len(doc["lines"])
+        assert len(seats) == 2 + doc["players"]
+    assert doc["players"] == len(genesis.doc["seats"])
+    first = frame_text(doc, doc["frames"][0][5])
+    assert "genesis" in first
+    last = doc["frames"][-1]
+    assert any("GAME OVER" in frame_text(doc, ix) for ix in last[3]) or "Game over" in frame_text(doc, last[6])
+    assert sum(f[7] for f in doc["frames"]) >= 1, "the steps (marks) the screen names are flagged"
+    # boards are drawn with colours: style classes from the shell's sheet and the screen's own
+    assert doc["styles"] > 3 and re.search(r"\.s\d+\{[^}]*background:#", text)
+    if doc["board_width"]:
+        assert any(f[1] for f in doc["frames"]), "the board pane is drawn"
+
+    # the audit's verdict, the head, every seat key's fingerprint
+    rep = json.loads(easel("audit", "--json", demo_log).stdout)
+    assert rep["valid"] and rep["complete"]
+    assert page.text_by_id["verdict"].startswith("VALID - ")
+    assert rep["head"] in text and doc["audit"]["head"] == rep["head"]
+    keys_text = page.text_by_id["keys"]
+    for s, key in enumerate(genesis.doc["seats"]):
+        assert fingerprint(key) in keys_text
+        assert doc["fingerprints"][s] == fingerprint(key)
+    assert "1st" in keys_text
+
+    # the step navigation: buttons, a slider over every entry, arrow keys
+    ids = {a.get("id") for _, a in page.tags}
+    assert {"b-first", "b-prev", "b-next", "b-last", "b-play", "slider"} <= ids
+    slider = [a for t, a in page.tags if a.get("id") == "slider"][0]
+    assert slider["type"] == "range" and slider["min"] == "0" and slider["max"] == str(len(entries) - 1)
+    script = "".join(body for attrs, body in page.scripts if not attrs.get("type"))
+    for needle in ("keydown", "ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "easel-data"):
+        assert needle in script
+
+    # without JavaScript the last frame is there already
+    assert "Entry %d of %d" % (len(entries) - 1, len(entries) - 1) in page.text_by_id["t-entry"]
+
+    # the signed log travels with the page, byte for byte
+    assert base64.b64decode(doc["log_b64"]) == data
+
+
+def test_identical_lines_are_stored_once(demo_log, tmp_path):
+    _, text = export(demo_log, tmp_path / "g.html")
+    _, doc = parsed(text)
+    refs = sum(len(f[1]) + len(f[2]) + len(f[3]) + len(f[4]) + 3 for f in doc["frames"])
+    assert len(doc["lines"]) < refs / 3, "frames share their lines"
+    assert len({json.dumps(line) for line in doc["lines"]}) == len(doc["lines"])
+    # a sane size: well under 10 KB a log entry (the log itself included)
+    assert len(text.encode()) < 10_000 * doc["entries"]
+
+
+def test_a_seat_view(demo_log, tmp_path):
+    _, public = export(demo_log, tmp_path / "public.html")
+    _, text = export(demo_log, tmp_path / "seat1.html", "--as", 1)
+    page, doc = parsed(text)
+    assert doc["seat"] == 1
+    assert "seat 1's view" in frame_text(doc, doc["frames"][-1][0])
+    assert any("seat 1 (you)" in frame_text(doc, ix) for f in doc["frames"] for ix in f[2])
+    _, pub = parsed(public)
+    assert pub["seat"] is None and "public view" in frame_text(pub, pub["frames"][-1][0])
+    assert not any("(you)" in frame_text(pub, ix) for f in pub["frames"] for ix in f[2])
+    assert "(this view)" in page.text_by_id["keys"]
+
+
+def test_a_tampered_log_exports_with_an_invalid_verdict(demo_log, tmp_path):
+    data = bytearray(demo_log.read_bytes())
+    p = parse_log(bytes(data))
+    k = len(p.entries) // 2
+    start = p.offsets[k] + 4
+    data[start + len(p.entries[k]) // 2] ^= 0x01
+    bad = tmp_path / "bad.log"
+    bad.write_bytes(bytes(data))
+    _, text = export(bad, tmp_path / "bad.html")
+    page, doc = parsed(text)
+    assert page.text_by_id["verdict"].startswith("INVALID")
+    assert doc["audit"]["valid"] is False and doc["audit"]["problems"]
+    assert "entry %d" % k in text
+    assert 1 <= len(doc["frames"]) <= k + 1
+
+
+def test_export_errors_are_one_line_usage_errors(demo_log, tmp_path):
+    cases = [
+        (["export", demo_log, "--html", tmp_path / "x.html", "--as", 9], "--as must be a seat"),
+        (["export", demo_log, "--html", demo_log], "overwrite the log"),
+        (["export", tmp_path / "missing.log", "--html", tmp_path / "x.html"], "cannot read"),
+        (["export", demo_log, "--html", tmp_path / "no" / "such" / "dir.html"], "cannot write"),
+        (["export", demo_log], "usage: easel export"),
+    ]
+    junk = tmp_path / "junk.log"
+    junk.write_bytes(b"not a log at all\n" * 4)
+    cases.append((["export", junk, "--html", tmp_path / "x.html"], "not an Easel log"))
+    for args, needle in cases:
+        r = easel(*args, home=tmp_path)
+        assert r.returncode == 2, (args, r.stdout, r.stderr)
+        assert needle in r.stderr, (args, r.stderr)
+        assert "Traceback" not in r.stderr
+    assert parse_log(demo_log.read_bytes()).entries, "the log is untouched"
+
+
+def test_export_to_standard_output(demo_log, tmp_path):
+    r = easel("export", demo_log, "--html", "-", home=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("<!DOCTYPE html>") and r.stdout.rstrip().endswith("</html>")
+    _, doc = parsed(r.stdout)
+    assert len(doc["frames"]) == len(parse_log(demo_log.read_bytes()).entries)
+
+
+# --------------------------------------------------------------------------- in a real browser
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no headless chromium installed")
+def test_the_script_draws_the_step_in_the_address(demo_log, tmp_path):
+    out = tmp_path / "g.html"
+    _, text = export(demo_log, out)
+    _, doc = parsed(text)
+    n = len(doc["frames"]) // 2
+    r = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", "%s#%d" % (out.as_uri(), n)],
+                       capture_output=True, text=True, timeout=90)
+    assert r.returncode == 0, r.stderr[-2000:]
+    dom = Page()
+    dom.feed(r.stdout)
+    assert dom.text_by_id["t-entry"].startswith("Entry %d of %d" % (n, len(doc["frames"]) - 1))
+    assert dom.text_by_id["pos"].startswith("entry %d of" % n)
+    assert frame_text(doc, doc["frames"][n][6]) == dom.text_by_id["t-status"]
