@@ -32,13 +32,14 @@ from typing import Any, Sequence
 
 from prompt_toolkit.styles import Style
 
-from core.events import Event, Genesis, Timeout, parse_entry
+from core.events import parse_entry
 from core.hashing import fingerprint
 from core.logfile import parse as parse_log
 from core.table import RuleError, Table
 
 from .common import UsageError, jsonable, read_file, registry
-from .screens import Context, Screen, Snapshot, plain_label, screen_for, seat_name, who, wrap
+from .screens import Context, Screen, Snapshot, screen_for, seat_name, wrap
+from .shell import describe_entry, seat_status, step_status
 
 WIDTH = 100          # columns of the middle pane (as the terminal UI's text rendering)
 LOG_SHOWN = 14       # event-log lines shown under a frame (newest first)
@@ -173,65 +174,6 @@ def _safe(what: str, fn, *args) -> Any:
         return None, [("class:error", "(the screen could not draw its %s here: %s)" % (what, type(exc).__name__))]
 
 
-def describe_entry(table: Table, ent: Any, me: int | None, screen: Screen) -> str:
-    """One log entry in words (before it is applied to ``table``)."""
-    if isinstance(ent, Timeout):
-        st = table.step
-        return "time-out certificate: %s did not move in time%s - counted as no move" % (
-            who(list(ent.seats), me) or "nobody", " (%s)" % plain_label(st.label) if st else "")
-    if isinstance(ent, Genesis):
-        return "a second genesis"
-    ev: Event = ent
-    seat = table.seat_of(ev.author)
-    st = table.step
-    name = seat_name(seat, me) if seat is not None else "an unknown key"
-    purpose = st.purpose if st is not None else "move"
-    if ev.kind == "commit":
-        if purpose == "seed":
-            return "%s seals its share of the shared randomness" % name
-        return "%s seals a move (%s)" % (name, plain_label(st.label) if st is not None else "")
-    try:
-        value = ev.body["value"] if ev.kind == "reveal" else ev.body["action"]
-        if ev.kind == "reveal" and purpose == "seed":
-            return "%s opens its share of the shared randomness" % name
-        text = screen.describe(table.game, table.state, seat, value)
-        prefix = "seat %s " % seat
-        text = text[len(prefix):] if text.startswith(prefix) else text
-        return "%s %s: %s" % (name, "opens its sealed move" if ev.kind == "reveal" else "plays", text)
-    except Exception:
-        return "%s %s" % (name, "opens its sealed move" if ev.kind == "reveal" else "moves")
-
-
-def _seat_status(snap: Snapshot, s: int) -> str:
-    if snap.over or s not in snap.step_seats:
-        return ""
-    waiting = s in snap.missing
-    if snap.step_purpose == "seed":
-        return "seed.." if waiting else "seed ok"
-    if snap.step_kind == "commit":
-        return "choosing" if waiting else "sealed"
-    if snap.step_kind == "reveal":
-        return "opening" if waiting else "opened"
-    return "to move" if waiting else "moved"
-
-
-def _status_text(snap: Snapshot, screen: Screen) -> tuple[str, str]:
-    if snap.over:
-        return "class:over", "Game over."
-    whom = who(snap.missing, snap.seat) or "nobody"
-    if snap.view is None:
-        return "class:waiting", "Drawing the shared seed - waiting for %s" % whom
-    if snap.step_purpose == "seed":
-        what = screen.chance_words
-    else:
-        what = plain_label(snap.step_label)
-        if snap.step_kind == "commit":
-            what += " (seats choose their sealed moves)"
-        elif snap.step_kind == "reveal":
-            what += " (the sealed moves are being opened)"
-    return "class:waiting", "%s - waiting for %s" % (what, whom)
-
-
 class Exporter:
     """Replays a log with the game's screen and collects the frames."""
 
@@ -297,7 +239,7 @@ class Exporter:
         middle += lines("middle pane", scr.middle_lines, ctx, WIDTH)
         log = [st.line(wrapped) for style, text in list(reversed(snap.log))[:LOG_SHOWN]
                for wrapped in wrap([(style, text)], WIDTH, "      ")] or [st.text("class:label", "  nothing yet")]
-        status_style, status = _status_text(snap, scr)
+        status_style, status = step_status(snap, scr)
         mark = False
         if before is not None:
             try:
@@ -328,7 +270,7 @@ class Exporter:
             cells = (_safe("seats", scr.seat_cells, ctx, s)[0] or []) if cols else []
             row = "%s %-13s" % (">" if s == self.seat else " ", seat_name(s, self.seat))
             row += "".join(" %*s" % (w, c) for (_, w), c in zip(cols, cells)) + "  "
-            status = _seat_status(snap, s)
+            status = seat_status(snap, s)
             busy = status in ("choosing", "opening", "to move", "seed..")
             lines.append([("class:you" if s == self.seat else "", row), ("class:waiting" if busy else "class:label", status)])
         return lines

@@ -302,7 +302,7 @@ def _without_seat(text: str, seat: int | None) -> str:
     return text[len(prefix):] if text.startswith(prefix) else text
 
 
-def _step_status(snap: Snapshot, screen: Screen) -> tuple[str, str]:
+def step_status(snap: Snapshot, screen: Screen) -> tuple[str, str]:
     """(style, text) for the line that says what the table waits for."""
     me = snap.seat
     if snap.over:
@@ -322,7 +322,7 @@ def _step_status(snap: Snapshot, screen: Screen) -> tuple[str, str]:
     return "class:waiting", "%s - waiting for %s" % (what, whom)
 
 
-def _seat_status(snap: Snapshot, s: int) -> str:
+def seat_status(snap: Snapshot, s: int) -> str:
     if snap.over or s not in snap.step_seats:
         return ""
     waiting = s in snap.missing
@@ -344,7 +344,7 @@ def _seats_lines(snap: Snapshot, screen: Screen, ctx: Context) -> list[Line]:
         mark = ">" if s == me else " "
         cells = screen.seat_cells(ctx, s) if cols else []
         row = "%s %-13s" % (mark, seat_name(s, me)) + "".join(" %*s" % (w, c) for (_, w), c in zip(cols, cells)) + "  "
-        st = _seat_status(snap, s)
+        st = seat_status(snap, s)
         style = "class:you" if s == me else ""
         lines.append([(style, row), ("class:waiting" if st in ("choosing", "opening", "to move", "seed..") else "class:label", st)])
     return lines
@@ -368,6 +368,34 @@ def _title_text(title: str, snap: Snapshot | None, screen: Screen, ctx: Context,
     if extra:
         parts.append(extra)
     return " " + " | ".join(parts)
+
+
+def describe_entry(table: Table, ent: Any, me: int | None, screen: Screen) -> str:
+    """One log entry in words, before it is applied to ``table`` (the replay viewer, the export)."""
+    if isinstance(ent, Timeout):
+        return "time-out certificate: %s did not move in time%s - counted as no move" % (
+            who(list(ent.seats), me) or "nobody", " (%s)" % plain_label(table.step.label) if table.step else "")
+    if isinstance(ent, Genesis):
+        return "a second genesis"
+    ev: Event = ent
+    seat = table.seat_of(ev.author)
+    st = table.step
+    name = "seat %s" % seat if seat != me else "seat %s (you)" % seat
+    purpose = st.purpose if st is not None else "move"
+    if ev.kind == "commit":
+        label = plain_label(st.label) if st is not None else ""
+        return "%s commits to %s" % (name, "its share of the shared randomness" if purpose == "seed" else "a sealed move (%s)" % label)
+    if ev.kind == "reveal":
+        if purpose == "seed":
+            return "%s reveals its share of the shared randomness" % name
+        try:
+            return "%s reveals: %s" % (name, _without_seat(screen.describe(table.game, table.state, seat, ev.body["value"]), seat))
+        except Exception:
+            return "%s reveals its move" % name
+    try:
+        return "%s plays: %s" % (name, _without_seat(screen.describe(table.game, table.state, seat, ev.body["action"]), seat))
+    except Exception:
+        return "%s moves" % name
 
 
 # --------------------------------------------------------------------------- base
@@ -1093,7 +1121,7 @@ class GameUI(_BaseUI):
         elif snap is None:
             out.append(("class:waiting", "Waiting for the table..."))
         else:
-            out.append(_step_status(snap, self._screen()))
+            out.append(step_status(snap, self._screen()))
         return self._wrapped(out, width)
 
     def _wrapped(self, frags: list, width: int | None = None, indent: str = "  ") -> list:
@@ -1283,31 +1311,7 @@ class ReplayUI(_BaseUI):
         return [("Replay keys", keys)] + list(self._screen().rules_help(self._ctx()))
 
     def _describe(self, table: Table, ent: Any) -> str:
-        if isinstance(ent, Timeout):
-            return "time-out certificate: %s did not move in time%s - counted as no move" % (
-                who(list(ent.seats), self.seat) or "nobody", " (%s)" % plain_label(table.step.label) if table.step else "")
-        if isinstance(ent, Genesis):
-            return "a second genesis"
-        ev: Event = ent
-        seat = table.seat_of(ev.author)
-        st = table.step
-        name = "seat %s" % seat if seat != self.seat else "seat %s (you)" % seat
-        purpose = st.purpose if st is not None else "move"
-        screen = self._screen()
-        if ev.kind == "commit":
-            label = plain_label(st.label) if st is not None else ""
-            return "%s commits to %s" % (name, "its share of the shared randomness" if purpose == "seed" else "a sealed move (%s)" % label)
-        if ev.kind == "reveal":
-            if purpose == "seed":
-                return "%s reveals its share of the shared randomness" % name
-            try:
-                return "%s reveals: %s" % (name, _without_seat(screen.describe(table.game, table.state, seat, ev.body["value"]), seat))
-            except Exception:
-                return "%s reveals its move" % name
-        try:
-            return "%s plays: %s" % (name, _without_seat(screen.describe(table.game, table.state, seat, ev.body["action"]), seat))
-        except Exception:
-            return "%s moves" % name
+        return describe_entry(table, ent, self.seat, self._screen())
 
     def _ensure(self, n: int) -> int:
         """Replay up to entry ``n`` (or as far as the log is valid); returns the last valid index."""
@@ -1371,7 +1375,7 @@ class ReplayUI(_BaseUI):
         snap = self._snap
         if snap is None:
             return []
-        style, text = _step_status(snap, self._screen())
+        style, text = step_status(snap, self._screen())
         return join(wrap([(style, "Table now: " + text)], width or self._cols()))
 
     def _pane_title(self) -> list:

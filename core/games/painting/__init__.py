@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ...engine import GameInfo, IllegalAction, Turn
+from ...engine import GameInfo, Turn
 from . import rules
 from .bots import HeuristicBot, RandomBot, play_game
 
