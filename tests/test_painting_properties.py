@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from core.encoding import decode, encode
 from core.engine import IllegalAction
 from core.games.painting import GAME
-from core.games.painting.bots import RandomBot
+from core.games.painting import rules
+from core.games.painting.bots import HeuristicBot, RandomBot, play_game
 from core.rng import Rng
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -163,6 +164,10 @@ actions = st.one_of(
             "extra": st.one_of(values, st.lists(st.one_of(st.integers(-1, 5), st.sampled_from(["R", "B", "Y"])),
                                                 min_size=3, max_size=3)),
             "convert": st.one_of(st.integers(-3, 12), values),
+            "why": st.one_of(values, st.dictionaries(
+                st.sampled_from(["bids", "splash", "x"]),
+                st.one_of(st.sampled_from(["no tokens", "nothing in reach", "would spoil its sheets"]), values),
+                max_size=2)),
         },
     ),
 )
@@ -186,3 +191,34 @@ def test_check_only_ever_raises_illegal_action(raw, seat, garnets):
         assert new.moves[seat] == a
     assert state == before
     assert isinstance(GAME.describe(state, 0, raw), str)
+
+
+class _Watch:
+    def __init__(self, bot) -> None:
+        self.bot = bot
+        self.moves: list = []
+
+    def choose(self, view, seat, rng):
+        a = self.bot.choose(view, seat, rng)
+        self.moves.append((view, a, self.bot.reason))
+        return a
+
+
+@settings(max_examples=10, **SETTINGS)
+@given(seed=seeds, players=player_counts, edition=editions, garnets=st.sampled_from([0, 10, 30]))
+def test_heuristic_bids_and_splashes_or_says_why(seed, players, edition, garnets):
+    """Every heuristic move (all legal: play_game checks them) bids unless it says why, and
+    splashes unless it says why; the reason in the move is the one the bot exposes."""
+    line = [_Watch(HeuristicBot()) if s % 2 == 0 else RandomBot() for s in range(players)]
+    state, res = play_game({"edition": edition, "starting_garnets": garnets}, players, seed, line)
+    assert res is not None
+    for w in line[::2]:
+        assert len(w.moves) == 6
+        for view, a, reason in w.moves:
+            why = a.get("why") or {}
+            assert (reason or {}) == why
+            assert bool(a["bids"]) != ("bids" in why)
+            assert (a["splash"] is not None) != ("splash" in why)
+            if why.get("bids") == "no tokens":
+                assert view["tokens"][view["seat"]] == 0
+            assert set(why) <= set(rules.WHY) and all(why[k] in rules.WHY[k] for k in why)

@@ -91,7 +91,7 @@ def test_game_registered_and_info():
 def test_configure_fills_defaults_and_is_idempotent():
     cfg = GAME.configure({}, 6)
     assert cfg == {"edition": "clarified", "rounds": 6, "starting_tokens": 30, "tokens_per_round": 10,
-                   "starting_garnets": 0, "first_round_sheets": 10, "sheets_per_round": 7}
+                   "starting_garnets": 10, "first_round_sheets": 10, "sheets_per_round": 7}
     assert GAME.configure(cfg, 6) == cfg
     assert GAME.configure({"edition": "mm8"}, 2)["edition"] == "mm8"
     encode(cfg)
@@ -513,6 +513,28 @@ def test_conversion_turns_garnets_into_tokens_before_the_auction():
     assert st.tokens == (30 + 5 - 35 + 10, 30 + 2 + 10, 40, 40)
 
 
+@pytest.mark.parametrize("edition, cost", [("clarified", 7), ("mm8", 5)])
+def test_default_garnets_make_convert_and_extra_usable(edition, cost):
+    """Decision 24: a default game starts every seat with 10 garnets, so converting and
+    the extra splash are real choices from round 1 (both, or one and more of the other)."""
+    cfg = GAME.configure({"edition": edition}, 4)
+    assert cfg["starting_garnets"] == rules.STARTING_GARNETS == 10 == GAME.info.options["starting_garnets"]
+    st = with_offer(rules.chance(rules.setup(cfg, 4, bytes(32)), E1), {1: THREE})
+    assert st.garnets == (10,) * 4
+    spare = 10 - cost
+    both = rules.check(st, 0, move({"1": 30 + spare}, splash=[0, 0, "R"], extra=[4, 4, "B"], convert=spare))
+    with pytest.raises(IllegalAction, match="garnets"):
+        rules.check(st, 1, move(splash=[0, 0, "R"], extra=[4, 4, "B"], convert=spare + 1))
+    all_in = rules.check(st, 1, move({"1": 40}, convert=10))
+    with pytest.raises(IllegalAction, match="cannot convert 11 garnets: you have 10"):
+        rules.check(st, 2, move(convert=11))
+    st = play_round(st, {0: both, 1: all_in})
+    assert st.garnets == (0, 0, 10, 10) and st.extra_used == (True, False, False, False)
+    # seat 1 outbid seat 0 and paid 40; seat 0 keeps the tokens it converted
+    assert st.tokens == (30 + spare + 10, 30 + 10 - 40 + 10, 40, 40)
+    assert [a["winner"] for a in st.last["auction"]] == [1]
+
+
 def test_conversion_refused_beyond_garnets_or_negative():
     st = started(starting_garnets=3)
     with pytest.raises(IllegalAction, match="cannot convert 4 garnets: you have 3"):
@@ -579,12 +601,17 @@ HOSTILE = [
     {"convert": -1}, {"convert": "1"}, {"convert": True}, {"convert": 1.0}, {"convert": 2**70}, {"convert": [1]},
     {"foo": 1}, {"bids": {}, "splash": None, "extra": None, "convert": 0, "x": 1},
     {"bids": {"1": 31}}, {"bids": {"1": 16, "2": 15}},
+    {"why": "x"}, {"why": []}, {"why": {"bids": "lazy"}}, {"why": {"x": "no tokens"}}, {"why": {None: 1}},
+    {"why": {"bids": 1}}, {"why": {"splash": "no tokens"}},
+    {"bids": {"1": 2}, "why": {"bids": "nothing in reach"}},
+    {"splash": [0, 0, "R"], "why": {"splash": "would spoil its sheets"}},
+    {"why": {"bids": "no tokens"}},   # the seat has 30 tokens: a false "no tokens" is refused
 ]
 
 
 @pytest.mark.parametrize("raw", HOSTILE, ids=lambda x: repr(x)[:40])
 def test_hostile_actions_give_illegal_action(raw):
-    st = with_offer(started(), {1: TWO_RED, 2: THREE})
+    st = with_offer(started(starting_garnets=0), {1: TWO_RED, 2: THREE})
     with pytest.raises(IllegalAction) as info:
         GAME.check(st, 0, raw)
     assert isinstance(str(info.value), str) and len(str(info.value)) < 300
@@ -701,10 +728,10 @@ def test_view_shape():
     assert v["owned"][0][0]["id"] == 1 and v["owned"][0][0]["value"] == 2  # 2+1, decayed once
     assert v["owned"][1][0]["id"] == 2
     assert v["tokens"] == [36, 38, 40, 40]
-    assert v["garnets"] == [0] * 4 and v["points"] == [0] * 4 and v["extra_used"] == [False] * 4
+    assert v["garnets"] == [10] * 4 and v["points"] == [0] * 4 and v["extra_used"] == [False] * 4
     assert v["last_round"]["round"] == 1
     assert {a["sheet"]: a["winner"] for a in v["last_round"]["auction"]} == {1: 0, 2: 1}
-    assert v["rules"]["extra_cost"] == 7 and v["rules"]["black"] == "round"
+    assert v["rules"]["extra_cost"] == 7 and v["rules"]["black"] == "round" and v["rules"]["all_tied"] == "draw"
     assert decode(encode(v)) == v
 
 
@@ -714,6 +741,42 @@ def test_describe_is_one_line():
     d = GAME.describe(st, 0, a)
     assert "\n" not in d and "4 on sheet 1" in d and "red at row 1, column 2" in d and "7 garnets" in d
     assert "does not splash" in GAME.describe(st, 1, GAME.default_action(st, 1))
+
+
+def test_a_move_may_say_why_it_leaves_a_part_empty():
+    """Decision 26: "why" names, from a fixed list, why the bids or the splash are empty;
+    it is kept in the normalised move and shown in the log line."""
+    st = with_offer(started(starting_garnets=0), {1: TWO_RED})
+    a = GAME.check(st, 0, {"splash": None, "why": {"splash": "would spoil its sheets", "bids": "nothing in reach"}})
+    assert a == {"bids": {}, "splash": None, "extra": None, "convert": 0,
+                 "why": {"bids": "nothing in reach", "splash": "would spoil its sheets"}}
+    assert GAME.check(st, 0, a) == a
+    d = GAME.describe(st, 0, a)
+    assert d == "seat 0 bids nothing (nothing in reach); does not splash (would spoil its sheets)"
+    assert "why" not in GAME.check(st, 0, move(splash=[0, 0, "R"], extra=None))
+    assert "why" not in GAME.check(st, 0, {"splash": [0, 0, "R"], "why": None})
+    assert GAME.describe(st, 0, move()) == "seat 0 bids nothing; does not splash"
+    # the notes are words from a fixed list, never free text, and only for an empty part
+    assert set(rules.WHY) == {"bids", "splash"}
+    with pytest.raises(IllegalAction, match="one of: no tokens, nothing in reach"):
+        GAME.check(st, 0, {"why": {"bids": "\x1b[2Jhacked"}})
+    with pytest.raises(IllegalAction, match="but it bids"):
+        GAME.check(st, 0, {"bids": {"1": 3}, "why": {"bids": "nothing in reach"}})
+    with pytest.raises(IllegalAction, match="but it splashes"):
+        GAME.check(st, 0, {"splash": [1, 1, "Y"], "why": {"splash": "would spoil its sheets"}})
+    # "no tokens" is a fact the rules can check
+    with pytest.raises(IllegalAction, match="'no tokens' but the seat has 30"):
+        GAME.check(st, 0, {"why": {"bids": "no tokens"}})
+    broke = replace(st, tokens=(0, 30, 30, 30))
+    a = GAME.check(broke, 0, {"splash": [2, 2, "B"], "why": {"bids": "no tokens"}})
+    assert GAME.describe(broke, 0, a) == "seat 0 bids nothing (no tokens); splashes blue at row 2, column 2"
+    # the note changes nothing in play and stays out of the other seats' sight
+    st2 = play_round(st, {0: {"splash": [2, 2, "B"], "why": {"bids": "nothing in reach"}}})
+    st3 = play_round(st, {0: {"splash": [2, 2, "B"]}})
+    assert st2.grid == st3.grid and st2.tokens == st3.tokens and st2.last == st3.last
+    half = GAME.apply(st, 0, {"why": {"bids": "nothing in reach"}})
+    assert GAME.view(half, 0)["my_move"]["why"] == {"bids": "nothing in reach"}
+    assert "my_move" not in GAME.view(half, None) and GAME.view(half, 1)["my_move"] is None
 
 
 # --------------------------------------------------------------------------
@@ -778,10 +841,35 @@ def test_result_reports_garnets_left():
 
 def test_mm8_results_follow_the_same_rules():
     res = GAME.result(over([40, 40, 10, 10], [8, 8, 20, 3], edition="mm8"))
+    assert res["draw"] is False
     assert res["winners"] == [0, 1] and res["tokens_of_life"] == {"0": 1, "1": 1}
     assert res["elimination_candidates"] == [2, 3] and res["ec_chosen_by"] == [0, 1]
     assert res["garnets_earned"] == {"0": 2, "1": 2, "2": 0, "3": 0}
-    assert GAME.result(over([7, 7], [0, 5], edition="mm8"))["draw"] is True
+
+
+def test_mm8_everyone_same_points_is_broken_by_tokens():
+    """mm8 as written: "ties being broken by bidding tokens remaining" -- also when every
+    seat is tied; the "a new match is played" edit belongs to the clarified text only."""
+    assert GAME.view(over([7, 7], [0, 5], edition="mm8"), None)["rules"]["all_tied"] == "tokens"
+    res = GAME.result(over([7, 7], [0, 5], edition="mm8"))
+    assert res["draw"] is False and res["winners"] == [1] and res["tokens_of_life"] == {"1": 2}
+    assert res["ranking"] == [1, 0]
+    assert res["elimination_candidates"] == [0] and res["ec_chosen_by"] == []
+    assert res["garnets_earned"] == {"0": 0, "1": 0}
+    res = GAME.result(over([40, 40, 40, 40], [4, 9, 9, 1], edition="mm8"))
+    assert res["draw"] is False and res["winners"] == [1, 2] and res["tokens_of_life"] == {"1": 1, "2": 1}
+    # the winners are not candidates for elimination; they choose among the others
+    assert res["elimination_candidates"] == [0, 3] and res["ec_chosen_by"] == [1, 2]
+    assert res["garnets_earned"] == {str(s): 2 for s in range(4)}   # 40 // 20, no "no garnets" edit
+    # tied on tokens too: every seat is a winner, more than two so no Token of Life
+    res = GAME.result(over([5, 5, 5], [3, 3, 3], edition="mm8"))
+    assert res["draw"] is False and res["winners"] == [0, 1, 2] and res["tokens_of_life"] == {}
+    assert res["elimination_candidates"] == [0, 1, 2] and res["ec_chosen_by"] == [0, 1, 2]
+    # the same tables in the clarified edition are draws whatever the tokens
+    for pts, tok in (([7, 7], [0, 5]), ([40, 40, 40, 40], [4, 9, 9, 1]), ([5, 5, 5], [3, 3, 3])):
+        res = GAME.result(over(pts, tok, edition="clarified"))
+        assert res["draw"] is True and res["winners"] == [] and res["tokens_of_life"] == {}
+        assert set(res["garnets_earned"].values()) == {0}
 
 
 def test_splash_is_optional():

@@ -4,7 +4,9 @@
 * ``HeuristicBot``: bids on the sheets that are cheapest to produce from the
   current grid, and splashes where the rules' own mixing makes the most
   progress toward the sheets it owns (or is bidding on: a sheet bought this
-  round can score this round).
+  round can score this round); uses garnets (conversion, the extra splash)
+  when that pays; leaves its bids or splash empty only when that is clearly
+  right, and says why in the move.
 
 ``play_game`` drives a whole game locally, for tests and benchmarks.
 """
@@ -113,17 +115,89 @@ class RandomBot:
         return {"bids": bids, "splash": splash, "extra": extra, "convert": convert}
 
 
+_SPLASHES = tuple((i // rules.SIZE, i % rules.SIZE, col) for i in range(rules.SIZE * rules.SIZE) for col in _COLOURS)
+
+
+def _need(cost: int) -> int:
+    """Rough number of splashes of one seat to pay ``cost`` primaries (a plus covers up to 5 cells)."""
+    return max(1, (cost + 2) // 3)
+
+
+def _completable(grid: Sequence[int], pl: list, black: str, two: bool) -> bool:
+    """Can one splash (two if ``two``) of this seat alone make the sheet show now?"""
+    c = sheet_cost(grid, pl)
+    if c == 0:
+        return True
+    if c > (10 if two else 5):  # one splash adds one primary to at most 5 cells
+        return False
+    closer = []
+    for sp in _SPLASHES:
+        g = rules.mix(grid, [sp], black)
+        c1 = sheet_cost(g, pl)
+        if c1 == 0:
+            return True
+        if two and c1 < c and c1 <= 5:
+            closer.append(g)
+    for g in closer:
+        for sp in _SPLASHES:
+            if sheet_cost(rules.mix(g, [sp], black), pl) == 0:
+                return True
+    return False
+
+
+def _colourful(g: Sequence[int]) -> int:
+    return sum(1 for m in g if m and m != 7)
+
+
 class HeuristicBot:
-    """Bids on cheap-to-make sheets; splashes toward its own sheets."""
+    """Bids on sheets it can make in the rounds left; splashes toward its sheets; spends.
+
+    Every round it bids on up to two sheets in reach (good value for the work
+    left, drawn with chance from those in reach so several such bots spread
+    over the sheets and rarely tie), shared 2 : 1 between them (times their
+    expected points) and shaded a little: all its tokens, plus the garnets it
+    can spare (converted only as far as the bids need them).  A lost bid costs nothing and tokens left at the end
+    only break ties, so it bids everything it has every round.  In the last
+    round only a sheet its own splash (and extra) completes is in reach.
+
+    It splashes where the mixing makes the most progress on its sheets; when
+    no splash helps, where it harms no sheet of its own and sets back the
+    other seats' sheets most, then where it colours the most cells.  It buys
+    the extra splash when a second splash completes one more owned sheet worth
+    3 points or more (in the last round: any sheet it owns or bids on); until
+    then it keeps the garnets the extra costs.
+
+    It leaves a part of its move empty only when that is clearly right, and
+    says why in the move (``why``, shown in the log line) and in
+    ``self.reason``: no bid with no tokens, or with no sheet on offer it could
+    make in the rounds left; no splash when every splash would set back its
+    own sheets.
+    """
+
+    #: most sheets it bids on in one round
+    most = 2
+    #: how its tokens are shared between its picks, best first (times each one's expected points)
+    shares = (2, 1)
+    #: it picks from this many of the best sheets in reach, priorities blurred by up to 1/spread
+    field = 7
+    spread = 1
+
+    def __init__(self) -> None:
+        self.reason: dict | None = None
 
     def choose(self, view: Mapping[str, Any], seat: int, rng: Rng) -> dict:
         grid = rules.masks_from_view_grid(view["grid"])
-        black = view["rules"]["black"]
-        rounds = view["rules"]["rounds"]
+        rl = view["rules"]
+        black = rl["black"]
         r = view["round"]
-        left = rounds - r + 1  # rounds left, this one included
+        left = rl["rounds"] - r + 1  # rounds left, this one included
+        final = left <= 1
         tokens = view["tokens"][seat]
         garnets = view["garnets"][seat]
+        extra_cost = rl["extra_cost"]
+        extra_open = not view["extra_used"][seat] and garnets >= extra_cost
+        # in the last round only a match counts: progress toward one is worth nothing
+        weight = (lambda c: 64 if c == 0 else 0) if final else _progress
 
         owned = []
         work = 0
@@ -131,82 +205,116 @@ class HeuristicBot:
             pl = _placements(h["cells"])
             c = sheet_cost(grid, pl)
             owned.append((h["value"], pl))
-            work += c
+            work += _need(c)
+        others = [(h["value"], _placements(h["cells"]))
+                  for s, hs in enumerate(view["owned"]) if s != seat for h in hs]
 
-        # --- bids: cheap sheets we can still finish, within our splash capacity
-        capacity = 3 * left  # rough cost units one seat can paint in the rounds left
-        scored_offer = []
-        for s in view["offer"]:
-            pl = _placements(s["cells"])
+        # --- which sheets to bid on: those in reach, cheapest to make for their value
+        offer = []
+        for sh in view["offer"]:
+            pl = _placements(sh["cells"])
             c = sheet_cost(grid, pl)
-            need = max(1, (c + 2) // 3)
-            if need > left:
-                continue
-            expect = max(1, s["value"] - (need - 1))
-            # prefer high expected value per unit of work
-            scored_offer.append(((expect * 16) // (1 + c), c, s["id"], expect, pl))
-        scored_offer.sort(key=lambda x: (-x[0], x[1], x[2]))
+            if final:
+                if not _completable(grid, pl, black, extra_open):
+                    continue
+                expect = sh["value"]
+            else:
+                need = _need(c)
+                if need > left:
+                    continue
+                expect = max(1, sh["value"] - (need - 1))
+                if work + need > left:  # busy: it may not get round to this one
+                    expect = max(1, expect * left // (work + need))
+            offer.append(((expect * 16) // (1 + c), c, sh["id"], expect, pl))
+        offer.sort(key=lambda x: (-x[0], x[1], x[2]))
         # Several heuristic bots at one table value sheets alike; identical bids tie
         # and discard the sheet.  So each bot takes its sheets from the best few at
         # random and shades its amounts: bots spread over sheets and rarely tie.
-        shortlist = scored_offer[:4]
+        shortlist = offer[: self.field]
         rng.shuffle(shortlist)
-        shortlist.sort(key=lambda x: -x[0] + rng.below(1 + x[0] // 2))
-        picks = []
-        for prio, c, sid, expect, pl in shortlist:
-            if len(picks) >= 2 or work + c > capacity:
-                break
-            picks.append((sid, expect, pl, c))
-            work += c
-        bids: dict[str, int] = {}
-        budget = tokens if left == 1 else (tokens * 3) // 4
-        if picks and budget > 0:
-            total_expect = sum(p[1] for p in picks)
-            for sid, expect, pl, c in picks:
-                amount = (budget * expect) // total_expect
-                amount = (amount * rng.between(60, 100)) // 100
-                if amount > 0:
-                    bids[str(sid)] = amount
-            # amounts sum to at most budget <= tokens: never an overspend
+        shortlist.sort(key=lambda x: -x[0] + rng.below(1 + x[0] // self.spread))
+        picks = [(sid, expect, pl) for _, _, sid, expect, pl in shortlist[: self.most]]
+        if tokens + garnets - (extra_cost if extra_open and not final else 0) <= 0:
+            picks = []  # nothing to bid with (the extra's garnets are kept for it)
 
-        # --- splash: the option that makes the most progress on our targets
-        targets = [(v * 2, pl) for v, pl in owned] + [(e, pl) for _, e, pl, _ in picks]
+        # --- splash: the most progress on its sheets (owned count double: they are sure)
+        targets = [(v * 2, pl) for v, pl in owned] + [(e, pl) for _, e, pl in picks]
 
-        def score(g: Sequence[int]) -> int:
-            return sum(w * _progress(sheet_cost(g, pl)) for w, pl in targets)
+        def score(g: Sequence[int], ts: Sequence) -> int:
+            return sum(w * weight(sheet_cost(g, pl)) for w, pl in ts)
 
+        base = score(grid, targets)
+        scored = [(score(g, targets), sp, g) for sp in _SPLASHES for g in (rules.mix(grid, [sp], black),)]
+        top = max(x[0] for x in scored)
+        why: dict[str, str] = {}
         splash = None
         extra = None
-        if targets:
-            best = score(grid)
-            options = []
-            for i in range(25):
-                for col in _COLOURS:
-                    sp = [i // 5, i % 5, col]
-                    g = rules.mix(grid, [sp], black)
-                    sc = score(g)
-                    if sc > best:
-                        best, options = sc, [sp]
-                    elif sc == best and options:
-                        options.append(sp)
-            if options:
-                splash = options[rng.below(len(options))]
-            cost = view["rules"]["extra_cost"]
-            if splash is not None and not view["extra_used"][seat] and garnets >= cost:
-                # spend the garnets only if a second splash completes one more sheet
-                def completed(g: Sequence[int]) -> int:
-                    return sum(1 for _, pl in targets if sheet_cost(g, pl) == 0)
+        after = grid
+        if top < base:
+            why["splash"] = "would spoil its sheets"
+        else:
+            best = [x for x in scored if x[0] == top]
+            if len(best) > 1 and others:
+                # no better way to help itself: set back the other seats' sheets
+                harm = [(-score(g, others), sp, g) for _, sp, g in best]
+                hi = max(h[0] for h in harm)
+                best = [(top, sp, g) for h, sp, g in harm if h == hi]
+            if len(best) > 1 and top == base:
+                col = [(_colourful(g), sp, g) for _, sp, g in best]
+                hi = max(c[0] for c in col)
+                best = [(top, sp, g) for c, sp, g in col if c == hi]
+            _, splash, after = best[rng.below(len(best))]
+            splash = list(splash)
 
-                base = completed(rules.mix(grid, [splash], black))
-                best2, opt2 = base, None
-                for i in range(25):
-                    for col in _COLOURS:
-                        sp = [i // 5, i % 5, col]
-                        n = completed(rules.mix(grid, [splash, sp], black))
-                        if n > best2:
-                            best2, opt2 = n, sp
-                extra = opt2
-        return {"bids": bids, "splash": splash, "extra": extra, "convert": 0}
+            # --- the extra splash, when a second splash completes one more sheet
+            if extra_open:
+                # a sheet bid on may be lost: before the last round only owned sheets count
+                done = [(v * 2, pl) for v, pl in owned] + ([(e, pl) for _, e, pl in picks] if final else [])
+
+                def completed(g: Sequence[int]) -> int:
+                    return sum(w for w, pl in done if sheet_cost(g, pl) == 0)
+
+                now = completed(after)
+                gain, opt = 0, None
+                for sp in _SPLASHES:
+                    n = completed(rules.mix(grid, [splash, sp], black)) - now
+                    if n > gain:
+                        gain, opt = n, sp
+                # weights are doubled points for owned sheets, expected points for picks
+                if opt is not None and (final or gain >= 6):
+                    extra = list(opt)
+                    after = rules.mix(grid, [splash, extra], black)
+
+        if final:
+            # a sheet bought now scores only if it shows at the end of this round
+            picks = [p for p in picks if sheet_cost(after, p[2]) == 0]
+
+        # --- amounts: everything it has, tokens and the garnets it can spare
+        spare = garnets - (extra_cost if extra is not None else 0)
+        if extra is None and extra_open and not final:
+            spare -= extra_cost  # keep the extra splash's garnets for a later round
+        spare = max(0, spare)
+        have = tokens + spare
+        budget = have  # a lost bid costs nothing; tokens left at the end only break ties
+        bids: dict[str, int] = {}
+        if picks and budget > 0:
+            weights = [p[1] * w for p, w in zip(picks, self.shares)]
+            total = sum(weights)
+            for (sid, _, _), wt in zip(picks, weights):
+                amount = (budget * wt) // total
+                amount = (amount * rng.between(70, 100)) // 100
+                if amount > 0:
+                    bids[str(sid)] = amount
+            if not bids:
+                bids[str(picks[0][0])] = 1
+        if not bids:
+            why["bids"] = "no tokens" if tokens == 0 else "nothing in reach"
+        convert = max(0, sum(bids.values()) - tokens)  # <= spare: budget <= tokens + spare
+        self.reason = dict(why) or None
+        move = {"bids": bids, "splash": splash, "extra": extra, "convert": convert}
+        if why:
+            move["why"] = why
+        return move
 
 
 def _entropy(rng: Rng) -> bytes:

@@ -58,17 +58,26 @@ ALL_PRIMARIES = 7
 EDITIONS = {
     # extra_cost: garnets for the extra submission; garnet_divisor: points per
     # garnet earned; black: "round" = a three-primary cell shows black until
-    # the next round starts, "immediate" = it turns white at once.
-    "clarified": {"extra_cost": 7, "garnet_divisor": 25, "black": "round"},
-    "mm8": {"extra_cost": 5, "garnet_divisor": 20, "black": "immediate"},
+    # the next round starts, "immediate" = it turns white at once; all_tied:
+    # what happens when every seat ends on the same points: "draw" = a new
+    # match is played (the clarified text's edit), "tokens" = tokens left break
+    # the tie like any other tie at the top (the mm8 text as written).
+    "clarified": {"extra_cost": 7, "garnet_divisor": 25, "black": "round", "all_tied": "draw"},
+    "mm8": {"extra_cost": 5, "garnet_divisor": 20, "black": "immediate", "all_tied": "tokens"},
 }
+
+# Garnets each seat holds when the match starts (RULES.md, decision 24): both
+# texts spend garnets during the match ("at any time") but only hand them out
+# at its end, so players bring them from earlier matches.  10 pays for the
+# extra submission (7, mm8 5) with a few to spare, or one round's income.
+STARTING_GARNETS = 10
 
 OPTIONS = {
     "edition": "clarified",
     "rounds": 6,
     "starting_tokens": 30,
     "tokens_per_round": 10,
-    "starting_garnets": 0,
+    "starting_garnets": STARTING_GARNETS,
     "first_round_sheets": 10,
     "sheets_per_round": 7,
 }
@@ -100,13 +109,23 @@ INFO = GameInfo(
         "rounds": "number of rounds, 1 to 20 (default 6)",
         "starting_tokens": "tokens each seat starts with, 0 to 10000 (default 30)",
         "tokens_per_round": "tokens each seat gets every round after the first, 0 to 10000 (default 10)",
-        "starting_garnets": "garnets each seat starts with, 0 to 10000 (default 0)",
+        "starting_garnets": "garnets each seat brings to the match, 0 to 10000 (default %d): "
+                            "1 converts to 1 token, %d (mm8 %d) buy the once-per-game extra splash"
+                            % (STARTING_GARNETS, EDITIONS["clarified"]["extra_cost"], EDITIONS["mm8"]["extra_cost"]),
         "first_round_sheets": "sheets on offer in round 1, 1 to 50 (default 10)",
         "sheets_per_round": "sheets on offer in later rounds, 1 to 50 (default 7)",
     },
 )
 
-ACTION_KEYS = ("bids", "splash", "extra", "convert")
+ACTION_KEYS = ("bids", "splash", "extra", "convert", "why")
+
+# The words a move may give for a part it leaves empty ("why": {part: word}):
+# shown in the log line, so a person sees why a seat bid nothing or did not
+# splash.  A note, not a rule: only "no tokens" is checked against the state.
+WHY = {
+    "bids": ("no tokens", "nothing in reach"),
+    "splash": ("would spoil its sheets",),
+}
 
 
 # --------------------------------------------------------------------------
@@ -306,9 +325,10 @@ def default_action(state: State, seat: int) -> dict:
 
 
 def legal_actions(state: State, seat: int) -> list[dict]:
-    """A sample of every kind of legal move (the full space is huge): the empty move, every
-    single splash, one token and every token on each sheet on offer, converting every
-    garnet, and an extra submission when affordable.  [] when the seat may not move."""
+    """A sample of every kind of legal move (the full space is huge): the empty move (also
+    with its reasons), every single splash, one token and every token on each sheet on
+    offer, converting every garnet, and an extra submission when affordable.  [] when the
+    seat may not move."""
     if state.phase != "play" or not _is_int(seat) or not 0 <= seat < state.players or state.moves[seat] is not None:
         return []
     out = [default_action(state, seat)]
@@ -320,6 +340,8 @@ def legal_actions(state: State, seat: int) -> list[dict]:
         for amount in sorted({1, tokens}):
             if 0 < amount <= tokens:
                 out.append({"bids": {str(sid): amount}, "splash": None, "extra": None, "convert": 0})
+    out.append({"bids": {}, "splash": None, "extra": None, "convert": 0,
+                "why": {"bids": "no tokens" if tokens == 0 else "nothing in reach", "splash": "would spoil its sheets"}})
     if garnets > 0:
         out.append({"bids": {}, "splash": None, "extra": None, "convert": garnets})
     cost = EDITIONS[state.config["edition"]]["extra_cost"]
@@ -372,12 +394,12 @@ def _check(state: State, seat: Any, action: Any) -> dict:
         raise IllegalAction("seat %d already moved in round %d" % (seat, state.round))
     if not isinstance(action, dict):
         raise IllegalAction(
-            "a move must be a map with keys bids, splash, extra, convert, not %s" % _short(action)
+            "a move must be a map with keys bids, splash, extra, convert (and why), not %s" % _short(action)
         )
     for key in action:
         if type(key) is not str or key not in ACTION_KEYS:
             raise IllegalAction(
-                "unknown key %s in the move (allowed: bids, splash, extra, convert)" % _short(key)
+                "unknown key %s in the move (allowed: bids, splash, extra, convert, why)" % _short(key)
             )
     ed = EDITIONS[state.config["edition"]]
     tokens = state.tokens[seat]
@@ -409,6 +431,8 @@ def _check(state: State, seat: Any, action: Any) -> dict:
                 "the extra submission costs %d garnets but you have %d" % (cost, garnets)
             )
         raise IllegalAction("cannot convert %s garnets: you have %d" % (_short(convert), garnets))
+
+    why = _check_why(action.get("why"))
 
     raw_bids = action.get("bids", {})
     if raw_bids is None:
@@ -449,12 +473,37 @@ def _check(state: State, seat: Any, action: Any) -> dict:
                 % (_short(total), _short(have), tokens, _short(convert))
             )
         raise IllegalAction("bids total %s but you have %d tokens" % (_short(total), tokens))
-    return {
+    if why:
+        if "bids" in why and bids:
+            raise IllegalAction("the move explains why it bids nothing (%r) but it bids" % why["bids"])
+        if "splash" in why and splash is not None:
+            raise IllegalAction("the move explains why it does not splash (%r) but it splashes" % why["splash"])
+        if why.get("bids") == "no tokens" and tokens > 0:
+            raise IllegalAction("the move says 'no tokens' but the seat has %d" % tokens)
+    out = {
         "bids": {str(i): bids[i] for i in sorted(bids)},
         "splash": splash,
         "extra": extra,
         "convert": convert,
     }
+    if why:
+        out["why"] = why
+    return out
+
+
+def _check_why(raw: Any) -> dict:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise IllegalAction("why must be a map of part (bids, splash) -> reason, not %s" % _short(raw))
+    out = {}
+    for part, word in raw.items():
+        if type(part) is not str or part not in WHY:
+            raise IllegalAction("why names an unknown part %s (allowed: bids, splash)" % _short(part))
+        if type(word) is not str or word not in WHY[part]:
+            raise IllegalAction("why %s must be one of: %s; not %s" % (part, ", ".join(WHY[part]), _short(word)))
+        out[part] = word
+    return {k: out[k] for k in sorted(out)}
 
 
 def problems(state: State, seat: int, action: Any) -> list[str]:
@@ -669,6 +718,7 @@ def view(state: State, seat: int | None) -> dict:
             "extra_cost": ed["extra_cost"],
             "garnet_divisor": ed["garnet_divisor"],
             "black": ed["black"],
+            "all_tied": ed["all_tied"],
         },
         "players": state.players,
         "seat": seat,
@@ -711,12 +761,15 @@ def view(state: State, seat: int | None) -> dict:
 
 
 def _copy_action(m: dict) -> dict:
-    return {
+    out = {
         "bids": dict(m["bids"]),
         "splash": None if m["splash"] is None else list(m["splash"]),
         "extra": None if m["extra"] is None else list(m["extra"]),
         "convert": m["convert"],
     }
+    if m.get("why"):
+        out["why"] = dict(m["why"])
+    return out
 
 
 def result(state: State) -> dict | None:
@@ -733,7 +786,7 @@ def result(state: State) -> dict | None:
         "garnets": {str(s): state.garnets[s] for s in range(n)},
         "ranking": ranking,
     }
-    if len(set(pts)) == 1:
+    if len(set(pts)) == 1 and ed["all_tied"] == "draw":
         out.update(
             draw=True,
             winners=[],
@@ -755,6 +808,10 @@ def result(state: State) -> dict | None:
         tol = {}
     low = min(pts)
     candidates = [s for s in range(n) if pts[s] == low]
+    if low == top:
+        # every seat on the same points (mm8): the winners, picked by tokens,
+        # are not candidates for elimination unless every seat is a winner
+        candidates = [s for s in candidates if s not in winners] or candidates
     out.update(
         draw=False,
         winners=winners,
@@ -779,18 +836,26 @@ def describe(state: State, seat: int, action: Any) -> str:
     if not isinstance(action, dict):
         return "%s: unreadable move %s" % (who, _short(action))
     parts = []
+    why = action.get("why")
+    if not isinstance(why, dict):
+        why = {}
+
+    def because(part: str) -> str:
+        word = why.get(part)
+        return " (%s)" % word if isinstance(word, str) and word in WHY.get(part, ()) else ""
+
     bids = action.get("bids") or {}
     if isinstance(bids, dict):
         bb = []
         for k, v in bids.items():
             if isinstance(v, int) and not isinstance(v, bool) and v > 0:
                 bb.append("%s on sheet %s" % (v, k))
-        parts.append("bids " + ", ".join(bb) if bb else "bids nothing")
+        parts.append("bids " + ", ".join(bb) if bb else "bids nothing" + because("bids"))
     conv = action.get("convert") or 0
     if isinstance(conv, int) and not isinstance(conv, bool) and conv > 0:
         parts.insert(0, "converts %d garnet%s to tokens" % (conv, "" if conv == 1 else "s"))
     sp = action.get("splash")
-    parts.append("splashes " + _space_words(sp) if sp is not None else "does not splash")
+    parts.append("splashes " + _space_words(sp) if sp is not None else "does not splash" + because("splash"))
     ex = action.get("extra")
     if ex is not None:
         cost = EDITIONS.get(getattr(state, "config", {}).get("edition", ""), {}).get("extra_cost")

@@ -1,0 +1,251 @@
+"""Painting Game bots: how lively a table of bots is, and how strong the heuristic is.  Prints one JSON object.
+
+Two measurements, ``--games`` games each (default 200):
+
+* **table**: six heuristic bots, the default config.  Per seat: tokens left at the
+  end (tokens given over a default game: 30 + 5 x 10 = 80), garnets left, points.
+  Per game: empty moves (a move with no bid and no splash, over all six seats and
+  all rounds: 36 moves in a default game), moves that bid nothing, moves that do not
+  splash, conversions and extra submissions.  Reported as median, p10, p90, min,
+  max and mean.  When the bot says why it left a part of its move empty (its
+  ``reason`` after ``choose``), the words are tallied.
+* **strength** (the old figure): four seats, two heuristic and two random bots in
+  six arrangements taken in turn.  A game's (heuristic, random) seat pairs are the
+  four pairs of a heuristic seat and a random seat; the figure is the share of
+  those pairs where the heuristic seat finishes ahead: more points, or equal
+  points and more tokens left (the rules' tie-break).  Reported overall with a
+  95 % interval treating games as clusters, and as the median and spread (min,
+  max) of the share over batches of 20 games.
+
+``--bots FILE`` measures another copy of ``core/games/painting/bots.py`` (e.g. the
+one before a change: ``git show HEAD:core/games/painting/bots.py > /tmp/b.py``);
+``--option k=v`` changes the game config (e.g. ``--option starting_garnets=0``).
+
+    python benchmarks/bench_painting_bots.py                      # 200 + 200 games, 2 processes
+    python benchmarks/bench_painting_bots.py --games 20           # a quick run
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import core.games.painting  # noqa: E402,F401  (the package a --bots file's relative imports need)
+from core.games.painting import rules  # noqa: E402
+
+ARRANGEMENTS = ("HRHR", "RHRH", "HHRR", "RHHR", "RRHH", "HRRH")
+BATCH = 20
+_BOTS = None  # the bots module measured (set in each worker)
+
+
+def load_bots(path: str | None):
+    if not path:
+        from core.games.painting import bots
+
+        return bots
+    spec = importlib.util.spec_from_file_location("core.games.painting._bench_bots", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _init(path: str | None) -> None:
+    global _BOTS
+    _BOTS = load_bots(path)
+
+
+class Watched:
+    """Wraps a bot; records every move it makes (and its stated reason, if it gives one)."""
+
+    def __init__(self, bot) -> None:
+        self.bot = bot
+        self.moves: list[dict] = []
+        self.reasons: list[str] = []
+
+    def choose(self, view, seat, rng):
+        action = self.bot.choose(view, seat, rng)
+        self.moves.append(action)
+        why = getattr(self.bot, "reason", None)
+        if why:
+            self.reasons.append(why if isinstance(why, str) else " / ".join("%s: %s" % kv for kv in sorted(why.items())))
+        return action
+
+
+def _bids(m: dict) -> bool:
+    return any(isinstance(v, int) and v > 0 for v in (m.get("bids") or {}).values())
+
+
+def _seed(kind: int, k: int, base: int) -> bytes:
+    return (base * 1_000_003 + kind * 10_007 + k).to_bytes(8, "big") + bytes(24)
+
+
+def play_table(spec: tuple) -> dict:
+    k, base, config, players = spec
+    line = [Watched(_BOTS.HeuristicBot()) for _ in range(players)]
+    state, res = _BOTS.play_game(config, players, _seed(1, k, base), line)
+    moves = [m for w in line for m in w.moves]
+    return {
+        "tokens": list(state.tokens),
+        "garnets": list(state.garnets),
+        "points": list(state.points),
+        "empty": sum(1 for m in moves if not _bids(m) and m.get("splash") is None),
+        "no_bid": sum(1 for m in moves if not _bids(m)),
+        "no_splash": sum(1 for m in moves if m.get("splash") is None),
+        "converts": sum(1 for m in moves if (m.get("convert") or 0) > 0),
+        "garnets_converted": sum(m.get("convert") or 0 for m in moves),
+        "extras": sum(1 for m in moves if m.get("extra") is not None),
+        "moves": len(moves),
+        "reasons": [r for w in line for r in w.reasons],
+        "draw": bool(res.get("draw")),
+    }
+
+
+def play_mixed(spec: tuple) -> dict:
+    k, base, config = spec
+    arr = ARRANGEMENTS[k % len(ARRANGEMENTS)]
+    line = [Watched(_BOTS.HeuristicBot() if ch == "H" else _BOTS.RandomBot()) for ch in arr]
+    state, _ = _BOTS.play_game(config, 4, _seed(2, k, base), line)
+    key = [(state.points[s], state.tokens[s]) for s in range(4)]
+    ahead = behind = tied = 0
+    for i, a in enumerate(arr):
+        for j, b in enumerate(arr):
+            if a == "H" and b == "R":
+                if key[i] > key[j]:
+                    ahead += 1
+                elif key[i] < key[j]:
+                    behind += 1
+                else:
+                    tied += 1
+    h = [s for s, ch in enumerate(arr) if ch == "H"]
+    r = [s for s, ch in enumerate(arr) if ch == "R"]
+    return {"k": k, "ahead": ahead, "behind": behind, "tied": tied,
+            "h_points": [state.points[s] for s in h], "r_points": [state.points[s] for s in r],
+            "h_tokens": [state.tokens[s] for s in h],
+            "h_empty": sum(1 for s in h for m in line[s].moves if not _bids(m) and m.get("splash") is None)}
+
+
+def dist(xs: list[float]) -> dict:
+    xs = sorted(xs)
+    if not xs:
+        return {}
+
+    def q(p: float):
+        return xs[min(len(xs) - 1, max(0, int(round(p / 100 * (len(xs) - 1)))))]
+
+    return {"median": q(50), "p10": q(10), "p90": q(90), "min": xs[0], "max": xs[-1],
+            "mean": round(sum(xs) / len(xs), 2), "n": len(xs)}
+
+
+def clustered(games: list[dict], z: float = 1.96) -> list[float]:
+    """95 % interval of sum(ahead)/sum(pairs) with games as clusters (ratio estimator)."""
+    g = len(games)
+    a = [x["ahead"] for x in games]
+    n = [x["ahead"] + x["behind"] + x["tied"] for x in games]
+    tot = sum(n)
+    if g < 2 or tot == 0:
+        return [0.0, 1.0]
+    p = sum(a) / tot
+    nbar = tot / g
+    var = sum((ai - p * ni) ** 2 for ai, ni in zip(a, n)) / (g * (g - 1) * nbar * nbar)
+    h = z * math.sqrt(var)
+    return [round(max(0.0, p - h), 4), round(min(1.0, p + h), 4)]
+
+
+def _option(text: str) -> tuple[str, object]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError("--option takes KEY=VALUE, not %r" % text)
+    k, v = text.split("=", 1)
+    try:
+        return k, int(v)
+    except ValueError:
+        return k, v
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=200, help="games per measurement (table, strength); at least 2")
+    ap.add_argument("--procs", type=int, default=2, help="worker processes (default 2)")
+    ap.add_argument("--seed", type=int, default=1, help="seed base (default 1)")
+    ap.add_argument("--players", type=int, default=6, help="seats at the all-heuristic table (default 6)")
+    ap.add_argument("--bots", default=None, help="a bots.py file to measure instead of the current one")
+    ap.add_argument("--option", type=_option, action="append", default=[], metavar="KEY=VALUE",
+                    help="a game option for every game (repeatable)")
+    args = ap.parse_args(argv)
+    if args.games < 2:
+        raise SystemExit("--games must be at least 2")
+    options = dict(args.option)
+    try:
+        config = rules.configure(options, args.players)
+        rules.configure(options, 4)
+    except Exception as exc:
+        raise SystemExit("bad --option/--players: %s" % exc)
+    t0 = time.perf_counter()
+    with Pool(args.procs, initializer=_init, initargs=(args.bots,)) as pool:
+        table = list(pool.imap_unordered(play_table, [(k, args.seed, options, args.players) for k in range(args.games)], chunksize=4))
+        mixed = list(pool.imap_unordered(play_mixed, [(k, args.seed, options) for k in range(args.games)], chunksize=4))
+    wall = time.perf_counter() - t0
+    mixed.sort(key=lambda x: x["k"])
+    given = config["starting_tokens"] + (config["rounds"] - 1) * config["tokens_per_round"]
+    reasons: dict[str, int] = {}
+    for g in table:
+        for r in g["reasons"]:
+            reasons[r] = reasons.get(r, 0) + 1
+    ahead = sum(x["ahead"] for x in mixed)
+    pairs = sum(x["ahead"] + x["behind"] + x["tied"] for x in mixed)
+    batches = []
+    for i in range(0, len(mixed) - BATCH + 1, BATCH):
+        sub = mixed[i : i + BATCH]
+        n = sum(x["ahead"] + x["behind"] + x["tied"] for x in sub)
+        batches.append(round(sum(x["ahead"] for x in sub) / n, 4))
+    out = {
+        "benchmark": "painting_bots",
+        "bots": args.bots or "core/games/painting/bots.py",
+        "config": config,
+        "games": args.games,
+        "table": {
+            "players": args.players,
+            "tokens_given_per_seat": given,
+            "tokens_left_per_seat": dist([t for g in table for t in g["tokens"]]),
+            "seats_ending_with_over_20_tokens": sum(1 for g in table for t in g["tokens"] if t > 20),
+            "garnets_left_per_seat": dist([t for g in table for t in g["garnets"]]),
+            "points_per_seat": dist([t for g in table for t in g["points"]]),
+            "moves_per_game": table[0]["moves"],
+            "empty_moves_per_game": dist([g["empty"] for g in table]),
+            "no_bid_moves_per_game": dist([g["no_bid"] for g in table]),
+            "no_splash_moves_per_game": dist([g["no_splash"] for g in table]),
+            "converting_moves_per_game": dist([g["converts"] for g in table]),
+            "garnets_converted_per_game": dist([g["garnets_converted"] for g in table]),
+            "extras_per_game": dist([g["extras"] for g in table]),
+            "draws": sum(g["draw"] for g in table),
+            "reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1])),
+        },
+        "strength": {
+            "measure": "share of (heuristic, random) seat pairs at 4-seat tables (2 + 2, six arrangements) "
+                       "where the heuristic seat finishes ahead (more points, or equal points and more tokens)",
+            "pairs": pairs,
+            "ahead_share": round(ahead / pairs, 4) if pairs else None,
+            "ci95": clustered(mixed),
+            "per_%d_games" % BATCH: {"median": dist(batches).get("median"), "min": min(batches, default=None),
+                                     "max": max(batches, default=None), "batches": batches},
+            "heuristic_points": dist([p for x in mixed for p in x["h_points"]]),
+            "random_points": dist([p for x in mixed for p in x["r_points"]]),
+            "heuristic_tokens_left": dist([t for x in mixed for t in x["h_tokens"]]),
+            "heuristic_empty_moves_per_game": dist([x["h_empty"] for x in mixed]),
+        },
+        "wall_s": round(wall, 1),
+        "procs": args.procs,
+    }
+    print(json.dumps(out))
+    return out
+
+
+if __name__ == "__main__":
+    main()
