@@ -410,7 +410,7 @@ def test_illegal_reveal_is_the_empty_move():
 
 @pytest.mark.parametrize("bad", ["garbage", None, 7, {"bids": {"999": 1}}, {"splash": [9, 9, "R"]}, {"convert": 5}, {"extra": [0, 0, "R"], "splash": [1, 1, "Y"]}])
 def test_unreadable_sealed_values_count_as_empty(bad):
-    h = HandTable(2, config={"rounds": 1})
+    h = HandTable(2, config={"rounds": 1, "starting_garnets": 0})   # so converting 5 or the extra is illegal
     h.seed()
     values = {0: bad, 1: move(splash=[2, 2, "Y"])}
     h.sealed(values)

@@ -6,24 +6,15 @@ from typing import Any, Mapping
 
 from ...engine import GameInfo, Turn
 from . import rules
+from .ai import HeuristicBot, SearchBot
 from .bots import RandomBot, play_game
 
-__all__ = ["GAME", "StarvingArtistsGame", "RandomBot", "play_game"]
-
-
-def _bots() -> dict:
-    out: dict[str, Any] = {"random": RandomBot}
-    from . import bots as _b
-    for level, name in (("heuristic", "HeuristicBot"), ("search", "SearchBot")):
-        factory = getattr(_b, name, None)
-        if factory is not None:
-            out[level] = factory
-    return out
+__all__ = ["GAME", "StarvingArtistsGame", "RandomBot", "HeuristicBot", "SearchBot", "play_game"]
 
 
 class StarvingArtistsGame:
     info: GameInfo = rules.INFO
-    bots: Mapping[str, Any] = _bots()
+    bots: Mapping[str, Any] = {"random": RandomBot, "heuristic": HeuristicBot, "search": SearchBot}
 
     def configure(self, options: Mapping[str, Any], players: int) -> dict:
         return rules.configure(options, players)
