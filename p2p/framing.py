@@ -15,6 +15,7 @@ __all__ = [
     "MAX_FRAME",
     "HEADER_SIZE",
     "FrameError",
+    "FrameTimeout",
     "ConnectionClosed",
     "encode_frame",
     "FrameDecoder",
@@ -29,6 +30,11 @@ _RECEIVE_CHUNK = 64 * 1024
 
 class FrameError(Exception):
     """The byte stream is not a valid sequence of frames (the connection is unusable)."""
+
+
+class FrameTimeout(FrameError):
+    """No frame for ``idle`` seconds, or a frame begun but not finished within ``frame`` seconds
+    (a peer that stalls mid-frame); the connection should be dropped."""
 
 
 class ConnectionClosed(Exception):
@@ -139,6 +145,7 @@ class FramedStream:
         self._receive_lock = trio.Lock()
         self._send_broken = False
         self._eof = False
+        self._partial_since: float | None = None   # when the frame being read began
 
     async def send(self, payload: bytes) -> None:
         frame = encode_frame(payload, max_frame=self.max_frame)
@@ -152,13 +159,31 @@ class FramedStream:
                 raise ConnectionClosed(f"connection lost while sending: {_describe(e)}") from e
             self._send_broken = False
 
-    async def receive(self) -> bytes:
+    async def receive(self, *, idle: float | None = None, frame: float | None = None) -> bytes:
+        """One payload.  ``idle``: at most this many seconds without a frame beginning;
+        ``frame``: at most this many seconds from a frame's first byte to its last.
+        Either raises FrameTimeout (the connection is then unusable)."""
         async with self._receive_lock:
+            started = trio.current_time()
             while not self._frames:
                 if self._eof:
                     raise ConnectionClosed("peer closed the connection")
+                now = trio.current_time()
+                if self._partial_since is not None:
+                    left = None if frame is None else self._partial_since + frame - now
+                    what = "a frame begun %.1f s ago is not finished (limit FRAME_DEADLINE)" % (now - self._partial_since)
+                else:
+                    left = None if idle is None else started + idle - now
+                    what = "no frame for %.1f s (limit IDLE_TIMEOUT)" % (now - started)
                 try:
-                    data = await self.stream.receive_some(_RECEIVE_CHUNK)
+                    if left is None:
+                        data = await self.stream.receive_some(_RECEIVE_CHUNK)
+                    else:
+                        data = b""
+                        with trio.move_on_after(max(left, 0)) as scope:
+                            data = await self.stream.receive_some(_RECEIVE_CHUNK)
+                        if scope.cancelled_caught:
+                            raise FrameTimeout(what)
                 except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
                     raise ConnectionClosed(f"connection lost: {_describe(e)}") from e
                 if not data:
@@ -168,7 +193,12 @@ class FramedStream:
                             f"truncated frame: EOF after {self._decoder.buffered} bytes of a frame"
                         )
                     raise ConnectionClosed("peer closed the connection")
-                self._frames.extend(self._decoder.feed(data))
+                got = self._decoder.feed(data)
+                self._frames.extend(got)
+                if self._decoder.at_boundary:
+                    self._partial_since = None
+                elif got or self._partial_since is None:
+                    self._partial_since = trio.current_time()
             return self._frames.popleft()
 
     async def aclose(self) -> None:

@@ -35,8 +35,10 @@ from core.hashing import dhash, fingerprint
 from . import tls
 from .framing import ConnectionClosed, FrameError, FramedStream
 from .identity import verify
+from .limits import RateLimitedLog
 
 log = logging.getLogger("easel.lobby")
+_refusals = RateLimitedLog(log)
 JOIN_TIMEOUT = 30.0
 
 
@@ -81,6 +83,8 @@ class HostedTable:
         self.config = game.configure(self.options, self.players)
         cert = tls.make_certificate(self.identity)
         self.seats.append(Seat(self.identity.public, cert, [self.play_host, self.play_port], "host"))
+        if self.free == 0:  # a one-seat table (a solo game) is full from the start
+            self.full.set()
 
     @property
     def free(self) -> int:
@@ -94,7 +98,11 @@ class HostedTable:
                 msg = decode(await fs.receive())
             seat = self._admit(msg, stream)
         except (CanonicalError, FrameError, ConnectionClosed, trio.TooSlowError, LobbyError, ValueError, TypeError) as exc:
-            log.warning("lobby: refused a joiner: %s", exc)
+            try:
+                addr = str(stream.transport_stream.socket.getpeername()[0])
+            except (OSError, AttributeError):
+                addr = "?"
+            _refusals.note("JOIN_REFUSED", addr, "lobby: refused a joiner from %s: %s", addr, exc)
             try:
                 await fs.send(encode(["refused", str(exc)]))
             except Exception:

@@ -14,6 +14,7 @@ every outbound frame, seeded, from the environment variable EASEL_FAULTS
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -30,7 +31,9 @@ from core.encoding import decode, encode
 from core.events import Genesis, entry_id, parse_genesis
 
 from . import tls
-from .framing import ConnectionClosed, FrameError, FramedStream
+from .framing import ConnectionClosed, FrameError, FrameTimeout, FramedStream
+from .limits import DEFAULT as DEFAULT_LIMITS
+from .limits import Limits, RateLimitedLog, TokenBucket
 from .protocol import (
     Alert,
     Broadcast,
@@ -50,6 +53,7 @@ log = logging.getLogger("easel.node")
 Decider = Callable[[Any, int, Peer], Awaitable[Any]]
 TICK = 0.1
 QUEUE = 4096
+SEND_QUEUE_BYTES = 16 << 20   # bytes queued for one connection before it is dropped (redialled)
 
 
 @dataclass
@@ -92,11 +96,14 @@ def load_roster(directory: Path) -> tuple[Genesis, dict]:
 
 
 class Conn:
+    queued = 0   # bytes in send_ch (class default: tests build bare Conns)
+
     def __init__(self, key: bytes, stream: FramedStream) -> None:
         self.key = key
         self.stream = stream
         self.send_ch, self.recv_ch = trio.open_memory_channel(QUEUE)
         self.closed = False
+        self.queued = 0          # bytes in send_ch
 
 
 class GameNode:
@@ -115,6 +122,7 @@ class GameNode:
         rand: Callable[[int], bytes] = os.urandom,
         bind_host: str | None = None,
         games: Any = core.games,
+        limits: Limits | None = None,
     ) -> None:
         self.identity = identity
         self.genesis = genesis
@@ -126,6 +134,9 @@ class GameNode:
         self.linger = linger
         self.keys = list(genesis.doc["seats"])
         self.seat = self.keys.index(identity.public)
+        self.limits = limits or DEFAULT_LIMITS
+        self.listener_stats = tls.ListenerStats()
+        self._rl = RateLimitedLog(log)
         self.peer = Peer(
             genesis,
             identity.public,
@@ -136,6 +147,8 @@ class GameNode:
             secrets=dict(store.secrets),
             timeout=timeout,
             games=games,
+            # our files lost a torn tail: we may have signed events we no longer hold
+            resync=bool(getattr(store, "repaired", False)),
         )
         if not store.log.records:
             store.log.append([genesis.raw])
@@ -157,6 +170,7 @@ class GameNode:
         self.changed = trio.Event()
         self.failed: str | None = None
         self._last_waiting: tuple = ()
+        self.budget_waits = 0
         self._rng = random.Random(faults.seed * 1000 + self.seat if faults else 0)
         addr = roster["addrs"][self.seat]
         self.host = bind_host or addr[0]
@@ -193,7 +207,8 @@ class GameNode:
             elif isinstance(eff, WriteSecret):
                 self.store.put_secret(eff.phase, eff.value, eff.salt, sync=False)
             elif isinstance(eff, Disconnect):
-                log.warning("seat %d: disconnecting a peer: %s", self.seat, eff.reason)
+                who = "seat %d" % self.keys.index(eff.peer) if eff.peer in self.keys else "a peer"
+                self._rl.note("DISCONNECT", who, "seat %d: disconnecting %s: %s", self.seat, who, eff.reason)
                 c = self.conns.get(eff.peer)
                 if c is not None:
                     self._drop(c)
@@ -232,8 +247,13 @@ class GameNode:
                 self._nursery.start_soon(self._delayed, c, msg, delay)
                 copies -= 1
         for _ in range(copies):
+            if c.queued + len(msg) > SEND_QUEUE_BYTES:
+                self._rl.note("SEND_QUEUE_BYTES", "seat %d" % self.keys.index(c.key), "seat %d: seat %d does not read what we send: dropping the connection", self.seat, self.keys.index(c.key))
+                self._drop(c)
+                return
             try:
                 c.send_ch.send_nowait(msg)
+                c.queued += len(msg)
             except trio.WouldBlock:
                 self._drop(c)
                 return
@@ -245,6 +265,7 @@ class GameNode:
         if not c.closed:
             try:
                 c.send_ch.send_nowait(msg)
+                c.queued += len(msg)
             except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
                 pass
 
@@ -274,15 +295,28 @@ class GameNode:
         c = Conn(key, stream)
         self.conns[key] = c
         self.apply(self.peer.connected(key))
+        lim = self.limits
+        bucket = TokenBucket(lim.bytes_per_second, lim.burst_bytes, trio.current_time())
+        who = "seat %d" % self.keys.index(key)
         try:
             async with trio.open_nursery() as n:
                 n.start_soon(self._sender, c)
                 try:
                     while not c.closed:
-                        frame = await stream.receive()
+                        frame = await stream.receive(idle=lim.idle_timeout, frame=lim.frame_deadline)
                         self.apply(self.peer.receive(key, frame))
+                        # byte budget: a peer over it is not dropped, its frames are read later
+                        # (TCP then slows it down); the deadlines above do not run meanwhile
+                        wait = bucket.take(len(frame) + lim.frame_cost, trio.current_time())
+                        if wait > 0:
+                            self.budget_waits += 1
+                            self._rl.note("BYTES_PER_SECOND", who, "seat %d: %s sends more than %d bytes/s: reading it %.2f s later",
+                                          self.seat, who, lim.bytes_per_second, wait)
+                            await trio.sleep(wait)
                 except (ConnectionClosed, FrameError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
-                    if not isinstance(exc, ConnectionClosed):
+                    if isinstance(exc, FrameTimeout):
+                        self._rl.note("FRAME_DEADLINE", who, "seat %d: dropping the connection of %s: %s", self.seat, who, exc)
+                    elif not isinstance(exc, ConnectionClosed):
                         log.info("seat %d: connection to seat %d lost: %s", self.seat, self.keys.index(key), exc)
                 finally:
                     self._drop(c)
@@ -298,6 +332,7 @@ class GameNode:
     async def _sender(self, c: Conn) -> None:
         try:
             async for msg in c.recv_ch:
+                c.queued -= len(msg)
                 await c.stream.send(msg)
         except (ConnectionClosed, FrameError, trio.BrokenResourceError, trio.ClosedResourceError):
             self._drop(c)
@@ -305,7 +340,7 @@ class GameNode:
     async def _handle_incoming(self, stream: trio.SSLStream) -> None:
         key = tls.peer_public_key(stream)
         if key is None or key not in self.keys or key == self.identity.public:
-            log.warning("seat %d: refused a connection from a key that holds no seat", self.seat)
+            self._rl.note("SEAT_KEY", "key", "seat %d: refused a connection from a key that holds no seat", self.seat)
             return
         await self._run_conn(key, FramedStream(stream))
 
@@ -380,7 +415,8 @@ class GameNode:
     async def run(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
         async with trio.open_nursery() as n:
             self._nursery = n
-            await n.start(tls.serve, self.port, self.server_ctx, self._handle_incoming, self.host)
+            await n.start(functools.partial(tls.serve, limits=self.limits, stats=self.listener_stats),
+                          self.port, self.server_ctx, self._handle_incoming, self.host)
             for s in range(self.seat):
                 n.start_soon(self._dialer, s)
             self.apply(self.peer.start())

@@ -44,12 +44,23 @@ from core.events import (
 )
 from core.table import RuleError, Table
 
+from .limits import RateLimitedLog
+
 log = logging.getLogger("easel.protocol")
 
 PROTOCOL = 1
-MAX_BUFFERED_PER_AUTHOR = 64
+# Limits (protocol.md §13.1; p2p/limits.py lists them all)
+MAX_SEQ_AHEAD = 16            # an author's event with seq > its last seq in our log + this is refused (not stored)
+MAX_BUFFERED_PER_AUTHOR = 16  # events above a gap held in memory, per author
 MAX_SEND_PER_HAVE = 512
-REPAIR_AFTER = 2  # consecutive stale 'have' reports before we resend
+REPAIR_AFTER = 2              # consecutive stale 'have' reports before we resend
+REPAIR_INTERVAL = 0.2         # s between two resends of one author's events to one peer (no amplification)
+MAX_VOTES_PER_STEP_SEAT = 4   # votes held per (phase, voter): a newer one evicts the oldest
+VOTES_AHEAD = 2               # votes for phases above ours + this are ignored
+VOTES_BEHIND = 2              # votes for phases below ours - this are ignored and forgotten
+MAX_CERTS_PER_PHASE = 4       # certificates held per phase (from the wire; more are ignored)
+WATCHDOG_AFTER = 2.0          # s an open step may wait for nobody before we ask the peers again
+RESYNC_WAIT = 10.0            # s we wait, after losing our log's tail, to hear our own events back before signing
 
 
 # --------------------------------------------------------------------------- effects
@@ -122,10 +133,16 @@ class Peer:
         secrets: dict | None = None,
         timeout: float = 60.0,
         games: Any = None,
+        resync: bool = False,
     ) -> None:
         """``games``: the game registry the table replays with (core.games.Registry or the
         module core.games).  Every caller should pass it; None (kept only for callers not
-        updated yet) means the default registry, core.games."""
+        updated yet) means the default registry, core.games.
+
+        ``resync``: our files lost their tail (a torn record was cut): events we signed
+        may be held by the others and not by us, so we sign nothing new until every other
+        seat has reported what it holds (or RESYNC_WAIT seconds have passed) and none of
+        them holds an event of ours that we lack (§9.6)."""
         self.genesis = genesis
         self.me = me
         self.sign = sign
@@ -152,6 +169,17 @@ class Peer:
         self._cand_key: tuple | None = None
         self._cands: dict[int, Event] = {}
         self._cand_checked: dict[int, int] = {}
+        self._vote_order: dict[tuple, list] = {}   # (phase, voter) -> vote keys, oldest first
+        self._now = 0.0                             # the last tick's clock
+        self._first_tick: float | None = None
+        self._resync = resync
+        self._heard: set = set()                    # seats whose have we received (for resync)
+        self._claim_since: float | None = None      # since when a peer claims an event of ours we lack
+        self._progress_mark: tuple | None = None    # watchdog: (table position, since)
+        self.watchdog_fired = 0
+        self.refused: dict[str, int] = {}           # limit name -> times hit (tests, stats)
+        self._rl = RateLimitedLog(log, clock=lambda: self._now)
+        self._pending_cut: tuple | None = None
         self.table = self._new_table()
         for raw in (log_entries or [genesis.raw])[1:]:
             self.log_entries.append(raw)
@@ -191,6 +219,19 @@ class Peer:
                 self.buffer[ev.author].setdefault(ev.seq, ev)
         for k in self.keys:
             self._advance_have(k)
+        # A torn log can end in the middle of a batch (its last records cut).  A batch
+        # is only ever written whole, and a step's candidates are only the events not
+        # placed yet, so such a log would never close its step again ("waiting for
+        # nobody"): cut it back to where the step opened (the events stay held, and are
+        # spooled first by ``start``) and place the whole batch again.
+        st = self.table.step
+        if st is not None and self.table.batch:
+            count = self.table.starts[st.phase][0]
+            cut = self.log_entries[count:]
+            self.log_entries = self.log_entries[:count]
+            self.table = self._replay(self.log_entries)
+            self._pending_cut = (count, cut)
+            log.warning("our log ends inside a batch (a torn tail): it is cut back to entry %d and the step placed again", count)
 
     # ------------------------------------------------------------------ helpers
     def _new_table(self) -> Table:
@@ -253,7 +294,40 @@ class Peer:
         return self.table.step
 
     def next_seq(self) -> int:
-        return max(self.events[self.me]) + 1 if self.events.get(self.me) else 0
+        """The seq of the next event we sign: one above every seq we hold, except that a
+        hole in our own seqs (an event of ours lost with our log's torn tail, which no
+        peer reported holding: a torn record was never fsynced, so never sent) is filled
+        first when it is above our last seq in the log, so the others' ``have`` of us can
+        pass it (a hole nobody can fill would keep every later event of ours waiting)."""
+        held = set(self.events.get(self.me) or ()) | set(self.buffer.get(self.me) or ())
+        if not held:
+            return 0
+        gap = self.have[self.me] + 1
+        if gap not in held and gap < max(held) and gap > self.table.last_seq.get(self.me, -1):
+            return gap
+        return max(held) + 1
+
+    def _refuse(self, limit: str, who: str, fmt: str, *args) -> None:
+        self.refused[limit] = self.refused.get(limit, 0) + 1
+        self._rl.note(limit, who, fmt, *args)
+
+    def _who(self, peer: bytes | None) -> str:
+        return "seat %d" % self.keys.index(peer) if peer in self.keys else "a peer"
+
+    def _own_claimed(self) -> bool:
+        """A peer reports holding an event of ours above what we hold (we lost it)."""
+        mine = self.have[self.me] if self.me in self.have else -1
+        return any((st.get("have") or {}).get(self.me, -1) > mine for st in self.remote.values())
+
+    def may_sign(self) -> bool:
+        """Whether we may sign a new event now (False while we may have lost our own events)."""
+        if self.seat is None:
+            return False
+        if self._resync:
+            return False
+        if self._own_claimed():
+            return self._claim_since is not None and self._now - self._claim_since >= RESYNC_WAIT
+        return True
 
     def my_event_in_step(self) -> Event | None:
         st = self.table.step
@@ -288,12 +362,17 @@ class Peer:
             return False
         if st.kind == "reveal":
             return False
-        return self.my_event_in_step() is None
+        return self.my_event_in_step() is None and self.may_sign()
 
     # ------------------------------------------------------------------ inputs
     def start(self) -> list:
         """Effects to run once the shell is up (automatic moves, placing spooled events)."""
-        return self._after_change([])
+        out: list = []
+        if self._pending_cut is not None:
+            count, cut = self._pending_cut
+            self._pending_cut = None
+            out += [WriteSpool(cut), TruncateLog(count)]
+        return out + self._after_change([])
 
     def connected(self, peer: bytes) -> list:
         self.remote[peer] = {"have": None, "certs": []}
@@ -325,8 +404,26 @@ class Peer:
             return [Disconnect(peer, "malformed message: %s" % exc)]
 
     def tick(self, now: float) -> list:
-        """Periodic work: time-out votes, anti-entropy."""
+        """Periodic work: time-out votes, anti-entropy, the resync gate, the watchdog."""
         out: list = []
+        self._now = now
+        if self._first_tick is None:
+            self._first_tick = now
+        self._prune_votes()
+        could = self.may_sign()
+        if self._resync:
+            others = {s for s in range(len(self.keys)) if s != self.seat}
+            if others <= self._heard or now - self._first_tick >= RESYNC_WAIT:
+                self._resync = False
+        claimed = self._own_claimed()
+        if claimed and self._claim_since is None:
+            self._claim_since = now
+            self._refuse("RESYNC_WAIT", "own", "a peer holds events we signed and lost: waiting for them before signing again")
+        elif not claimed:
+            self._claim_since = None
+        if self.may_sign() and not could:
+            out += self._auto_loop() + [Changed()]
+        out += self._watchdog(now)
         st = self.table.step
         if st is not None:
             ident = (st.phase, st.prev)
@@ -342,6 +439,46 @@ class Peer:
         out.append(Broadcast(msg_have(self.have_vector(), self.cert_phases())))
         return out
 
+    def _watchdog(self, now: float) -> list:
+        """An open step that has not moved for WATCHDOG_AFTER seconds while it waits for
+        nobody (every expected event is held) or while a peer reports holding events we
+        lack is never left to rest: re-check what we hold and ask every peer again
+        (a ``hello``, which peers answer with everything we lack, §9.6)."""
+        st = self.table.step
+        if st is None:
+            self._progress_mark = None
+            return []
+        pos = (self.table.count, self.table.head, tuple(self.have.values()))
+        if self._progress_mark is None or self._progress_mark[0] != pos:
+            self._progress_mark = (pos, now)
+            return []
+        if now - self._progress_mark[1] < WATCHDOG_AFTER:
+            return []
+        self._progress_mark = (pos, now)
+        behind = any(
+            (r.get("have") or {}).get(k, -1) > self.have[k] for r in self.remote.values() for k in self.keys
+        )
+        nobody = not self.waiting()
+        if not (nobody or behind):
+            return []
+        self.watchdog_fired += 1
+        self._refuse("WATCHDOG_AFTER", "step", "phase %d has not moved for %.1f s while waiting for %s: asking the peers again",
+                     st.phase, WATCHDOG_AFTER, "nobody" if nobody else "events a peer holds")
+        self._cand_key = None   # re-check every held event
+        return self._after_change([]) + [Broadcast(self.hello())]
+
+    def _prune_votes(self) -> None:
+        """Forget votes (and our vote clocks) for phases more than VOTES_BEHIND below ours."""
+        low = self.table.phase - VOTES_BEHIND
+        for key in [k for k in self.votes if k[0] < low]:
+            del self.votes[key]
+        for key in [k for k in self._vote_order if k[0] < low]:
+            del self._vote_order[key]
+        for key in [k for k in self.vote_clock if k[0] < low]:
+            del self.vote_clock[key]
+        for ph in [p for p in self.my_votes if p < low]:
+            del self.my_votes[ph]
+
     # ------------------------------------------------------------------ dispatch
     def _dispatch(self, peer: bytes, msg: list) -> list:
         kind = msg[0]
@@ -350,7 +487,7 @@ class Peer:
                 raise ProtocolError("unsupported hello")
             if msg[2] != self.genesis.game_id:
                 raise ProtocolError("peer is at another game")
-            return self._on_have(peer, msg[3], msg[4])
+            return self._on_have(peer, msg[3], msg[4], pull=True)
         if kind == "have":
             if len(msg) != 3:
                 raise ProtocolError("bad have")
@@ -372,13 +509,15 @@ class Peer:
             return out
         raise ProtocolError("unknown message type %r" % kind)
 
-    def _on_have(self, peer: bytes, have: Any, certs: Any) -> list:
+    def _on_have(self, peer: bytes, have: Any, certs: Any, pull: bool = False) -> list:
         """Repair: send what the other lacks.
 
         Our own events are sent to a peer once (``sent``) and again only if its
         ``have`` stays behind for REPAIR_AFTER consecutive reports (lost on the way);
         other authors' events are relayed only in that case, so in the normal case
-        each event crosses each link once, from its author.
+        each event crosses each link once, from its author.  A ``hello`` (``pull``) is
+        a request: it gets everything the other lacks at once (at most once per
+        WATCHDOG_AFTER seconds per peer, so it cannot be used to amplify a flood).
         """
         if not isinstance(have, list) or not isinstance(certs, list):
             raise ProtocolError("have must be lists")
@@ -387,11 +526,21 @@ class Peer:
         for item in have:
             if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], bytes) and isinstance(item[1], int) and isinstance(item[2], bytes)):
                 raise ProtocolError("bad have item")
+            if item[0] not in self.have:
+                continue  # not a seat: nothing to keep about it
             theirs[item[0]] = max(-1, item[1])  # anything below -1 means "none" (and bounds our loops)
             mine = self.events.get(item[0], {}).get(item[1])
             if mine is not None and item[2] and mine.id[:8] != item[2] and item[0] not in self.equivocators:
                 forks.append(mine)  # they hold another event under this seq: show them ours
         st = self.remote.setdefault(peer, {})
+        if peer in self.keys:
+            self._heard.add(self.keys.index(peer))
+        if pull:
+            last = st.get("pulled")
+            if last is not None and self._now - last < WATCHDOG_AFTER and self._now >= last:
+                pull = False
+            else:
+                st["pulled"] = self._now
         prev = st.get("have") or {}
         fork_sends = [Send(peer, encode(["entry", ev.raw])) for ev in forks]
         st["have"] = theirs
@@ -405,9 +554,12 @@ class Peer:
                 stale[k] = 0
                 continue
             stale[k] = stale.get(k, 0) + 1 if prev.get(k, -1) == h else 0
-            if stale[k] >= REPAIR_AFTER:
+            resent = st.setdefault("resent", {})
+            due = self._now - resent.get(k, float("-inf")) >= REPAIR_INTERVAL
+            if (stale[k] >= REPAIR_AFTER and due) or pull:
                 start = h
                 stale[k] = 0
+                resent[k] = self._now
             elif k == self.me:
                 start = max(h, sent.get(k, -1))
             else:
@@ -425,6 +577,9 @@ class Peer:
             sent[k] = max(sent.get(k, -1), last)  # only what actually went out
             if budget <= 0:
                 return fork_sends + out
+        if self._now - st.get("certs_at", float("-inf")) < REPAIR_INTERVAL and not pull:
+            return fork_sends + out
+        st["certs_at"] = self._now
         theirs_c = {(c[0], c[1]) for c in certs if isinstance(c, list) and len(c) == 2 and isinstance(c[0], int) and isinstance(c[1], bytes)}
         for phase in sorted(self.certs):
             for c in self.certs[phase]:
@@ -441,6 +596,8 @@ class Peer:
             known = self.events[quick.author].get(quick.seq)
             if known is not None and known.raw == quick.raw:
                 return []  # a duplicate: no need to check its signature again
+        if isinstance(quick, Timeout) and any(c.raw == quick.raw for c in self.certs.get(quick.phase, [])):
+            return []
         try:
             ent = parse_entry(raw, keys=self.keys)
         except EntryError as exc:
@@ -450,7 +607,17 @@ class Peer:
         if ent.game_id != self.genesis.game_id:
             return [Disconnect(peer, "entry of another game")] if peer else []
         if isinstance(ent, Timeout):
-            if any(c.raw == ent.raw for c in self.certs.get(ent.phase, [])):
+            held = self.certs.get(ent.phase, [])
+            if any(c.raw == ent.raw or (c.prev == ent.prev and c.seats == ent.seats) for c in held):
+                return []
+            start = self.table.starts.get(ent.phase)
+            if ent.phase > self.table.phase or start is None or start[1] != ent.prev:
+                # a certificate for a step that does not exist (yet) on our branch: not
+                # kept; repair sends it again once we are there (§9.6 step 4)
+                self._refuse("MAX_CERTS_PER_PHASE", self._who(peer), "ignored a time-out certificate for phase %d from %s: no such step here (yet)", ent.phase, self._who(peer))
+                return []
+            if len(held) >= MAX_CERTS_PER_PHASE:
+                self._refuse("MAX_CERTS_PER_PHASE", self._who(peer), "ignored a time-out certificate from %s: %d already held for phase %d", self._who(peer), len(held), ent.phase)
                 return []
             self._remember(ent)
             return [WriteSpool([ent.raw])] + self._after_change([Broadcast(encode(["entry", ent.raw]))])
@@ -462,6 +629,12 @@ class Peer:
             if known.raw == ev.raw:
                 return []
             return self._equivocation(known, ev)
+        if ev.seq > self.table.last_seq.get(ev.author, -1) + MAX_SEQ_AHEAD:
+            # the rules cannot need it yet: refused, neither kept nor acknowledged
+            # (an honest peer that holds it sends it again once we have caught up)
+            self._refuse("MAX_SEQ_AHEAD", self._who(peer), "refused an event of seat %d with sequence number %d: more than %d above its last in our log (%d), from %s",
+                         self.keys.index(ev.author), ev.seq, MAX_SEQ_AHEAD, self.table.last_seq.get(ev.author, -1), self._who(peer))
+            return []
         if ev.seq > self.have[ev.author] + 1:
             buf = self.buffer[ev.author]
             other = buf.get(ev.seq)
@@ -469,6 +642,8 @@ class Peer:
                 return [] if other.raw == ev.raw else self._equivocation(other, ev)
             if len(buf) < MAX_BUFFERED_PER_AUTHOR:
                 buf[ev.seq] = ev
+            else:
+                self._refuse("MAX_BUFFERED_PER_AUTHOR", self._who(peer), "dropped an out-of-order event of seat %d: %d already wait for a gap", self.keys.index(ev.author), len(buf))
             return []
         self.events[ev.author][ev.seq] = ev
         self.have[ev.author] = ev.seq
@@ -498,8 +673,37 @@ class Peer:
             return []
         if not verify_sig(self.keys[voter], vote_sign_msg(self.genesis.game_id, phase, prev, seats), sig):
             return [Disconnect(peer, "bad vote signature")] if peer else []
-        self.votes.setdefault(key, {})[voter] = sig
+        if not self._vote_step_exists(phase, prev):
+            self._refuse("VOTES_AHEAD", self._who(peer), "ignored a vote of seat %d for phase %d from %s: no such step here (our phase is %d)",
+                         voter, phase, self._who(peer), self.table.phase)
+            return []
+        self._hold_vote(key, voter, sig)
         return self._try_cert(key)
+
+    def _vote_step_exists(self, phase: int, prev: bytes) -> bool:
+        """A vote is kept only for a step that exists on our branch (the current one or one of
+        the VOTES_BEHIND before it, with its prev) or for one of the VOTES_AHEAD next phases."""
+        cur = self.table.phase
+        if phase > cur + VOTES_AHEAD or phase < cur - VOTES_BEHIND:
+            return False
+        if phase > cur:
+            return True   # a step we have not reached: its prev is not known yet
+        start = self.table.starts.get(phase)
+        return start is not None and start[1] == prev
+
+    def _hold_vote(self, key: tuple, voter: int, sig: bytes) -> None:
+        order = self._vote_order.setdefault((key[0], voter), [])
+        while len(order) >= MAX_VOTES_PER_STEP_SEAT:
+            old = order.pop(0)
+            vs = self.votes.get(old)
+            if vs is not None:
+                vs.pop(voter, None)
+                if not vs:
+                    del self.votes[old]
+            self._refuse("MAX_VOTES_PER_STEP_SEAT", "seat %d" % voter, "seat %d has more than %d votes for phase %d: the oldest is forgotten",
+                         voter, MAX_VOTES_PER_STEP_SEAT, key[0])
+        order.append(key)
+        self.votes.setdefault(key, {})[voter] = sig
 
     def _try_cert(self, key) -> list:
         phase, prev, seats = key
@@ -538,7 +742,7 @@ class Peer:
         self.vote_clock.setdefault((st.phase, st.prev), now)
         sig = self.sign(vote_sign_msg(self.genesis.game_id, st.phase, st.prev, list(missing)))
         key = (st.phase, st.prev, missing)
-        self.votes.setdefault(key, {})[self.seat] = sig
+        self._hold_vote(key, self.seat, sig)
         out = [Broadcast(encode(["vote", st.phase, st.prev, list(missing), self.seat, sig]))]
         return out + self._try_cert(key)
 
@@ -555,7 +759,7 @@ class Peer:
         if self.on_sign is not None:
             self.on_sign(ev)
         self.events[self.me][ev.seq] = ev
-        self.have[self.me] = max(self.have[self.me], ev.seq)
+        self._advance_have(self.me)
         for st_ in self.remote.values():
             st_.setdefault("sent", {})[self.me] = ev.seq
         return self._persist_and_progress([ev.raw], [Broadcast(encode(["entry", ev.raw]))])
@@ -564,6 +768,8 @@ class Peer:
         """Moves that need no decision: seed commits and every reveal."""
         st = self.table.step
         if st is None or self.seat is None or self.seat not in st.seats or self.my_event_in_step() is not None:
+            return []
+        if not self.may_sign():
             return []
         if st.kind == "commit" and st.purpose == "seed":
             return self._commit(st, self.rand(32))

@@ -44,6 +44,9 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from core.hashing import fingerprint
 
+from .limits import DEFAULT as DEFAULT_LIMITS
+from .limits import Limits, RateLimitedLog
+
 __all__ = [
     "TLSError",
     "TLSPinError",
@@ -57,6 +60,7 @@ __all__ = [
     "peer_public_key",
     "connect",
     "serve",
+    "ListenerStats",
 ]
 
 log = logging.getLogger(__name__)
@@ -331,6 +335,29 @@ async def _close_gracefully(stream: trio.SSLStream, timeout: float = 2.0) -> Non
 Handler = Callable[[trio.SSLStream], Awaitable[object]]
 
 
+class ListenerStats:
+    """What a listener holds right now (for limits and tests): no entry outlives its connection."""
+
+    def __init__(self) -> None:
+        self.handshaking = 0
+        self.open = 0
+        self.peak_handshaking = 0
+        self.peak_open = 0
+        self.accepted = 0
+        self.refused = 0           # closed at once: over a connection/handshake limit
+        self.failed = 0            # handshake failed or timed out, or key refused
+        self.by_addr: dict[str, int] = {}        # open connections per IP address
+        self.hs_by_addr: dict[str, int] = {}     # handshakes in progress per IP address
+
+
+def _dec(d: dict, k: str) -> None:
+    n = d.get(k, 0) - 1
+    if n > 0:
+        d[k] = n
+    else:
+        d.pop(k, None)
+
+
 async def serve(
     port: int,
     ctx: ssl.SSLContext,
@@ -338,27 +365,58 @@ async def serve(
     host: str = "127.0.0.1",
     task_status=trio.TASK_STATUS_IGNORED,
     *,
-    handshake_timeout: float = HANDSHAKE_TIMEOUT,
+    handshake_timeout: float | None = None,
+    limits: Limits | None = None,
+    stats: ListenerStats | None = None,
 ) -> None:
     """Accept TLS connections forever, calling ``await handler(stream)`` for each.
 
     ``task_status.started(port)`` reports the bound port (use port=0 for any).
-    Each connection gets ``handshake_timeout`` seconds to complete the
-    handshake; a failed/timed-out handshake or a client key not pinned in
-    ``ctx`` is logged (logger ``p2p.tls``) and the connection closed.  An
-    exception escaping ``handler`` is logged too and only closes that
-    connection: nothing but cancellation ever leaves ``serve``.  The stream is
-    closed when ``handler`` returns.
+    Limits (``limits``, default p2p.limits.DEFAULT; protocol.md §13.1): a connection
+    over MAX_CONNS / MAX_CONNS_PER_ADDR open connections, or over MAX_HANDSHAKES /
+    MAX_HANDSHAKES_PER_ADDR handshakes in progress, is closed at once without TLS;
+    each handshake gets HANDSHAKE_DEADLINE seconds.  Refusals and failed handshakes
+    are logged (logger ``p2p.tls``) at most once per limit and address every 10 s,
+    with a count of the lines suppressed.  An exception escaping ``handler`` is
+    logged too and only closes that connection: nothing but cancellation ever
+    leaves ``serve``.  The stream is closed when ``handler`` returns.
     """
+    lim = limits or DEFAULT_LIMITS
+    if handshake_timeout is None:
+        handshake_timeout = lim.handshake_deadline
+    st = stats if stats is not None else ListenerStats()
+    rl = RateLimitedLog(log)
     listeners = await trio.open_tcp_listeners(port, host=host)
     bound = listeners[0].socket.getsockname()[1]
 
     async def one(tcp: trio.SocketStream) -> None:
         try:
             peer = tcp.socket.getpeername()
-            where = f"{peer[0]}:{peer[1]}"
+            addr, where = str(peer[0]), f"{peer[0]}:{peer[1]}"
         except OSError:
-            where = "?"
+            addr = where = "?"
+        st.accepted += 1
+        over = None
+        if st.open >= lim.max_conns:
+            over = ("MAX_CONNS", "%d connections open" % st.open)
+        elif st.by_addr.get(addr, 0) >= lim.max_conns_per_addr:
+            over = ("MAX_CONNS_PER_ADDR", "%d connections open from %s" % (st.by_addr[addr], addr))
+        elif st.handshaking >= lim.max_handshakes:
+            over = ("MAX_HANDSHAKES", "%d TLS handshakes in progress" % st.handshaking)
+        elif st.hs_by_addr.get(addr, 0) >= lim.max_handshakes_per_addr:
+            over = ("MAX_HANDSHAKES_PER_ADDR", "%d TLS handshakes in progress from %s" % (st.hs_by_addr[addr], addr))
+        if over is not None:
+            st.refused += 1
+            rl.note(over[0], addr, "refused a connection from %s: %s", where, over[1])
+            await trio.aclose_forcefully(tcp)
+            return
+        st.open += 1
+        st.by_addr[addr] = st.by_addr.get(addr, 0) + 1
+        st.peak_open = max(st.peak_open, st.open)
+        st.handshaking += 1
+        st.hs_by_addr[addr] = st.hs_by_addr.get(addr, 0) + 1
+        st.peak_handshaking = max(st.peak_handshaking, st.handshaking)
+        handshaking = True
         stream = trio.SSLStream(tcp, ctx, server_side=True)
         graceful = False
         try:
@@ -366,26 +424,38 @@ async def serve(
                 try:
                     await stream.do_handshake()
                 except (trio.BrokenResourceError, ssl.SSLError, OSError) as e:
-                    log.warning("TLS handshake from %s failed: %s", where, _reason(e))
+                    st.failed += 1
+                    rl.note("HANDSHAKE_FAILED", addr, "TLS handshake from %s failed: %s", where, _reason(e))
                     return
             if scope.cancelled_caught:
-                log.warning("TLS handshake from %s timed out after %s s", where, handshake_timeout)
+                st.failed += 1
+                rl.note("HANDSHAKE_DEADLINE", addr, "TLS handshake from %s timed out after %s s", where, handshake_timeout)
                 return
             try:
                 _check_peer(stream, ctx, None)
             except TLSError as e:
-                log.warning("refused TLS peer %s: %s", where, e)
+                st.failed += 1
+                rl.note("HANDSHAKE_FAILED", addr, "refused TLS peer %s: %s", where, e)
                 return
+            handshaking = False
+            st.handshaking -= 1
+            _dec(st.hs_by_addr, addr)
             try:
                 await handler(stream)
                 graceful = True
             except Exception:
                 log.exception("connection handler for %s raised", where)
         finally:
+            if handshaking:
+                st.handshaking -= 1
+                _dec(st.hs_by_addr, addr)
+            st.open -= 1
+            _dec(st.by_addr, addr)
             if graceful:
                 await _close_gracefully(stream)
             else:
                 await trio.aclose_forcefully(stream)
+            del stream, tcp
 
     task_status.started(bound)
     await trio.serve_listeners(one, listeners)
