@@ -1,8 +1,15 @@
-"""``easel audit``: core.audit's checks, with several files audited in parallel.
+"""``easel audit``: core.audit's checks, using every core.
 
-Each file's replay is independent (core.audit.summarize); with more than one
-file and more than one core the files are replayed in worker processes and
-the cross-file checks (equivocation, agreement) run here on the summaries.
+* Many files (at least two per worker and ``MIN_PARALLEL_BYTES`` in all): each file's
+  audit (core.audit.summarize) runs in a forked worker process; the cross-file checks
+  (equivocation, agreement) run here on the summaries.
+* A large file (``MIN_POOLED_BYTES`` or more) on a machine with more than one core: its
+  signature checks go to forked worker processes as the log is parsed, while this
+  process parses and replays it; when the replay is done this process checks the chunks
+  no worker has started yet, then joins (core.audit.audit_log merges the results exactly
+  as a one-by-one audit would report them).
+* Anything smaller: one file after the other, here (a process pool costs more than it saves).
+
 The result is the same object core.audit.audit returns.
 """
 
@@ -11,29 +18,124 @@ from __future__ import annotations
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import core.games
 from core.audit import audit, combine, summarize
+from core.events import verify_many
 
-MIN_PARALLEL_BYTES = 64 * 1024
-_GAMES: Any = core.games   # the registry forked workers replay with (set by audit_files)
+MIN_PARALLEL_BYTES = 64 * 1024      # many files: below this in all, no pool
+MIN_POOLED_BYTES = 512 * 1024       # one file: from this size on, its signatures are checked by a pool
+CHUNK = 256                         # signature checks per task
+
+_GAMES: Any = core.games   # the registry forked workers replay with (set before they fork)
+_FILES: dict = {}          # the files forked workers audit (set before they fork: nothing is pickled)
 
 
-def _summarize(item):
-    name, data = item
-    return summarize(name, data, _GAMES)
+def _fork() -> Any:
+    return multiprocessing.get_context("fork")
+
+
+def _summarize_name(name: str):
+    return summarize(name, _FILES[name], _GAMES)
+
+
+def _noop(_: Any = None) -> int:
+    return os.getpid()
+
+
+class PooledVerifier:
+    """A core.audit verifier: signature checks go to ``workers`` forked processes as the
+    log is parsed (chunks of ``chunk`` checks, sent as they are ready), while this process
+    parses and replays; on join this process takes back and checks every chunk no worker
+    has started yet (from the back: the workers take the front), then waits for the rest."""
+
+    def __init__(self, workers: int, chunk: int = CHUNK) -> None:
+        self.workers = workers
+        self.chunk = chunk
+
+    def __call__(self, jobs: list) -> "_PooledSession":
+        return _PooledSession(jobs, self.workers, self.chunk)
+
+
+class _PooledSession:
+    def __init__(self, jobs: list, workers: int, chunk: int) -> None:
+        self.jobs = jobs
+        self.chunk = chunk
+        self.sent = 0
+        self.tasks: list = []   # (start, end, future)
+        self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=_fork())
+
+    def ready(self, n: int) -> None:
+        while n - self.sent >= self.chunk:
+            self._send(self.sent + self.chunk)
+
+    def _send(self, end: int) -> None:
+        a = self.sent
+        self.tasks.append((a, end, self.pool.submit(verify_many, self.jobs[a:end])))
+        self.sent = end
+
+    def join(self, stop: int) -> int | None:
+        try:
+            here: dict = {}
+            if self.sent < stop:   # the tail: checked here
+                here[self.sent] = verify_many(self.jobs, self.sent, stop)
+            for a, b, fut in reversed(self.tasks):
+                if a >= stop:
+                    fut.cancel()
+                elif fut.cancel():
+                    here[a] = verify_many(self.jobs, a, min(b, stop))
+            for a, b, fut in self.tasks:
+                if a >= stop:
+                    break
+                if a in here:
+                    bad = here[a]
+                else:
+                    try:
+                        bad = fut.result()
+                        bad = None if bad is None else a + bad
+                    except Exception:  # a worker died (killed, out of memory): check the chunk here
+                        bad = verify_many(self.jobs, a, min(b, stop))
+                if bad is not None and bad < stop:
+                    return bad
+            bad = here.get(self.sent)
+            return bad if bad is not None and self.sent < stop else None
+        finally:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def pool_startup(workers: int) -> float:
+    """Seconds to fork ``workers`` processes and have each answer once (the price of a pool)."""
+    import time
+
+    t = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_fork()) as pool:
+        list(pool.map(_noop, range(workers)))
+    return time.perf_counter() - t
 
 
 def audit_files(files: dict[str, bytes], workers: int | None = None, games: Any = None) -> dict:
     """Audit with ``games`` (default: the registry of every game, ``core.games``)."""
-    global _GAMES
+    global _GAMES, _FILES
     games = core.games if games is None else games
     workers = workers or os.cpu_count() or 1
-    if workers < 2 or len(files) < 2 or sum(len(d) for d in files.values()) < MIN_PARALLEL_BYTES:
-        return audit(files, games)
-    _GAMES = games  # workers are forked: they inherit it, nothing is pickled
-    ctx = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=min(workers, len(files)), mp_context=ctx) as pool:
-        summaries = list(pool.map(_summarize, files.items(), chunksize=max(1, len(files) // (2 * workers))))
-    return combine(summaries, files)
+    total = sum(len(d) for d in files.values())
+    if "fork" not in multiprocessing.get_all_start_methods():
+        workers = 1   # the pools below rely on forked workers inheriting the data
+    if workers >= 2 and len(files) >= 2 * workers and total >= MIN_PARALLEL_BYTES:
+        _GAMES, _FILES = games, files   # workers are forked: they inherit both, nothing is pickled
+        try:
+            with ProcessPoolExecutor(max_workers=min(workers, len(files)), mp_context=_fork()) as pool:
+                chunksize = max(1, len(files) // (workers * 16))
+                summaries = list(pool.map(_summarize_name, list(files), chunksize=chunksize))
+        except BrokenProcessPool:  # a worker died (killed, out of memory): do it here
+            summaries = [summarize(name, data, games) for name, data in files.items()]
+        finally:
+            _GAMES, _FILES = core.games, {}
+        return combine(summaries, files)
+    if workers >= 2 and any(len(d) >= MIN_POOLED_BYTES for d in files.values()):
+        pooled = PooledVerifier(workers)
+        summaries = [summarize(name, data, games, pooled if len(data) >= MIN_POOLED_BYTES else None) for name, data in files.items()]
+        return combine(summaries, files)
+    return audit(files, games)

@@ -15,11 +15,31 @@ the module core.games) that the logs are replayed with.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, Sequence
 
-from .events import EntryError, Event, parse_entry, parse_genesis
+from .events import EntryError, Event, Timeout, parse_entry, parse_genesis, verify_many
 from .logfile import parse
 from .table import RuleError, Table
+
+# A signature checker.  ``verifier(jobs)`` is called with the (still empty) list the audit
+# fills with (public key, message, signature) triples and returns a session:
+#   session.ready(n)    jobs[:n] are final: they may be checked from now on (elsewhere);
+#   session.join(stop)  the index of the first triple among jobs[:stop] that does not
+#                       verify, or None (jobs[:stop] were all made ready before).
+Verifier = Callable[[list], Any]
+
+
+class VerifyHere:
+    """The default verifier session: checks the triples in this process, when joined."""
+
+    def __init__(self, jobs: list) -> None:
+        self.jobs = jobs
+
+    def ready(self, n: int) -> None:
+        pass
+
+    def join(self, stop: int) -> int | None:
+        return verify_many(self.jobs, 0, stop)
 
 
 @dataclass
@@ -33,29 +53,39 @@ class LogReport:
     head: bytes | None = None
     results: Any = None
     problems: list = field(default_factory=list)
-    parsed: list = field(default_factory=list)   # (index, entry) parsed and verified during the replay
+    index: list = field(default_factory=list)   # (game_id, author, seq, entry index, entry id) of every event
 
 
-def audit_log(name: str, data: bytes, games: Any) -> LogReport:
-    """Replay one file with the registry ``games`` and report on it."""
+def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = None) -> LogReport:
+    """Replay one file with the registry ``games`` and report on it.
+
+    The report is that of checking the entries one after the other and stopping at the
+    first bad one (parse, then signature, then rules).  To get there faster every entry
+    is parsed first (canonical form, types, every check that needs no signature), its
+    signature checks are handed to ``verifier`` (default: checked here, after the replay),
+    the log is replayed meanwhile, then the three are merged: the first failing entry
+    wins (at one entry: parse, then signature, then rules) and nothing the replay
+    recorded past it is kept.
+    """
     rep = LogReport(name)
 
     def problem(index: int | None, text: str) -> None:
         rep.valid = False
         rep.problems.append({"file": name, "index": index, "problem": text})
 
-    parsed = parse(data)
-    if parsed.problem:
-        problem(len(parsed.entries), parsed.problem)
-    if parsed.torn:
-        problem(len(parsed.entries), "torn record at the end of the file (offset %d)" % parsed.good)
-    if parsed.kind != "log":
-        if parsed.kind == "spool":
+    parsed_file = parse(data)
+    if parsed_file.problem:
+        problem(len(parsed_file.entries), parsed_file.problem)
+    if parsed_file.torn:
+        problem(len(parsed_file.entries), "torn record at the end of the file (offset %d)" % parsed_file.good)
+    if parsed_file.kind != "log":
+        if parsed_file.kind == "spool":
             problem(None, "a spool file, not a log: it is only searched for equivocation")
-        elif parsed.kind == "secrets":
+        elif parsed_file.kind == "secrets":
             problem(None, "a secrets file (a peer's private sealed values), not a log")
+        rep.index = _index(parsed_file.entries, 0)
         return rep
-    entries = parsed.entries
+    entries = parsed_file.entries
     rep.events = len(entries)
     if not entries:
         problem(0, "log has no genesis entry")
@@ -65,27 +95,114 @@ def audit_log(name: str, data: bytes, games: Any) -> LogReport:
     except (EntryError, RuleError) as exc:
         text = str(exc)
         problem(0, text if text.startswith("genesis: ") else "genesis: %s" % text)
+        rep.index = _index(entries, 0)
         return rep
     rep.game = table.genesis.doc["game"]
     rep.game_id = table.game_id
-    for i, raw in enumerate(entries[1:], start=1):
+    keys = table.keys
+
+    # 1. parse every entry; its signature checks go to ``jobs`` (entry i owns jobs[first[k]:first[k+1]])
+    jobs: list = []
+    session = (verifier or VerifyHere)(jobs)
+    handed = 0                   # jobs[:handed] were handed to the session
+    parsed: list = []            # (i, entry) of the entries before the first that does not parse
+    first: list = []
+    bad: tuple | None = None     # (i, text): the first entry that does not parse
+    index = rep.index
+    for i in range(1, len(entries)):
+        raw = entries[i]
         try:
-            ent = parse_entry(raw, keys=table.keys)
-            rep.parsed.append((i, ent))
+            if bad is None:
+                n0 = len(jobs)
+                ent = parse_entry(raw, keys=keys, pending=jobs)
+                parsed.append((i, ent))
+                first.append(n0)
+            else:
+                ent = parse_entry(raw, verify=False)
+        except EntryError as exc:
+            if bad is None:
+                bad = (i, str(exc))
+            continue
+        except Exception as exc:  # a bug must be reported, never hidden
+            if bad is None:
+                bad = (i, "internal error replaying this entry: %r" % (exc,))
+            continue
+        if type(ent) is Event:
+            index.append((ent.game_id, ent.author, ent.seq, i, ent.id))
+        if len(jobs) - handed >= 256:
+            handed = len(jobs)
+            session.ready(handed)
+    session.ready(len(jobs))
+
+    # 2. replay, keeping the head after each entry (32 bytes each, one buffer)
+    heads = bytearray(table.head)
+    failed: tuple | None = None  # (i, text): the first entry the rules refuse
+    for i, ent in parsed:
+        try:
             table.append(ent)
-        except (EntryError, RuleError) as exc:
-            problem(i, str(exc))
+        except RuleError as exc:
+            failed = (i, str(exc))
             break
         except Exception as exc:  # a rules bug must be reported, never hidden
-            problem(i, "internal error replaying this entry: %r" % (exc,))
+            failed = (i, "internal error replaying this entry: %r" % (exc,))
             break
-    rep.head = table.head
+        heads += table.head
+
+    # 3. signatures of every entry up to the one where the replay or the parse stopped
+    # (parsed[k] is entry k + 1: the jobs of entries 1..stop are jobs[:first[stop]])
+    stop = min(x[0] for x in (failed, bad, (len(entries), "")) if x is not None)
+    j = session.join(first[stop] if stop < len(parsed) else len(jobs))
+    unsigned: tuple | None = None
+    if j is not None:
+        k = _owner(first, j)
+        i, ent = parsed[k]
+        if isinstance(ent, Timeout):
+            unsigned = (i, "time-out: bad vote signature from seat %d" % ent.votes[j - first[k]][0])
+        else:
+            unsigned = (i, "event: signature does not verify")
+
+    # 4. the first failure wins (a bad signature before the rules at the same entry)
+    first_bad = min((x for x in (unsigned, bad, failed) if x is not None), key=lambda x: x[0], default=None)
+    if first_bad is None:
+        rep.head = table.head
+    else:
+        at, text = first_bad
+        problem(at, text)
+        rep.head = table.head if first_bad is failed else bytes(heads[32 * (at - 1) : 32 * at])
     rep.complete = rep.valid and table.over
     if rep.complete:
         rep.results = table.result()
+    # notes of entries never applied one by one are dropped (those of the entry the rules
+    # refused are kept: appending it had begun)
+    cut = len(entries) if first_bad is None else first_bad[0] + (1 if first_bad is failed else 0)
     for note in table.notes:
-        rep.problems.append({"file": name, "index": note.index, "note": note.text, "seat": note.seat})
+        if note.index < cut:
+            rep.problems.append({"file": name, "index": note.index, "note": note.text, "seat": note.seat})
     return rep
+
+
+def _owner(first: list, j: int) -> int:
+    """The k with first[k] <= j < first[k + 1] (the parsed entry that owns job j)."""
+    lo, hi = 0, len(first) - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if first[mid] <= j:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _index(entries: Sequence[bytes], start: int) -> list:
+    out = []
+    for i in range(start, len(entries)):
+        try:
+            e = parse_entry(entries[i], verify=False)
+        except Exception:
+            continue
+        if type(e) is Event:
+            out.append((e.game_id, e.author, e.seq, i, e.id))
+    return out
 
 
 @dataclass
@@ -104,17 +221,9 @@ class Summary:
     index: list   # (game_id, author, seq, entry index, entry id) of every event in the file
 
 
-def summarize(name: str, data: bytes, games: Any) -> Summary:
-    rep = audit_log(name, data, games)
-    parsed = list(rep.parsed)
-    start = parsed[-1][0] + 1 if parsed else 0
-    for i, raw in enumerate(parse(data).entries[start:], start=start):
-        try:
-            parsed.append((i, parse_entry(raw, verify=False)))
-        except EntryError:
-            continue
-    index = [(e.game_id, e.author, e.seq, i, e.id) for i, e in parsed if isinstance(e, Event)]
-    return Summary(rep.name, rep.valid, rep.complete, rep.game, rep.game_id, rep.events, rep.head, rep.results, rep.problems, index)
+def summarize(name: str, data: bytes, games: Any, verifier: Verifier | None = None) -> Summary:
+    rep = audit_log(name, data, games, verifier)
+    return Summary(rep.name, rep.valid, rep.complete, rep.game, rep.game_id, rep.events, rep.head, rep.results, rep.problems, rep.index)
 
 
 def find_equivocations(summaries: list[Summary], files: dict[str, bytes]) -> list[dict]:

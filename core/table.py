@@ -48,6 +48,7 @@ from .events import (
     next_head,
     parse_entry,
     parse_genesis,
+    reveal_commitment,
 )
 from .hashing import dhash
 
@@ -99,6 +100,9 @@ class Table:
     moves: list = field(default_factory=list)      # (index, phase, seat, action) applied moves
     starts: dict = field(default_factory=dict)     # phase -> (entry count when it opened, prev)
     timeouts: dict = field(default_factory=dict)   # phase -> seats a certificate timed out
+    # seat -> its open move as game.check returned it on arrival (current act step), so
+    # closing the step does not check it again: same state, same move, same answer
+    checked: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -167,6 +171,10 @@ class Table:
 
         Does not look at other events of the step (order, duplicates): see ``append``.
         """
+        return self._check_event(ev)[0]
+
+    def _check_event(self, ev: Event) -> tuple[int, Any]:
+        """``check_event``, also returning an open move as ``game.check`` normalised it."""
         st = self.step
         if st is None:
             raise RuleError("the game is over")
@@ -185,14 +193,14 @@ class Table:
             raise RuleError("a %s event where the step expects %s" % (ev.kind, st.kind))
         if st.kind == "reveal":
             want = self.commits[seat]
-            if commitment(self.game_id, ev.author, st.phase - 1, ev.body["value"], ev.body["salt"]) != want:
+            if reveal_commitment(ev, st.phase - 1) != want:
                 raise RuleError("reveal does not match seat %d's commitment" % seat)
         elif st.kind == "act":
             try:
-                self.game.check(self.state, seat, ev.body["action"])
+                return seat, self.game.check(self.state, seat, ev.body["action"])
             except IllegalAction as exc:
                 raise RuleError("illegal move by seat %d: %s" % (seat, exc)) from None
-        return seat
+        return seat, None
 
     # ------------------------------------------------------------------ the log
     def append(self, entry: Any) -> None:
@@ -206,12 +214,14 @@ class Table:
         if st is None:
             raise RuleError("entry after the end of the game")
         if isinstance(entry, Event):
-            seat = self.check_event(entry)
+            seat, action = self._check_event(entry)
             if seat in self.batch:
                 raise RuleError("seat %d already acted in phase %d" % (seat, st.phase))
             if self.batch and seat < max(self.batch):
                 raise RuleError("events of a step must be in seat order")
             self.batch[seat] = entry
+            if st.kind == "act":
+                self.checked[seat] = action
             self.last_seq[entry.author] = entry.seq
             self._advance_head(entry.id)
             if len(self.batch) == len(st.seats):
@@ -242,6 +252,7 @@ class Table:
         self.step = Step(self.phase, self.head, kind, purpose, tuple(sorted(seats)), sequential, label)
         self.starts[self.phase] = (self.count, self.head)
         self.batch = {}
+        self.checked = {}
 
     def _close(self) -> None:
         st = self.step
@@ -281,19 +292,23 @@ class Table:
             else:
                 self._apply_moves(cst.seats, {s: r["value"] for s, r in reveals.items()}, idx, cst.phase)
         else:
-            self._apply_moves(st.seats, {s: e.body["action"] for s, e in self.batch.items()}, idx, st.phase, checked=True)
+            self._apply_moves(st.seats, {s: e.body["action"] for s, e in self.batch.items()}, idx, st.phase, checked=True, prechecked=self.checked)
             # open moves were made knowing the beacon: a later chance needs new randomness
             self.fresh = False
         self._next()
 
-    def _apply_moves(self, seats, raw_moves: dict, idx: int, phase: int, checked: bool = False) -> None:
+    def _apply_moves(self, seats, raw_moves: dict, idx: int, phase: int, checked: bool = False, prechecked: dict | None = None) -> None:
         """Apply one action per expected seat, in seat order; missing or illegal = the default action.
 
-        Every action is checked against the state as the step opened, before any is applied.
+        Every action is checked against the state as the step opened, before any is applied
+        (``prechecked``: seat -> the action game.check already returned for that state).
         """
         base = self.state
         actions = {}
         for s in seats:
+            if prechecked and s in prechecked:
+                actions[s] = prechecked[s]
+                continue
             if s in raw_moves:
                 try:
                     actions[s] = self.game.check(base, s, raw_moves[s])
