@@ -44,3 +44,5 @@ python bench_latency.py random
 python bench_latency.py heuristic
 python bench_demo.py
 python bench_starving.py
+python bench_deal.py
+python bench_flood.py
