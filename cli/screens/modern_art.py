@@ -1,0 +1,1423 @@
+"""The Modern Art screen (see cli/screens/__init__.py for the protocol).
+
+What it shows: the round and whose move (title, board pane, seats table); the
+artist value board: every round's tiles (30/20/10), each artist's cumulative
+value and how many of its cards were played this round (the 5th ends the round)
+(board pane); each seat's hand size, purchases this round and its part in the
+current auction, and YOUR money only - the others' money stays behind their
+screens, as at the table (seats table); the current auction: its type, the
+card(s), the auctioneer, the standing bid and bidder or the fixed price, who is
+asked and in what order; your hand grouped by artist, each card a block in its
+artist's colour with the artist's two letters and the auction-type symbol
+(colour-blind players read the letters); this round's sales and purchases; the
+last round's summary (ranking, tiles, values, payouts) (middle pane).
+
+Artists (board order, also the ranking's tie-break): Ca Manuel Carvalho,
+Th Sigrid Thaler, Me Daniel Melim, Ma Ramon Martins, Si Rafael Silveira.
+Auction types: O open, 1 once around, S sealed, F fixed price, D double.
+A card's short name is the two together: ``MeS`` is a Daniel Melim card for a
+sealed auction.
+
+Commands (Enter runs them):
+
+    play N [M]            auction card N of your hand (the numbers drawn in front of the cards);
+                          M: the second card of a double (same artist, not a double)
+    play CARD [CARD]      the same by short name: play MeS, play MeD MeO, play melim sealed
+    add N | add CARD      double offer: add a second card (you become the auctioneer)
+    pass                  double offer, open / once-around bidding, fixed price: pass;
+                          sealed: no bid
+    bid N                 open / once around: a bid above the standing bid; sealed: your
+                          bid (0 = no bid); bid +N raises the standing bid by N; bid all
+    price N               fixed price: name the price (1 to your money)
+    buy                   fixed price: buy at the price named
+    skip                  lose your turn as auctioneer (Enter confirms)
+
+Legality always comes from the game (ctx.check / ctx.problems); the screen
+only reads commands and shows the table.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping, Sequence
+
+from core.games.modern_art import rules as _rules
+from core.games.modern_art.cards import ARTISTS, CARDS, N_CARDS, TYPES
+
+from . import (
+    Beat,
+    CommandError,
+    Context,
+    Line,
+    Say,
+    Screen,
+    Send,
+    Snapshot,
+    layout_cards,
+    ordinal,
+    seat_name,
+    who,
+    width_of,
+    wrap,
+)
+
+__all__ = ["ModernArtScreen", "SCREEN", "parse_card", "hand_order", "card_code", "action_words", "reveal_beats"]
+
+CODES = ("Ca", "Th", "Me", "Ma", "Si")
+SURNAMES = ("carvalho", "thaler", "melim", "martins", "silveira")
+SYMBOL = {"open": "O", "once_around": "1", "sealed": "S", "fixed_price": "F", "double": "D"}
+TYPE_WORD = {"open": "open", "once_around": "once around", "sealed": "sealed", "fixed_price": "fixed price",
+             "double": "double"}
+AUCTION_WORD = {"open": "open auction", "once_around": "once-around auction", "sealed": "sealed auction",
+                "fixed_price": "fixed-price auction", "double": "double auction"}
+_TYPE_WORDS = {
+    "o": "open", "open": "open",
+    "1": "once_around", "once": "once_around", "oncearound": "once_around", "once_around": "once_around",
+    "once-around": "once_around", "around": "once_around",
+    "s": "sealed", "sealed": "sealed", "seal": "sealed",
+    "f": "fixed_price", "fixed": "fixed_price", "fixed_price": "fixed_price", "fixed-price": "fixed_price",
+    "fixedprice": "fixed_price", "price": "fixed_price",
+    "d": "double", "double": "double",
+}
+# artist colours: a block with dark/light letters; the two letters make them readable without colour
+ARTIST_BG = (
+    "bg:#f59e0b fg:#000000 bold",   # Manuel Carvalho: amber
+    "bg:#0ea5e9 fg:#000000 bold",   # Sigrid Thaler: blue
+    "bg:#d70000 fg:#ffffff bold",   # Daniel Melim: red
+    "bg:#00af00 fg:#000000 bold",   # Ramon Martins: green
+    "bg:#8700af fg:#ffffff bold",   # Rafael Silveira: purple
+)
+ARTIST_FG = (
+    "fg:#f59e0b bold",
+    "fg:#0ea5e9 bold",
+    "fg:#ff5f5f bold",
+    "fg:#5fd700 bold",
+    "fg:#af5fff bold",
+)
+BOARD_W = 44
+NAME_W = 15
+PIP_ON, PIP_OFF = "●", "○"
+WIDE = 140          # from this width, panels go side by side
+BEATS_MAX = 24
+
+LEGEND = "types: O open  1 once around  S sealed  F fixed price  D double"
+
+_KEYS = {
+    "play": ["play N [M] | play CARD [CARD] (e.g. play MeS, play MeD MeO) | skip | help | PgUp/PgDn scroll | q quit",
+             "play N [M] | play CARD [CARD] | skip | help | PgUp/PgDn | q quit",
+             "play N [M] | play CARD | help | q"],
+    "double": ["add N | add CARD (a second card of the artist, not a double) | pass | help | PgUp/PgDn scroll | q quit",
+               "add N | add CARD | pass | help | q quit", "add N | pass | help | q"],
+    "price": ["price N (1 to your money) | help | PgUp/PgDn scroll | q quit", "price N | help | q"],
+    "fixed_price": ["buy | pass | help | PgUp/PgDn scroll | q quit", "buy | pass | help | q"],
+    "once_around": ["bid N | bid +N | bid all | pass | help | PgUp/PgDn scroll | q quit", "bid N | pass | help | q"],
+    "open": ["bid N | bid +N | bid all | pass | help | PgUp/PgDn scroll | q quit", "bid N | pass | help | q"],
+    "sealed": ["bid N (0 = no bid) | bid all | pass | help | PgUp/PgDn scroll | q quit", "bid N | pass | help | q"],
+    "": ["play N | add N | bid N | pass | price N | buy | help | PgUp/PgDn scroll | q quit",
+         "play N | add N | bid N | pass | price N | buy | help | q", "help | q"],
+}
+
+_COMMAND_HELP = [
+    ("play N [M]", "your turn as auctioneer: auction card N of your hand (the number in front of the card). "
+                   "With a double card, M is the second card you add to it at once (same artist, not a double): "
+                   "play 4 2. Without M the double goes round from your left"),
+    ("play CARD [CARD]", "the same by short name: artist letters + type symbol, play MeS, play MeD MeO; or in "
+                         "words, play melim sealed; an artist alone (play melim) when only one of its cards fits"),
+    ("add N | add CARD", "when a double is offered to you: add a second card of that artist (not a double); you "
+                         "become the auctioneer, are paid, and play goes on from your left"),
+    ("pass", "double offer: add nothing; open or once-around bidding: no raise; fixed price: do not buy; "
+             "sealed: no bid (bid 0)"),
+    ("bid N", "open and once around: a bid above the standing bid, at most your money; sealed: your one "
+              "bid (0 = no bid). bid +N = the standing bid + N; bid all = all your money"),
+    ("price N", "fixed-price auction, as its auctioneer: name the price, 1 to your money. If every other seat "
+                "passes you must buy it yourself (paid to the bank)"),
+    ("buy", "fixed-price auction: buy at the price named (paid to the auctioneer)"),
+    ("skip", "lose your turn as auctioneer without playing a card (Enter confirms)"),
+    ("submit / empty Enter", "confirm a skip"),
+    ("CARD", "Ca Manuel Carvalho, Th Sigrid Thaler, Me Daniel Melim, Ma Ramon Martins, Si Rafael Silveira; "
+             "then O open, 1 once around, S sealed, F fixed price, D double: MeS, Th1, caD (case does not matter)"),
+]
+
+
+# --------------------------------------------------------------------------- cards and names
+
+
+def card_code(card: int) -> str:
+    """ "MeS": the artist's two letters and the auction type's symbol."""
+    c = CARDS[card]
+    return CODES[c.artist] + SYMBOL[c.type]
+
+
+def card_words(card: int) -> str:
+    """ "Daniel Melim sealed (MeS)"."""
+    c = CARDS[card]
+    return "%s %s (%s)" % (ARTISTS[c.artist], TYPE_WORD[c.type], card_code(card))
+
+
+def lot_words(cards: Sequence[int]) -> str:
+    """ "MeS (Daniel Melim, sealed)" / "ThD+ThS (Sigrid Thaler, double with sealed)"."""
+    ok = [c for c in cards if isinstance(c, int) and 0 <= c < N_CARDS]
+    if not ok:
+        return "the painting"
+    code = "+".join(card_code(c) for c in ok)
+    kinds = " with ".join(TYPE_WORD[CARDS[c].type] for c in ok)
+    return "%s (%s, %s)" % (code, ARTISTS[CARDS[ok[0]].artist], kinds)
+
+
+def chip(card: Any) -> Line:
+    """A card as a block in its artist's colour with its short name: [(class:art.2, " MeS ")]."""
+    if not isinstance(card, int) or not 0 <= card < N_CARDS:
+        return [("class:label", " ?? ")]
+    return [("class:art.%d" % CARDS[card].artist, " %s " % card_code(card))]
+
+
+def artist_chip(a: int) -> Line:
+    return [("class:art.%d" % a, " %s " % CODES[a])]
+
+
+def chips(cards: Sequence[int], sep: str = "+") -> Line:
+    out: Line = []
+    for i, c in enumerate(cards):
+        if i:
+            out.append(("", sep))
+        out += chip(c)
+    return out
+
+
+def hand_order(cards: Sequence[Mapping]) -> list[dict]:
+    """The seat's cards as numbered on screen: by artist (board order), then type, then deck position."""
+    good = [dict(c) for c in cards if isinstance(c, Mapping) and isinstance(c.get("id"), int)
+            and 0 <= c["id"] < N_CARDS and isinstance(c.get("pos"), int)]
+    return sorted(good, key=lambda c: (CARDS[c["id"]].artist, TYPES.index(CARDS[c["id"]].type), c["pos"]))
+
+
+def _artist_of_word(word: str) -> int | None:
+    """An artist from its two letters or a prefix of its surname ("me", "melim", "mar"); None if none;
+    CommandError if ambiguous."""
+    w = word.lower()
+    for a, code in enumerate(CODES):
+        if w == code.lower():
+            return a
+    hits = [a for a, name in enumerate(SURNAMES) if name.startswith(w)] if len(w) >= 1 else []
+    if len(hits) > 1:
+        raise CommandError("%r could be %s: write more letters (%s)" % (
+            word, " or ".join(ARTISTS[a] for a in hits), ", ".join(CODES[a] for a in hits)))
+    return hits[0] if hits else None
+
+
+def _split_card_word(word: str) -> tuple[int, str | None] | None:
+    """ "MeS" -> (2, "sealed"); "melim" -> (2, None); "melim-sealed", "me:s" -> (2, "sealed"); None if not a card."""
+    w = word.strip().lower()
+    m = re.fullmatch(r"([a-z]+)[-:/._]([a-z0-9_-]+)", w)
+    if m:
+        a = _artist_of_word(m.group(1))
+        t = _TYPE_WORDS.get(m.group(2))
+        if a is not None and t is not None:
+            return a, t
+        return None
+    if len(w) >= 3 and w[:2] in [c.lower() for c in CODES] and w[2:] in _TYPE_WORDS:
+        return [c.lower() for c in CODES].index(w[:2]), _TYPE_WORDS[w[2:]]
+    a = _artist_of_word(w)
+    return None if a is None else (a, None)
+
+
+def parse_card(tokens: Sequence[str], hand: Sequence[Mapping], taken: Sequence[int] = (),
+               prefer_second: int | None = None) -> tuple[dict, int]:
+    """Read one card of ``hand`` (as numbered by ``hand_order``) from the front of ``tokens``.
+
+    Returns (card dict, tokens used).  ``taken``: positions already chosen (a second card
+    is never the first one again).  ``prefer_second``: the artist of a double's first
+    card - then an artist alone means its one non-double card.  CommandError when the
+    words name no card of the hand (or several different ones).
+    """
+    if not tokens:
+        raise CommandError("which card? a number from your hand or a short name like MeS")
+    tok = tokens[0]
+    if not hand:
+        raise CommandError("you have no cards in your hand")
+    if tok.isdigit():
+        n = int(tok)
+        if not 1 <= n <= len(hand):
+            raise CommandError("there is no card %d in your hand: your cards are numbered 1 to %d" % (n, len(hand)))
+        card = hand[n - 1]
+        if card["pos"] in taken:
+            raise CommandError("card %d is already the first card: name another one for the second" % n)
+        return card, 1
+    got = _split_card_word(tok)
+    if got is None:
+        raise CommandError("%r is not a card: write its number (1 to %d) or a short name like MeS "
+                           "(artist: Ca Th Me Ma Si, type: O 1 S F D)" % (tok, len(hand)))
+    artist, atype = got
+    used = 1
+    if atype is None and len(tokens) > 1 and tokens[1].lower() in _TYPE_WORDS:
+        atype = _TYPE_WORDS[tokens[1].lower()]
+        used = 2
+    free = [c for c in hand if c["pos"] not in taken and CARDS[c["id"]].artist == artist]
+    if atype is not None:
+        fits = [c for c in free if CARDS[c["id"]].type == atype]
+        if not fits:
+            have = ", ".join(sorted({card_code(c["id"]) for c in free})) or "none"
+            raise CommandError("you have no %s %s card%s (your %s cards: %s)" % (
+                ARTISTS[artist], TYPE_WORD[atype], " left" if taken else "", CODES[artist], have))
+        return fits[0], used
+    if prefer_second == artist:
+        nondouble = [c for c in free if CARDS[c["id"]].type != "double"]
+        if len({CARDS[c["id"]].type for c in nondouble}) == 1:
+            return nondouble[0], used
+        free = nondouble or free
+    kinds = sorted({CARDS[c["id"]].type for c in free}, key=TYPES.index)
+    if not free:
+        raise CommandError("you have no %s card%s" % (ARTISTS[artist], " left" if taken else ""))
+    if len(kinds) > 1:
+        raise CommandError("which %s card? you have %s" % (
+            ARTISTS[artist], ", ".join(card_code(next(c["id"] for c in free if CARDS[c["id"]].type == k))
+                                       for k in kinds)))
+    return free[0], used
+
+
+def _amount(word: str, what: str, standing: int, money: int | None) -> int:
+    w = word.strip().lower()
+    if w in ("all", "max", "allin", "all-in") and money is not None:
+        return money
+    if w.startswith("+") and w[1:].isdigit():
+        return standing + int(w[1:])
+    if re.fullmatch(r"-?\d+", w):
+        return int(w)
+    raise CommandError("%s wants a whole number, not %r" % (what, word))
+
+
+# --------------------------------------------------------------------------- reading the view
+
+
+def _sw(s: Any, me: int | None) -> str:
+    """ "you" / "seat 2" / "nobody"."""
+    if not isinstance(s, int) or s < 0:
+        return "nobody"
+    return "you" if s == me else "seat %d" % s
+
+
+def _you(text: str, me: int | None) -> str:
+    """ "seat 2 played the 5th ..." -> "you played the 5th ..." for our own seat."""
+    return re.sub(r"\bseat %d\b" % me, "you", str(text)) if me is not None else str(text)
+
+
+def _money_of(v: Mapping, me: int | None) -> int | None:
+    if me is None or not isinstance(v.get("money"), list) or not 0 <= me < len(v["money"]):
+        return None
+    return v["money"][me]
+
+
+def _finished(v: Mapping) -> int:
+    return len(v.get("rounds") or [])
+
+
+def _cumulative(v: Mapping) -> list[int]:
+    """Each artist's tiles over the finished rounds."""
+    board = v.get("board") or []
+    done = min(_finished(v), len(board))
+    return [sum(board[r][a] for r in range(done)) for a in range(5)]
+
+
+def _worth_now(v: Mapping) -> list[int]:
+    """What a painting of each artist would sell for if the round ended now (the rules' own arithmetic)."""
+    if v.get("phase") == "over":
+        return [0] * 5
+    try:
+        tiles = _rules.tiles_of(v["played"])
+        return list(_rules.values_of(v["board"], v["round"], tiles))
+    except Exception:
+        return [0] * 5
+
+
+def _auction_type(a: Mapping | None) -> str:
+    return (a or {}).get("type") or "double"
+
+
+def _doing(v: Mapping, me: int | None) -> str:
+    """Whose decision it is, in a few words."""
+    ph = v.get("phase")
+    a = v.get("auction") or {}
+    actor = v.get("actor")
+    if ph == "over":
+        return "game over"
+    if ph == "play":
+        return "your turn to auction" if actor == me else "%s auctions" % _sw(actor, me)
+    if ph == "double":
+        return "double offered to you" if actor == me else "double offered to %s" % _sw(actor, me)
+    if ph == "price":
+        return "you name a price" if actor == me else "%s names a price" % _sw(actor, me)
+    if ph == "fixed_price":
+        return "you may buy" if actor == me else "%s may buy" % _sw(actor, me)
+    if ph == "once_around":
+        return "your bid" if actor == me else "%s bids" % _sw(actor, me)
+    if ph == "open":
+        return "open auction, raise round %s" % a.get("open_round", "?")
+    if ph == "sealed":
+        return "sealed bids"
+    return ""
+
+
+def _purchases(v: Mapping, s: int) -> list[tuple[list[int], int]]:
+    """Seat ``s``'s purchases this round: (cards, price) from this round's sales."""
+    out = []
+    for x in v.get("sales") or []:
+        if x.get("winner") == s:
+            out.append((list(x.get("cards") or []), x.get("price", 0)))
+    return out
+
+
+def _bought_cell(v: Mapping, s: int, w: int) -> str:
+    cards = (v.get("bought") or [[]] * (s + 1))[s]
+    if not cards:
+        return "-"
+    counts = [0] * 5
+    for c in cards:
+        if isinstance(c, int) and 0 <= c < N_CARDS:
+            counts[CARDS[c].artist] += 1
+    text = " ".join("%s%d" % (CODES[a], k) for a, k in enumerate(counts) if k)
+    return text if len(text) <= w else "%d paint." % len(cards)
+
+
+# --------------------------------------------------------------------------- drawing
+
+
+def _tile_text(t: int) -> str:
+    return "%d" % t if t else "·"
+
+
+def board_pane(v: Mapping | None, me: int | None) -> list[Line]:
+    """The value board: each artist's tiles per round, cumulative value, cards played this round."""
+    if not isinstance(v, Mapping):
+        return [[("class:header", "Modern Art")], [("class:label", "waiting for the table...")]]
+    over = v.get("phase") == "over"
+    rnd = v.get("round", 1)
+    done = _finished(v)
+    if over:
+        head: Line = [("class:phase", " GAME OVER "), ("", " after round %d" % done)]
+    else:
+        head = [("class:phase", " ROUND %d/%d " % (rnd, _rules.ROUNDS)), ("", " ")]
+        doing = _doing(v, me)
+        mine = v.get("actor") == me and me is not None or (
+            me is not None and v.get("phase") in ("open", "sealed") and me in (v.get("waiting") or []))
+        head.append(("class:yourmove" if mine else "class:waiting", doing[: BOARD_W - width_of(head)]))
+    lines: list[Line] = [head]
+    hdr: Line = [("class:label", "%-*s" % (4 + 1 + NAME_W, "Artist (board order)"))]
+    for r in range(1, _rules.ROUNDS + 1):
+        hdr.append(("class:now" if r == rnd and not over else "class:label", "%3s" % ("r%d" % r)))
+    hdr.append(("class:label", "  sum  now"))
+    lines.append(hdr)
+    board = v.get("board") or [[0] * 5] * _rules.ROUNDS
+    cum = _cumulative(v)
+    played = v.get("played") or [0] * 5
+    for a in range(5):
+        line: Line = artist_chip(a) + [("", " "), ("class:artfg.%d" % a, ARTISTS[a][:NAME_W].ljust(NAME_W))]
+        for r in range(_rules.ROUNDS):
+            if r < done:
+                t = board[r][a]
+                line.append(("class:tile" if t else "class:label", "%3s" % _tile_text(t)))
+            else:
+                line.append(("", "   "))
+        line.append(("bold", " %4d " % cum[a]))
+        k = max(0, min(5, played[a] if not over else 0))
+        line.append(("class:warn" if k >= 4 else "", PIP_ON * k + PIP_OFF * (5 - k)))
+        lines.append(line)
+    money = _money_of(v, me)
+    if me is None:
+        tail = "spectating: money stays behind the screens"
+    elif over:
+        tail = "final money: %d (all revealed below)" % money
+    else:
+        tail = "your money: %d  (others' behind screens)" % money
+    lines.append([("class:money" if me is not None else "class:label", tail[:BOARD_W])])
+    return lines
+
+
+def _hand_lines(v: Mapping, me: int | None, width: int, highlight: Sequence[int] = ()) -> list[Line]:
+    """Your hand, one line per artist, each card numbered as the commands take it."""
+    if me is None:
+        return []
+    sizes = v.get("hand_sizes") or []
+    size = sizes[me] if me < len(sizes) else 0
+    over = v.get("phase") == "over"
+    head: Line = [("class:header", "Your hand"), ("class:label", " %d card%s" % (size, "" if size == 1 else "s"))]
+    if "cards" not in v:
+        return [head, [("class:label", "  the deal has not shown this screen your cards yet")]]
+    hand = hand_order(v["cards"])
+    if hand and not over:
+        head.append(("class:label", " (play N, or a short name: play %s)" % card_code(hand[0]["id"])))
+    lines: list[Line] = [head]
+    if not hand:
+        lines.append([("class:label", "  no cards" + ("" if over else " - you still bid; you are skipped as auctioneer"))])
+        return lines
+    wide = width >= 90
+    played = v.get("played") or [0] * 5
+    num = {c["pos"]: i + 1 for i, c in enumerate(hand)}
+    for a in range(5):
+        mine = [c for c in hand if CARDS[c["id"]].artist == a]
+        if not mine:
+            continue
+        line: Line = [("", "  ")] + artist_chip(a) + [("", " "), ("class:artfg.%d" % a, ARTISTS[a].ljust(NAME_W))]
+        for c in mine:
+            mark = c["pos"] in highlight
+            line.append(("", "  "))
+            line.append(("class:yourmove" if mark else "bold", "%d" % num[c["pos"]]))
+            line.append(("", " "))
+            line += chip(c["id"])
+            if wide:
+                line.append(("class:label", " " + TYPE_WORD[CARDS[c["id"]].type]))
+        if not over and played[a] >= 4:
+            line.append(("class:warn", "  (5th ends round)"))
+        lines += wrap(line, width, " " * (4 + 4 + 1 + NAME_W))
+    lines += wrap([("class:label", "  " + LEGEND)], width, "    ")
+    return lines
+
+
+def flow(head: Line, items: Sequence[Line], width: int, indent: str = "    ", gap: str = "  ") -> list[Line]:
+    """``head`` then the items, packed into lines of ``width`` without breaking an item."""
+    lines: list[Line] = []
+    cur: Line = list(head)
+    at_start = not head
+    for item in items:
+        if not at_start and width_of(cur) + len(gap) + width_of(item) > width:
+            lines.append(cur)
+            cur, at_start = [("", indent)], True
+        if not at_start:
+            cur.append(("", gap))
+        cur += list(item)
+        at_start = False
+    lines.append(cur)
+    return [l for line in lines for l in (wrap(line, width, indent) if width_of(line) > width else [line])]
+
+
+def _order_words(order: Sequence[int], idx: int, me: int | None, last_note: str = "") -> Line:
+    """ "seat 2 > you* > seat 0": who is asked in turn, the one asked now marked."""
+    out: Line = []
+    for i, s in enumerate(order):
+        if i:
+            out.append(("class:label", " > "))
+        if i == idx:
+            out.append(("class:yourmove" if s == me else "class:waiting", "%s (now)" % _sw(s, me)))
+        elif i < idx:
+            out.append(("class:label", _sw(s, me)))
+        else:
+            out.append(("", _sw(s, me)))
+    if last_note:
+        out.append(("class:label", last_note))
+    return out
+
+
+def auction_lines(v: Mapping, me: int | None, width: int) -> list[Line]:
+    """The current auction (or whose turn it is to auction), in full."""
+    ph = v.get("phase")
+    a = v.get("auction")
+    money = _money_of(v, me)
+    worth = _worth_now(v)
+    lines: list[Line] = []
+    if ph == "over":
+        return lines
+    if ph == "play" or not isinstance(a, Mapping):
+        actor = v.get("actor")
+        lines.append([("class:header", "Round %d: card play" % v.get("round", 1))])
+        if actor == me and me is not None:
+            lines.append([("class:yourmove", " Your turn to auction "),
+                          ("", " play a card from your hand: play N, or play CARD (e.g. play MeS)")])
+        else:
+            lines.append([("", "  %s chooses a card to auction" % _sw(actor, me).capitalize())])
+        lines += _worth_lines(v, worth)
+        return [l for line in lines for l in wrap(line, width, "    ")]
+    atype = _auction_type(a)
+    cards = list(a.get("cards") or [])
+    auct = a.get("auctioneer")
+    head: Line = [("class:header", "Auction"), ("", "  ")] + chips(cards) + [("", "  ")]
+    head.append(("bold", AUCTION_WORD.get(atype, atype)))
+    head.append(("", "  by %s" % _sw(auct, me)))
+    if a.get("opener") is not None and a.get("opener") != auct:
+        head.append(("class:label", " (opened by %s)" % _sw(a["opener"], me)))
+    lines.append(head)
+    lot = sum(worth[CARDS[c].artist] for c in cards if isinstance(c, int) and 0 <= c < N_CARDS)
+    high, hb = a.get("high", 0), a.get("high_bidder")
+    if ph == "double":
+        first = cards[0] if cards else None
+        art = CARDS[first].artist if isinstance(first, int) and 0 <= first < N_CARDS else 0
+        lines.append([("", "  A second %s card (not a double) is wanted; whoever adds one becomes the auctioneer, "
+                           "is paid, and the auction is that card's type." % ARTISTS[art])])
+        lines.append([("class:label", "  Offer in turn: ")] + _order_words(a.get("order") or [], a.get("idx", 0), me,
+                                                                          "; nobody adds: %s takes it free"
+                                                                          % _sw(a.get("opener"), me)))
+        if v.get("actor") == me and me is not None and "cards" in v:
+            fit = [(i + 1, c) for i, c in enumerate(hand_order(v["cards"]))
+                   if CARDS[c["id"]].artist == art and CARDS[c["id"]].type != "double"]
+            line = [("class:yourmove", " You can add: ")]
+            for i, c in fit:
+                line += [("", " %d " % i)] + chip(c["id"])
+            if not fit:
+                line.append(("", " nothing (no %s card that is not a double) - pass" % ARTISTS[art]))
+            lines.append(line)
+    elif ph == "price":
+        who_ = _sw(auct, me)
+        text = "  %s name%s the price (1 to %s money)" % (who_.capitalize(), "" if auct == me else "s",
+                                                          "your" if auct == me else "its")
+        if auct == me and money is not None:
+            text += ": price N, at most %d. If all others pass, you must buy it yourself" % money
+        lines.append([("", text)])
+    elif ph == "fixed_price":
+        lines.append([("bold", "  Price %d" % (a.get("price") or high)),
+                      ("", " - the first to buy takes it, paid to %s; if all pass, %s must buy it (to the bank)"
+                       % (_sw(auct, me), _sw(auct, me)))])
+        lines.append([("class:label", "  Buyers in turn: ")] + _order_words(a.get("order") or [], a.get("idx", 0), me))
+    elif ph in ("once_around", "open"):
+        line: Line = [("", "  Standing bid: ")]
+        if hb is None:
+            line.append(("bold", "none yet"))
+        else:
+            line.append(("class:bid", "%d by %s" % (high, _sw(hb, me))))
+        if ph == "open":
+            line.append(("class:label", "   raise round %s: raises are sealed; a round without a raise sells"
+                         % a.get("open_round", "?")))
+        lines.append(line)
+        if ph == "once_around":
+            lines.append([("class:label", "  Each once, in turn: ")] + _order_words(
+                a.get("order") or [], a.get("idx", 0), me, " (the auctioneer last)"))
+        else:
+            asked = list(a.get("asked") or [])
+            done = [s for s in (a.get("answered") or []) if s in asked]
+            line = [("class:label", "  Raise or pass now: "), ("", who(asked, me) or "nobody")]
+            if done:
+                line.append(("class:label", " (answered: %s)" % who(done, me)))
+            lines.append(line)
+    elif ph == "sealed":
+        asked = list(a.get("asked") or [])
+        lines.append([("", "  Every seat with money hands in one sealed bid at once (0 = no bid); ties go to the "
+                           "auctioneer, else the nearest clockwise from it.")])
+        lines.append([("class:label", "  Bidding: "), ("", who(asked, me) or "nobody")])
+    if me is not None and money is not None:
+        tail: Line = [("class:money", "  You: %d money" % money)]
+        if ph in ("open", "sealed") and me not in (a.get("asked") or []):
+            tail.append(("", " - not asked this round (%s)" % (
+                "you hold the standing bid" if hb == me else "no money" if ph == "sealed" else "you cannot bid higher")))
+        elif ph in ("once_around", "open"):
+            lo = high + 1
+            tail.append(("", " - bid %d to %d, or pass" % (lo, money) if money >= lo else " - you cannot bid higher"))
+        elif ph == "sealed":
+            tail.append(("", " - bid 0 to %d" % money))
+        elif ph == "fixed_price":
+            price = a.get("price") or high
+            tail.append(("", " - you can pay it" if money >= price else " - not enough to buy"))
+        if cards and lot:
+            tail.append(("class:label", ";  worth %d at the bank if the round ended now" % lot))
+        elif cards:
+            tail.append(("class:label", ";  worth 0 if the round ended now (not in the top three)"))
+        lines.append(tail)
+    return [l for line in lines for l in wrap(line, width, "    ")]
+
+
+def _worth_lines(v: Mapping, worth: Sequence[int]) -> list[Line]:
+    ranked = [a for a in _rules.ranking_of(v.get("played") or [0] * 5)]
+    line: Line = [("class:label", "  If the round ended now, a painting sells for:")]
+    any_ = False
+    for a in ranked:
+        if worth[a]:
+            any_ = True
+            line += [("", " ")] + artist_chip(a) + [("", " %d" % worth[a])]
+    if not any_:
+        line.append(("class:label", " nothing (no card played yet)"))
+    else:
+        line.append(("class:label", "  others 0"))
+    return [line]
+
+
+def round_lines(v: Mapping, me: int | None, width: int) -> list[Line]:
+    """This round: every seat's hand size and purchases (with prices), and what was sold to whom."""
+    n = v.get("players", 0)
+    over = v.get("phase") == "over"
+    if over:
+        return []
+    lines: list[Line] = wrap([("class:header", "Round %d so far" % v.get("round", 1)),
+                              ("class:label", " (cards in hand; paintings bought, price paid)")], width, "    ")
+    sizes = v.get("hand_sizes") or [0] * n
+    for s in range(n):
+        line: Line = [("class:you" if s == me else "", "  %-13s" % seat_name(s, me)),
+                      ("", " hand %2d  " % (sizes[s] if s < len(sizes) else 0))]
+        buys = _purchases(v, s)
+        if not buys:
+            line.append(("class:label", "bought nothing"))
+        for i, (cards, price) in enumerate(buys):
+            if i:
+                line.append(("", "  "))
+            line += chips(cards)
+            line.append(("", " %s" % ("free" if not price else price)))
+        lines += wrap(line, width, " " * 26)
+    return lines
+
+
+def summary_lines(r: Mapping, me: int | None, width: int, players: int) -> list[Line]:
+    """A finished round: why it ended, the ranking with tiles and values, each seat's payout."""
+    lines: list[Line] = wrap([("class:header", "Round %d summary" % r.get("round", 0)),
+                              ("class:label", " - %s" % _you(r.get("reason", ""), me))], width, "    ")
+    played = r.get("played") or [0] * 5
+    tiles = r.get("tiles") or [0] * 5
+    values = r.get("values") or [0] * 5
+    ranked = _rules.ranking_of(played)
+    items: list[Line] = []
+    for place, a in enumerate(ranked):
+        if tiles[a]:
+            items.append([("", "%d." % (place + 1))] + artist_chip(a) +
+                         [("", " %d played, tile %d, worth " % (played[a], tiles[a])), ("class:tile", "%d" % values[a])])
+    rest = [a for a in ranked if not tiles[a]]
+    if rest:
+        items.append([("class:label", "no tile (worth 0): %s" % ", ".join("%s %d" % (CODES[a], played[a]) for a in rest))])
+    lines += flow([("class:label", "  Ranking:")], items, width)
+    pay = r.get("payouts") or [0] * players
+    bought = r.get("bought") or [[]] * players
+    items = []
+    for s in range(min(players, len(pay))):
+        k = len(bought[s]) if s < len(bought) else 0
+        items.append([("class:you" if s == me else "", "%s +%d" % (_sw(s, me), pay[s])),
+                      ("class:label", " (%d painting%s)" % (k, "" if k == 1 else "s"))])
+    lines += flow([("class:label", "  Paid by the bank:")], items, width)
+    unsold = r.get("unsold") or []
+    if unsold:
+        lines += wrap([("class:label", "  Not auctioned (ended the round, counted for the ranking): ")] + chips(unsold),
+                      width, "    ")
+    return lines
+
+
+def result_lines(res: Mapping | None, me: int | None, width: int) -> list[Line]:
+    if not isinstance(res, Mapping) or "ranking" not in res:
+        return []
+    lines: list[Line] = [[("class:over", "GAME OVER"),
+                          ("class:label", " - the screens are lifted: most money wins, equal money shares the place")]]
+    money = res.get("money") or []
+    places = res.get("places") or []
+    winners = set(res.get("winners") or [])
+    for s in res["ranking"]:
+        place = places[s] if s < len(places) else res["ranking"].index(s) + 1
+        row = "%3d. %-14s %5s money%s" % (place, seat_name(s, me), money[s] if s < len(money) else "?",
+                                          "   winner" if s in winners else "")
+        lines.append([("class:you" if s == me else "", row)])
+    return [l for line in lines for l in wrap(line, width, "     ")]
+
+
+# --------------------------------------------------------------------------- the reveal
+
+
+def _bid_row(bids: Mapping[int, int], asked: Sequence[int], players: int, me: int | None, winner: int | None,
+             open_round: bool) -> Line:
+    """Every seat's bid side by side."""
+    out: Line = [("", " ")]
+    for s in range(players):
+        out.append(("", "  "))
+        name = _sw(s, me)
+        if s not in asked:
+            out.append(("class:label", "%s: -" % name))
+            continue
+        amt = bids.get(s, 0)
+        style = "class:win" if s == winner else ("class:you" if s == me else "")
+        if amt:
+            out.append((style, "%s: %d" % (name, amt)))
+        else:
+            out.append(("class:label" if s != winner else style, "%s: %s" % (name, "pass" if open_round else "no bid")))
+    return out
+
+
+def _sale_words(sale: tuple, me: int | None) -> tuple[str, Line]:
+    cards, auct, winner, price, atype = sale
+    names = " and ".join(card_code(c) for c in cards if isinstance(c, int) and 0 <= c < N_CARDS)
+    if price == 0:
+        cap = "%s take%s %s free" % (_sw(winner, me), "" if winner == me else "s", names)
+        if atype == "double":
+            cap += " (nobody added a second card)"
+        elif winner == auct and atype != "fixed_price":
+            cap += " (no bids)"
+    elif winner == auct:
+        cap = "SOLD: %s buy%s %s for %d, paid to the bank" % (_sw(winner, me), "" if winner == me else "s", names, price)
+    else:
+        cap = "SOLD: %s buy%s %s for %d, paid to %s" % (_sw(winner, me), "" if winner == me else "s", names, price,
+                                                       _sw(auct, me))
+    mid: Line = [("", "  ")] + chips(list(cards)) + [("", "  %s by %s" % (AUCTION_WORD.get(atype, atype), _sw(auct, me)))]
+    return cap, mid
+
+
+def _round_beats(r: tuple, me: int | None, players: int) -> list[Beat]:
+    rnd, played, tiles, values, pay, ender, reason, unsold, bought, sales = r
+    beats: list[Beat] = []
+    ranked = _rules.ranking_of(played)
+    mid: list[Line] = []
+    line: Line = [("class:label", "  cards played:")]
+    for a in ranked:
+        if played[a]:
+            line += [("", "  ")] + artist_chip(a) + [("", " %d" % played[a])]
+    if any(not played[a] for a in range(5)):
+        line.append(("class:label", "  (%s: none)" % " ".join(CODES[a] for a in range(5) if not played[a])))
+    mid.append(line)
+    if unsold:
+        mid.append([("class:label", "  not auctioned: ")] + chips(list(unsold)))
+    beats.append(Beat("Round %d ends: %s" % (rnd, _you(reason, me)), None, mid))
+    mid = []
+    for place, a in enumerate(ranked[:3]):
+        if tiles[a]:
+            mid.append([("", "  %d. " % (place + 1))] + artist_chip(a) +
+                       [("", " %s gets the %d tile: a painting is worth " % (ARTISTS[a], tiles[a])),
+                        ("class:tile", "%d" % values[a])])
+    zero = [a for a in range(5) if not tiles[a]]
+    if zero:
+        mid.append([("class:label", "  worth 0 this round: %s" % ", ".join(ARTISTS[a] for a in zero))])
+    beats.append(Beat("Round %d ranking: the top three get 30, 20 and 10" % rnd, None, mid))
+    mid = []
+    for s in range(players):
+        k = len(bought[s]) if s < len(bought) else 0
+        line = [("class:you" if s == me else "", "  %-13s +%d" % (seat_name(s, me), pay[s]))]
+        if k:
+            line.append(("class:label", "  for "))
+            line += chips(list(bought[s]), " ")
+        else:
+            line.append(("class:label", "  (bought nothing)"))
+        mid.append(line)
+    beats.append(Beat("Round %d payouts: the bank buys every painting bought this round" % rnd, None, mid, hold=2))
+    return beats
+
+
+def _replay_beats(before_state: Any, game: Any, moves: Sequence[tuple], me: int | None) -> list[Beat] | None:
+    """Replay ``moves`` from ``before_state`` with the game's own rules and tell what happened:
+    sealed bids opening side by side, open-auction raise rounds, sales, round ends.  None if it cannot."""
+    st = before_state
+    beats: list[Beat] = []
+    batch: dict[int, int] = {}
+    batch_start = None
+    for _, seat, action in moves:
+        prev = st
+        try:
+            st = game.apply(st, seat, action)
+        except Exception:
+            return None
+        n = prev.players
+        if prev.phase in ("open", "sealed"):
+            if batch_start is None:
+                batch_start = prev
+            do = action.get("do") if isinstance(action, Mapping) else None
+            batch[seat] = action.get("amount", 0) if do == "bid" else 0
+        new_rounds = st.rounds[len(prev.rounds):]
+        sales_before = prev.sales
+        sales_after = new_rounds[0][9] if new_rounds else st.sales
+        new_sales = list(sales_after[len(sales_before):])
+        resolved = batch_start is not None and (
+            st.phase != prev.phase or st.open_round != prev.open_round or new_sales or new_rounds)
+        if resolved:
+            b0 = batch_start
+            asked = list(b0.asked)
+            cards = list(b0.cards_up)
+            head: Line = [("", "  ")] + chips(cards) + [("", "  %s by %s" % (AUCTION_WORD.get(b0.atype, b0.atype),
+                                                                            _sw(b0.auctioneer, me)))]
+            if b0.phase == "sealed":
+                winner = new_sales[0][2] if new_sales else None
+                top = max([batch.get(s, 0) for s in asked] or [0])
+                beats.append(Beat("The sealed bids open", None, [head, _bid_row(batch, asked, n, me, None, False)]))
+                if new_sales:
+                    cap, _ = _sale_words(new_sales[0], me)
+                    tied = [s for s in asked if top and batch.get(s, 0) == top]
+                    mid = [head, _bid_row(batch, asked, n, me, winner, False)]
+                    if len(tied) > 1:
+                        mid.append([("class:label", "  a tie at %d: %s, as %s" % (
+                            top, _sw(winner, me), "the auctioneer" if winner == b0.auctioneer
+                            else "the nearest clockwise from the auctioneer"))])
+                    beats.append(Beat(cap, None, mid, hold=2))
+                    new_sales = new_sales[1:]
+            else:
+                raised = [s for s in asked if batch.get(s, 0) > b0.high]
+                stand = ("standing bid %d by %s" % (b0.high, _sw(b0.high_bidder, me))
+                         if b0.high_bidder >= 0 else "no bid yet")
+                if raised:
+                    top = max(batch[s] for s in raised)
+                    leader = new_sales[0][2] if new_sales else st.high_bidder
+                    mid = [head, [("class:label", "  before the round: %s" % stand)],
+                           _bid_row(batch, asked, n, me, leader, True)]
+                    tied = [s for s in raised if batch.get(s, 0) == top]
+                    if len(tied) > 1:
+                        mid.append([("class:label", "  a tie at %d: %s leads, as %s" % (
+                            top, _sw(leader, me), "the auctioneer" if leader == b0.auctioneer
+                            else "the nearest clockwise from the auctioneer"))])
+                    beats.append(Beat("Open auction, raise round %d: %s leads with %d" % (
+                        b0.open_round, _sw(leader, me), top), None, mid))
+                    if new_sales:
+                        cap, _ = _sale_words(new_sales[0], me)
+                        beats.append(Beat(cap, None, [head, [("class:label", "  nobody else has more money than %d"
+                                                              % top)]], hold=2))
+                        new_sales = new_sales[1:]
+                else:
+                    row = _bid_row(batch, asked, n, me, None, True)
+                    beats.append(Beat("Open auction, raise round %d: nobody raises - going once..." % b0.open_round,
+                                      None, [head, [("class:label", "  %s" % stand)], row]))
+                    beats.append(Beat("... going twice ...", None, [head, [("bold", "  %s" % stand)]]))
+                    if new_sales:
+                        cap, _ = _sale_words(new_sales[0], me)
+                        beats.append(Beat(cap, None, [head], hold=2))
+                        new_sales = new_sales[1:]
+            batch, batch_start = {}, None
+        for sale in new_sales:
+            cap, mid = _sale_words(sale, me)
+            beats.append(Beat(cap, None, [mid]))
+        for r in new_rounds:
+            beats += _round_beats(r, me, n)
+    return beats
+
+
+def _view_sales(v: Mapping) -> tuple[int, list]:
+    """(number of finished rounds, this round's sales) of a view."""
+    return _finished(v), list(v.get("sales") or [])
+
+
+def _sale_tuple(x: Mapping) -> tuple:
+    return (tuple(x.get("cards") or ()), x.get("auctioneer"), x.get("winner"), x.get("price", 0), x.get("type", ""))
+
+
+def _round_tuple(r: Mapping) -> tuple:
+    return (r.get("round"), r.get("played"), r.get("tiles"), r.get("values"), r.get("payouts"), r.get("ender"),
+            r.get("reason", ""), r.get("unsold") or [], r.get("bought") or [], [_sale_tuple(x) for x in r.get("sales") or []])
+
+
+def _diff_beats(bv: Mapping, v: Mapping, me: int | None) -> list[Beat]:
+    """Without the moves: the new sales and finished rounds, from two views."""
+    beats: list[Beat] = []
+    n = v.get("players", 0)
+    b_done, b_sales = _view_sales(bv)
+    done, sales = _view_sales(v)
+    if done > b_done:
+        rounds = (v.get("rounds") or [])[b_done:done]
+        first = rounds[0].get("sales") or [] if rounds else []
+        for x in first[len(b_sales):]:
+            cap, mid = _sale_words(_sale_tuple(x), me)
+            beats.append(Beat(cap, None, [mid]))
+        for r in rounds:
+            beats += _round_beats(_round_tuple(r), me, n)
+        b_sales = []
+    for x in sales[len(b_sales):]:
+        cap, mid = _sale_words(_sale_tuple(x), me)
+        beats.append(Beat(cap, None, [mid]))
+    return beats
+
+
+def reveal_beats(snap: Snapshot | None, before: Snapshot | None, me: int | None) -> list[Beat]:
+    """What happened between ``before`` and ``snap``, beat by beat."""
+    if snap is None or before is None or not isinstance(snap.view, Mapping) or not isinstance(before.view, Mapping):
+        return []
+    moves = [m for m in snap.moves_tail if m[0] >= before.moves]
+    beats = None
+    if moves and moves[0][0] == before.moves and snap.game is not None and before.state is not None:
+        beats = _replay_beats(before.state, snap.game, moves, me)
+    if beats is None:
+        beats = _diff_beats(before.view, snap.view, me)
+    return beats[-BEATS_MAX:]
+
+
+def action_words(a: Mapping, v: Mapping | None = None) -> str:
+    """Our own action in the second person: "you auction Daniel Melim sealed (MeS)", "your bid: 12"."""
+    do = a.get("do")
+
+    def name(c: Any) -> str:
+        return card_words(c) if isinstance(c, int) and 0 <= c < N_CARDS else "card %r" % (c,)
+
+    if do == "play":
+        text = "you auction %s" % name(a.get("card"))
+        sec = a.get("double")
+        if isinstance(sec, Mapping):
+            text += " with %s" % name(sec.get("card"))
+        return text
+    if do == "add":
+        return "you add %s to the double (you are the auctioneer now)" % name(a.get("card"))
+    if do == "pass":
+        return "you pass"
+    if do == "bid":
+        amt = a.get("amount")
+        return "your bid: %s" % amt if amt else "no bid"
+    if do == "price":
+        return "your fixed price: %s" % a.get("amount")
+    if do == "buy":
+        price = ((v or {}).get("auction") or {}).get("price")
+        return "you buy" + (" for %s" % price if price is not None else "")
+    if do == "skip":
+        return "you lose your turn as auctioneer"
+    return repr(dict(a))
+
+
+# --------------------------------------------------------------------------- the screen
+
+
+class ModernArtScreen(Screen):
+    """The value board, your hand in the artists' colours, the auction under way, your money only."""
+
+    board_width = BOARD_W
+    styles = {
+        **{"art.%d" % a: ARTIST_BG[a] for a in range(5)},
+        **{"artfg.%d" % a: ARTIST_FG[a] for a in range(5)},
+        "phase": "bold reverse",
+        "tile": "bold fg:ansiyellow",
+        "now": "reverse",
+        "warn": "bold fg:ansired",
+        "money": "bold fg:ansigreen",
+        "bid": "bold fg:ansimagenta",
+        "win": "bold reverse fg:ansigreen",
+    }
+    commands = {
+        "play": "play", "p": "play", "auction": "play",
+        "add": "add", "a": "add",
+        "pass": "pass", "no": "pass",
+        "bid": "bid", "b": "bid", "raise": "bid",
+        "price": "price",
+        "buy": "buy", "yes": "buy",
+        "skip": "skip",
+    }
+    timeout_effect = ("a card turn is lost, a bid or a buyer passes (sealed: no bid), a fixed price is the "
+                      "lowest, 1")
+    chance_words = "drawing the shared seed"
+    mark_words = ("sale", "ends an auction (a sale) or a round")
+
+    def __init__(self) -> None:
+        self._confirm_skip = False
+
+    # -- helpers -----------------------------------------------------------------
+    @staticmethod
+    def _view(ctx: Context) -> dict | None:
+        v = ctx.view if ctx.deciding else (ctx.snap.view if ctx.snap and ctx.snap.view is not None else ctx.view)
+        return v if isinstance(v, dict) else None
+
+    @staticmethod
+    def _latest(ctx: Context) -> dict | None:
+        v = ctx.snap.view if ctx.snap and ctx.snap.view is not None else ctx.view
+        return v if isinstance(v, dict) else None
+
+    # -- title, board, seats ---------------------------------------------------
+    def title_parts(self, ctx: Context) -> list[str]:
+        v = self._latest(ctx)
+        if not v:
+            return []
+        if v.get("phase") == "over":
+            return ["after round %d" % _finished(v)]
+        return ["round %d/%d: %s" % (v.get("round", 1), _rules.ROUNDS, _doing(v, ctx.seat))]
+
+    def board_lines(self, ctx: Context) -> list[Line]:
+        return board_pane(self._latest(ctx), ctx.seat)
+
+    def seat_columns(self, ctx: Context) -> list[tuple[str, int]]:
+        return [("money", 5), ("hand", 4), ("bought", 10), ("role", 6)]
+
+    def seat_cells(self, ctx: Context, s: int) -> list[str]:
+        v = self._latest(ctx)
+        if not v:
+            return ["-"] * 4
+        over = v.get("phase") == "over"
+        money = v.get("money") or []
+        if (s == ctx.seat or over) and s < len(money):
+            m = str(money[s])
+        else:
+            m = "?"
+        sizes = v.get("hand_sizes") or []
+        hand = str(sizes[s]) if s < len(sizes) else "-"
+        bought = _bought_cell(v, s, 10)
+        a = v.get("auction") or {}
+        role = []
+        if not over and a and a.get("auctioneer") == s:
+            role.append("A")
+        if not over and a and a.get("high_bidder") == s and v.get("phase") in ("open", "once_around"):
+            role.append("high")
+        if not over and v.get("phase") == "play" and v.get("actor") == s:
+            role.append("A")
+        return [m, hand, bought, " ".join(role)[:6]]
+
+    # -- the middle pane ---------------------------------------------------------
+    def middle_lines(self, ctx: Context, width: int) -> list[Line]:
+        v = self._latest(ctx)
+        if not v:
+            return [[("class:label", "Waiting for the shared seed...")]]
+        me = ctx.seat
+        over = v.get("phase") == "over"
+        highlight: list[int] = []
+        if v.get("phase") == "double" and v.get("actor") == me and "cards" in v:
+            a = v.get("auction") or {}
+            first = (a.get("cards") or [None])[0]
+            if isinstance(first, int) and 0 <= first < N_CARDS:
+                highlight = [c["pos"] for c in hand_order(v["cards"])
+                             if CARDS[c["id"]].artist == CARDS[first].artist and CARDS[c["id"]].type != "double"]
+        wide = width >= WIDE
+        half = (width - 4) // 2 if wide else width
+        top = auction_lines(v, me, half)
+        hand = _hand_lines(v, me, half, highlight)
+        lines: list[Line] = []
+        if wide and top and hand:
+            lines += layout_cards([top, hand], width, gap=4)
+        else:
+            lines += top + ([[]] if top and hand else []) + hand
+        lines.append([])
+        now = round_lines(v, me, half)
+        rounds = v.get("rounds") or []
+        last = summary_lines(rounds[-1], me, half, v.get("players", 0)) if rounds and not over else []
+        if wide and now and last:
+            lines += layout_cards([now, last], width, gap=4)
+            lines.append([])
+        else:
+            for part in (now, last):
+                if part:
+                    lines += part + [[]]
+        if over:
+            for r in rounds:
+                lines += summary_lines(r, me, width, v.get("players", 0)) + [[]]
+        return [l for line in lines for l in (wrap(line, width, "    ") if width_of(line) > width else [line])]
+
+    def game_over_lines(self, ctx: Context, width: int) -> list[Line]:
+        lines = result_lines(ctx.result, ctx.seat, width)
+        return lines or super().game_over_lines(ctx, width)
+
+    def final_words(self, ctx: Context) -> str:
+        res = ctx.result
+        if not isinstance(res, Mapping) or ctx.seat not in (res.get("ranking") or []):
+            return "The game is over."
+        s = ctx.seat
+        places = res.get("places") or []
+        place = places[s] if s < len(places) else res["ranking"].index(s) + 1
+        money = (res.get("money") or [0] * (s + 1))[s]
+        text = "Game over after round %d: you finished %s of %d with %d money." % (
+            res.get("rounds", _rules.ROUNDS), ordinal(place), len(res["ranking"]), money)
+        winners = list(res.get("winners") or [])
+        if s in winners:
+            text += " You win!" if len(winners) == 1 else " You share the win."
+        elif winners:
+            text += " Winner: %s." % who(winners, s)
+        return text
+
+    # -- the event log -----------------------------------------------------------
+    def describe(self, game: Any, state: Any, seat: int, action: Any) -> str:
+        """The game's words, except where they would read the latest state (the shell describes past
+        moves with it): a buy does not name today's price, a bid says its amount (0: no bid)."""
+        if isinstance(action, dict):
+            do = action.get("do")
+            if do == "buy":
+                return "seat %s buys at the fixed price" % seat
+            if do == "bid" and isinstance(action.get("amount"), int):
+                amt = action["amount"]
+                return "seat %s %s" % (seat, "bids %d" % amt if amt else "hands in no bid")
+            card = action.get("card")
+            if do in ("play", "add") and isinstance(card, int) and 0 <= card < N_CARDS:
+                if do == "add":
+                    return "seat %s adds %s to the double and becomes the auctioneer" % (seat, card_words(card))
+                text = "seat %s auctions %s" % (seat, card_words(card))
+                sec = action.get("double")
+                if isinstance(sec, Mapping) and isinstance(sec.get("card"), int) and 0 <= sec["card"] < N_CARDS:
+                    text += " with %s" % card_words(sec["card"])
+                return text
+        return game.describe(state, seat, action)
+
+    def log_tag(self, step: int) -> str:
+        return "%d" % step
+
+    # -- deciding ----------------------------------------------------------------
+    def decision_label(self, ctx: Context) -> str:
+        v = self._view(ctx)
+        if not v:
+            return ""
+        ph = v.get("phase")
+        a = v.get("auction") or {}
+        r = "round %d" % v.get("round", 1)
+        if ph == "play":
+            return "%s: auction a card" % r
+        if ph == "double":
+            first = (a.get("cards") or [None])[0]
+            art = CODES[CARDS[first].artist] if isinstance(first, int) and 0 <= first < N_CARDS else "?"
+            return "add a second %s to the double, or pass" % art
+        if ph == "price":
+            return "name the fixed price"
+        if ph == "fixed_price":
+            return "buy for %s or pass" % (a.get("price") or a.get("high"))
+        high = a.get("high", 0)
+        bid = "bid above %d or pass" % high if a.get("high_bidder") is not None else "bid or pass"
+        if ph == "once_around":
+            return "once around: %s" % bid
+        if ph == "open":
+            return "open auction round %s: %s" % (a.get("open_round", "?"), bid)
+        if ph == "sealed":
+            return "sealed bid (0 = none)"
+        return ""
+
+    def on_decision(self, ctx: Context) -> Say | None:
+        self._confirm_skip = False
+        v = self._view(ctx)
+        me = ctx.seat
+        if not v or me is None:
+            return None
+        ph = v.get("phase")
+        a = v.get("auction") or {}
+        money = _money_of(v, me)
+        cards = list(a.get("cards") or [])
+        lot = lot_words(cards)
+        auct = _sw(a.get("auctioneer"), me)
+        if ph == "play":
+            if "cards" not in v:
+                return Say("Your turn to auction, but this screen does not know your cards yet.")
+            return Say("Your turn to auction: play N (the number in front of a card) or play CARD (e.g. play %s); "
+                       "a double with its second card: play N M." % (
+                           card_code(hand_order(v["cards"])[0]["id"]) if v["cards"] else "MeS"))
+        if ph == "double":
+            first = cards[0] if cards else None
+            art = ARTISTS[CARDS[first].artist] if isinstance(first, int) and 0 <= first < N_CARDS else "?"
+            return Say("%s offers %s as a double: add a second %s card (add N; you become the auctioneer and "
+                       "are paid) or pass." % (_sw(a.get("opener"), me).capitalize(), lot, art))
+        if ph == "price":
+            return Say("Name your fixed price for %s: price N (1 to %s). If nobody buys, you must buy it yourself."
+                       % (lot, money))
+        if ph == "fixed_price":
+            return Say("%s offers %s at %s: buy or pass (you have %s)." % (auct.capitalize(), lot, a.get("price"), money))
+        if ph == "once_around":
+            stand = ("standing bid %d by %s" % (a["high"], _sw(a.get("high_bidder"), me))
+                     if a.get("high_bidder") is not None else "no bid yet")
+            return Say("Once around for %s (auctioneer %s), %s: bid N (%d to %s) or pass - one chance." % (
+                lot, auct, stand, a.get("high", 0) + 1, money))
+        if ph == "open":
+            stand = ("standing bid %d by %s" % (a["high"], _sw(a.get("high_bidder"), me))
+                     if a.get("high_bidder") is not None else "no bid yet")
+            return Say("Open auction for %s, raise round %s, %s: bid N (%d to %s) or pass. Raises are sealed; a "
+                       "round without a raise sells." % (lot, a.get("open_round"), stand, a.get("high", 0) + 1, money))
+        if ph == "sealed":
+            return Say("Sealed auction for %s (auctioneer %s): bid N (0 to %s; 0 = no bid), one sealed bid. "
+                       "Ties: the auctioneer, else the nearest clockwise." % (lot, auct, money))
+        return None
+
+    def draft_line(self, ctx: Context) -> list:
+        v = self._view(ctx)
+        me = ctx.seat
+        if not v or me is None or v.get("phase") == "over":
+            return []
+        if self._confirm_skip and ctx.deciding:
+            return [("class:error", "Skip: you would lose your turn as auctioneer. Enter confirms; "
+                                    "or play a card instead.")]
+        if not ctx.deciding:
+            sent = ctx.sent
+            if sent is not None and ctx.snap is not None and sent.phase == ctx.snap.phase:
+                text = re.sub(r"^seat %d " % me, "", sent.text)
+                return [("class:sent", "Sent: %s" % text), ("class:label", " - waiting for the others.")]
+            return [("class:label", "Waiting: %s." % _doing(v, me))]
+        ph = v.get("phase")
+        money = _money_of(v, me)
+        a = v.get("auction") or {}
+        if ph == "play":
+            return [("bold", "Your turn: "), ("", "play N [M] | play CARD [CARD]"),
+                    ("class:label", " (M / second CARD: the second card of a double) | skip")]
+        if ph == "double":
+            return [("bold", "Double offered: "), ("", "add N | add CARD | pass"),
+                    ("class:label", " (highlighted numbers fit)")]
+        if ph == "price":
+            return [("bold", "Fixed price: "), ("", "price N"), ("class:label", " (1 to %s)" % money)]
+        if ph == "fixed_price":
+            return [("bold", "Price %s: " % a.get("price")), ("", "buy | pass"), ("class:label", " (you have %s)" % money)]
+        if ph in ("open", "once_around"):
+            return [("bold", "Bid: "), ("", "bid N | bid +N | bid all | pass"),
+                    ("class:label", " (%d to %s)" % (a.get("high", 0) + 1, money))]
+        if ph == "sealed":
+            return [("bold", "Sealed bid: "), ("", "bid N | pass"), ("class:label", " (0 to %s; 0 = no bid)" % money)]
+        return []
+
+    # -- commands ----------------------------------------------------------------
+    def command(self, ctx: Context, name: str, args: list[str]) -> Say | Send | None:
+        v = self._view(ctx)
+        if v is None or ctx.seat is None:
+            raise CommandError("the table has not started yet")
+        if v.get("phase") == "over":
+            raise CommandError("the game is over")
+        self._confirm_skip = False
+        action = self._parse(ctx, v, name, args)
+        if name == "skip" and ctx.deciding and not ctx.problems(action):
+            self._confirm_skip = True
+            return Say("Skipping loses your turn as auctioneer: press Enter to confirm, or play a card.", "class:error")
+        if not ctx.deciding:
+            sent = ctx.sent
+            if sent is not None and ctx.snap is not None and sent.phase == ctx.snap.phase:
+                raise CommandError("you already sent %s for this step - waiting for %s; nothing sent" % (
+                    sent.text, who(ctx.missing, ctx.seat) or "the others"))
+            probs = ctx.problems(action)
+            reason = self._words(v, ctx.seat, probs[0]) if probs else "it is not your move yet - wait for YOUR MOVE"
+            raise CommandError("%s - nothing sent" % reason)
+        probs = ctx.problems(action)
+        if probs:
+            raise CommandError("cannot do that: %s - nothing sent" % "; ".join(self._words(v, ctx.seat, p) for p in probs))
+        return Send(action)
+
+    @staticmethod
+    def _words(v: Mapping, me: int, problem: str) -> str:
+        """The game's reason in a player's words: our seat as "you", a hint instead of an action format."""
+        if '{"' in problem:
+            hint = {"price": "name the fixed price first: price N", "play": "play a card: play N or play CARD",
+                    "double": "add N, add CARD or pass", "fixed_price": "buy or pass"}.get(v.get("phase"), "")
+            if hint:
+                return hint
+        return problem.replace("not seat %d's" % me, "not yours")
+
+    def _hand(self, v: Mapping) -> list[dict]:
+        if "cards" not in v:
+            raise CommandError("this screen does not know your cards yet (the deal has not shown them)")
+        hand = hand_order(v["cards"])
+        if not hand:
+            raise CommandError("you have no cards in your hand")
+        return hand
+
+    def _parse(self, ctx: Context, v: dict, name: str, args: list[str]) -> dict:
+        me = ctx.seat
+        ph = v.get("phase")
+        a = v.get("auction") or {}
+        money = _money_of(v, me)
+        if name == "play" and ph == "double" and a:
+            name = "add"                      # "play N" when a double is offered to you means add
+        if name == "play":
+            if not args:
+                raise CommandError("usage: play N [M] or play CARD [CARD], e.g. play 3 or play MeS "
+                                   "(M: the second card of a double)")
+            hand = self._hand(v)
+            first, used = parse_card(args, hand)
+            rest = args[used:]
+            if rest and rest[0].lower() in ("with", "and", "+"):
+                rest = rest[1:]
+            second = None
+            if rest:
+                c2, used2 = parse_card(rest, hand, taken=[first["pos"]], prefer_second=CARDS[first["id"]].artist)
+                if rest[used2:]:
+                    raise CommandError("too much after the cards: %r - play N [M] takes one card, or two for a double"
+                                       % " ".join(rest[used2:]))
+                second = {"pos": c2["pos"], "card": c2["id"]}
+            return {"do": "play", "pos": first["pos"], "card": first["id"], "double": second}
+        if name == "add":
+            if not args:
+                raise CommandError("usage: add N or add CARD - the second card of the double (same artist, not a double)")
+            hand = self._hand(v)
+            first = (a.get("cards") or [None])[0] if ph == "double" else None
+            art = CARDS[first].artist if isinstance(first, int) and 0 <= first < N_CARDS else None
+            card, used = parse_card(args, hand, prefer_second=art)
+            if args[used:]:
+                raise CommandError("add takes one card, not %r" % " ".join(args))
+            return {"do": "add", "pos": card["pos"], "card": card["id"]}
+        if name == "pass":
+            if args:
+                raise CommandError("pass takes no arguments")
+            if ph == "sealed":
+                return {"do": "bid", "amount": 0}
+            return {"do": "pass"}
+        if name == "bid":
+            if len(args) != 1:
+                raise CommandError("usage: bid N (a whole number), bid +N (the standing bid + N) or bid all")
+            return {"do": "bid", "amount": _amount(args[0], "bid", a.get("high", 0) if a else 0, money)}
+        if name == "price":
+            if len(args) != 1:
+                raise CommandError("usage: price N - the fixed price, 1 to your money")
+            return {"do": "price", "amount": _amount(args[0], "price", 0, money)}
+        if name == "buy":
+            if args:
+                raise CommandError("buy takes no arguments (it buys at the price named)")
+            return {"do": "buy"}
+        if name == "skip":
+            if args:
+                raise CommandError("skip takes no arguments")
+            return {"do": "skip"}
+        raise CommandError("unknown command %r" % name)
+
+    def submit(self, ctx: Context) -> Say | Send | None:
+        if not ctx.deciding:
+            return None
+        if self._confirm_skip:
+            self._confirm_skip = False
+            action = {"do": "skip"}
+            probs = ctx.problems(action)
+            if probs:
+                raise CommandError("cannot skip: %s" % probs[0])
+            return Send(action)
+        v = self._view(ctx)
+        hint = {
+            "play": "play N or play CARD (skip loses the turn)",
+            "double": "add N, add CARD or pass",
+            "price": "price N",
+            "fixed_price": "buy or pass",
+            "once_around": "bid N or pass",
+            "open": "bid N or pass",
+            "sealed": "bid N (0 = no bid)",
+        }.get((v or {}).get("phase", ""), "a command (help lists them)")
+        raise CommandError("nothing to send yet: type %s" % hint)
+
+    def on_sent(self, ctx: Context, action: Any, text: str) -> Say:
+        self._confirm_skip = False
+        v = self._view(ctx)
+        words = action_words(action, v) if isinstance(action, dict) else str(text)
+        extra = ""
+        if isinstance(action, dict) and v:
+            if v.get("phase") == "sealed":
+                extra = " (sealed until every bid is in)"
+            elif v.get("phase") == "open":
+                extra = " (sealed until this raise round closes)"
+            elif action.get("do") == "play" and action.get("double") is None and \
+                    isinstance(action.get("card"), int) and 0 <= action["card"] < N_CARDS and \
+                    CARDS[action["card"]].type == "double":
+                extra = " - the double now goes round for a second card"
+        return Say("Sent: %s%s" % (words, extra), "class:sent")
+
+    # -- help --------------------------------------------------------------------
+    def key_help(self, ctx: Context) -> list[str]:
+        v = self._view(ctx)
+        ph = (v or {}).get("phase", "")
+        return list(_KEYS.get(ph if ctx.deciding else "", _KEYS[""]))
+
+    def command_help(self, ctx: Context) -> list[tuple[str, str]]:
+        return list(_COMMAND_HELP)
+
+    def rules_help(self, ctx: Context) -> list[tuple[str, list[tuple[str, str]]]]:
+        v = self._latest(ctx)
+        players = (v or {}).get("players") or ctx.players or 4
+        deal = _rules.DEAL.get(players, _rules.DEAL[4])
+        rows = [
+            ("A turn", "the auctioneer plays a card from its hand; the auction is the card's type. Payment goes to "
+                       "the auctioneer, or to the bank when the auctioneer buys its own painting. Nobody bids more "
+                       "than its money. No bid: the auctioneer takes the painting free. Then the turn passes to the "
+                       "next seat on the left holding cards (a seat without cards still bids)."),
+            ("O open", "rounds of sealed raise-or-pass: every seat that could raise (the auctioneer too, not the "
+                       "standing bidder) hands in a raise or a pass at once; the highest raise stands (equal raises: "
+                       "the auctioneer, else the nearest clockwise); the first round without a raise sells."),
+            ("1 once around", "from the auctioneer's left, each seat once bids higher or passes; the auctioneer "
+                              "last. The highest bid wins."),
+            ("S sealed", "every seat with money hands in one sealed bid (0 = no bid); the highest wins; ties: the "
+                         "auctioneer, else the nearest clockwise from it."),
+            ("F fixed price", "the auctioneer names a price (1 to its money); from its left each seat buys or "
+                              "passes; the first buyer takes it; if all pass the auctioneer must buy it."),
+            ("D double", "the auctioneer may add a second card of the same artist (not a double) at once; if not, "
+                         "the offer goes round from its left and whoever adds becomes the auctioneer (is paid) and "
+                         "play continues on its left. The auction is the second card's type; the winner takes "
+                         "both. Nobody adds: the auctioneer takes the double card free."),
+            ("Round end", "the 5th card of one artist ends the round at once (it is not auctioned, but counts); "
+                          "also when nobody has cards left. Artists ranked by cards played this round (ties: board "
+                          "order Ca Th Me Ma Si): tiles 30, 20, 10 to the top three. A painting of a top-three artist "
+                          "sells to the bank for all its tiles so far; any other for 0. Hands carry over."),
+            ("The game", "4 rounds; each seat starts with 100 money; %d players are dealt %s cards in rounds 1-4. "
+                         "Most money at the end wins; equal money shares the place."
+                         % (players, "/".join(str(k) for k in deal))),
+            ("Screens", "money is behind screens: this screen shows only your own money (others: ?), though every "
+                        "payment is in the public log; all money is shown when the game ends."),
+            ("Screen", "cards: a block in the artist's colour with its letters and the type symbol, e.g. MeS = "
+                       "Daniel Melim, sealed. Artists: Ca Manuel Carvalho (amber), Th Sigrid Thaler (blue), Me Daniel "
+                       "Melim (red), Ma Ramon Martins (green), Si Rafael Silveira (purple). Types: O open, 1 once "
+                       "around, S sealed, F fixed price, D double. Board: r1-r4 the tiles each round, sum = tiles so "
+                       "far, now = cards played this round (●, the 5th ends it). Seats: bought = paintings bought "
+                       "this round by artist; role A = auctioneer, high = standing bidder."),
+        ]
+        return [("Modern Art in short", rows)]
+
+    # -- the reveal and replay ---------------------------------------------------
+    def beats(self, ctx: Context, before: Snapshot) -> list[Beat]:
+        """Sealed bids opening side by side, open-auction raise rounds ("going once, going twice, sold"),
+        every sale, and a round's end: ranking, tiles and payouts."""
+        return reveal_beats(ctx.snap, before, ctx.seat)
+
+    def describe_table(self, ctx: Context, config: Mapping[str, Any], players: int) -> str:
+        return "Modern Art for %d seats; %s edition; 100 money each, 4 rounds" % (
+            players, dict(config).get("edition", "standard"))
+
+    def is_mark(self, before: Snapshot, after: Snapshot) -> bool:
+        a, b = before.view, after.view
+        if not isinstance(b, Mapping):
+            return False
+        if not isinstance(a, Mapping):
+            return True
+        return (_finished(a), len(a.get("sales") or [])) != (_finished(b), len(b.get("sales") or []))
+
+
+SCREEN = ModernArtScreen
