@@ -46,6 +46,37 @@ Why each piece is there, checked against all three games:
   shares; nothing here assumes the state is fully known to anyone.
 * ``default_action`` is what the rules apply for a seat the table timed out.
 
+Private information (a game whose ``info.secrets`` is True; Modern Art's deal):
+
+* **seat secret**: every seat has 64 random bytes made by its peer (p2p/),
+  kept in the peer's secrets file (so it survives a restart) and sent to
+  nobody until the game discloses it.  A game fixes it publicly itself (e.g.
+  a public key derived from it in its first automatic step).
+* **automatic steps**: ``Turn(..., auto=True)`` (sequential or simultaneous,
+  never sealed) is a step no person or bot decides: the peer computes its
+  action with ``game.auto_action(state, seat, secret)`` and sends it like any
+  other event; every peer checks it with ``check`` as usual.  ``default_action``
+  is what a timed-out seat gets, as everywhere; where no legal default exists
+  (a share only that seat can give) it returns a *withhold marker* that
+  ``apply`` turns into the game's end with that seat named and ranked last,
+  so the table's time-out certificates work unchanged.
+* ``seal_action(state, seat, action, secret) -> action`` (optional): the peer
+  passes every action its person or bot decided through it before checking
+  and signing (e.g. to attach the proof that a played card is the one at that
+  deck position).  A malformed action is returned unchanged for ``check``.
+* **secret-aware view**: ``view(state, seat, secret=None)``; with the seat's
+  own secret the view includes its own hand; without one (audit, spectators,
+  another seat) only what is public.  The table's ``view(seat, secret=None)``
+  passes it (``Table.secrets`` holds the secrets the local peer knows).
+  ``legal_actions(state, seat, secret=None)`` likewise.
+* **disclosure**: the game's last step is an automatic step in which every
+  seat publishes its seat secret; the game re-checks what it could not check
+  before and names a cheating seat; ``result`` is None until then, and says
+  ``"status": "complete"`` only when everything was disclosed and checked.
+
+A game with ``info.secrets`` False is called exactly as before (``view(state,
+seat)``, no seat secret): nothing above changes its events or logs.
+
 Hooks for players, bots and tests (part of the API; ``problems`` and
 ``legal_actions`` below are the module helpers callers use):
 
@@ -88,6 +119,7 @@ __all__ = [
     "OVER",
     "problems",
     "legal_actions",
+    "seal_action",
 ]
 
 
@@ -113,6 +145,7 @@ class GameInfo:
     chance: bool                 # asks for shared randomness after setup
     options: Mapping[str, Any] = field(default_factory=dict)  # option -> default
     option_help: Mapping[str, str] = field(default_factory=dict)  # option -> one line: allowed values/range
+    secrets: bool = False        # needs a per-seat secret (automatic steps, secret-aware views)
 
     @property
     def default_edition(self) -> str:
@@ -126,6 +159,7 @@ class Turn:
                                        # chance turn who gives entropy (empty: every seat)
     sealed: bool = False               # simultaneous moves go through commit-reveal
     label: str = ""                    # for people: "round 2 - bids and splash"
+    auto: bool = False                 # the peer computes the action (game.auto_action), nobody decides
 
     def __post_init__(self) -> None:
         if self.kind not in ("sequential", "simultaneous", "chance", "over"):
@@ -134,6 +168,8 @@ class Turn:
             raise ValueError("a sequential turn has exactly one seat")
         if self.sealed and self.kind != "simultaneous":
             raise ValueError("only simultaneous turns can be sealed")
+        if self.auto and (self.kind not in ("sequential", "simultaneous") or self.sealed):
+            raise ValueError("only open sequential or simultaneous turns can be automatic")
 
 
 OVER = Turn("over")
@@ -162,6 +198,10 @@ class Game(Protocol):
     def legal_actions(self, state: Any, seat: int) -> list: ...
     def problems(self, state: Any, seat: int, action: Any) -> list[str]: ...
     # optional: def determinize(self, state, seat, rng) -> state
+    # with info.secrets (see "Private information" above):
+    #   def auto_action(self, state, seat, secret) -> action
+    #   def seal_action(self, state, seat, action, secret) -> action   (optional)
+    #   view(state, seat, secret=None), legal_actions(state, seat, secret=None)
 
 
 def problems(game: Any, state: Any, seat: int, action: Any) -> list[str]:
@@ -176,10 +216,21 @@ def problems(game: Any, state: Any, seat: int, action: Any) -> list[str]:
     return []
 
 
-def legal_actions(game: Any, state: Any, seat: int) -> list:
-    """The game's ``legal_actions`` hook; without it, the default action alone (if legal)."""
+def legal_actions(game: Any, state: Any, seat: int, secret: bytes | None = None) -> list:
+    """The game's ``legal_actions`` hook; without it, the default action alone (if legal).
+    ``secret`` (the seat's secret) is passed only to a game with ``info.secrets``."""
     hook = getattr(game, "legal_actions", None)
     if hook is not None:
+        if secret is not None and getattr(game.info, "secrets", False):
+            return list(hook(state, seat, secret))
         return list(hook(state, seat))
     action = game.default_action(state, seat)
     return [action] if not problems(game, state, seat, action) else []
+
+
+def seal_action(game: Any, state: Any, seat: int, action: Any, secret: bytes | None) -> Any:
+    """``action`` passed through the game's ``seal_action`` hook (if any, and with a secret)."""
+    hook = getattr(game, "seal_action", None)
+    if hook is None or secret is None or not getattr(game.info, "secrets", False):
+        return action
+    return hook(state, seat, action, secret)

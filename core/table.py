@@ -28,6 +28,15 @@ table opens another seed step first, for the seats the chance turn names
 No seat can know a chance outcome before every seat that committed to it
 has revealed.
 
+Automatic steps and seat secrets (a game with ``info.secrets``, core/engine.py).
+A ``Turn(..., auto=True)`` opens an ``act`` step whose purpose is ``"auto"``:
+its events are the actions each expected seat's peer computed itself
+(``game.auto_action``), checked and applied exactly like moves (the bytes of
+the log are the same kind of ``act`` event).  ``Table.secrets`` (seat ->
+seat secret) is local knowledge, never part of the log: the peer puts its own
+seat's secret there so ``view(seat)`` shows that seat's hand; a table built
+by the audit or a spectator knows none.
+
 Games.  The table is given a registry (anything with ``get(name)``: a
 core.games.Registry, or the module core.games itself); it imports none.
 """
@@ -62,7 +71,7 @@ class Step:
     phase: int
     prev: bytes
     kind: str                   # "commit" | "reveal" | "act"
-    purpose: str                # "seed" | "move"
+    purpose: str                # "seed" | "move" | "auto" (an automatic step: the peer computes it)
     seats: tuple[int, ...]      # expected seats, ascending
     sequential: bool
     label: str
@@ -103,6 +112,8 @@ class Table:
     # seat -> its open move as game.check returned it on arrival (current act step), so
     # closing the step does not check it again: same state, same move, same answer
     checked: dict = field(default_factory=dict, repr=False, compare=False)
+    # seat -> seat secret known locally (a peer's own seat): used by view(); never in the log
+    secrets: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -151,9 +162,15 @@ class Table:
     def turn(self) -> Turn:
         return self.game.turn(self.state) if self.state is not None else Turn("simultaneous", tuple(range(self.players)), True, "shared seed")
 
-    def view(self, seat: int | None) -> Any:
+    def view(self, seat: int | None, secret: bytes | None = None) -> Any:
+        """``game.view`` for ``seat``; for a game with seat secrets, with ``secret`` (default:
+        the secret this table knows for that seat, if any) so the seat sees its own hand."""
         if self.state is None:
             return None
+        if getattr(self.game.info, "secrets", False):
+            if secret is None and seat is not None:
+                secret = self.secrets.get(seat)
+            return self.game.view(self.state, seat, secret)
         return self.game.view(self.state, seat)
 
     def result(self) -> dict | None:
@@ -338,7 +355,9 @@ class Table:
                     continue
                 self._open("commit", "seed", seats, False, "shared randomness: commit")
                 return
-            if t.kind == "sequential":
+            if t.auto:
+                self._open("act", "auto", t.seats, t.kind == "sequential", t.label)
+            elif t.kind == "sequential":
                 self._open("act", "move", t.seats, True, t.label)
             elif t.sealed:
                 self._open("commit", "move", t.seats, False, (t.label + ": commit") if t.label else "commit")

@@ -15,6 +15,15 @@ Messages (canonical msgpack arrays, one per frame):
     ["vote", phase, prev, seats, voter, sig]
     ["proof", raw_a, raw_b]              equivocation proof
 
+Seat secrets (a game with ``info.secrets``, core/engine.py): the peer makes
+64 random bytes (``rand(64)``) once, before it sends anything that depends
+on them, and keeps them in the secrets file under the reserved phase
+``SEAT_SECRET`` (-1) with an empty salt (``WriteSecret``), so a restarted peer
+resumes with the same secret (and hand).  Automatic steps (purpose ``auto``)
+are answered in ``_auto`` with ``game.auto_action``; a decided action goes
+through ``game.seal_action`` before it is checked and signed; ``view()`` and
+``table.view(seat)`` pass our secret.
+
 ``have`` is a list of [author key, highest contiguous seq held, first 8
 bytes of that event's id]; ``certs`` a list of [phase, first 8 bytes of the
 certificate's id] for every certificate we hold.  A peer answers a ``have``
@@ -29,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from core.encoding import CanonicalError, decode, encode
-from core.engine import IllegalAction
+from core.engine import IllegalAction, seal_action
 from core.events import (
     EntryError,
     Event,
@@ -49,6 +58,8 @@ from .limits import RateLimitedLog
 log = logging.getLogger("easel.protocol")
 
 PROTOCOL = 1
+SEAT_SECRET = -1              # the secrets-file key of our seat secret (phases are >= 0)
+SEAT_SECRET_BYTES = 64
 # Limits (protocol.md §13.1; p2p/limits.py lists them all)
 MAX_SEQ_AHEAD = 16            # an author's event with seq > its last seq in our log + this is refused (not stored)
 MAX_BUFFERED_PER_AUTHOR = 16  # events above a gap held in memory, per author
@@ -235,7 +246,40 @@ class Peer:
 
     # ------------------------------------------------------------------ helpers
     def _new_table(self) -> Table:
-        return Table.start(self.genesis, self.games)
+        t = Table.start(self.genesis, self.games)
+        secret = self.seat_secret
+        if secret is not None and self.seat is not None:
+            t.secrets[self.seat] = secret
+        return t
+
+    @property
+    def uses_secrets(self) -> bool:
+        return self.seat is not None and bool(getattr(self.table.game.info, "secrets", False)) if hasattr(self, "table") else False
+
+    @property
+    def seat_secret(self) -> bytes | None:
+        """Our seat secret (None before it is made, or for a game without seat secrets)."""
+        sec = self.secrets.get(SEAT_SECRET)
+        if sec is None or not isinstance(sec[0], bytes) or len(sec[0]) != SEAT_SECRET_BYTES:
+            return None
+        return sec[0]
+
+    def _ensure_seat_secret(self) -> list:
+        """Make our seat secret if the game needs one and we have none yet: the WriteSecret
+        comes first, so the secret is on disk before anything derived from it is sent."""
+        if not self.uses_secrets or self.seat_secret is not None:
+            return []
+        value = self.rand(SEAT_SECRET_BYTES)
+        if not isinstance(value, bytes) or len(value) != SEAT_SECRET_BYTES:
+            raise ValueError("rand(%d) must give %d bytes" % (SEAT_SECRET_BYTES, SEAT_SECRET_BYTES))
+        self.secrets[SEAT_SECRET] = (value, b"")
+        self.table.secrets[self.seat] = value
+        return [WriteSecret(SEAT_SECRET, value, b"")]
+
+    def view(self, seat: int | None = None) -> Any:
+        """The table's view for ``seat`` (default: ours), with our secret for our own seat."""
+        seat = self.seat if seat is None else seat
+        return self.table.view(seat, self.seat_secret if seat == self.seat and seat is not None else None)
 
     def _replay(self, entries: list) -> Table:
         """A table rebuilt from our own log (already verified when it was written)."""
@@ -372,6 +416,7 @@ class Peer:
             count, cut = self._pending_cut
             self._pending_cut = None
             out += [WriteSpool(cut), TruncateLog(count)]
+        out = self._ensure_seat_secret() + out
         return out + self._after_change([])
 
     def connected(self, peer: bytes) -> list:
@@ -387,10 +432,13 @@ class Peer:
         st = self.table.step
         if not self.needs_decision():
             raise IllegalAction("it is not your turn to move")
-        norm = self.table.game.check(self.table.state, self.seat, action)
+        game, state = self.table.game, self.table.state
+        out = self._ensure_seat_secret()
+        action = seal_action(game, state, self.seat, action, self.seat_secret)
+        norm = game.check(state, self.seat, action)
         if st.kind == "commit":
-            return self._commit(st, norm)
-        return self._emit(st, "act", {"phase": st.phase, "action": norm})
+            return out + self._commit(st, norm)
+        return out + self._emit(st, "act", {"phase": st.phase, "action": norm})
 
     def receive(self, peer: bytes, data: bytes) -> list:
         try:
@@ -765,7 +813,7 @@ class Peer:
         return self._persist_and_progress([ev.raw], [Broadcast(encode(["entry", ev.raw]))])
 
     def _auto(self) -> list:
-        """Moves that need no decision: seed commits and every reveal."""
+        """Moves that need no decision: seed commits, every reveal, and automatic steps."""
         st = self.table.step
         if st is None or self.seat is None or self.seat not in st.seats or self.my_event_in_step() is not None:
             return []
@@ -779,6 +827,18 @@ class Peer:
                 return [Alert("no secret for phase %d: cannot reveal (we will be timed out)" % (st.phase - 1))]
             value, salt = sec
             return self._emit(st, "reveal", {"phase": st.phase, "value": value, "salt": salt})
+        if st.kind == "act" and st.purpose == "auto":
+            out = self._ensure_seat_secret()
+            secret = self.seat_secret
+            if secret is None:
+                return out + [Alert("no seat secret: cannot take part in an automatic step (we will be timed out)")]
+            game, state = self.table.game, self.table.state
+            try:
+                action = game.check(state, self.seat, game.auto_action(state, self.seat, secret))
+            except ValueError as exc:   # IllegalAction, or the deal refusing bad state bytes
+                # e.g. our secret does not match the key we published (a lost secrets file)
+                return out + [Alert("our automatic move for phase %d is refused by the rules: %s (we will be timed out)" % (st.phase, exc))]
+            return out + self._emit(st, "act", {"phase": st.phase, "action": action})
         return []
 
     # ------------------------------------------------------------------ placing events in the log

@@ -18,6 +18,13 @@ generic local driver that feeds chance turns entropy from an Rng.  Checked:
   ``view(determinize(state, seat, rng), seat) == view(state, seat)``;
 * the same game through the real table (signed log, commit-reveal, in-memory
   peers) replays with ``core.table.replay(entries, games)`` to the same head.
+
+A game with seat secrets (``info.secrets``): the driver gives every seat a
+secret of 64 bytes, answers automatic turns with ``game.auto_action`` (the
+default action must still pass ``check``), asks ``legal_actions`` with the
+seat's secret, and checks that ``view(state, seat)`` without the secret and
+every other seat's view carry nothing of that seat's secret-only knowledge
+(``view`` with the secret is a superset of the one without).
 """
 
 from __future__ import annotations
@@ -41,7 +48,10 @@ SEEDS = 5                  # random games per configuration
 MAX_STEPS = 5000           # turns (chance included) one game may take
 SAMPLE = 24                # legal actions per seat and step whose problems() are compared with check()
 
-UNDER_TEST = list(core.games.default()) + [TOY]
+from core.games.modern_art.game import MODERN_ART  # noqa: E402  (under test even before it is registered)
+
+UNDER_TEST = list(core.games.default()) + [TOY] + ([] if "modern-art" in core.games.names() else [MODERN_ART])
+TABLE_GAMES = Registry(list(GAMES) + [g for g in UNDER_TEST if g.info.name not in GAMES.names()])
 
 
 # --------------------------------------------------------------------------- configurations
@@ -120,8 +130,13 @@ def check_hidden(game, state, players: int, tag: str) -> None:
             assert encode(game.view(other, seat)) == mine, "seat %d's view changed when hidden parts were resampled" % seat
 
 
+def seat_secret(seed: int, seat: int) -> bytes:
+    return _seed32("secret", seed, seat) + _seed32("secret-2", seed, seat)
+
+
 def play(game, options: dict, players: int, seed: int, checks: bool = True) -> tuple[list, Any]:
     """Random legal play to the end; returns (record, final state)."""
+    secrets = bool(getattr(game.info, "secrets", False))
     config = game.configure(options, players)
     rng = Rng(_seed32(game.info.name, encode(config).hex(), players, seed), "conformance")     # the path
     crng = Rng(_seed32(game.info.name, encode(config).hex(), players, seed), "checks")         # the checks
@@ -144,10 +159,18 @@ def play(game, options: dict, players: int, seed: int, checks: bool = True) -> t
             assert t.seats and all(0 <= s < players for s in t.seats) and list(t.seats) == sorted(set(t.seats))
             base = state
             chosen = []
+            assert not t.auto or secrets, "an automatic turn in a game without seat secrets"
             for seat in t.seats:
                 default = game.default_action(base, seat)
                 game.check(base, seat, default)   # the default action is legal (IllegalAction fails the test)
-                legal = engine_legal_actions(game, base, seat)
+                if t.auto:
+                    action = game.check(base, seat, game.auto_action(base, seat, seat_secret(seed, seat)))
+                    if checks:
+                        for bad in BAD:
+                            same_verdict(game, base, seat, bad)
+                    chosen.append((seat, action))
+                    continue
+                legal = engine_legal_actions(game, base, seat, seat_secret(seed, seat) if secrets else None)
                 assert legal, "seat %d is asked to act but has no legal action" % seat
                 if checks:
                     picks = legal if len(legal) <= SAMPLE else [legal[crng.below(len(legal))] for _ in range(SAMPLE)]
@@ -170,6 +193,12 @@ def play(game, options: dict, players: int, seed: int, checks: bool = True) -> t
             record.append(("moves", chosen))
         if checks:
             views(game, state, players)   # every view is canonical-encodable
+            if secrets and step % 3 == 0:
+                for seat in range(players):
+                    mine = game.view(state, seat, seat_secret(seed, seat))
+                    encode(mine)
+                    plain = game.view(state, seat)
+                    assert {k: v for k, v in mine.items() if k in plain} == plain, "the secret changed a public part of the view"
             if step % 3 == 0:
                 check_hidden(game, state, players, "%d-%d" % (seed, step))
     else:
@@ -235,10 +264,10 @@ def test_full_game_through_the_real_table_replays_to_the_same_head(game):
     options = {"rounds": 2} if "rounds" in info.options else {}
     level = "random" if "random" in game.bots else sorted(game.bots)[0]
     for seed in (1, 2):
-        g, sks, peers = simulate(players, seed, config=options, game=info.name, games=GAMES, bot=game.bots[level]())
+        g, sks, peers = simulate(players, seed, config=options, game=info.name, games=TABLE_GAMES, bot=game.bots[level]())
         log = peers[0].log_entries
         assert all(p.log_entries == log for p in peers)
-        t = replay(log, GAMES)
+        t = replay(log, TABLE_GAMES)
         assert t.over and t.head == peers[0].table.head
         assert encode(t.result()) == encode(peers[0].table.result())
         if info.name in core.games.names():
@@ -268,6 +297,7 @@ def test_registry_api():
             reg.get(bad)
         assert isinstance(exc.value, ConfigError) and "known: toy" in str(exc.value)
     assert sorted(GAMES.names()) == sorted(core.games.names() + ["toy"])
+    assert "modern-art" in TABLE_GAMES.names()
 
     class Other:
         info = TOY.info

@@ -579,13 +579,13 @@ def test_random_legal_play_to_the_end_for_3_4_5_seats():
             assert sum(s.money) >= 100 * players
 
 
-def test_game_object_exposes_the_engine_api_but_is_not_registered_yet():
+def test_game_object_has_the_deal_and_seat_secrets_and_registers_only_through_GAME():
     import core.games
     import core.games.modern_art as pkg
-    assert not hasattr(pkg, "GAME")
-    assert MODERN_ART.info.name == "modern-art"
+    assert MODERN_ART.info.name == "modern-art" and MODERN_ART.info.secrets
     assert set(MODERN_ART.bots) >= {"easy", "medium", "hard"}
-    assert "modern-art" not in core.games.Registry([g for g in core.games.default()]).names()
+    registered = "modern-art" in core.games.Registry([g for g in core.games.default()]).names()
+    assert registered == (getattr(pkg, "GAME", None) is MODERN_ART)
 
 
 # ---------------------------------------------------------------- bots

@@ -1,8 +1,13 @@
-"""Modern Art (Reiner Knizia): rules, cards and bots.
+"""Modern Art (Reiner Knizia): rules, cards, bots and the trustless deal.
 
-Deliberately no ``GAME`` here yet: the registry (core.games) registers every
-subpackage exposing ``GAME``, and Modern Art must not be playable at a table
-until the trustless deal is in place.  The game object is
-``core.games.modern_art.game.MODERN_ART``; exposing it as ``GAME`` is the
-one-line switch that registers the game.
+The game object is ``core.games.modern_art.game.MODERN_ART``: the rules
+(rules.py) wrapped in the mental-poker deal (dealt.py, core/deal.py).  It plays
+through the real table with in-memory peers and passes the conformance suite
+(tests/test_conformance.py, tests/test_private.py use it through their own
+registries).  Deliberately no ``GAME`` here yet: the registry registers every
+subpackage exposing ``GAME``, and the CLI's default game is the registry's
+first name in sorted order ("modern-art" would come first and change
+``easel play``/``demo`` without ``--game``), so registering waits for the CLI
+to name its default explicitly.  Exposing ``GAME = MODERN_ART`` here is the
+one-line switch.
 """

@@ -1,14 +1,21 @@
 """The Modern Art game object (core.engine.Game): ``MODERN_ART``.
 
-Not exposed as ``GAME`` in the package yet (see __init__.py).
+The table's game is the rules (rules.py) wrapped in the trustless deal
+(dealt.py): keys, shuffles, shares, hand checks and the disclosure are
+automatic steps; card plays carry the owner's proven share.  ``info.secrets``
+is True: every seat has a seat secret (core/engine.py, "Private information").
+
+Every method also accepts the rules' bare ``rules.State`` (an open, offline
+game: tests, the screen's previews, ``bots.play_game``) and then behaves as
+the rules alone (``view(state, seat, known)`` with ``known``: position -> card).
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ...engine import GameInfo, Turn
-from . import rules
+from ...engine import GameInfo, IllegalAction, Turn
+from . import dealt, rules
 
 __all__ = ["ModernArtGame", "MODERN_ART"]
 
@@ -28,41 +35,66 @@ class ModernArtGame:
     def configure(self, options: Mapping[str, Any], players: int) -> dict:
         return rules.configure(options, players)
 
-    def setup(self, config: Mapping[str, Any], players: int, seed: bytes) -> rules.State:
-        return rules.setup(config, players, seed)
+    def setup(self, config: Mapping[str, Any], players: int, seed: bytes) -> dealt.DState:
+        return dealt.setup(config, players, seed)
 
-    def turn(self, state: rules.State) -> Turn:
-        return rules.turn(state)
+    def turn(self, state: Any) -> Turn:
+        return rules.turn(state) if _bare(state) else dealt.turn(state)
 
-    def check(self, state: rules.State, seat: int, action: Any) -> dict:
-        return rules.check(state, seat, action)
+    def check(self, state: Any, seat: int, action: Any) -> Any:
+        return rules.check(state, seat, action) if _bare(state) else dealt.check(state, seat, action)
 
-    def apply(self, state: rules.State, seat: int, action: Any) -> rules.State:
-        return rules.apply(state, seat, action)
+    def apply(self, state: Any, seat: int, action: Any) -> Any:
+        return rules.apply(state, seat, action) if _bare(state) else dealt.apply(state, seat, action)
 
-    def chance(self, state: rules.State, entropy: bytes) -> rules.State:
-        return rules.chance(state, entropy)
+    def chance(self, state: Any, entropy: bytes) -> Any:
+        return rules.chance(state if _bare(state) else state.ms, entropy)
 
-    def default_action(self, state: rules.State, seat: int) -> dict:
-        return rules.default_action(state, seat)
+    def default_action(self, state: Any, seat: int) -> Any:
+        return rules.default_action(state, seat) if _bare(state) else dealt.default_action(state, seat)
 
-    def view(self, state: rules.State, seat: int | None, known: Mapping[int, int] | None = None) -> dict:
-        return rules.view(state, seat, known)
+    def auto_action(self, state: dealt.DState, seat: int, secret: bytes) -> Any:
+        return dealt.auto_action(state, seat, secret)
 
-    def result(self, state: rules.State) -> dict | None:
-        return rules.result(state)
+    def seal_action(self, state: dealt.DState, seat: int, action: Any, secret: bytes) -> Any:
+        return dealt.seal_action(state, seat, action, secret)
 
-    def describe(self, state: rules.State, seat: int, action: Any) -> str:
-        return rules.describe(state, seat, action)
+    def view(self, state: Any, seat: int | None, secret: Any = None) -> dict:
+        if _bare(state):
+            return rules.view(state, seat, secret)   # offline: ``secret`` is ``known`` (position -> card)
+        return dealt.view(state, seat, secret)
 
-    def legal_actions(self, state: rules.State, seat: int, known: Mapping[int, int] | None = None) -> list:
-        return rules.legal_actions(state, seat, known)
+    def result(self, state: Any) -> dict | None:
+        return rules.result(state) if _bare(state) else dealt.result(state)
 
-    def problems(self, state: rules.State, seat: int, action: Any) -> list:
-        return rules.problems(state, seat, action)
+    def describe(self, state: Any, seat: int, action: Any) -> str:
+        if _bare(state):
+            return rules.describe(state, seat, action)
+        try:
+            return dealt.describe(state, seat, action)
+        except Exception:
+            return "seat %s: unreadable action" % (seat,)
 
-    def determinize(self, state: rules.State, seat: int | None, rng: Any) -> rules.State:
-        return rules.determinize(state, seat, rng)
+    def legal_actions(self, state: Any, seat: int, secret: Any = None) -> list:
+        if _bare(state):
+            return rules.legal_actions(state, seat, secret)
+        return dealt.legal_actions(state, seat, secret)
+
+    def problems(self, state: Any, seat: int, action: Any) -> list:
+        if _bare(state):
+            return rules.problems(state, seat, action)
+        try:
+            dealt.check(state, seat, action)
+        except IllegalAction as exc:
+            return [str(exc) or "illegal move"]
+        return []
+
+    def determinize(self, state: Any, seat: int | None, rng: Any) -> Any:
+        return rules.determinize(state, seat, rng) if _bare(state) else state
+
+
+def _bare(state: Any) -> bool:
+    return isinstance(state, rules.State)
 
 
 MODERN_ART = ModernArtGame()

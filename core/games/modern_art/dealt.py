@@ -1,0 +1,550 @@
+"""Modern Art with the trustless deal (core/deal.py) as automatic steps: the table's game.
+
+The rules (rules.py) know deck *positions* only; this layer wraps their state
+with the deal's public record and runs the deal as automatic steps
+(core/engine.py, "Private information"):
+
+1. **keys** (simultaneous, every seat): ``{"key": Y_s, "proof"}``; ``Y_s`` is
+   derived from the seat secret, so it is the public commitment to it.
+2. **shuffles** (sequential, seat 0, 1, ...): ``{"deck": [64-byte ct] * 70}``;
+   a timed-out seat passes the deck on unchanged (``{"deck": None}``).
+3. **deal** (simultaneous, once per round that deals cards): every seat gives,
+   in one message, its Chaum-Pedersen-proven decryption shares for every
+   position just dealt to another seat: ``{"shares": [[pos, D, proof], ...]}``.
+4. **hand check** (simultaneous, the seats that just got cards): each opens
+   its new cards; ``{"fault": []}`` normally, or the owner's own proven shares
+   for positions that open to no card / to a card it already holds / to a card
+   already played (``{"fault": [[pos, D, proof], ...]}``): a proven *deck
+   fault* stops the game and goes to the disclosure, where the shuffler that
+   caused it is named.
+5. the rules' steps; a card play (and a double's second card, and an added
+   card) carries ``"reveal": {"share": D, "proof"}`` — the owner's share —
+   attached by ``seal_action`` and checked at once (``deal.verify_play``).
+6. **disclosure** (simultaneous, every seat) after the rules' last step:
+   ``{"secret": 64 bytes}``, checked against the seat's key at once; then every
+   shuffle is redone from the secrets and a seat whose output differs is named.
+
+Withholding (``{"withhold": True}``, the default of a timed-out key, share or
+disclosure step: only that seat can give it): a missing key abandons the game
+before it starts (nobody ranked); a missing share ends the game at once, the
+withholding seat(s) named and ranked last, the others by money; a missing
+disclosure leaves the game not complete, that seat named and ranked last.
+
+The Fiat-Shamir context of every proof ("game id" in docs/deal.md) is the
+table's shared seed (32 bytes, fresh per game, known to every peer before the
+first key step).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Mapping
+
+from ... import deal
+from ...engine import IllegalAction, OVER, Turn
+from . import rules
+from .cards import N_CARDS, card_name
+
+__all__ = ["DState", "setup", "turn", "check", "apply", "auto_action", "seal_action", "default_action",
+           "view", "result", "describe", "legal_actions", "known_cards"]
+
+AUTO_STAGES = ("keys", "shuffle", "deal", "check", "disclose")
+
+
+@lru_cache(maxsize=16)
+def _table(gid: bytes) -> dict:
+    return deal.card_table(gid, N_CARDS)
+
+
+@lru_cache(maxsize=16)
+def _initial(gid: bytes) -> tuple:
+    return tuple(deal.initial_deck(gid, N_CARDS))
+
+
+class DState:
+    """The rules' state plus the deal's public record.  Immutable by convention."""
+
+    __slots__ = ("ms", "n", "gid", "stage", "pending", "keys", "decks", "shuffled", "shuffler",
+                 "shares", "owner", "shared", "lo", "hi", "secrets", "named", "status", "fault")
+
+    def _replace(self, **kw: Any) -> "DState":
+        w = DState.__new__(DState)
+        for k in DState.__slots__:
+            object.__setattr__(w, k, kw[k] if k in kw else getattr(self, k))
+        return w
+
+    def __repr__(self) -> str:
+        return "DState(stage=%s, %r)" % (self.stage, self.ms)
+
+    @property
+    def deck(self) -> tuple:
+        return self.decks[-1]
+
+
+def setup(config: Mapping[str, Any], players: int, seed: bytes) -> DState:
+    ms = rules.setup(config, players, seed)
+    s = DState.__new__(DState)
+    init = dict(ms=ms, n=players, gid=bytes(seed), stage="keys", pending=tuple(range(players)),
+                keys=(None,) * players, decks=(), shuffled=(), shuffler=0,
+                shares=((None,) * players,) * N_CARDS, owner=(-1,) * N_CARDS, shared=0, lo=0, hi=0,
+                secrets=(None,) * players, named=(), status="", fault="")
+    for k, v in init.items():
+        object.__setattr__(s, k, v)
+    return s
+
+
+# --------------------------------------------------------------------------- turn
+
+
+def turn(st: DState) -> Turn:
+    g = st.stage
+    if g == "over":
+        return OVER
+    if g == "play":
+        return rules.turn(st.ms)
+    if g == "shuffle":
+        return Turn("sequential", (st.shuffler,), auto=True, label="the deal: seat %d shuffles" % st.shuffler)
+    labels = {"keys": "the deal: keys", "deal": "the deal: shares for positions %d-%d" % (st.lo, st.hi - 1),
+              "check": "the deal: new cards checked", "disclose": "the deal: seat secrets disclosed"}
+    return Turn("simultaneous", st.pending, auto=True, label=labels[g])
+
+
+def _sync(w: DState) -> DState:
+    """After a transition of the rules: a deal step if cards were dealt, the disclosure at the end."""
+    ms = w.ms
+    if ms.dealt > w.shared:
+        lo, hi = w.shared, ms.dealt
+        owner = list(w.owner)
+        for pos in range(lo, hi):
+            owner[pos] = next(s for s in range(w.n) if pos in ms.hands[s])
+        asked = tuple(s for s in range(w.n) if any(owner[p] != s for p in range(lo, hi)))
+        return w._replace(stage="deal", lo=lo, hi=hi, owner=tuple(owner), pending=asked)
+    if ms.phase == "over":
+        return w._replace(stage="disclose", pending=tuple(range(w.n)))
+    return w._replace(stage="play", pending=())
+
+
+# --------------------------------------------------------------------------- checking
+
+
+def _bytes(x: Any, n: int, what: str) -> bytes:
+    if type(x) is not bytes or len(x) != n:
+        raise IllegalAction("%s must be %d bytes" % (what, n))
+    return x
+
+
+def _exact(action: Any, keys: tuple, what: str) -> dict:
+    if not isinstance(action, dict) or set(action) != set(keys):
+        raise IllegalAction("%s is a map with exactly %s" % (what, ", ".join(keys)))
+    return action
+
+
+def _withhold(action: Any) -> bool:
+    return isinstance(action, dict) and action == {"withhold": True}
+
+
+def _share_list(raw: Any, what: str) -> list:
+    if not isinstance(raw, list):
+        raise IllegalAction("%s must be a list of [position, share, proof]" % what)
+    out = []
+    for item in raw:
+        if not (isinstance(item, list) and len(item) == 3 and type(item[0]) is int):
+            raise IllegalAction("%s must be a list of [position, share, proof]" % what)
+        out.append([item[0], _bytes(item[1], 32, "a share"), _bytes(item[2], 64, "a share proof")])
+    return out
+
+
+def _others(st: DState, pos: int, owner: int) -> list:
+    return [st.shares[pos][s] for s in range(st.n) if s != owner]
+
+
+def _fault_problem(st: DState, seat: int, items: list) -> str | None:
+    """None if the claimed fault is proven, else why not."""
+    cards = []
+    for pos, D, proof in items:
+        ct = st.deck[pos]
+        if not deal.verify_share(st.keys[seat], ct, D, proof, st.gid, seat, pos):
+            return "the share for position %d does not verify" % pos
+        p = ct[32:]
+        try:
+            for d in [D] + _others(st, pos, seat):
+                p = deal._sub(p, d)
+        except Exception:
+            return None  # cannot be opened at all: proven bad
+        c = _table(st.gid).get(p)
+        if c is None:
+            return None
+        cards.append(c)
+    if len(set(cards)) < len(cards) or any(c in st.ms.revealed for c in cards):
+        return None
+    return "positions %s open to distinct cards not yet played: no fault" % [i[0] for i in items]
+
+
+def _verify_reveal(st: DState, seat: int, pos: int, card: int, reveal: Any) -> dict:
+    if not isinstance(reveal, dict) or set(reveal) != {"share", "proof"}:
+        raise IllegalAction("a card play must carry its proof: reveal = {share, proof} (sent by your peer)")
+    if pos >= st.shared:
+        raise IllegalAction("deck position %d has not been dealt yet" % pos)
+    bad = deal.verify_play(st.deck[pos], _others(st, pos, seat), st.keys[seat], reveal["share"], reveal["proof"],
+                           card, st.gid, seat, pos, _table(st.gid))
+    if bad is not None:
+        raise IllegalAction("seat %d's card play is not proven: %s" % (seat, bad))
+    return {"share": reveal["share"], "proof": reveal["proof"]}
+
+
+def check(st: DState, seat: Any, action: Any, verify: bool = True) -> Any:
+    """The action made canonical, or IllegalAction.  ``verify=False`` skips the proofs (apply)."""
+    try:
+        return _check(st, seat, action, verify)
+    except deal.DealError as exc:
+        raise IllegalAction(str(exc)) from None
+
+
+def _check(st: DState, seat: Any, action: Any, verify: bool) -> Any:
+    g = st.stage
+    if g == "over":
+        raise IllegalAction("the game is over")
+    if type(seat) is not int or not 0 <= seat < st.n:
+        raise IllegalAction("there is no seat %r at this table" % (seat,))
+    if g == "play":
+        a = rules.check(st.ms, seat, action)
+        if a["do"] in ("play", "add"):
+            if verify:
+                a["reveal"] = _verify_reveal(st, seat, a["pos"], a["card"], a.get("reveal"))
+            elif "reveal" not in a:
+                raise IllegalAction("a card play must carry its proof")
+            if a.get("double"):
+                d = a["double"]
+                if verify:
+                    d["reveal"] = _verify_reveal(st, seat, d["pos"], d["card"], d.get("reveal"))
+                elif "reveal" not in d:
+                    raise IllegalAction("a card play must carry its proof")
+        return a
+    if g == "shuffle":
+        if seat != st.shuffler:
+            raise IllegalAction("it is seat %d's shuffle, not seat %d's" % (st.shuffler, seat))
+    elif seat not in st.pending:
+        raise IllegalAction("seat %d is not asked in this step of the deal" % seat)
+    if g in ("keys", "deal", "disclose") and _withhold(action):
+        return {"withhold": True}
+    if g == "keys":
+        a = _exact(action, ("key", "proof"), "a key")
+        key, proof = _bytes(a["key"], 32, "the key"), _bytes(a["proof"], 64, "the key proof")
+        if verify and not deal.verify_key(key, proof, st.gid, seat):
+            raise IllegalAction("seat %d's key proof does not verify" % seat)
+        return {"key": key, "proof": proof}
+    if g == "shuffle":
+        a = _exact(action, ("deck",), "a shuffle")
+        if a["deck"] is None:
+            return {"deck": None}
+        if verify:
+            bad = deal.check_deck(a["deck"], N_CARDS)
+            if bad is not None:
+                raise IllegalAction("seat %d's shuffled deck is refused: %s" % (seat, bad))
+        elif not isinstance(a["deck"], list):
+            raise IllegalAction("a deck is a list")
+        return {"deck": list(a["deck"])}
+    if g == "deal":
+        a = _exact(action, ("shares",), "a deal message")
+        items = _share_list(a["shares"], "shares")
+        want = [p for p in range(st.lo, st.hi) if st.owner[p] != seat]
+        if [i[0] for i in items] != want:
+            raise IllegalAction("seat %d must give shares for exactly positions %s" % (seat, want))
+        if verify:
+            for pos, D, proof in items:
+                if not deal.verify_share(st.keys[seat], st.deck[pos], D, proof, st.gid, seat, pos):
+                    raise IllegalAction("seat %d's share for position %d does not verify" % (seat, pos))
+        return {"shares": items}
+    if g == "check":
+        a = _exact(action, ("fault",), "a hand check")
+        items = _share_list(a["fault"], "fault")
+        poss = [i[0] for i in items]
+        if poss != sorted(set(poss)) or any(p not in st.ms.hands[seat] or p >= st.shared for p in poss):
+            raise IllegalAction("a deck fault names distinct positions of your own dealt hand, ascending")
+        if items and verify:
+            bad = _fault_problem(st, seat, items)
+            if bad is not None:
+                raise IllegalAction("seat %d's deck fault is not proven: %s" % (seat, bad))
+        return {"fault": items}
+    # disclose
+    a = _exact(action, ("secret",), "a disclosure")
+    secret = _bytes(a["secret"], deal.SECRET_BYTES, "the seat secret")
+    if verify and not deal.verify_disclosure(st.keys[seat], secret, st.gid, seat):
+        raise IllegalAction("seat %d's disclosed secret does not match its key" % seat)
+    return {"secret": secret}
+
+
+# --------------------------------------------------------------------------- applying
+
+
+def _done(w: DState, seat: int) -> DState:
+    return w._replace(pending=tuple(s for s in w.pending if s != seat))
+
+
+def apply(st: DState, seat: int, action: Any) -> DState:
+    a = check(st, seat, action, verify=False)
+    g = st.stage
+    if g == "play":
+        ms = rules.apply_unchecked(st.ms, seat, a)
+        return _sync(st._replace(ms=ms))
+    if g == "keys":
+        keys = list(st.keys)
+        keys[seat] = None if "withhold" in a else a["key"]
+        w = _done(st._replace(keys=tuple(keys)), seat)
+        if w.pending:
+            return w
+        missing = [s for s in range(w.n) if w.keys[s] is None]
+        if missing:
+            return w._replace(stage="over", status="abandoned",
+                              named=tuple((s, "withheld its deal key: the deal could not begin") for s in missing))
+        return w._replace(stage="shuffle", shuffler=0, decks=(_initial(w.gid),))
+    if g == "shuffle":
+        deck = st.deck if a["deck"] is None else tuple(a["deck"])
+        w = st._replace(decks=st.decks + (deck,), shuffled=st.shuffled + (a["deck"] is not None,),
+                        shuffler=st.shuffler + 1)
+        if w.shuffler < w.n:
+            return w
+        if not any(w.shuffled):
+            return w._replace(stage="over", status="abandoned",
+                              named=tuple((s, "did not shuffle") for s in range(w.n)))
+        return _sync(w)
+    if g == "deal":
+        w = _done(st, seat)
+        if "withhold" in a:
+            want = [p for p in range(st.lo, st.hi) if st.owner[p] != seat]
+            w = w._replace(named=w.named + ((seat, "withheld its share for position %d" % want[0]),))
+        else:
+            shares = list(w.shares)
+            for pos, D, _proof in a["shares"]:
+                row = list(shares[pos])
+                row[seat] = D
+                shares[pos] = tuple(row)
+            w = w._replace(shares=tuple(shares))
+        if w.pending:
+            return w
+        if w.named:
+            return w._replace(stage="over", status="withheld")
+        owners = tuple(s for s in range(w.n) if any(w.owner[p] == s for p in range(w.lo, w.hi)))
+        return w._replace(shared=w.hi, stage="check", pending=owners)
+    if g == "check":
+        w = _done(st, seat)
+        if a["fault"] and not w.fault:
+            w = w._replace(fault="seat %d proved a deck fault at position(s) %s" % (seat, [i[0] for i in a["fault"]]))
+        if w.pending:
+            return w
+        if w.fault:
+            return w._replace(stage="disclose", pending=tuple(range(w.n)))
+        return _sync(w)
+    # disclose
+    secrets = list(st.secrets)
+    secrets[seat] = None if "withhold" in a else a["secret"]
+    w = _done(st._replace(secrets=tuple(secrets)), seat)
+    if w.pending:
+        return w
+    return _audit(w)
+
+
+def _audit(w: DState) -> DState:
+    """Every secret against its key, every shuffle redone; the seats at fault named."""
+    named = []
+    joint = deal.joint_key(list(w.keys))
+    for s in range(w.n):
+        sec = w.secrets[s]
+        if sec is None:
+            named.append((s, "seat secret not disclosed"))
+            continue
+        if w.shuffled[s]:
+            bad = deal.verify_shuffle_disclosed(list(w.decks[s]), list(w.decks[s + 1]), sec, joint, w.gid, s)
+            if bad is not None:
+                named.append((s, "shuffle is wrong: %s" % bad))
+    cheats = [x for x in named if x[1] != "seat secret not disclosed"]
+    if cheats:
+        status = "cheating"
+    elif named:
+        status = "not disclosed"
+    elif w.fault:
+        status = "deck fault"   # cannot happen with every shuffle proven (kept for the record)
+    else:
+        status = "complete"
+    return w._replace(stage="over", status=status, named=tuple(named), pending=())
+
+
+# --------------------------------------------------------------------------- automatic steps, sealing
+
+
+def known_cards(st: DState, seat: int, secret: bytes | None) -> dict:
+    """Position -> card of ``seat``'s dealt hand, opened with its secret ({} without one)."""
+    if secret is None or st.keys[seat] is None or not st.decks or type(secret) is not bytes:
+        return {}
+    out = {}
+    for pos in st.ms.hands[seat]:
+        if pos >= st.shared:
+            continue
+        try:
+            c = deal.open_card(st.deck[pos], _others(st, pos, seat), secret, st.gid, seat, _table(st.gid))
+        except deal.DealError:
+            return {}
+        if c is not None:
+            out[pos] = c
+    return out
+
+
+def auto_action(st: DState, seat: int, secret: bytes) -> Any:
+    g = st.stage
+    if g == "keys":
+        _, pub, proof = deal.keygen(secret, st.gid, seat)
+        return {"key": pub, "proof": proof}
+    if g == "shuffle":
+        return {"deck": deal.shuffle(list(st.deck), secret, deal.joint_key(list(st.keys)), st.gid, seat)}
+    if g == "deal":
+        items = []
+        for pos in range(st.lo, st.hi):
+            if st.owner[pos] != seat:
+                D, proof = deal.share(secret, st.deck[pos], st.gid, seat, pos)
+                items.append([pos, D, proof])
+        return {"shares": items}
+    if g == "check":
+        opened = {}
+        for pos in st.ms.hands[seat]:
+            if pos < st.shared:
+                opened[pos] = deal.open_card(st.deck[pos], _others(st, pos, seat), secret, st.gid, seat, _table(st.gid))
+        bad = {p for p, c in opened.items() if c is None or c in st.ms.revealed}
+        for c in set(c for c in opened.values() if c is not None):
+            same = [p for p, x in opened.items() if x == c]
+            if len(same) > 1:
+                bad.update(same)
+        items = []
+        for pos in sorted(bad):
+            D, proof = deal.share(secret, st.deck[pos], st.gid, seat, pos)
+            items.append([pos, D, proof])
+        return {"fault": items}
+    if g == "disclose":
+        return {"secret": secret}
+    raise IllegalAction("no automatic step now")
+
+
+def seal_action(st: DState, seat: int, action: Any, secret: bytes) -> Any:
+    """Attach the owner's share and proof to a card play (and a double's second card, an add)."""
+    if st.stage != "play" or not isinstance(action, dict) or action.get("do") not in ("play", "add"):
+        return action
+
+    def reveal(pos: Any) -> Any:
+        if type(pos) is not int or not 0 <= pos < st.shared or st.owner[pos] != seat:
+            return None
+        D, proof = deal.share(secret, st.deck[pos], st.gid, seat, pos)
+        return {"share": D, "proof": proof}
+
+    try:
+        out = dict(action)
+        r = reveal(out.get("pos"))
+        if r is not None:
+            out["reveal"] = r
+        sec = out.get("double")
+        if isinstance(sec, dict):
+            sec = dict(sec)
+            r = reveal(sec.get("pos"))
+            if r is not None:
+                sec["reveal"] = r
+            out["double"] = sec
+        return out
+    except deal.DealError:
+        return action
+
+
+def default_action(st: DState, seat: int) -> Any:
+    g = st.stage
+    if g in ("keys", "deal", "disclose"):
+        return {"withhold": True}
+    if g == "shuffle":
+        return {"deck": None}
+    if g == "check":
+        return {"fault": []}
+    return rules.default_action(st.ms, seat)
+
+
+def legal_actions(st: DState, seat: int, secret: bytes | None = None) -> list:
+    t = turn(st)
+    if t.kind == "over" or seat not in t.seats:
+        return []
+    if st.stage in AUTO_STAGES:
+        out = [auto_action(st, seat, secret)] if secret is not None else []
+        return out + [default_action(st, seat)]
+    if secret is not None:
+        known = known_cards(st, seat, secret)
+        return [seal_action(st, seat, a, secret) for a in rules.legal_actions(st.ms, seat, known)]
+    return [a for a in rules.legal_actions(st.ms, seat) if a["do"] not in ("play", "add")]
+
+
+# --------------------------------------------------------------------------- views, result
+
+
+def view(st: DState, seat: int | None, secret: bytes | None = None) -> dict:
+    me = seat if type(seat) is int and 0 <= seat < st.n else None
+    known = known_cards(st, me, secret) if me is not None and secret is not None else None
+    v = rules.view(st.ms, seat, known)
+    t = turn(st)
+    if st.stage in AUTO_STAGES or st.stage == "over":
+        v["label"] = t.label if t.kind != "over" else "game over"
+        v["waiting"] = list(t.seats) if t.kind != "over" else []
+    v["deal"] = {
+        "stage": st.stage,
+        "keys": sum(1 for k in st.keys if k is not None),
+        "shuffled": list(st.shuffled),
+        "shared": st.shared,
+        "status": st.status,
+        "fault": st.fault,
+        "named": [[s, text] for s, text in st.named],
+    }
+    v.pop("result", None)
+    res = result(st)
+    if res is not None:
+        v["result"] = res
+    return v
+
+
+def result(st: DState) -> dict | None:
+    if st.stage != "over":
+        return None
+    n = st.n
+    money = list(st.ms.money)
+    named = sorted({s for s, _ in st.named})
+    base = {"status": st.status, "named": [[s, text] for s, text in st.named], "money": money,
+            "rounds": len(st.ms.rounds)}
+    if st.status == "abandoned":
+        return dict(base, ranking=[], places=[None] * n, winners=[])
+    good = [s for s in range(n) if s not in named]
+    ranking = sorted(good, key=lambda s: (-money[s], s)) + named
+    places = [0] * n
+    for s in good:
+        places[s] = 1 + sum(1 for o in good if money[o] > money[s])
+    for s in named:
+        places[s] = len(good) + 1
+    return dict(base, ranking=ranking, places=places, winners=[s for s in good if places[s] == 1])
+
+
+def describe(st: DState, seat: int, action: Any) -> str:
+    g = st.stage
+    who = "seat %s" % (seat,)
+    if g == "play":
+        return rules.describe(st.ms, seat, action)
+    if _withhold(action):
+        return "%s withholds its %s" % (who, {"keys": "deal key", "deal": "shares", "disclose": "seat secret"}.get(g, "move"))
+    if not isinstance(action, dict):
+        return "%s: unreadable action" % who
+    if g == "keys":
+        return "%s publishes its deal key" % who
+    if g == "shuffle":
+        return "%s %s" % (who, "passes the deck on unshuffled" if action.get("deck") is None else "masks and shuffles the deck")
+    if g == "deal":
+        n = len(action.get("shares") or [])
+        return "%s gives %d decryption share%s" % (who, n, "" if n == 1 else "s")
+    if g == "check":
+        f = action.get("fault") or []
+        return "%s %s" % (who, "proves a deck fault" if f else "finds its new cards in order")
+    if g == "disclose":
+        return "%s discloses its seat secret" % who
+    return "%s acts" % who
+
+
+def card_label(c: int) -> str:
+    return card_name(c)

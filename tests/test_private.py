@@ -1,0 +1,378 @@
+"""Private information at the table (issue 6 §1-2) with Modern Art's trustless deal.
+
+Seat secrets, automatic steps, seal_action, secret-aware views, disclosure and
+withholding, through the real table with in-memory sans-IO peers and through a
+local driver over the game object: no card identity in any byte a seat
+receives; the coalition of all seats but one cannot read the honest seat's
+hand; a wrong share, a card play that was not dealt and a tampered shuffle are
+named with the seat; a restarted peer keeps its secret and hand; withholding
+ends the game with the withholder ranked last.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+import pytest
+
+import core.games
+from core import deal
+from core.audit import audit
+from core.engine import IllegalAction
+from core.games.modern_art import dealt, rules
+from core.games.modern_art.cards import N_CARDS
+from core.games.modern_art.game import MODERN_ART as GAME
+from core.hashing import dhash
+from core.rng import Rng
+from core.table import replay
+from p2p.protocol import SEAT_SECRET, Broadcast, Peer, Send, WriteSecret
+from p2p.store import GameStore
+
+from .helpers import genesis_for, log_file, seat_keys, signer
+
+# the registry the tables replay with: every registered game, and Modern Art (registered or not yet)
+GAMES = core.games.Registry([g for g in core.games.default() if g.info.name != "modern-art"] + [GAME])
+
+
+def secret_of(seat: int, tag: str = "s") -> bytes:
+    return hashlib.sha512(("%s-%d" % (tag, seat)).encode()).digest()
+
+
+# --------------------------------------------------------------------------- in-memory peers
+
+
+class Net:
+    """n sans-IO peers; every message delivered to a seat is recorded (``seen[seat]``)."""
+
+    def __init__(self, n: int = 3, seed: int = 1, level: str = "random", timeout: float = 60.0) -> None:
+        self.r = random.Random(seed)
+        self.sks = seat_keys(n)
+        self.keys = [bytes(sk.verify_key) for sk in self.sks]
+        self.g = genesis_for(self.sks, game="modern-art", table=b"priv%d" % seed)
+        self.n, self.seed = n, seed
+        self.bot = GAME.bots[level]()
+        self.timeout = timeout
+        self.written: list[dict] = [{} for _ in range(n)]   # what each peer wrote to its secrets file
+        self.peers = [self._peer(i) for i in range(n)]
+        self.q: list = []
+        self.seen: list[list[bytes]] = [[] for _ in range(n)]
+        self.dead: set = set()
+        self.clock = 0.0
+        for i in range(n):
+            for j in range(n):
+                if i != j:
+                    self.run(i, self.peers[i].connected(self.keys[j]))
+            self.run(i, self.peers[i].start())
+
+    def _rand(self, k: int) -> bytes:
+        return bytes(self.r.getrandbits(8) for _ in range(k))
+
+    def _peer(self, i: int, log_entries=None, secrets=None) -> Peer:
+        return Peer(self.g, self.keys[i], signer(self.sks[i]), self._rand, log_entries=log_entries,
+                    secrets=secrets, games=GAMES, timeout=self.timeout)
+
+    def run(self, i: int, effects: list) -> None:
+        for e in effects:
+            if isinstance(e, WriteSecret):
+                self.written[i][e.phase] = (e.value, e.salt)
+            elif isinstance(e, Send):
+                self.q.append((i, self.keys.index(e.to), e.msg))
+            elif isinstance(e, Broadcast):
+                self.q.extend((i, j, e.msg) for j in range(self.n) if j != i)
+
+    def step(self) -> bool:
+        for i, p in enumerate(self.peers):
+            if i not in self.dead and p.needs_decision():
+                rng = Rng(bytes(32), "b%d-%d-%d" % (self.seed, i, p.table.phase))
+                self.run(i, p.act(self.bot.choose(p.view(), p.seat, rng)))
+        if not self.q:
+            return False
+        src, dst, m = self.q.pop(self.r.randrange(len(self.q)))
+        if src in self.dead or dst in self.dead:
+            return True
+        self.seen[dst].append(m)
+        self.run(dst, self.peers[dst].receive(self.keys[src], m))
+        return True
+
+    def live(self):
+        return [p for i, p in enumerate(self.peers) if i not in self.dead]
+
+    def until(self, done, limit: int = 400_000) -> None:
+        for _ in range(limit):
+            if done():
+                return
+            if not self.step():
+                if all(p.table.over for p in self.live()):
+                    return
+                # nothing in flight: time passes (votes, certificates)
+                self.clock += self.timeout + 1
+                for i, p in enumerate(self.peers):
+                    if i not in self.dead:
+                        self.run(i, p.tick(self.clock))
+        raise AssertionError("the game did not get there")
+
+
+def stage_of(p: Peer) -> str | None:
+    st = p.table.state
+    return None if st is None else st.stage
+
+
+def test_full_game_no_card_identity_in_any_byte_a_seat_receives_and_the_log_audits():
+    net = Net(3, seed=5)
+    net.until(lambda: all(p.table.over for p in net.peers))
+    p0 = net.peers[0]
+    log = p0.log_entries
+    assert all(p.log_entries == log for p in net.peers)
+    res = p0.table.result()
+    assert res["status"] == "complete" and res["named"] == [] and res["rounds"] == 4
+    gid = p0.table.state.gid
+    # card identities: the card points and their hash preimages (the card ids of plays are public
+    # only inside a play, which reveals the card anyway)
+    idents = deal.card_points(gid, N_CARDS) + [dhash("deal/card", gid, i) for i in range(N_CARDS)]
+    total = 0
+    for seat in range(3):
+        for m in net.seen[seat]:
+            total += len(m)
+            for x in idents:
+                assert x not in m, "a card identity reached seat %d" % seat
+    assert total > 100_000     # the deal's messages went through the scan
+    # a seat's secret never went out before the disclosure, and went out in it
+    secrets = [p.seat_secret for p in net.peers]
+    assert all(s is not None and len(s) == 64 for s in secrets)
+    disclosed_at = [next(i for i, raw in enumerate(log) if secrets[s] in raw) for s in range(3)]
+    t = replay(log[:min(disclosed_at)], GAMES)
+    assert t.state.stage == "disclose" and t.state.ms.phase == "over"
+    # the audit, offline: valid, complete, and the result says complete
+    rep = audit({"ma.log": log_file(log)}, GAMES)
+    assert rep["valid"] and rep["complete"]
+    assert rep["results"]["status"] == "complete"
+
+
+def test_own_hand_in_own_view_only_counts_in_others_and_restart_keeps_secret_and_hand(tmp_path):
+    net = Net(3, seed=2)
+    net.until(lambda: stage_of(net.peers[0]) == "play" and net.peers[0].table.state.ms.round == 1
+              and len(net.peers[0].table.state.ms.revealed) - net.peers[0].table.state.ms.revealed.count(-1) >= 2)
+    p0 = net.peers[0]
+    mine = p0.view()
+    assert mine["cards"] and {c["pos"] for c in mine["cards"]} == set(p0.table.state.ms.hands[0])
+    assert "cards" not in p0.table.view(1) and "cards" not in p0.table.view(None)
+    # the table of another seat's peer shows seat 0 no cards either
+    assert "cards" not in net.peers[1].table.view(0)
+    # the seat secret was written (to the secrets file) before anything was sent
+    assert net.written[0][SEAT_SECRET] == (p0.seat_secret, b"")
+    # a restarted peer: same log, same secrets file -> same secret, same hand
+    again = net._peer(0, log_entries=list(p0.log_entries), secrets=dict(net.written[0]))
+    again.start()
+    assert again.seat_secret == p0.seat_secret
+    assert again.view()["cards"] == mine["cards"]
+    # and a peer that lost its secrets file cannot read its hand (the secret is not in the log)
+    lost = net._peer(0, log_entries=list(p0.log_entries), secrets={})
+    lost.start()
+    assert lost.seat_secret is not None and lost.seat_secret != p0.seat_secret
+    assert not lost.view().get("cards")
+    # the store keeps the seat secret under its reserved key across a reopen
+    st = GameStore(tmp_path / "g")
+    st.put_secret(SEAT_SECRET, p0.seat_secret, b"")
+    st.close()
+    st2 = GameStore(tmp_path / "g")
+    assert st2.secrets[SEAT_SECRET] == (p0.seat_secret, b"")
+    st2.close()
+
+
+def test_withholding_a_share_ends_the_game_with_the_withholder_last_and_the_audit_says_so():
+    net = Net(3, seed=3, timeout=5.0)
+    # seat 2 vanishes when round 1's shares are due (only it can give its shares)
+    net.until(lambda: all(stage_of(p) == "deal" for p in net.peers))
+    net.dead.add(2)
+    net.until(lambda: all(p.table.over for p in net.live()))
+    p0 = net.peers[0]
+    res = p0.table.result()
+    assert res["status"] == "withheld"
+    assert res["ranking"][-1] == 2 and res["places"][2] == 3 and 2 not in res["winners"]
+    assert res["named"][0][0] == 2 and "withheld its share for position" in res["named"][0][1]
+    assert p0.log_entries == net.peers[1].log_entries
+    rep = audit({"ma.log": log_file(p0.log_entries)}, GAMES)
+    assert rep["valid"] and rep["results"]["status"] == "withheld"
+    assert rep["results"]["named"][0][0] == 2
+
+
+# --------------------------------------------------------------------------- the game object, locally
+
+
+def drive(n: int, seed: bytes, secrets: list, stop=None, tamper=None, max_steps: int = 5000):
+    """Play locally: automatic turns with each seat's secret, decisions by the random bot with the
+    seat's own view.  ``tamper(state, seat, action) -> action`` may replace any action; ``stop(state)``
+    ends the drive early.  Returns the state."""
+    bot = GAME.bots["random"]()
+    state = GAME.setup(GAME.configure({}, n), n, seed)
+    for k in range(max_steps):
+        if stop is not None and stop(state):
+            return state
+        t = GAME.turn(state)
+        if t.kind == "over":
+            return state
+        chosen = []
+        for s in t.seats:
+            if t.auto:
+                a = GAME.auto_action(state, s, secrets[s])
+            else:
+                raw = bot.choose(GAME.view(state, s, secrets[s]), s, Rng(seed, "b%d-%d" % (s, k)))
+                a = GAME.seal_action(state, s, raw, secrets[s])
+            if tamper is not None:
+                a = tamper(state, s, a)
+            chosen.append((s, GAME.check(state, s, a)))
+        for s, a in chosen:
+            state = GAME.apply(state, s, a)
+    raise AssertionError("no end")
+
+
+SEED = bytes(range(32))
+
+
+@pytest.mark.parametrize("honest", [0, 1, 2])
+def test_all_seats_but_one_cannot_read_the_honest_seats_hand(honest):
+    n = 3
+    secrets = [secret_of(s) for s in range(n)]
+    st = drive(n, SEED, secrets, stop=lambda s: s.stage == "play")
+    gid, table = st.gid, deal.card_table(SEED, N_CARDS)
+    hand = st.ms.hands[honest]
+    assert hand
+    # the honest seat reads its hand (so the attempt below could succeed if the deal leaked)
+    assert len(dealt.known_cards(st, honest, secrets[honest])) == len(hand)
+    others = [s for s in range(n) if s != honest]
+    ys = [deal._secret_scalar(secrets[s], gid, s) for s in others]
+    for pos in hand:
+        ct = st.deck[pos]
+        # every subset of the coalition's keys, with every share published so far
+        for mask in range(1 << len(ys)):
+            p = ct[32:]
+            for i, y in enumerate(ys):
+                if mask >> i & 1:
+                    p = deal._sub(p, deal._mul(y, ct[:32], deal.Counter()))
+            assert table.get(p) is None
+            q = p
+            for s in others:
+                if st.shares[pos][s] is not None and not (mask >> others.index(s) & 1):
+                    q = deal._sub(q, st.shares[pos][s])
+            assert table.get(q) is None
+        # the coalition opening it with the honest seat's secret would succeed: the test can fail
+        assert deal.open_card(ct, [st.shares[pos][s] for s in others], secrets[honest], gid, honest, table) is not None
+    # no view without the honest seat's secret shows its cards; with it, they are there
+    assert "cards" not in GAME.view(st, honest)
+    shown = {c["pos"] for s in others for c in GAME.view(st, s, secrets[s])["cards"]}
+    assert not shown & set(hand)
+    assert {c["pos"] for c in GAME.view(st, honest, secrets[honest])["cards"]} == set(hand)
+
+
+def test_a_wrong_share_is_refused_at_once_naming_the_seat_and_position():
+    secrets = [secret_of(s) for s in range(3)]
+    st = drive(3, SEED, secrets, stop=lambda s: s.stage == "deal")
+    good = GAME.auto_action(st, 1, secrets[1])
+    GAME.check(st, 1, good)
+    bad = {"shares": [list(x) for x in good["shares"]]}
+    bad["shares"][0][1] = good["shares"][1][1]     # another position's (valid) share
+    with pytest.raises(IllegalAction, match=r"seat 1's share for position %d does not verify" % good["shares"][0][0]):
+        GAME.check(st, 1, bad)
+    # a share made with another seat's secret, or for too few positions: refused too
+    forged = GAME.auto_action(st, 1, secrets[2])
+    with pytest.raises(IllegalAction, match="seat 1"):
+        GAME.check(st, 1, forged)
+    with pytest.raises(IllegalAction, match="exactly positions"):
+        GAME.check(st, 1, {"shares": good["shares"][1:]})
+
+
+def test_a_card_play_that_was_not_dealt_is_refused_at_once():
+    secrets = [secret_of(s) for s in range(3)]
+    st = drive(3, SEED, secrets, stop=lambda s: s.stage == "play")
+    seat = st.ms.actor
+    known = dealt.known_cards(st, seat, secrets[seat])
+    pos, card = sorted(known.items())[0]
+    ok = GAME.seal_action(st, seat, {"do": "play", "pos": pos, "card": card, "double": None}, secrets[seat])
+    GAME.check(st, seat, ok)
+    # claiming another card at that position (a card not dealt to it there)
+    other = next(c for c in range(N_CARDS) if c not in known.values())
+    lie = GAME.seal_action(st, seat, {"do": "play", "pos": pos, "card": other, "double": None}, secrets[seat])
+    with pytest.raises(IllegalAction, match="seat %d's card play is not proven: position %d holds card" % (seat, pos)):
+        GAME.check(st, seat, lie)
+    # no proof at all, or another seat's proof
+    with pytest.raises(IllegalAction, match="proof"):
+        GAME.check(st, seat, {"do": "play", "pos": pos, "card": card, "double": None})
+    stolen = dict(ok, reveal=GAME.seal_action(st, seat, ok, secrets[(seat + 1) % 3])["reveal"])
+    stolen["reveal"] = {"share": stolen["reveal"]["share"], "proof": bytes(64)}
+    with pytest.raises(IllegalAction, match="not proven"):
+        GAME.check(st, seat, stolen)
+    # a position of another seat's hand
+    theirs = st.ms.hands[(seat + 1) % 3][0]
+    with pytest.raises(IllegalAction, match="not in your hand"):
+        GAME.check(st, seat, {"do": "play", "pos": theirs, "card": card, "double": None})
+
+
+def test_a_tampered_shuffle_is_named_by_the_disclosure_with_the_seat():
+    secrets = [secret_of(s) for s in range(3)]
+
+    def tamper(state, seat, action):
+        if state.stage == "shuffle" and seat == 1:
+            deck = list(action["deck"])
+            joint = deal.joint_key(list(state.keys))
+            # position 0 (round 1: seat 0's) becomes a re-randomised copy of position 20 (seat 2's)
+            deck[0] = deal._reencrypt(deck[20], deal._scalar("test", b"x"), joint, deal.Counter())
+            assert deal.check_deck(deck, N_CARDS) is None   # not visible at once
+            return {"deck": deck}
+        return action
+
+    st = drive(3, SEED, secrets, tamper=tamper)
+    res = GAME.result(st)
+    assert res["status"] == "cheating"
+    assert [s for s, _ in res["named"]] == [1] and "shuffle is wrong" in res["named"][0][1]
+    assert res["ranking"][-1] == 1 and 1 not in res["winners"]
+
+
+def test_withholding_locally_and_defaults_of_automatic_steps():
+    secrets = [secret_of(s) for s in range(3)]
+    st = drive(3, SEED, secrets, stop=lambda s: s.stage == "deal")
+    assert GAME.default_action(st, 0) == {"withhold": True}
+
+    def tamper(state, seat, action):
+        return {"withhold": True} if state.stage == "deal" and seat == 0 else action
+
+    end = drive(3, SEED, secrets, tamper=tamper)
+    res = GAME.result(end)
+    assert res["status"] == "withheld" and res["ranking"][-1] == 0 and res["named"][0][0] == 0
+    # a withheld key: the deal never begins, nobody is ranked
+    end = drive(3, SEED, secrets, tamper=lambda s, seat, a: {"withhold": True} if s.stage == "keys" and seat == 2 else a)
+    res = GAME.result(end)
+    assert res["status"] == "abandoned" and res["ranking"] == [] and res["named"][0][0] == 2
+    # a withheld disclosure: the game is not complete, that seat last
+    end = drive(3, SEED, secrets, tamper=lambda s, seat, a: {"withhold": True} if s.stage == "disclose" and seat == 1 else a)
+    res = GAME.result(end)
+    assert res["status"] == "not disclosed" and res["ranking"][-1] == 1
+    assert res["named"] == [[1, "seat secret not disclosed"]]
+    # a timed-out shuffle passes the deck on: the game still completes
+    end = drive(3, SEED, secrets, tamper=lambda s, seat, a: {"deck": None} if s.stage == "shuffle" and seat == 0 else a)
+    assert GAME.result(end)["status"] == "complete"
+    # a disclosed secret that is not the key's is refused at once
+    st = drive(3, SEED, secrets, stop=lambda s: s.stage == "disclose")
+    with pytest.raises(IllegalAction, match="does not match its key"):
+        GAME.check(st, 0, {"secret": secrets[1]})
+    assert GAME.result(st) is None     # not over (nor complete) before the disclosure
+
+
+def test_a_proven_deck_fault_stops_the_game_and_the_disclosure_names_the_shuffler():
+    secrets = [secret_of(s) for s in range(3)]
+
+    def tamper(state, seat, action):
+        if state.stage == "shuffle" and seat == 2:
+            deck = list(action["deck"])
+            # position 1 (seat 0's) opens to no card: its C2 shifted by G
+            ct = deck[1]
+            deck[1] = ct[:32] + deal._add(ct[32:], deal.G)
+            return {"deck": deck}
+        return action
+
+    seen = []
+    st = drive(3, SEED, secrets, tamper=tamper, stop=lambda s: seen.append(s.fault) or False)
+    assert any(f.startswith("seat 0 proved a deck fault at position(s) [1]") for f in seen)
+    res = GAME.result(st)
+    assert res["status"] == "cheating" and [s for s, _ in res["named"]] == [2]
+    assert st.ms.round == 1 and st.ms.phase == "play"   # stopped before any card was played
