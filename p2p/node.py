@@ -15,11 +15,13 @@ every outbound frame, seeded, from the environment variable EASEL_FAULTS
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import logging
 import os
 import time
 import random
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable
@@ -53,6 +55,8 @@ log = logging.getLogger("easel.node")
 Decider = Callable[[Any, int, Peer], Awaitable[Any]]
 TICK = 0.1
 QUEUE = 4096
+TRACE_FLUSH = 1.0         # s between appends of benchmark trace lines (EASEL_TRACE)
+SWITCH_INTERVAL = 0.001   # s: how long a thinking bot thread may keep the GIL from the event loop
 SEND_QUEUE_BYTES = 16 << 20   # bytes queued for one connection before it is dropped (redialled)
 
 
@@ -93,6 +97,21 @@ def save_roster(store: GameStore, genesis: Genesis, roster: dict) -> None:
 def load_roster(directory: Path) -> tuple[Genesis, dict]:
     obj = decode((Path(directory) / "roster").read_bytes())
     return parse_genesis(obj["genesis"]), obj["roster"]
+
+
+def _quiet_gc() -> None:
+    """Once per process: move everything alive now (modules, the genesis, the replayed log)
+    out of the cyclic collector's reach.  A full collection over it took 20-80 ms on the
+    benchmark machine: a pause in the middle of a step, that every peer waits for."""
+    global _GC_FROZEN
+    if _GC_FROZEN:
+        return
+    _GC_FROZEN = True
+    gc.collect()
+    gc.freeze()
+
+
+_GC_FROZEN = False
 
 
 class Conn:
@@ -157,13 +176,18 @@ class GameNode:
         keep = [r for r in store.spool.records if r not in placed]
         if len(keep) < len(store.spool.records):
             store.spool.rewrite(keep)
-        self._trace = None
+        self._trace: list | None = None
+        self._trace_path: Path | None = None
+        self._trace_flushed = 0.0
         if os.environ.get("EASEL_TRACE"):
-            # benchmarks: one JSON line per event we sign and per entry we place in the log
+            # benchmarks: one JSON line per event we sign and per entry we place in the log,
+            # kept in memory while we play (no write on the hot path) and written at the end
+            # with our peak memory (``run``)
             tdir = Path(os.environ["EASEL_TRACE"])
             tdir.mkdir(parents=True, exist_ok=True)
-            self._trace = open(tdir / ("seat-%d.jsonl" % self.seat), "a", buffering=1)
-            self.peer.on_sign = lambda ev: self._trace_line("sign", ev.id)
+            self._trace_path = tdir / ("seat-%d.jsonl" % self.seat)
+            self._trace = []
+            self.peer.on_sign = lambda ev: self._trace.append(("sign", [ev.id], time.monotonic()))
         self.conns: dict[bytes, Conn] = {}
         self.alerts: list[str] = []
         self.done = trio.Event()
@@ -199,7 +223,7 @@ class GameNode:
             elif isinstance(eff, WriteLog):
                 self.store.log.append(eff.entries, sync=False)
                 if self._trace is not None:
-                    self._trace_line("apply", [entry_id(raw) for raw in eff.entries])
+                    self._trace.append(("apply", [entry_id(raw) for raw in eff.entries], time.monotonic()))
             elif isinstance(eff, TruncateLog):
                 # the cut entries were just re-spooled (unsynced): make that durable first
                 self.store.sync()
@@ -218,9 +242,28 @@ class GameNode:
             elif isinstance(eff, Changed):
                 self._changed()
 
-    def _trace_line(self, kind: str, eids) -> None:
-        ids = [e.hex() for e in eids] if isinstance(eids, list) else [eids.hex()]
-        self._trace.write(json.dumps({"k": kind, "e": ids, "t": time.monotonic()}) + "\n")
+    def _write_trace(self, final: bool = True) -> None:
+        """Append the trace lines gathered so far (the ticker flushes them about once a
+        second, off the hot path, so a benchmark can watch a game live); ``final`` adds
+        our peak memory."""
+        if self._trace is None or self._trace_path is None:
+            return
+        lines = [json.dumps({"k": k, "e": [e.hex() for e in ids], "t": t}) for k, ids, t in self._trace]
+        self._trace.clear()
+        if final:
+            try:
+                import resource
+                peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss   # KiB on Linux
+            except (ImportError, OSError):  # pragma: no cover - not a POSIX system
+                peak_kb = None
+            lines.append(json.dumps({"k": "mem", "e": [], "t": time.monotonic(), "maxrss_kb": peak_kb}))
+        if not lines:
+            return
+        try:
+            with open(self._trace_path, "a") as f:
+                f.write("\n".join(lines) + "\n")
+        except OSError as exc:
+            log.warning("seat %d: could not write the trace: %s", self.seat, exc)
 
     def _changed(self) -> None:
         self.changed.set()
@@ -369,6 +412,9 @@ class GameNode:
             await trio.sleep(TICK)
             now = trio.current_time()
             self.apply(self.peer.tick(now))
+            if self._trace and now - self._trace_flushed >= TRACE_FLUSH:
+                self._trace_flushed = now
+                self._write_trace(final=False)
             if self.on_change is not None:
                 w = (self.peer.table.phase, self.peer.waiting(), len(self.conns), len(self.alerts))
                 if w != self._last_waiting:
@@ -413,6 +459,18 @@ class GameNode:
             await self.changed.wait()
 
     async def run(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        _quiet_gc()
+        # a bot thinks in a worker thread: let the event loop take the GIL back within
+        # 1 ms (not the default 5) so frames are relayed and placed while it thinks
+        switch = sys.getswitchinterval()
+        sys.setswitchinterval(min(switch, SWITCH_INTERVAL))
+        try:
+            await self._run(task_status)
+        finally:
+            sys.setswitchinterval(switch)
+            self._write_trace()
+
+    async def _run(self, task_status) -> None:
         async with trio.open_nursery() as n:
             self._nursery = n
             await n.start(functools.partial(tls.serve, limits=self.limits, stats=self.listener_stats),
