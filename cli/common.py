@@ -71,7 +71,7 @@ def read_file(path: str) -> bytes:
 
 # ----------------------------------------------------------------------------- games, options, bot levels
 def default_game_name() -> str:
-    """The game ``play``/``host``/``demo`` open without ``--game``: the registry's first (its names are sorted)."""
+    """The game ``play``/``host``/``demo`` open without ``--game``: the registry's first (in listing order)."""
     names = registry.names()
     if not names:
         raise UsageError("no games are installed")

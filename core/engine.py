@@ -146,6 +146,7 @@ class GameInfo:
     options: Mapping[str, Any] = field(default_factory=dict)  # option -> default
     option_help: Mapping[str, str] = field(default_factory=dict)  # option -> one line: allowed values/range
     secrets: bool = False        # needs a per-seat secret (automatic steps, secret-aware views)
+    listing: int = 100           # where ``easel games`` lists it; the first listed is the CLI's default game
 
     @property
     def default_edition(self) -> str:

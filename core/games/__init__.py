@@ -5,8 +5,8 @@ by their wire name (``info.name``, the genesis ``game`` string)::
 
     reg = Registry([game_a, game_b])
     reg.get("name")      # the Game, or UnknownGame (a ConfigError) naming the known games
-    reg.names()          # sorted wire names
-    for game in reg: ... # every game, sorted by name
+    reg.names()          # wire names, in listing order (info.listing, then name)
+    for game in reg: ... # every game, in the same order
 
 The default registry is discovered, never listed: every subpackage of this
 package that exposes ``GAME`` is a game (``default()``, cached).  The
@@ -41,7 +41,7 @@ class Registry:
             if name in by_name and by_name[name] is not g:
                 raise ValueError("two games named %r in one registry" % name)
             by_name[name] = g
-        self._games = dict(sorted(by_name.items()))
+        self._games = dict(sorted(by_name.items(), key=lambda kv: (getattr(kv[1].info, "listing", 100), kv[0])))
 
     def get(self, name: str) -> Game:
         if not isinstance(name, str) or name not in self._games:

@@ -62,7 +62,7 @@ EDITIONS = ("standard",)
 INFO = GameInfo(
     name=NAME, title="Modern Art", min_players=3, max_players=5, default_players=4,
     editions=EDITIONS, information="imperfect", simultaneous=True, sealed=True, chance=False,
-    options=dict(OPTIONS), option_help=dict(OPTION_HELP), secrets=True,
+    options=dict(OPTIONS), option_help=dict(OPTION_HELP), secrets=True, listing=20,
 )
 
 AUCTION_PHASES = ("open", "once_around", "sealed", "price", "fixed_price")

@@ -115,6 +115,7 @@ INFO = GameInfo(
         "first_round_sheets": "sheets on offer in round 1, 1 to 50 (default 10)",
         "sheets_per_round": "sheets on offer in later rounds, 1 to 50 (default 7)",
     },
+    listing=0,
 )
 
 ACTION_KEYS = ("bids", "splash", "extra", "convert", "why")

@@ -74,19 +74,11 @@ OPTION_HELP = {
 }
 
 
-def _make_info() -> GameInfo:
-    kw = dict(
-        name=NAME, title="Starving Artists", min_players=1, max_players=4, default_players=4,
-        editions=EDITIONS, information="imperfect", simultaneous=True, sealed=False,
-        chance=True, options=dict(OPTIONS),
-    )
-    try:
-        return GameInfo(option_help=dict(OPTION_HELP), **kw)  # type: ignore[call-arg]
-    except TypeError:  # a GameInfo without option_help
-        return GameInfo(**kw)
-
-
-INFO = _make_info()
+INFO = GameInfo(
+    name=NAME, title="Starving Artists", min_players=1, max_players=4, default_players=4,
+    editions=EDITIONS, information="imperfect", simultaneous=True, sealed=False,
+    chance=True, options=dict(OPTIONS), option_help=dict(OPTION_HELP), listing=10,
+)
 
 MAIN = ("work", "buy", "paint")
 FREE = ("trade", "reset", "study", "offer")
