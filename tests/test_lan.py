@@ -301,7 +301,11 @@ def test_host_link_down_mid_game_then_up_the_game_finishes(lan):
 
 def test_a_peer_whose_address_changed_resumes_and_the_game_finishes(lan):
     host, bots = start_three(lan, 20)
-    assert wait_for(lambda: first_log(lan, 1) and first_log(lan, 2), timeout=30), finish([host] + bots, 1)
+    def seated(j: int) -> bool:   # the log is made before the roster beside it: wait for both
+        log = first_log(lan, j)
+        return bool(log) and (log.parent / "roster").exists()
+
+    assert wait_for(lambda: seated(1) and seated(2), timeout=30), finish([host] + bots, 1)
     # the machine holding the last seat is the one that moves (it dials every other seat itself)
     k = max((1, 2), key=lambda j: seat_of(lan, j))
     victim = bots[k - 1]
