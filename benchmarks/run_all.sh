@@ -46,3 +46,4 @@ python bench_demo.py
 python bench_starving.py
 python bench_deal.py
 python bench_flood.py
+python bench_modern_art.py --games 50
