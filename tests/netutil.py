@@ -331,3 +331,74 @@ __all__ = [
     "TruncateLog", "WriteLog", "WriteSecret", "WriteSpool", "entry_raws", "events_in", "free_port",
     "free_ports", "identities", "make_table", "timeouts_in", "wait_for", "encode",
 ]
+
+
+# --------------------------------------------------------------------------- easel CLI processes (SIGKILL / resume tests)
+ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+
+
+def logs_under(home) -> list:
+    """The game logs under one peer's EASEL_HOME."""
+    return sorted(home.glob("games/*/log"))
+
+
+def spawn_easel(args, home):
+    """``python -m cli ARGS`` with its own EASEL_HOME, no fault injection, pipes for its output."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ)
+    env["EASEL_HOME"] = str(home)
+    env.pop("EASEL_FAULTS", None)
+    return subprocess.Popen([sys.executable, "-m", "cli", *args], cwd=ROOT, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def finish_procs(procs, timeout: float) -> list:
+    """(returncode, stdout, stderr) of each process, all within ``timeout`` seconds (the rest killed: returncode None)."""
+    import subprocess
+
+    deadline = time.monotonic() + timeout
+    out = []
+    for p in procs:
+        try:
+            so, se = p.communicate(timeout=max(0.5, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            for q in procs:
+                if q.poll() is None:
+                    q.kill()
+            so, se = p.communicate()
+            out.append((None, so.decode(errors="replace"), se.decode(errors="replace")))
+            continue
+        out.append((p.returncode, so.decode(errors="replace"), se.decode(errors="replace")))
+    return out
+
+
+class LogFollower:
+    """Replays a peer's growing log file incrementally (a torn last record is simply not read yet)."""
+
+    def __init__(self, home) -> None:
+        self.home = home
+        self.table = None
+        self.n = 0
+
+    def poll(self):
+        from core.logfile import parse as parse_log
+        from core.table import Table
+
+        logs = logs_under(self.home)
+        if not logs:
+            return None
+        try:
+            entries = parse_log(logs[0].read_bytes()).entries
+            if not entries:
+                return None
+            if self.table is None:
+                self.table, self.n = Table.start(entries[0], registry), 1
+            for raw in entries[self.n:]:
+                self.table.append(raw)
+                self.n += 1
+        except Exception:  # a log rolled back under us: start again
+            self.table, self.n = None, 0
+        return self.table

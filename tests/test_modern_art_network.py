@@ -48,6 +48,7 @@ from p2p.store import GameStore
 
 from .helpers import log_file
 from .netutil import free_ports, make_table, wait_for
+from .netutil import LogFollower as Follower, finish_procs as _finish, logs_under as _logs_under, spawn_easel as _spawn
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = "modern-art"
@@ -111,59 +112,6 @@ async def test_five_nodes_with_faults_finish_with_identical_valid_complete_logs(
 
 
 # --------------------------------------------------------------------------- SIGKILL and resume (processes)
-def _logs_under(home: Path) -> list[Path]:
-    return sorted(home.glob("games/*/log"))
-
-
-def _spawn(args, home: Path) -> subprocess.Popen:
-    env = dict(os.environ)
-    env["EASEL_HOME"] = str(home)
-    env.pop("EASEL_FAULTS", None)
-    return subprocess.Popen([sys.executable, "-m", "cli", *args], cwd=ROOT, env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-
-
-def _finish(procs, timeout: float) -> list:
-    deadline = time.monotonic() + timeout
-    out = []
-    for p in procs:
-        try:
-            so, se = p.communicate(timeout=max(0.5, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            for q in procs:
-                if q.poll() is None:
-                    q.kill()
-            so, se = p.communicate()
-            out.append((None, so.decode(errors="replace"), se.decode(errors="replace")))
-            continue
-        out.append((p.returncode, so.decode(errors="replace"), se.decode(errors="replace")))
-    return out
-
-
-class Follower:
-    """Replays a growing log file incrementally (a torn last record is simply not read yet)."""
-
-    def __init__(self, home: Path) -> None:
-        self.home = home
-        self.table: Table | None = None
-        self.n = 0
-
-    def poll(self) -> Table | None:
-        logs = _logs_under(self.home)
-        if not logs:
-            return None
-        try:
-            entries = parse_log(logs[0].read_bytes()).entries
-            if not entries:
-                return None
-            if self.table is None:
-                self.table, self.n = Table.start(entries[0], core.games), 1
-            for raw in entries[self.n:]:
-                self.table.append(raw)
-                self.n += 1
-        except Exception:  # a log rolled back under us: start again
-            self.table, self.n = None, 0
-        return self.table
 
 
 def _secret_in_store(game_dir: Path, scratch: Path) -> bytes:

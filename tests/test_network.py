@@ -26,6 +26,7 @@ from p2p.store import GameStore
 
 from .helpers import GAMES
 from .netutil import Sim, entry_raws, free_ports, make_table, wait_for
+from .netutil import finish_procs as _finish, logs_under as _logs_under, spawn_easel as _spawn
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -253,37 +254,6 @@ def _records(path: Path) -> int:
         return len(parse_log(path.read_bytes()).entries)
     except OSError:
         return 0
-
-
-def _logs_under(home: Path) -> list[Path]:
-    return sorted(home.glob("games/*/log"))
-
-
-def _spawn(args, home: Path) -> subprocess.Popen:
-    env = dict(os.environ)
-    env["EASEL_HOME"] = str(home)
-    env.pop("EASEL_FAULTS", None)
-    return subprocess.Popen(
-        [sys.executable, "-m", "cli", *args], cwd=ROOT, env=env,
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )
-
-
-def _finish(procs, timeout: float) -> list[tuple[int, str, str]]:
-    deadline = time.monotonic() + timeout
-    out = []
-    for p in procs:
-        try:
-            so, se = p.communicate(timeout=max(0.5, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            for q in procs:
-                if q.poll() is None:
-                    q.kill()
-            so, se = p.communicate()
-            out.append((None, so.decode(errors="replace"), se.decode(errors="replace")))
-            continue
-        out.append((p.returncode, so.decode(errors="replace"), se.decode(errors="replace")))
-    return out
 
 
 def test_sigkill_a_bot_and_resume(tmp_path):
