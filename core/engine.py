@@ -110,6 +110,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol
 
 __all__ = [
+    "RulesGame",
     "GameInfo",
     "Turn",
     "Game",
@@ -203,6 +204,53 @@ class Game(Protocol):
     #   def auto_action(self, state, seat, secret) -> action
     #   def seal_action(self, state, seat, action, secret) -> action   (optional)
     #   view(state, seat, secret=None), legal_actions(state, seat, secret=None)
+
+
+class RulesGame:
+    """A Game whose rules are one module's functions: ``configure``, ``setup``, ``turn``,
+    ``check``, ``apply``, ``chance``, ``default_action``, ``view``, ``result``,
+    ``describe`` and ``INFO``, plus any optional hooks it defines (``legal_actions``,
+    ``problems``, ``determinize``).  Saves every game the same delegating class."""
+
+    OPTIONAL = ("legal_actions", "problems", "determinize")
+
+    def __init__(self, rules: Any, bots: Mapping[str, Callable[[], Bot]]) -> None:
+        self.rules = rules
+        self.info: GameInfo = rules.INFO
+        self.bots = dict(bots)
+        for hook in self.OPTIONAL:
+            if hasattr(rules, hook):
+                setattr(self, hook, getattr(rules, hook))
+
+    def configure(self, options: Mapping[str, Any], players: int) -> dict:
+        return self.rules.configure(options, players)
+
+    def setup(self, config: Mapping[str, Any], players: int, seed: bytes) -> Any:
+        return self.rules.setup(config, players, seed)
+
+    def turn(self, state: Any) -> Turn:
+        return self.rules.turn(state)
+
+    def check(self, state: Any, seat: int, action: Any) -> Any:
+        return self.rules.check(state, seat, action)
+
+    def apply(self, state: Any, seat: int, action: Any) -> Any:
+        return self.rules.apply(state, seat, action)
+
+    def chance(self, state: Any, entropy: bytes) -> Any:
+        return self.rules.chance(state, entropy)
+
+    def default_action(self, state: Any, seat: int) -> Any:
+        return self.rules.default_action(state, seat)
+
+    def view(self, state: Any, seat: int | None) -> Any:
+        return self.rules.view(state, seat)
+
+    def result(self, state: Any) -> dict | None:
+        return self.rules.result(state)
+
+    def describe(self, state: Any, seat: int, action: Any) -> str:
+        return self.rules.describe(state, seat, action)
 
 
 def problems(game: Any, state: Any, seat: int, action: Any) -> list[str]:

@@ -862,3 +862,9 @@ def describe(state: State, seat: int, action: Any) -> str:
         cost = EDITIONS.get(getattr(state, "config", {}).get("edition", ""), {}).get("extra_cost")
         parts.append("extra splash %s%s" % (_space_words(ex), " for %d garnets" % cost if cost else ""))
     return "%s %s" % (who, "; ".join(parts))
+
+
+def determinize(state: State, seat: int | None, rng: Any) -> State:
+    """No hidden part of a Painting Game state outlives its round's reveal: the table
+    holds sealed moves until all are in, so the state itself is what every seat sees."""
+    return state
