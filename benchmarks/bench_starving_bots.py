@@ -14,6 +14,11 @@ pairs is given too.
 Goals (issue 5): heuristic >= 80 % over random; search >= 60 % over
 heuristic; a search move < 1 s.
 
+It also plays ``--tables`` games of heuristic bots only at 4-seat and at
+2-seat tables and reports how those tables go: the share of games that end by
+a starvation, the mean end day, the mean points of the winner and the mean
+paintings sold per seat (a table that starves early is a dull one).
+
     python benchmarks/bench_starving_bots.py              # 200 games per pairing, 2 processes
     python benchmarks/bench_starving_bots.py --games 20   # a quick run
     python benchmarks/bench_starving_bots.py --games 12 --procs 1 --only search/heuristic  # move times
@@ -90,6 +95,30 @@ def play_one(spec: tuple) -> dict:
             "points": [res["points"][i] for i in range(players)], "arr": arr}
 
 
+def play_table(spec: tuple) -> dict:
+    """One game of heuristic bots only."""
+    players, k, seed_base = spec
+    seed = (seed_base * 1_000_003 + players * 10_007 + 500_000 + k).to_bytes(8, "big") + bytes(24)
+    _, res = play_game({}, players, seed, [HeuristicBot() for _ in range(players)])
+    return {"players": players, "starved": "starv" in res["reason"] or any(res["starved"]), "days": res["days"],
+            "winner_points": max(res["points"]), "sold": sum(res["sold"])}
+
+
+def summarize_tables(games: list[dict]) -> dict:
+    out = {}
+    for p in sorted({g["players"] for g in games}, reverse=True):
+        sub = [g for g in games if g["players"] == p]
+        n = len(sub)
+        out["%d-seat" % p] = {
+            "games": n,
+            "starvation_share": round(sum(g["starved"] for g in sub) / n, 3),
+            "mean_end_day": round(sum(g["days"] for g in sub) / n, 2),
+            "mean_winner_points": round(sum(g["winner_points"] for g in sub) / n, 2),
+            "mean_sold_per_seat": round(sum(g["sold"] for g in sub) / (n * p), 2),
+        }
+    return out
+
+
 def wilson(k: int, n: int, z: float = 1.96) -> list[float]:
     if n == 0:
         return [0.0, 1.0]
@@ -159,9 +188,13 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--procs", type=int, default=2, help="worker processes")
     ap.add_argument("--seed", type=int, default=1, help="seed base")
     ap.add_argument("--only", choices=[f"{s}/{w}" for s, w in PAIRINGS], help="run one pairing")
+    ap.add_argument("--tables", type=int, default=100,
+                    help="heuristic-only games per table size (4 and 2 seats); 0 skips them")
     args = ap.parse_args(argv)
     if args.games < 2:
         raise SystemExit("--games must be at least 2")
+    if args.tables < 0:
+        raise SystemExit("--tables must be 0 or more")
     specs = []
     for strong, weak in PAIRINGS:
         if args.only and args.only != "%s/%s" % (strong, weak):
@@ -175,6 +208,8 @@ def main(argv: list[str] | None = None) -> dict:
     t0 = time.perf_counter()
     with Pool(args.procs) as pool:
         games = list(pool.imap_unordered(play_one, specs, chunksize=1))
+        tables = list(pool.imap_unordered(play_table, [(p, k, args.seed) for p in (4, 2)
+                                                       for k in range(args.tables)], chunksize=4))
     wall = time.perf_counter() - t0
     out: dict = {"benchmark": "starving_artists_bot_strength", "games_per_pairing": args.games,
                  "tables": "half 2-seat (1+1, seats swapped), half 4-seat (2+2, six arrangements)",
@@ -201,6 +236,8 @@ def main(argv: list[str] | None = None) -> dict:
         bot = SearchBot()
         out["search_settings"] = {"rollouts": bot.rollouts, "candidates": bot.candidates,
                                   "horizon_days": bot.horizon}
+    if tables:
+        out["heuristic_tables"] = summarize_tables(tables)
     out["engine"] = rules.NAME
     print(json.dumps(out))
     return out

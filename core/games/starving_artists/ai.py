@@ -6,13 +6,24 @@
   buys canvases that are cheap to finish for what they bring (stars, food,
   paint), works when it is short of cubes, trades surplus colours for needed
   ones with the Paint Market (resets the canvas market only when nothing there
-  is worth buying), sells every complete canvas at night, watches its
-  nutrition (food counts more at 2 or less), picks collection cubes by need
-  and accepts player trades that help it.
+  is worth buying), sells every complete canvas at night, picks collection
+  cubes by need and accepts player trades that help it.
+  It plans its food: the *deadline* is the number of main actions left before
+  the last night whose sales still feed it (this day's turns + 2 x (nutrition
+  - 1), tonight's sales counted); the *food project* is its food-bearing
+  canvas quickest to finish, estimated as paint actions (empty squares / 4)
+  plus getting the cubes its studio lacks (one by the day's trade if the
+  Paint Market has it, the rest by work at the bag's odds).  When the
+  estimate comes within ``FOOD_MARGIN`` actions of the deadline, or its sale
+  would leave fewer than ``FOOD_NEXT`` actions for the next one (or it owns no
+  food canvas and the deadline is near), it works for that canvas alone: buys
+  a quicker food canvas if the market has one, trades for the project's
+  colours, paints it, works for its missing cubes rather than painting other
+  canvases, and resets the canvas market if nothing can feed it in time.
 
 * ``SearchBot``: determinized Monte-Carlo search.  For a turn decision it
-  takes a few candidate actions (the heuristic's choice, its variants, and one
-  of each kind ``rules.legal_actions`` offers), then for each of several
+  takes a few candidate actions (the heuristic's choice, the food plan's, its
+  variants, and one of each kind ``rules.legal_actions`` offers), then for each of several
   determinizations (a state rebuilt from the view with ``state_from_view``:
   the unseen deck and the pending draws are sampled) plays every seat with the
   heuristic for a few days and scores the outcome (place first, then score
@@ -57,12 +68,14 @@ class _Plan:
     __slots__ = ("order", "assigned", "uncovered", "left", "desire", "deficit")
 
     def __init__(self, studio: Sequence[int], canvases: Sequence[tuple[int, str]], hungry: bool,
-                 market: Sequence[int] = ()) -> None:
+                 market: Sequence[int] = (), first: int = -1) -> None:
         inc = [(cid, f) for cid, f in canvases if "." in f]
         if hungry:
-            inc.sort(key=lambda cf: (cf[1].count("."), -CARDS[cf[0]].food, -CARDS[cf[0]].stars, cf[0]))
+            inc.sort(key=lambda cf: (cf[0] != first, CARDS[cf[0]].food == 0, cf[1].count("."),
+                                     -CARDS[cf[0]].food, -CARDS[cf[0]].stars, cf[0]))
         else:
-            inc.sort(key=lambda cf: (cf[1].count("."), -CARDS[cf[0]].stars, -CARDS[cf[0]].food, cf[0]))
+            inc.sort(key=lambda cf: (cf[0] != first, cf[1].count("."), -CARDS[cf[0]].stars,
+                                     -CARDS[cf[0]].food, cf[0]))
         self.order = inc
         left = list(studio)
         assigned: dict[int, list[tuple[int, int]]] = {}
@@ -214,12 +227,16 @@ def _cmap(counts: Sequence[int]) -> dict:
 # the heuristic
 
 
-def _buy_options(state: State, seat: int, plan: _Plan) -> list[tuple[float, int, list[int], float]]:
-    """(score, slot, pay, coverage share) for each affordable canvas in the market."""
+def _buy_options(state: State, seat: int, plan: _Plan,
+                 need_food: bool = False) -> list[tuple[float, int, list[int], float]]:
+    """(score, slot, pay, coverage share) for each affordable canvas in the market.
+
+    ``need_food``: the seat has no food-bearing canvas it can finish in time, so
+    food weighs as much as stars and a canvas without food is worth little."""
     studio = state.studios[seat]
     total = sum(studio)
     junior = state.config["edition"] == "junior"
-    hungry = _hungry(state, seat)
+    hungry = _hungry(state, seat) or need_food
     nut = state.nutrition[seat]
     out = []
     keep = [studio[c] - plan.left[c] for c in range(8)]
@@ -267,6 +284,8 @@ def _buy_options(state: State, seat: int, plan: _Plan) -> list[tuple[float, int,
         unc = size - cov
         fw = 1.3 if hungry else (0.7 if nut <= 3 else 0.45)
         value = card.stars + fw * card.food + 0.08 * card.paint
+        if need_food and card.food == 0:
+            value *= 0.3
         actions = 1.0 + (size + 3) // 4 + 0.8 * unc + cost / 3.0
         out.append((value / actions, slot, pay, cov / size))
     out.sort(key=lambda x: (-x[0], x[1]))
@@ -341,8 +360,167 @@ def _other_free(state: State, seat: int, plan: _Plan) -> dict | None:
     return None
 
 
+# --------------------------------------------------------------------------
+# food: finish a food-bearing canvas before nutrition runs out
+
+FOOD_MARGIN = 3      # spare main actions wanted between a food canvas's estimate and the deadline
+FOOD_ACTIONS = 1.5    # a food canvas's food counts as this many actions when choosing one
+FOOD_NEXT = 7         # main actions wanted after a food canvas's sale for the next one
+NO_FOOD_DEADLINE = 8  # with no food canvas owned, buy one once the deadline is this close
+
+
+def _turns_today(state: State) -> int:
+    return 2 if state.phase == "morning" else 1
+
+
+def _deadline(state: State, seat: int) -> int:
+    """Main actions the seat has left before the last night whose sales still feed it
+    (complete canvases are sold tonight: their food counts)."""
+    ready = sum(CARDS[cid].food for cid, f in state.canvases[seat] if "." not in f)
+    n = min(rules.MAX_NUTRITION, state.nutrition[seat] + ready)
+    return _turns_today(state) + 2 * (n - 1)
+
+
+def _est(plan: _Plan, cid: int, filled: str, pm: Sequence[int] = ()) -> float:
+    """Main actions to finish an owned canvas: paint actions plus getting the cubes the
+    studio lacks: one from the Paint Market by the day's trade (if there), the rest by
+    work, 3 random cubes of which the share in the bag of the needed colours help."""
+    unc = plan.uncovered[cid]
+    turns = float((filled.count(".") + 3) // 4)
+    if not unc:
+        return turns
+    cols: set[int] = set()
+    traded = False
+    missing = 0
+    for i in unc:
+        sq = _SQ[cid][i]
+        if not traded and pm and any(pm[c] > 0 and c != WILD for c in sq):
+            traded = True
+            continue
+        missing += 1
+        cols.update(sq)
+    if missing:
+        share = sum(_BAG_SHARE[c] for c in cols)
+        if "W" not in filled:
+            share += _BAG_SHARE[WILD]
+        turns += min(missing * 2.0, missing / max(0.3, 3.0 * share) + 0.5)
+    return turns + (0.3 if traded else 0.0)
+
+
+def _food_key(est: float, food: int, deadline: int) -> tuple[bool, float]:
+    """Which food canvas to go for: one finished in time first, then the most actions left
+    after selling it (each food is two more actions)."""
+    return (est > deadline, est - FOOD_ACTIONS * food)
+
+
+def _food_project(state: State, seat: int, deadline: int) -> tuple[float, int] | None:
+    """(estimate, card id) of the owned food-bearing canvas to finish first (``_food_key``)."""
+    best = None
+    studio = state.studios[seat]
+    for cid, f in state.canvases[seat]:
+        if "." not in f or CARDS[cid].food <= 0:
+            continue
+        p = _Plan(studio, state.canvases[seat], True, state.market, first=cid)
+        e = _est(p, cid, f, state.paint_market)
+        k = (_food_key(e, CARDS[cid].food, deadline), e, cid)
+        if best is None or k < best:
+            best = k
+    return None if best is None else (best[1], best[2])
+
+
+def _market_food(state: State, seat: int, plan: _Plan) -> list[tuple[float, int, int, list[int]]]:
+    """(estimate including the buy, -food, slot, pay) of each affordable food canvas, best first."""
+    studio = state.studios[seat]
+    junior = state.config["edition"] == "junior"
+    out = []
+    keep = [studio[c] - plan.left[c] for c in range(8)]
+    for slot in (1, 2, 3):
+        cid = state.market[slot - 1]
+        if cid < 0 or CARDS[cid].food <= 0:
+            continue
+        cost = 1 if junior else slot
+        need_new = [0] * 8
+        for cols in _SQ[cid]:
+            for c in cols:
+                need_new[c] += 1
+        pay = _spend(studio, [keep[c] + need_new[c] for c in range(8)], cost, plan.desire)
+        if pay is None:
+            continue
+        after = [studio[c] - pay[c] for c in range(8)]
+        canv = tuple(state.canvases[seat]) + ((cid, "." * CARDS[cid].size),)
+        p = _Plan(after, canv, True, (), first=cid)
+        e = 1 + _est(p, cid, "." * CARDS[cid].size, state.paint_market) + 0.15 * cost
+        out.append((e, -CARDS[cid].food, slot, pay))
+    deadline = _deadline(state, seat)
+    out.sort(key=lambda o: (_food_key(o[0], -o[1], deadline), o[2]))
+    return out
+
+
+def _food_action(state: State, seat: int, deadline: int, project: tuple[float, int] | None) -> dict | None:
+    """The turn of a seat that must get food soon: everything for the quickest food canvas."""
+    studio = state.studios[seat]
+    free = not state.free_used[seat]
+    first = project[1] if project is not None else -1
+    plan = _Plan(studio, state.canvases[seat], True, state.market, first=first)
+    market = _market_food(state, seat, plan)
+    own_est = project[0] if project is not None else 99.0
+    own_key = _food_key(own_est, CARDS[first].food if project is not None else 0, deadline)
+    # + 1: the canvas already started is kept unless the market's is clearly better
+    if market and _food_key(market[0][0] + 1.0, -market[0][1], deadline) < own_key:
+        e, _, slot, pay = market[0]
+        main = {"do": "buy", "slot": slot, "pay": _cmap(pay)}
+        if free:
+            then = _then_trade(state, seat, main)
+            if then is not None:
+                main["then"] = then
+        return main
+    # neither the own canvases nor the market's can feed the seat in time: a new market
+    best_market = market[0][0] if market else 99.0
+    if (free and own_est > deadline and best_market > deadline - 1 and len(state.deck) >= 3
+            and sum(studio) >= 3):
+        keep = [studio[c] - plan.left[c] for c in range(8)] if project is not None else [0] * 8
+        pay = _spend(studio, keep, 2, plan.desire)
+        if pay is not None:
+            return {"do": "reset", "pay": _cmap(pay)}
+    if project is None:
+        return None
+    cid = first
+    filled = dict(state.canvases[seat])[cid]
+    if free:
+        tr = _best_trade(state, seat, plan, 0)
+        if tr is not None:
+            p2 = _Plan(_trade_on(studio, tr), state.canvases[seat], True, state.market, first=cid)
+            if len(p2.uncovered[cid]) < len(plan.uncovered[cid]):
+                return tr
+    paint, done = plan.paint()
+    unc = len(plan.uncovered[cid])
+    mine = [pl for pl in paint if pl[0] == cid]
+    if cid in done or (mine and unc == 0):
+        return {"do": "paint", "place": paint}
+    # other canvases wait: their cubes may pay the trades this canvas needs
+    if len(mine) >= 4:
+        return {"do": "paint", "place": mine}
+    # the cubes still missing come first; paint when the time left needs every action
+    paint_turns = (filled.count(".") + 3) // 4
+    if mine and deadline <= paint_turns + (1 if unc else 0):
+        return {"do": "paint", "place": mine}
+    return {"do": "work"}
+
+
 def _turn_action(state: State, seat: int) -> dict:
     studio = state.studios[seat]
+    deadline = _deadline(state, seat)
+    project = _food_project(state, seat, deadline)
+    if project is None:
+        need_food = deadline <= NO_FOOD_DEADLINE
+    else:
+        # in time, and leaving enough actions after its sale for the next food canvas
+        est, food = project[0], CARDS[project[1]].food
+        need_food = est + FOOD_MARGIN > deadline or deadline - est + 2 * food < FOOD_NEXT
+    if need_food:
+        act = _food_action(state, seat, deadline, project)
+        if act is not None:
+            return act
     plan = _plan(state, seat)
     paint, done = plan.paint()
     free = not state.free_used[seat]
@@ -371,7 +549,7 @@ def _turn_action(state: State, seat: int) -> dict:
     # 2. the main action
     if done or len(paint) >= 3:
         return {"do": "paint", "place": paint}
-    buys = _buy_options(state, seat, plan) if inc < 2 or spare >= 6 else []
+    buys = _buy_options(state, seat, plan, need_food or project is None) if inc < 2 or spare >= 6 else []
     good = [b for b in buys if b[0] >= 0.45 or (b[3] >= 0.75 and b[0] >= 0.3)]
     pick = None
     if buys and want_canvas:
@@ -380,6 +558,8 @@ def _turn_action(state: State, seat: int) -> dict:
         pick = good[0]
     elif good and spare >= 6 and good[0][3] >= 0.6:
         pick = good[0]
+    if pick is not None and inc and any(pick[2][c] > plan.left[c] for c in range(8)):
+        pick = None     # never pay with cubes a canvas in progress is waiting for
     if pick is not None and (pick[0] >= RESET_BELOW or not free or len(state.deck) < 3 or sum(studio) < 5):
         main = {"do": "buy", "slot": pick[1], "pay": _cmap(pick[2])}
         if free:
@@ -592,6 +772,9 @@ def candidates(state: State, seat: int, cap: int) -> list[dict]:
 
     add(heuristic_action(state, seat))
     if state.step == "turn":
+        # the food plan's choice, also when the heuristic does not think it urgent yet
+        deadline = _deadline(state, seat)
+        add(_food_action(state, seat, deadline, _food_project(state, seat, deadline)))
         plan = _plan(state, seat)
         paint, _ = plan.paint()
         add({"do": "work"})
@@ -622,7 +805,7 @@ class SearchBot:
     are searched; collection picks and trade answers use the heuristic.
     """
 
-    def __init__(self, rollouts: int = 8, candidates: int = 6, horizon: int = 3) -> None:
+    def __init__(self, rollouts: int = 12, candidates: int = 6, horizon: int = 3) -> None:
         self.rollouts = rollouts
         self.candidates = candidates
         self.horizon = horizon
