@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import subprocess
 import sys
@@ -56,7 +55,7 @@ from core.games.modern_art import rules  # noqa: E402
 from core.games.modern_art.bots import EasyBot, HardBot, MediumBot, play_game  # noqa: E402
 from core.logfile import parse  # noqa: E402
 
-from common import load, stats  # noqa: E402
+from common import clustered, load, stats, wilson  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = "modern-art"
@@ -201,31 +200,6 @@ def play_one(spec: tuple) -> dict:
     return {"pairing": "%s/%s" % (strong, weak), "ahead": ahead, "behind": behind, "tied": tied,
             "wall": wall, "money": money, "arr": arr,
             "strong_wins": any(arr[w] == "S" for w in res["winners"])}
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> list[float]:
-    if n == 0:
-        return [0.0, 1.0]
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return [round(max(0.0, c - h), 4), round(min(1.0, c + h), 4)]
-
-
-def clustered(games: list[dict], z: float = 1.96) -> list[float]:
-    """95 % interval of sum(ahead)/sum(pairs) with games as clusters."""
-    g = len(games)
-    a = [x["ahead"] for x in games]
-    n = [x["ahead"] + x["behind"] + x["tied"] for x in games]
-    tot = sum(n)
-    if g < 2 or tot == 0:
-        return [0.0, 1.0]
-    p = sum(a) / tot
-    nbar = tot / g
-    var = sum((ai - p * ni) ** 2 for ai, ni in zip(a, n)) / (g * (g - 1) * nbar * nbar)
-    h = z * math.sqrt(var)
-    return [round(max(0.0, p - h), 4), round(min(1.0, p + h), 4)]
 
 
 def summarize(games: list[dict]) -> dict:

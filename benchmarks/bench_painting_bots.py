@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import math
 import sys
 import time
 from multiprocessing import Pool
@@ -40,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import core.games.painting  # noqa: E402,F401  (the package a --bots file's relative imports need)
 from core.games.painting import rules  # noqa: E402
+from common import clustered  # noqa: E402
 
 ARRANGEMENTS = ("HRHR", "RHRH", "HHRR", "RHHR", "RRHH", "HRRH")
 BATCH = 20
@@ -142,21 +142,6 @@ def dist(xs: list[float]) -> dict:
 
     return {"median": q(50), "p10": q(10), "p90": q(90), "min": xs[0], "max": xs[-1],
             "mean": round(sum(xs) / len(xs), 2), "n": len(xs)}
-
-
-def clustered(games: list[dict], z: float = 1.96) -> list[float]:
-    """95 % interval of sum(ahead)/sum(pairs) with games as clusters (ratio estimator)."""
-    g = len(games)
-    a = [x["ahead"] for x in games]
-    n = [x["ahead"] + x["behind"] + x["tied"] for x in games]
-    tot = sum(n)
-    if g < 2 or tot == 0:
-        return [0.0, 1.0]
-    p = sum(a) / tot
-    nbar = tot / g
-    var = sum((ai - p * ni) ** 2 for ai, ni in zip(a, n)) / (g * (g - 1) * nbar * nbar)
-    h = z * math.sqrt(var)
-    return [round(max(0.0, p - h), 4), round(min(1.0, p + h), 4)]
 
 
 def _option(text: str) -> tuple[str, object]:

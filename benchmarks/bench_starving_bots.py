@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -40,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from core.games.starving_artists import rules  # noqa: E402
 from core.games.starving_artists.ai import HeuristicBot, SearchBot  # noqa: E402
 from core.games.starving_artists.bots import RandomBot, play_game  # noqa: E402
+from common import wilson, clustered  # noqa: E402
 
 LEVELS = {"random": RandomBot, "heuristic": HeuristicBot, "search": SearchBot}
 PAIRINGS = (("heuristic", "random"), ("search", "heuristic"))
@@ -117,31 +117,6 @@ def summarize_tables(games: list[dict]) -> dict:
             "mean_sold_per_seat": round(sum(g["sold"] for g in sub) / (n * p), 2),
         }
     return out
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> list[float]:
-    if n == 0:
-        return [0.0, 1.0]
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return [round(max(0.0, c - h), 4), round(min(1.0, c + h), 4)]
-
-
-def clustered(games: list[dict], z: float = 1.96) -> list[float]:
-    """95 % interval of sum(ahead)/sum(pairs) with games as clusters."""
-    g = len(games)
-    a = [x["ahead"] for x in games]
-    n = [x["ahead"] + x["behind"] + x["tied"] for x in games]
-    tot = sum(n)
-    if g < 2 or tot == 0:
-        return [0.0, 1.0]
-    p = sum(a) / tot
-    nbar = tot / g
-    var = sum((ai - p * ni) ** 2 for ai, ni in zip(a, n)) / (g * (g - 1) * nbar * nbar)
-    h = z * math.sqrt(var)
-    return [round(max(0.0, p - h), 4), round(min(1.0, p + h), 4)]
 
 
 def pct(xs: list[float], p: float) -> float | None:

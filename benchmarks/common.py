@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+import math
+
 import hashlib
 import os
 import sys
@@ -200,3 +202,29 @@ def load() -> list[float]:
 
 def repeat(fn: Callable[[], float], times: int) -> list[float]:
     return [fn() for _ in range(times)]
+
+
+# --------------------------------------------------------------------------- bot strength: intervals
+def wilson(k: int, n: int, z: float = 1.96) -> list[float]:
+    if n == 0:
+        return [0.0, 1.0]
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return [round(max(0.0, c - h), 4), round(min(1.0, c + h), 4)]
+
+
+def clustered(games: list[dict], z: float = 1.96) -> list[float]:
+    """95 % interval of sum(ahead)/sum(pairs) with games as clusters."""
+    g = len(games)
+    a = [x["ahead"] for x in games]
+    n = [x["ahead"] + x["behind"] + x["tied"] for x in games]
+    tot = sum(n)
+    if g < 2 or tot == 0:
+        return [0.0, 1.0]
+    p = sum(a) / tot
+    nbar = tot / g
+    var = sum((ai - p * ni) ** 2 for ai, ni in zip(a, n)) / (g * (g - 1) * nbar * nbar)
+    h = z * math.sqrt(var)
+    return [round(max(0.0, p - h), 4), round(min(1.0, p + h), 4)]
