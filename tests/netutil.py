@@ -402,3 +402,19 @@ class LogFollower:
         except Exception:  # a log rolled back under us: start again
             self.table, self.n = None, 0
         return self.table
+
+
+def finished_identical(results, homes) -> tuple[list, list]:
+    """Every CLI peer exited 0 without a traceback, its game over, and each home holds one
+    log, byte-identical to the others: (log paths per home, log bytes per home)."""
+    import json
+
+    for rc, so, se in results:
+        assert rc == 0, "exit %r\nstdout: %s\nstderr: %s" % (rc, so[-1000:], se[-3000:])
+        assert "Traceback" not in se
+        assert json.loads(so.strip().splitlines()[-1])["over"] is True
+    logs = [logs_under(h) for h in homes]
+    assert all(len(lg) == 1 for lg in logs)
+    data = [lg[0].read_bytes() for lg in logs]
+    assert all(d == data[0] for d in data)
+    return logs, data

@@ -46,7 +46,7 @@ from p2p.store import GameStore
 
 from .helpers import log_file
 from .netutil import free_ports, make_table, wait_for
-from .netutil import LogFollower as Follower, finish_procs as _finish, logs_under as _logs_under, spawn_easel as _spawn
+from .netutil import LogFollower as Follower, finish_procs as _finish, finished_identical, logs_under as _logs_under, spawn_easel as _spawn
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = "starving-artists"
@@ -216,14 +216,7 @@ def test_sigkill_a_bot_mid_day_and_resume(tmp_path):
             if p.poll() is None:
                 p.kill()
                 p.wait(timeout=10)
-    for rc, so, se in results:
-        assert rc == 0, "exit %r\nstdout: %s\nstderr: %s" % (rc, so[-1000:], se[-3000:])
-        assert "Traceback" not in se
-        assert json.loads(so.strip().splitlines()[-1])["over"] is True
-    logs = [_logs_under(h) for h in homes]
-    assert all(len(lg) == 1 for lg in logs)
-    data = [lg[0].read_bytes() for lg in logs]
-    assert data[0] == data[1] == data[2]
+    logs, data = finished_identical(results, homes)
     ents = entries_of(data[0])
     assert len(ents) + 1 > killed_at
     assert not [e for e in ents if isinstance(e, Timeout)], "the killed seat was timed out instead of resumed"
