@@ -44,18 +44,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nacl.signing import VerifyKey  # noqa: E402
-
 import core.games as registry  # noqa: E402
 from cli.auditing import audit_files  # noqa: E402
 from cli.common import default_level  # noqa: E402
 from core.audit import audit  # noqa: E402
-from core.events import Event, Genesis, Timeout, event_sign_msg, genesis_sign_msg, parse_entry, vote_sign_msg  # noqa: E402
 from core.games.modern_art import rules  # noqa: E402
 from core.games.modern_art.bots import EasyBot, HardBot, MediumBot, play_game  # noqa: E402
-from core.logfile import parse  # noqa: E402
 
-from common import clustered, load, stats, wilson  # noqa: E402
+from common import clustered, load, signatures, stats, wilson  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = "modern-art"
@@ -109,24 +105,6 @@ def demo_runs(runs: int, players: int) -> tuple[dict, list[bytes]]:
 
 
 # --------------------------------------------------------------------------- 2. audit throughput
-def signatures(files: dict[str, bytes]) -> tuple[int, list]:
-    sigs, entries = [], 0
-    for data in files.values():
-        keys = None
-        for raw in parse(data).entries:
-            entries += 1
-            ent = parse_entry(raw, verify=False)
-            if isinstance(ent, Event):
-                sigs.append((VerifyKey(ent.author), event_sign_msg(ent.game_id, ent.author, ent.seq, ent.prev, ent.kind, ent.body), ent.sig))
-            elif isinstance(ent, Genesis):
-                keys = ent.doc["seats"]
-                for key, sig in zip(keys, ent.sigs):
-                    sigs.append((VerifyKey(key), genesis_sign_msg(ent.game_id), sig))
-            elif isinstance(ent, Timeout):
-                msg = vote_sign_msg(ent.game_id, ent.phase, ent.prev, list(ent.seats))
-                for v, sig in ent.votes:
-                    sigs.append((VerifyKey(keys[v]), msg, sig))
-    return entries, sigs
 
 
 def audit_throughput(logs: list[bytes], repeats: int) -> dict:

@@ -40,16 +40,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nacl.signing import SigningKey, VerifyKey  # noqa: E402
+from nacl.signing import SigningKey  # noqa: E402
 
 import core.events  # noqa: E402
 import core.games as registry  # noqa: E402
 from cli.auditing import audit_files  # noqa: E402
 from cli.common import default_level  # noqa: E402
 from core.audit import audit  # noqa: E402
-from core.events import Event, Genesis, Timeout, event_sign_msg, game_id_of, genesis_sign_msg, make_genesis, parse_entry, vote_sign_msg  # noqa: E402
+from core.events import Event, game_id_of, genesis_sign_msg, make_genesis, parse_entry  # noqa: E402
 from core.logfile import LOG_MAGIC, encode_record, parse  # noqa: E402
 from core.table import Table  # noqa: E402
+from common import signatures  # noqa: E402
 from p2p.memnet import play_in_memory  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -191,26 +192,6 @@ def make_log(seed: int, bot) -> bytes:
     assert all(p.table.over for p in peers)
     assert all(p.log_entries == peers[0].log_entries for p in peers)
     return log_file(peers[0].log_entries)
-
-
-def signatures(files: dict[str, bytes]) -> tuple[int, list]:
-    sigs, entries = [], 0
-    for data in files.values():
-        keys = None
-        for raw in parse(data).entries:
-            entries += 1
-            ent = parse_entry(raw, verify=False)
-            if isinstance(ent, Event):
-                sigs.append((VerifyKey(ent.author), event_sign_msg(ent.game_id, ent.author, ent.seq, ent.prev, ent.kind, ent.body), ent.sig))
-            elif isinstance(ent, Genesis):
-                keys = ent.doc["seats"]
-                for key, sig in zip(keys, ent.sigs):
-                    sigs.append((VerifyKey(key), genesis_sign_msg(ent.game_id), sig))
-            elif isinstance(ent, Timeout):
-                msg = vote_sign_msg(ent.game_id, ent.phase, ent.prev, list(ent.seats))
-                for v, sig in ent.votes:
-                    sigs.append((VerifyKey(keys[v]), msg, sig))
-    return entries, sigs
 
 
 def audit_throughput(n_logs: int, repeats: int) -> tuple[dict, dict]:

@@ -228,3 +228,30 @@ def clustered(games: list[dict], z: float = 1.96) -> list[float]:
     var = sum((ai - p * ni) ** 2 for ai, ni in zip(a, n)) / (g * (g - 1) * nbar * nbar)
     h = z * math.sqrt(var)
     return [round(max(0.0, p - h), 4), round(min(1.0, p + h), 4)]
+
+
+def signatures(files: dict[str, bytes]) -> tuple[int, list]:
+    """(entries, [(VerifyKey, message, signature)] of every signature) in a set of log files:
+    events, the genesis's seat signatures and time-out votes."""
+    from nacl.signing import VerifyKey
+
+    from core.events import Event, Genesis, Timeout, event_sign_msg, genesis_sign_msg, parse_entry, vote_sign_msg
+    from core.logfile import parse
+
+    sigs, entries = [], 0
+    for data in files.values():
+        keys = None
+        for raw in parse(data).entries:
+            entries += 1
+            ent = parse_entry(raw, verify=False)
+            if isinstance(ent, Event):
+                sigs.append((VerifyKey(ent.author), event_sign_msg(ent.game_id, ent.author, ent.seq, ent.prev, ent.kind, ent.body), ent.sig))
+            elif isinstance(ent, Genesis):
+                keys = ent.doc["seats"]
+                for key, sig in zip(keys, ent.sigs):
+                    sigs.append((VerifyKey(key), genesis_sign_msg(ent.game_id), sig))
+            elif isinstance(ent, Timeout):
+                msg = vote_sign_msg(ent.game_id, ent.phase, ent.prev, list(ent.seats))
+                for v, sig in ent.votes:
+                    sigs.append((VerifyKey(keys[v]), msg, sig))
+    return entries, sigs
