@@ -372,9 +372,16 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return _pipe_closed()
     except BaseExceptionGroup as group:
-        if group.subgroup(lambda e: not isinstance(e, BrokenPipeError)) is None:
+        if all(isinstance(e, BrokenPipeError) for e in leaves(group)):
             return _pipe_closed()
         raise
+
+
+def leaves(group: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) exception groups; ``subgroup`` cannot say this, as it tests the groups too."""
+    if isinstance(group, BaseExceptionGroup):
+        return [leaf for e in group.exceptions for leaf in leaves(e)]
+    return [group]
 
 
 def _pipe_closed() -> int:
@@ -422,13 +429,11 @@ def _main(argv: list[str] | None) -> int:
         print("easel: interrupted", file=sys.stderr)
         return 130
     except BaseExceptionGroup as group:  # trio nurseries wrap what their tasks raise
-        usage = group.subgroup(lambda e: isinstance(e, (UsageError, KeyboardInterrupt)))
-        if usage is None or group.subgroup(lambda e: not isinstance(e, (UsageError, KeyboardInterrupt))) is not None:
+        inner = leaves(group)
+        if not all(isinstance(e, (UsageError, KeyboardInterrupt)) for e in inner):
             raise
-        first = usage.exceptions[0]
-        while isinstance(first, BaseExceptionGroup):
-            first = first.exceptions[0]
-        if isinstance(first, KeyboardInterrupt):
+        first = inner[0]
+        if any(isinstance(e, KeyboardInterrupt) for e in inner):
             print("easel: interrupted", file=sys.stderr)
             return 130
         print("easel: %s" % first, file=sys.stderr)

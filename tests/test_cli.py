@@ -607,3 +607,32 @@ def test_show_json_has_one_meaning_per_field(good_log):
     assert set(obj["step"]) == {"table_phase", "kind", "purpose", "label", "seats", "missing"}
     # "phase", where it appears, is the game's own (inside its view)
     assert isinstance(obj["view"].get("phase", ""), str)
+
+
+@pytest.mark.parametrize("raised, rc, said", [
+    (BaseExceptionGroup("nursery", [KeyboardInterrupt()]), 130, "easel: interrupted"),
+    # Ctrl-C during a retry pause: the interrupt is nested, with a failed connect as its context
+    (BaseExceptionGroup("nursery", [BaseExceptionGroup("inner", [KeyboardInterrupt()])]), 130, "easel: interrupted"),
+    (BaseExceptionGroup("nursery", [BrokenPipeError()]), 141, ""),
+])
+def test_exception_groups_from_nurseries_end_quietly(monkeypatch, capsys, raised, rc, said):
+    from cli import live, main
+
+    def dispatch(args):
+        raise raised
+
+    monkeypatch.setattr(live, "dispatch", dispatch)
+    monkeypatch.setattr(main, "_pipe_closed", lambda: main.EXIT_PIPE)
+    assert main.main(["join", "127.0.0.1:9"]) == rc
+    assert capsys.readouterr().err.strip() == said
+
+
+def test_an_unexpected_error_inside_a_group_is_not_swallowed(monkeypatch):
+    from cli import live, main
+
+    def dispatch(args):
+        raise BaseExceptionGroup("nursery", [KeyboardInterrupt(), RuntimeError("bug")])
+
+    monkeypatch.setattr(live, "dispatch", dispatch)
+    with pytest.raises(BaseExceptionGroup):
+        main.main(["join", "127.0.0.1:9"])
