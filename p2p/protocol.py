@@ -48,6 +48,7 @@ from core.events import (
     make_event,
     make_timeout,
     parse_entry,
+    verify_many,
     verify_sig,
     vote_sign_msg,
 )
@@ -636,20 +637,23 @@ class Peer:
         return fork_sends + out
 
     def _on_entry(self, peer: bytes | None, raw: bytes) -> list:
+        # parsed once; its signature checks wait in ``sigs`` until we know it is not a duplicate
+        sigs: list = []
         try:
-            quick = parse_entry(raw, keys=self.keys, verify=False)
+            ent = parse_entry(raw, keys=self.keys, pending=sigs)
         except EntryError as exc:
             return [Disconnect(peer, "bad entry: %s" % exc)] if peer else [Alert("bad entry: %s" % exc)]
-        if isinstance(quick, Event) and quick.author in self.events:
-            known = self.events[quick.author].get(quick.seq)
-            if known is not None and known.raw == quick.raw:
+        if isinstance(ent, Event) and ent.author in self.events:
+            known = self.events[ent.author].get(ent.seq)
+            if known is not None and known.raw == ent.raw:
                 return []  # a duplicate: no need to check its signature again
-        if isinstance(quick, Timeout) and any(c.raw == quick.raw for c in self.certs.get(quick.phase, [])):
+        if isinstance(ent, Timeout) and any(c.raw == ent.raw for c in self.certs.get(ent.phase, [])):
             return []
-        try:
-            ent = parse_entry(raw, keys=self.keys)
-        except EntryError as exc:
-            return [Disconnect(peer, "bad entry: %s" % exc)] if peer else [Alert("bad entry: %s" % exc)]
+        bad = verify_many(sigs)
+        if bad is not None:
+            text = ("time-out: bad vote signature from seat %d" % ent.votes[bad][0]) if isinstance(ent, Timeout) \
+                else "event: signature does not verify"
+            return [Disconnect(peer, "bad entry: %s" % text)] if peer else [Alert("bad entry: %s" % text)]
         if isinstance(ent, Genesis):
             return []
         if ent.game_id != self.genesis.game_id:

@@ -13,7 +13,7 @@ import pytest
 
 from core.encoding import decode, encode
 from core.engine import IllegalAction
-from core.events import vote_sign_msg, Event, Timeout, commitment, make_event, parse_entry
+from core.events import vote_sign_msg, Event, Timeout, commitment, make_event, make_timeout, parse_entry
 from core.hashing import dhash
 from p2p.identity import Identity
 from p2p.protocol import (
@@ -451,6 +451,9 @@ def _garbage_messages(sim):
     bad_sig = good.raw[:-1] + bytes([good.raw[-1] ^ 1])
     foreign = make_event(outsider.sign, g.game_id, outsider.public, 0, prev, "commit", {"phase": 0, "hash": bytes(32)})
     have_ok = encode(["have", [], []])
+    # a certificate timing seat 2 out: seat 0's vote is real, seat 1's is not its signature
+    vmsg = vote_sign_msg(g.game_id, 0, prev, [2])
+    forged_vote = make_timeout(g.game_id, 0, prev, [2], [(0, sim.ids[0].sign(vmsg)), (1, sim.ids[0].sign(vmsg))])
     noncanon = b"\xdc\x00\x03" + have_ok[1:]  # array16 header where a fixarray is the canonical form
     return {
         "not msgpack": b"\xc1\xc1\xc1",
@@ -467,6 +470,7 @@ def _garbage_messages(sim):
         "entry not bytes": encode(["entry", 5]),
         "entry garbage": encode(["entry", b"\x01\x02"]),
         "entry bad signature": encode(["entry", bad_sig]),
+        "certificate with a forged vote": encode(["entry", forged_vote.raw]),
         "event from no seat": encode(["entry", foreign.raw]),
         "bad vote": encode(["vote", 0, prev, [1], 0, b"x" * 64]),
         "vote bad seats": encode(["vote", 0, prev, [0], 0, b"x" * 64]),
@@ -493,7 +497,8 @@ def test_specific_disconnect_reasons():
     p = sim.peers[0]
     msgs = _garbage_messages(sim)
     reason = lambda name: [e for e in p.receive(sim.keys[1], msgs[name]) if isinstance(e, Disconnect)][0].reason
-    assert "signature" in reason("entry bad signature")
+    assert reason("entry bad signature") == "bad entry: event: signature does not verify"
+    assert reason("certificate with a forged vote") == "bad entry: time-out: bad vote signature from seat 1"
     assert "holds no seat" in reason("event from no seat")
     assert "unknown message type" in reason("unknown type")
     assert "protocol violation" in reason("non-canonical")
