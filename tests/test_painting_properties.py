@@ -222,3 +222,31 @@ def test_heuristic_bids_and_splashes_or_says_why(seed, players, edition, garnets
             if why.get("bids") == "no tokens":
                 assert view["tokens"][view["seat"]] == 0
             assert set(why) <= set(rules.WHY) and all(why[k] in rules.WHY[k] for k in why)
+
+
+# --------------------------------------------------------------------------- sheet matching
+def _shifts_by_hand(grid: str, cells, size: int) -> list:
+    """Every (dr, dc) at which the coloured cells sit on their letters, the slow way."""
+    coloured = [(r, c, col) for r, c, col in cells if col != "W"]
+    if not coloured:
+        return []
+    out = []
+    for dr in range(-size, size + 1):
+        for dc in range(-size, size + 1):
+            spots = [(r + dr, c + dc, col) for r, c, col in coloured]
+            if all(0 <= r < size and 0 <= c < size and grid[r * size + c] == col for r, c, col in spots):
+                out.append((dr, dc))
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(size=st.integers(3, 6), data=st.data())
+def test_sheet_shifts_match_a_brute_force_search(size, data):
+    from core.games.painting import sheets
+
+    grid = data.draw(st.text(alphabet="RBYWPOGK", min_size=size * size, max_size=size * size))
+    cells = data.draw(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.sampled_from("RBYWPOG")), max_size=6))
+    want = _shifts_by_hand(grid, cells, size)
+    assert sheets.match_offsets(grid, cells, size) == want
+    assert sheets.match_offsets(grid, [list(c) for c in cells], size) == want   # a view's lists
+    assert sheets.matches(grid, cells, size) == bool(want)

@@ -25,6 +25,7 @@ sheet cell, because sheet cells are never white or black.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from ...rng import Rng
@@ -103,21 +104,50 @@ def generate_round(entropy: bytes, round_no: int, count: int, first_id: int) -> 
     return [Sheet(first_id + i, generate_sheet_cells(rng)) for i in range(count)]
 
 
-def _offsets(grid: str, cells: Sequence[Sequence], size: int):
+@lru_cache(maxsize=4096)
+def _plan(cells: tuple, size: int) -> tuple | None:
+    """(first letter, [(index offset, letter)] of the others, the first cell's row and column,
+    the bounds of the start's row and column) of a pattern, or None if it can match nowhere.  The pattern's cells are taken relative to
+    its first coloured cell in the flattened grid; only the starts that keep the pattern
+    inside the grid (no wrapping into the next row) are shifts."""
     coloured = [(r, c, col) for r, c, col in cells if col != "W"]
     if not coloured:
-        return
+        return None
     rmin = min(r for r, _, _ in coloured)
     rmax = max(r for r, _, _ in coloured)
     cmin = min(c for _, c, _ in coloured)
     cmax = max(c for _, c, _ in coloured)
-    for dr in range(-rmin, size - rmax):
-        for dc in range(-cmin, size - cmax):
-            for r, c, col in coloured:
-                if grid[(r + dr) * size + c + dc] != col:
+    r0, c0, _ = min(coloured, key=lambda x: x[0] * size + x[1])
+    at_cell: dict[int, str] = {}
+    for r, c, col in coloured:
+        if at_cell.setdefault((r - r0) * size + (c - c0), col) != col:
+            return None  # two colours asked of one cell
+    if any(len(col) != 1 for col in at_cell.values()):
+        return None  # a grid square holds one letter
+    rel = sorted(at_cell.items())
+    # a start index i is the shift (i // size - r0, i % size - c0), inside the grid when
+    # r0 - rmin <= i // size < r0 + size - rmax, and the same for columns
+    return rel[0][1], tuple(rel[1:]), r0, c0, r0 - rmin, r0 + size - rmax, c0 - cmin, c0 + size - cmax
+
+
+def _offsets(grid: str, cells: Sequence[Sequence], size: int):
+    try:
+        plan = _plan(cells, size)
+    except TypeError:  # cells as lists (a view): the same pattern, hashable
+        plan = _plan(tuple(tuple(x) for x in cells), size)
+    if plan is None:
+        return
+    first, rest, r0, c0, rlo, rhi, clo, chi = plan
+    i = grid.find(first)
+    while i >= 0:
+        row, col_ = divmod(i, size)
+        if rlo <= row < rhi and clo <= col_ < chi:
+            for off, col in rest:
+                if grid[i + off] != col:
                     break
             else:
-                yield (dr, dc)
+                yield (row - r0, col_ - c0)
+        i = grid.find(first, i + 1)
 
 
 def match_offsets(grid: str, cells: Sequence[Sequence], size: int = GRID) -> list[tuple[int, int]]:
