@@ -2,14 +2,19 @@
 
 A 5-seat table, a 70-card deck, four rounds dealt 8/3/3/0 cards per seat.  Each
 seat does what a peer does: makes its key and checks the others' keys, shuffles
-once in turn and checks every other shuffled deck as it arrives, gives its
+once in turn with its k shadow shuffles (the commitments of its shuffle proof)
+and checks every other shuffled deck as it arrives, opens its shadows for the
+challenge and checks every other seat's shuffle proof, gives its
 decryption shares for every position dealt to another seat, checks every share
 the other seats publish (all of them, not only those for its own cards), and
 opens its own cards.  The time of each seat's calls is summed separately (the
 seats run in one process, one after the other).  Also measured: the
 end-of-game audit of the deal (every shuffle redone from the disclosed
-secrets) and checking every card play.  Prints one JSON object.
+secrets; and every shuffle proof checked once, which is what replaying the log
+costs on top) and checking every card play.  Prints one JSON object.
 Goal: < 1 s of crypto per seat for the deal.
+
+Usage: python benchmarks/bench_deal.py [repetitions [shadows]]   (default 5, deal.SHADOWS)
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from core import deal as D  # noqa: E402
+from core.encoding import encode  # noqa: E402
 from core.hashing import dhash  # noqa: E402
 
 SEATS = 5
@@ -35,7 +41,7 @@ def median(xs):
     return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
 
 
-def one_deal(rep: int) -> dict:
+def one_deal(rep: int, k: int = D.SHADOWS) -> dict:
     gid = dhash("bench/deal", rep)
     secs = [0.0] * SEATS
     ops = [D.Counter() for _ in range(SEATS)]
@@ -58,12 +64,34 @@ def one_deal(rep: int) -> dict:
     table = D.card_table(gid, CARDS)  # computed once per game (not counted: no multiplication)
     deck = D.initial_deck(gid, CARDS)
     decks = []
+    ins = []
+    commits = []
+    proof_s = [0.0] * SEATS   # the shuffle proof's part of each seat's seconds
     for s in range(SEATS):
+        ins.append(deck)
+        t0 = secs[s]
+        commits.append(timed(s, D.shuffle_commit, deck, keys[s][0], joint, gid, s, k, ops[s]))
+        proof_s[s] += secs[s] - t0
         deck = timed(s, D.shuffle, deck, keys[s][0], joint, gid, s, ops[s])
         decks.append(deck)
         for t in range(SEATS):
             if t != s:
                 assert timed(t, D.check_deck, deck, CARDS, ops[t]) is None
+    # the challenge (the table's beacon after every shuffle is in), the openings, every check
+    bits = D.challenge_bits(dhash("bench/beacon", rep), gid, k)
+    proofs = []
+    for s in range(SEATS):
+        t0 = secs[s]
+        proofs.append(timed(s, D.prove_shuffle, CARDS, keys[s][0], gid, s, bits))
+        proof_s[s] += secs[s] - t0
+    for s in range(SEATS):
+        for t in range(SEATS):
+            if t != s:
+                t0 = secs[t]
+                assert timed(t, D.verify_shuffle_proof, ins[s], decks[s], commits[s], bits, proofs[s],
+                             joint, gid, s, ops[t]) is None
+                proof_s[t] += secs[t] - t0
+    proof_bytes = [len(encode({"openings": proofs[s]})) + len(encode(commits[s])) for s in range(SEATS)]
     pos = 0
     shares: dict[int, dict[int, bytes]] = {}
     owners: dict[int, int] = {}
@@ -98,15 +126,25 @@ def one_deal(rep: int) -> dict:
 
     t0 = time.perf_counter()
     audit_ops = D.Counter()
-    assert D.audit_shuffles(gid, CARDS, publics, decks, [k[0] for k in keys], audit_ops) == []
+    triples = [(commits[s], bits, proofs[s]) for s in range(SEATS)]
+    assert D.audit_shuffles(gid, CARDS, publics, decks, [x[0] for x in keys], audit_ops, triples) == []
     audit_s = time.perf_counter() - t0
-    return {"secs": secs, "ops": [o.as_dict() for o in ops], "play_s": play_s, "play_ops": play_ops.as_dict(),
-            "audit_s": audit_s, "audit_ops": audit_ops.as_dict()}
+    # the replay of the log checks every shuffle proof once (as a peer does when the events arrive)
+    t0 = time.perf_counter()
+    replay_ops = D.Counter()
+    for s in range(SEATS):
+        assert D.verify_shuffle_proof(ins[s], decks[s], commits[s], bits, proofs[s], joint, gid, s, replay_ops) is None
+    replay_s = time.perf_counter() - t0
+    return {"secs": secs, "proof_s": proof_s, "ops": [o.as_dict() for o in ops], "play_s": play_s,
+            "play_ops": play_ops.as_dict(), "audit_s": audit_s, "audit_ops": audit_ops.as_dict(),
+            "proofs_checked_once_s": replay_s, "proofs_checked_once_ops": replay_ops.as_dict(),
+            "proof_bytes": proof_bytes}
 
 
-def main(repeats: int = 5) -> None:
-    runs = [one_deal(r) for r in range(repeats)]
+def main(repeats: int = 5, k: int = D.SHADOWS) -> None:
+    runs = [one_deal(r, k) for r in range(repeats)]
     per_seat = [x for run in runs for x in run["secs"]]
+    proof_per_seat = [x for run in runs for x in run["proof_s"]]
     worst = [max(run["secs"]) for run in runs]
     print(json.dumps({
         "benchmark": "deal",
@@ -121,6 +159,13 @@ def main(repeats: int = 5) -> None:
             "max": round(max(per_seat), 4),
             "slowest_seat_median": round(median(worst), 4),
         },
+        "shadows": k,
+        "shuffle_proof_s_per_seat": {
+            "median": round(median(proof_per_seat), 4),
+            "min": round(min(proof_per_seat), 4),
+            "max": round(max(proof_per_seat), 4),
+        },
+        "shuffle_proof_bytes_per_seat": max(runs[0]["proof_bytes"]),
         "by_seat_median_s": [round(median([run["secs"][s] for run in runs]), 4) for s in range(SEATS)],
         "scalar_mults_per_seat": [runs[0]["ops"][s]["mults"] for s in range(SEATS)],
         "ops_per_seat": runs[0]["ops"],
@@ -129,10 +174,12 @@ def main(repeats: int = 5) -> None:
         "audit_of_the_deal_s": round(median([run["audit_s"] for run in runs]), 4),
         "audit_of_the_deal_mults": runs[0]["audit_ops"]["mults"],
         "audit_of_the_deal_point_checks": runs[0]["audit_ops"]["checks"],
+        "every_shuffle_proof_checked_once_s": round(median([run["proofs_checked_once_s"] for run in runs]), 4),
+        "every_shuffle_proof_checked_once_mults": runs[0]["proofs_checked_once_ops"]["mults"],
         "goal_s_per_seat": 1.0,
         "goal_met": max(per_seat) < 1.0,
     }))
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5, int(sys.argv[2]) if len(sys.argv) > 2 else D.SHADOWS)

@@ -23,6 +23,13 @@ is computed, never sent).  Seat 0, 1, ... in turn permute and re-randomise
 every ciphertext (C1 + r*G, C2 + r*Y), permutation and r's derived from the
 seat secret, so disclosing the secret at the end lets anyone redo the shuffle.
 
+Shuffle proof (cut and choose, Sako-Kilian): with its output a seat commits to
+SHADOWS shadow shuffles of its input (hashes only); after a challenge drawn
+from the table's beacon once every shuffle is in, it opens each shadow either
+to the input (its seed) or to the output (permutation and re-randomisers);
+every peer checks before giving any share.  A wrong shuffle passes with
+probability 2^-SHADOWS; the disclosure at the end catches it always.
+
 Dealing position j to seat k: every other seat s publishes D_s = y_s*C1_j with
 a DLEQ proof log_G(Y_s) = log_C1(D_s); the owner gets P = C2 - sum D_s - y_k*C1
 and looks it up.  Playing it: the owner publishes its own share + proof, and
@@ -49,6 +56,8 @@ __all__ = [
     "keygen", "public_of", "verify_key", "joint_key", "verify_disclosure",
     "card_points", "card_table", "initial_deck", "check_deck",
     "shuffle", "verify_shuffle_disclosed", "audit_shuffles",
+    "SHADOWS", "shadow_seed", "shadow_deck", "shuffle_commit", "challenge_bits", "prove_shuffle",
+    "verify_shuffle_proof",
     "share", "verify_share", "open_card", "verify_play", "assign_positions",
 ]
 
@@ -69,7 +78,19 @@ TAGS = (
     "deal/rerand",       # (0|1), secret, game_id, seat, i, try -> r for output position i
     "deal/share-nonce",  # (0|1), y, game_id, seat, pos, C1 -> DLEQ nonce
     "deal/share-proof",  # (0|1), game_id, seat, pos, Y_s, C1, D, A, B -> DLEQ challenge
+    # the shuffle proof (cut-and-choose shadow shuffles, docs/deal.md §3)
+    "deal/shadow",        # secret, game_id, seat, i -> seed_i of shadow shuffle i (32 bytes)
+    "deal/shadow-perm",   # seed_i, game_id, seat -> PRNG seed of shadow i's permutation
+    "deal/shadow-rerand", # (0|1), seed_i, game_id, seat, j, try -> shadow i's r for output position j
+    "deal/shadow-deck",   # game_id, seat, i, shadow deck bytes -> commitment H_i
+    "deal/challenge",     # beacon entropy, game_id -> the challenge bits
 )
+
+# Shadow shuffles per shuffle proof.  A shuffle that is not a permutation and
+# re-encryption of its input passes the proof only if every challenge bit is the
+# one its shadows were prepared for: probability 2^-SHADOWS (docs/deal.md §4
+# argues the number and gives its cost; the disclosure catches it always).
+SHADOWS = 12
 
 IDENTITY = b"\x01" + bytes(31)  # canonical encoding of the neutral element (never sent)
 _ONE = (1).to_bytes(32, "little")
@@ -290,20 +311,44 @@ def check_deck(deck: Any, n_cards: int, ops: Counter | None = None) -> str | Non
     return None
 
 
+def _plan(key: bytes, n: int, game_id: bytes, seat: int, perm_tag: str, rerand_tag: str) -> tuple[list[int], list[bytes]]:
+    """A permutation (output j takes input perm[j]) and re-randomisers r_j, derived from ``key``."""
+    perm = list(range(n))
+    Rng(dhash(perm_tag, key, game_id, seat), perm_tag).shuffle(perm)
+    rs = [_scalar(rerand_tag, key, game_id, seat, j) for j in range(n)]
+    return perm, rs
+
+
 def _shuffle_plan(secret: bytes, n: int, game_id: bytes, seat: int) -> tuple[list[int], list[bytes]]:
     """The seat's permutation (output j takes input perm[j]) and re-randomisers r_j."""
     if type(secret) is not bytes or len(secret) != SECRET_BYTES:
         raise DealError("seat secret must be %d bytes" % SECRET_BYTES)
     _check_ctx(game_id, seat)
-    perm = list(range(n))
-    Rng(dhash("deal/perm", secret, game_id, seat), "deal/perm").shuffle(perm)
-    rs = [_scalar("deal/rerand", secret, game_id, seat, j) for j in range(n)]
-    return perm, rs
+    return _plan(secret, n, game_id, seat, "deal/perm", "deal/rerand")
+
+
+def _shadow_plan(seed: bytes, n: int, game_id: bytes, seat: int) -> tuple[list[int], list[bytes]]:
+    """Shadow shuffle's permutation and re-randomisers: the real shuffle's code on seed_i."""
+    if type(seed) is not bytes or len(seed) != 32:
+        raise DealError("a shadow seed must be 32 bytes")
+    _check_ctx(game_id, seat)
+    return _plan(seed, n, game_id, seat, "deal/shadow-perm", "deal/shadow-rerand")
 
 
 def _reencrypt(ct: bytes, r: bytes, joint: bytes, ops: Counter) -> bytes:
     c1, c2 = ct[:32], ct[32:]
     return _add(c1, _base(r, ops)) + _add(c2, _mul(r, joint, ops))
+
+
+def _permute(deck: Sequence[bytes], perm: list[int], rs: list[bytes], joint: bytes, ops: Counter) -> list[bytes]:
+    return [_reencrypt(deck[perm[j]], rs[j], joint, ops) for j in range(len(deck))]
+
+
+def _check_shuffle_args(deck: Sequence[bytes], joint: bytes) -> None:
+    if not _is_point(joint):
+        raise DealError("joint key is not a valid point")
+    for ct in deck:
+        _split(ct)
 
 
 def shuffle(deck: Sequence[bytes], secret: bytes, joint: bytes, game_id: bytes, seat: int,
@@ -314,12 +359,148 @@ def shuffle(deck: Sequence[bytes], secret: bytes, joint: bytes, game_id: bytes, 
     Deterministic: the same inputs give the same bytes.
     """
     ops = ops or _NULL
-    if not _is_point(joint):
-        raise DealError("joint key is not a valid point")
-    for ct in deck:
-        _split(ct)
+    _check_shuffle_args(deck, joint)
     perm, rs = _shuffle_plan(secret, len(deck), game_id, seat)
-    return [_reencrypt(deck[perm[j]], rs[j], joint, ops) for j in range(len(deck))]
+    return _permute(deck, perm, rs, joint, ops)
+
+
+# --------------------------------------------------------------------------- the shuffle proof
+#
+# Cut and choose with shadow shuffles (Sako-Kilian).  With its output the shuffler
+# publishes H_i = dhash("deal/shadow-deck", game_id, seat, i, shadow_i) for k shadow
+# shuffles of its *input* deck.  After a challenge it cannot know (the table's
+# beacon, drawn after every shuffle is in), it opens each shadow one way: bit 0,
+# input -> shadow (the seed the shadow comes from); bit 1, shadow -> output (the
+# permutation and re-randomisers that take shadow_i to the output).  Both openings
+# of one shadow would prove the output a shuffle of the input, so a wrong output
+# survives each bit with probability 1/2 at most.  An opening reveals nothing of
+# the real shuffle: bit 0 is independent of it, bit 1 is masked by the shadow.
+
+
+def shadow_seed(secret: bytes, game_id: bytes, seat: int, i: int) -> bytes:
+    """seed_i = dhash("deal/shadow", secret, game_id, seat, i): shadow i of the seat's shuffle."""
+    if type(secret) is not bytes or len(secret) != SECRET_BYTES:
+        raise DealError("seat secret must be %d bytes" % SECRET_BYTES)
+    _check_ctx(game_id, seat)
+    return dhash("deal/shadow", secret, game_id, seat, i)
+
+
+def shadow_deck(deck_in: Sequence[bytes], seed: bytes, joint: bytes, game_id: bytes, seat: int,
+                ops: Counter | None = None) -> list[bytes]:
+    """The shadow shuffle of ``deck_in`` that ``seed`` gives (the real shuffle's code, other tags)."""
+    ops = ops or _NULL
+    _check_shuffle_args(deck_in, joint)
+    perm, rs = _shadow_plan(seed, len(deck_in), game_id, seat)
+    return _permute(deck_in, perm, rs, joint, ops)
+
+
+def _shadow_hash(game_id: bytes, seat: int, i: int, deck: Sequence[bytes]) -> bytes:
+    return dhash("deal/shadow-deck", game_id, seat, i, b"".join(deck))
+
+
+def shuffle_commit(deck_in: Sequence[bytes], secret: bytes, joint: bytes, game_id: bytes, seat: int,
+                   k: int = SHADOWS, ops: Counter | None = None) -> list[bytes]:
+    """[H_0 .. H_{k-1}]: the commitments to the seat's k shadow shuffles of its input deck."""
+    ops = ops or _NULL
+    return [_shadow_hash(game_id, seat, i,
+                         shadow_deck(deck_in, shadow_seed(secret, game_id, seat, i), joint, game_id, seat, ops))
+            for i in range(k)]
+
+
+def challenge_bits(entropy: Any, game_id: bytes, k: int = SHADOWS) -> list[int]:
+    """Bit i of dhash("deal/challenge", entropy, game_id), i < k (bit i: byte i // 8, bit i % 8, LSB first)."""
+    if type(entropy) is not bytes or len(entropy) != 32:
+        raise DealError("challenge entropy must be 32 bytes")
+    _check_ctx(game_id, 0)
+    if type(k) is not int or not 1 <= k <= 256:
+        raise DealError("number of shadows must be 1..256")
+    h = dhash("deal/challenge", entropy, game_id)
+    return [(h[i >> 3] >> (i & 7)) & 1 for i in range(k)]
+
+
+def prove_shuffle(n_cards: int, secret: bytes, game_id: bytes, seat: int, bits: Sequence[int]) -> list[Any]:
+    """The seat's openings for challenge ``bits`` (no multiplication: seeds and scalar arithmetic).
+
+    Bit 0: the 32-byte seed_i.  Bit 1: ``{"perm": p, "r": rs}`` with
+    output[j] = re-encryption of shadow_i[p[j]] by rs[j]: p = sigma^-1 . pi and
+    rs[j] = r_j - s_{p[j]} (pi, r the real shuffle's; sigma, s the shadow's).
+    """
+    perm, rs = _shuffle_plan(secret, n_cards, game_id, seat)
+    out: list[Any] = []
+    for i, b in enumerate(bits):
+        seed = shadow_seed(secret, game_id, seat, i)
+        if b == 0:
+            out.append(seed)
+            continue
+        sperm, srs = _shadow_plan(seed, n_cards, game_id, seat)
+        inv = [0] * n_cards
+        for m, x in enumerate(sperm):
+            inv[x] = m
+        p = [inv[perm[j]] for j in range(n_cards)]
+        out.append({"perm": p, "r": [_ssub(rs[j], srs[p[j]]) for j in range(n_cards)]})
+    return out
+
+
+def _unshuffle(deck_out: Sequence[bytes], p: list[int], rs: list[bytes], joint: bytes, ops: Counter) -> list[bytes]:
+    """The deck S with S[p[j]] = deck_out[j] - rs[j]*(G, Y) (p a permutation, rs canonical)."""
+    sh: list[bytes] = [b""] * len(deck_out)
+    for j, ct in enumerate(deck_out):
+        r = rs[j]
+        if r == _ZERO:
+            sh[p[j]] = ct
+        else:
+            sh[p[j]] = _sub(ct[:32], _base(r, ops)) + _sub(ct[32:], _mul(r, joint, ops))
+    return sh
+
+
+def verify_shuffle_proof(deck_in: Sequence[bytes], deck_out: Sequence[bytes], commit: Any, bits: Sequence[int],
+                         openings: Any, joint: bytes, game_id: bytes, seat: int,
+                         ops: Counter | None = None) -> str | None:
+    """Check a seat's shuffle proof: None if every shadow opens to its commitment, else the problem.
+
+    ``deck_in`` is the seat's input deck and ``deck_out`` its output, which must
+    already have passed ``check_deck`` (so the subtraction below works on valid
+    points); ``commit`` the published [H_i], ``bits`` the challenge.  Never
+    raises on peer bytes: a malformed opening is a problem naming the shadow.
+    """
+    ops = ops or _NULL
+    _check_ctx(game_id, seat)
+    n = len(deck_in)
+    k = len(bits)
+    if not isinstance(commit, list) or len(commit) != k or any(type(h) is not bytes or len(h) != 32 for h in commit):
+        return "the commitment must be a list of %d 32-byte hashes" % k
+    if not isinstance(openings, list) or len(openings) != k:
+        return "the proof must be a list of %d openings" % k
+    if not isinstance(deck_out, list) or len(deck_out) != n:
+        return "the shuffled deck has the wrong size"
+    for i, (b, o) in enumerate(zip(bits, openings)):
+        if b == 0:
+            if type(o) is not bytes or len(o) != 32:
+                return "shadow %d: challenge bit 0 is opened by its 32-byte seed" % i
+            try:
+                sh = shadow_deck(deck_in, o, joint, game_id, seat, ops)
+            except (DealError, _CryptoError):
+                return "shadow %d: the input deck cannot be shuffled" % i
+            if _shadow_hash(game_id, seat, i, sh) != commit[i]:
+                return "shadow %d: the seed does not give the committed shadow of the input deck" % i
+            continue
+        if not isinstance(o, dict) or set(o) != {"perm", "r"}:
+            return "shadow %d: challenge bit 1 is opened by a map with exactly perm and r" % i
+        p, rs = o["perm"], o["r"]
+        if not isinstance(p, list) or len(p) != n or any(type(x) is not int for x in p) or sorted(p) != list(range(n)):
+            return "shadow %d: perm is not a permutation of 0..%d" % (i, n - 1)
+        if not isinstance(rs, list) or len(rs) != n:
+            return "shadow %d: r must be a list of %d scalars" % (i, n)
+        for j, r in enumerate(rs):
+            if not _is_scalar(r):
+                return "shadow %d: r[%d] is not a canonical 32-byte scalar" % (i, j)
+        try:
+            sh = _unshuffle(deck_out, p, rs, joint, ops)
+        except _CryptoError:  # pragma: no cover (deck_out was checked: valid points)
+            return "shadow %d: the output deck cannot be opened" % i
+        if _shadow_hash(game_id, seat, i, sh) != commit[i]:
+            return "shadow %d: the output is not the committed shadow re-shuffled by perm and r" % i
+    return None
 
 
 def verify_shuffle_disclosed(deck_in: Sequence[bytes], deck_out: Any, secret: bytes, joint: bytes,
@@ -352,7 +533,8 @@ def _decrypt_all(ct: bytes, ys: Sequence[bytes], ops: Counter) -> bytes:
 
 
 def audit_shuffles(game_id: bytes, n_cards: int, publics: Sequence[bytes], decks: Sequence[Any],
-                   secrets: Sequence[Any], ops: Counter | None = None) -> list[tuple[int, str]]:
+                   secrets: Sequence[Any], ops: Counter | None = None,
+                   proofs: Sequence[Any] | None = None) -> list[tuple[int, str]]:
     """The end-of-game check of the whole deal: [(seat, problem), ...], empty if all is well.
 
     ``decks[s]`` is seat s's published shuffle output (seats shuffle in order
@@ -361,11 +543,16 @@ def audit_shuffles(game_id: bytes, n_cards: int, publics: Sequence[bytes], decks
     output that is not exactly the one its secret gives (or a deck the peers
     would have refused at once); when every secret checks, a wrong output is
     decrypted and its duplicated / missing / non-card positions are listed.
+
+    ``proofs[s]`` (optional) is seat s's shuffle proof ``(commit, bits,
+    openings)``.  It is checked only for a seat whose secret is missing or
+    wrong: a disclosed secret redoes the shuffle exactly, which proves more
+    (so with every secret disclosed the audit costs one shuffle per seat).
     """
     ops = ops or _NULL
     n = len(publics)
-    if len(decks) != n or len(secrets) != n:
-        raise DealError("need one deck and one secret (or None) per seat")
+    if len(decks) != n or len(secrets) != n or (proofs is not None and len(proofs) != n):
+        raise DealError("need one deck and one secret (or None) per seat (and one proof or None)")
     problems: list[tuple[int, str]] = []
     joint = joint_key(publics)
     table = card_table(game_id, n_cards)
@@ -389,6 +576,14 @@ def audit_shuffles(game_id: bytes, n_cards: int, publics: Sequence[bytes], decks
             # shuffles were not built on a valid deck and are not checked
             problems.append((s, "published deck is malformed: " + malformed))
             break
+        if ys[s] is None and proofs is not None and proofs[s] is not None:
+            try:
+                commit, bits, openings = proofs[s]
+                bad = verify_shuffle_proof(deck, decks[s], commit, bits, openings, joint, game_id, s, ops)
+            except (TypeError, ValueError):
+                bad = "the proof is not (commit, bits, openings)"
+            if bad is not None:
+                problems.append((s, "shuffle proof fails: " + bad))
         if ys[s] is not None:
             bad = verify_shuffle_disclosed(deck, decks[s], secrets[s], joint, game_id, s, ops)
             if bad is not None:

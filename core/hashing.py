@@ -43,6 +43,11 @@ TAGS = (
     "deal/rerand",       # a seat's re-randomisers, from its seat secret
     "deal/share-nonce",  # Chaum-Pedersen nonce for a decryption share
     "deal/share-proof",  # Chaum-Pedersen challenge for a decryption share
+    "deal/shadow",        # a shadow shuffle's seed, from the seat secret (the shuffle proof)
+    "deal/shadow-perm",   # a shadow shuffle's permutation
+    "deal/shadow-rerand", # a shadow shuffle's re-randomisers
+    "deal/shadow-deck",   # the commitment to a shadow deck
+    "deal/challenge",     # the shuffle proof's challenge bits, from the beacon
 )
 
 

@@ -3,10 +3,12 @@
 Seat secrets, automatic steps, seal_action, secret-aware views, disclosure and
 withholding, through the real table with in-memory sans-IO peers and through a
 local driver over the game object: no card identity in any byte a seat
-receives; the coalition of all seats but one cannot read the honest seat's
-hand; a wrong share, a card play that was not dealt and a tampered shuffle are
-named with the seat; a restarted peer keeps its secret and hand; withholding
-ends the game with the withholder ranked last.
+receives; the shuffle proofs are opened after a fresh beacon and before any
+share; the coalition of all seats but one cannot read the honest seat's hand;
+a wrong share, a card play that was not dealt and a tampered shuffle are
+named with the seat (the tampered shuffle at once, by its proof); a restarted
+peer keeps its secret and hand; withholding ends the game with the withholder
+ranked last.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ import pytest
 import core.games
 from core import deal
 from core.audit import audit
+from core.encoding import decode
 from core.engine import IllegalAction
+from core.events import Event, parse_entry
 from core.games.modern_art import dealt, rules
 from core.games.modern_art.cards import N_CARDS
 from core.games.modern_art.game import MODERN_ART as GAME
@@ -30,6 +34,7 @@ from p2p.protocol import SEAT_SECRET, Broadcast, Peer, Send, WriteSecret
 from p2p.store import GameStore
 
 from .helpers import genesis_for, log_file, seat_keys, signer
+from .test_shuffle_proof import copy_cheat, forge
 
 # the registry the tables replay with: every registered game, and Modern Art (registered or not yet)
 GAMES = core.games.Registry([g for g in core.games.default() if g.info.name != "modern-art"] + [GAME])
@@ -45,7 +50,9 @@ def secret_of(seat: int, tag: str = "s") -> bytes:
 class Net:
     """n sans-IO peers; every message delivered to a seat is recorded (``seen[seat]``)."""
 
-    def __init__(self, n: int = 3, seed: int = 1, level: str = "random", timeout: float = 60.0) -> None:
+    def __init__(self, n: int = 3, seed: int = 1, level: str = "random", timeout: float = 60.0,
+                 games: dict | None = None) -> None:
+        self.games = games or {}   # seat -> the registry its peer runs (default GAMES)
         self.r = random.Random(seed)
         self.sks = seat_keys(n)
         self.keys = [bytes(sk.verify_key) for sk in self.sks]
@@ -70,7 +77,7 @@ class Net:
 
     def _peer(self, i: int, log_entries=None, secrets=None) -> Peer:
         return Peer(self.g, self.keys[i], signer(self.sks[i]), self._rand, log_entries=log_entries,
-                    secrets=secrets, games=GAMES, timeout=self.timeout)
+                    secrets=secrets, games=self.games.get(i, GAMES), timeout=self.timeout)
 
     def run(self, i: int, effects: list) -> None:
         for e in effects:
@@ -137,6 +144,22 @@ def test_full_game_no_card_identity_in_any_byte_a_seat_receives_and_the_log_audi
             for x in idents:
                 assert x not in m, "a card identity reached seat %d" % seat
     assert total > 100_000     # the deal's messages went through the scan
+    # the shuffle proofs: after the last shuffle a seed step (fresh beacon, every seat), then the
+    # proofs, checked before the first share; replayed step by step from the log
+    t = replay(log[:1], GAMES)
+    order = []
+    for raw in log[1:]:
+        t.append(raw)
+        if t.step is not None and t.state is not None:
+            mark = (t.state.stage, t.step.kind, t.step.purpose)
+            if not order or order[-1] != mark:
+                order.append(mark)
+    stages = [m[0] for m in order]
+    last_shuffle = max(i for i, m in enumerate(order) if m[0] == "shuffle")
+    assert order[last_shuffle + 1:last_shuffle + 4] == [("challenge", "commit", "seed"), ("challenge", "reveal", "seed"),
+                                                        ("proofs", "act", "auto")]
+    assert stages.index("proofs") < stages.index("deal")
+    assert len(t.state.challenge) == deal.SHADOWS and all(len(c) == deal.SHADOWS for c in t.state.commits)
     # a seat's secret never went out before the disclosure, and went out in it
     secrets = [p.seat_secret for p in net.peers]
     assert all(s is not None and len(s) == 64 for s in secrets)
@@ -212,6 +235,9 @@ def drive(n: int, seed: bytes, secrets: list, stop=None, tamper=None, max_steps:
         t = GAME.turn(state)
         if t.kind == "over":
             return state
+        if t.kind == "chance":     # the shuffle proofs' challenge (the table's beacon at a table)
+            state = GAME.chance(state, entropy(state, k))
+            continue
         chosen = []
         for s in t.seats:
             if t.auto:
@@ -228,6 +254,10 @@ def drive(n: int, seed: bytes, secrets: list, stop=None, tamper=None, max_steps:
 
 
 SEED = bytes(range(32))
+
+
+def entropy(state, k: int) -> bytes:
+    return dhash("test/private-beacon", state.gid)   # one chance per game: the shuffle proofs' challenge
 
 
 @pytest.mark.parametrize("honest", [0, 1, 2])
@@ -308,24 +338,73 @@ def test_a_card_play_that_was_not_dealt_is_refused_at_once():
         GAME.check(st, seat, {"do": "play", "pos": theirs, "card": card, "double": None})
 
 
-def test_a_tampered_shuffle_is_named_by_the_disclosure_with_the_seat():
+def test_a_tampered_shuffle_is_refused_at_its_proof_and_the_game_ends_before_any_share():
     secrets = [secret_of(s) for s in range(3)]
+    refused = []
 
     def tamper(state, seat, action):
         if state.stage == "shuffle" and seat == 1:
-            deck = list(action["deck"])
-            joint = deal.joint_key(list(state.keys))
-            # position 0 (round 1: seat 0's) becomes a re-randomised copy of position 20 (seat 2's)
-            deck[0] = deal._reencrypt(deck[20], deal._scalar("test", b"x"), joint, deal.Counter())
-            assert deal.check_deck(deck, N_CARDS) is None   # not visible at once
-            return {"deck": deck}
+            # position 0 (round 1: seat 0's) becomes a re-randomised copy of position 20 (seat 2's);
+            # the commitments are the honest shadows of the input
+            return dict(action, deck=copy_cheat(action["deck"], dealt._joint(state.keys), 20, 0))
+        if state.stage == "proofs" and seat == 1:
+            with pytest.raises(IllegalAction, match=r"seat 1's shuffle proof is refused: shadow \d+: the output is not"):
+                GAME.check(state, 1, action)
+            refused.append(state.challenge)
+            return GAME.default_action(state, 1)     # all it can do: be timed out
+        assert state.stage not in ("deal", "check"), "a share step after an unproven shuffle"
         return action
 
     st = drive(3, SEED, secrets, tamper=tamper)
+    assert refused and 1 in refused[0]
     res = GAME.result(st)
-    assert res["status"] == "cheating"
-    assert [s for s, _ in res["named"]] == [1] and "shuffle is wrong" in res["named"][0][1]
+    assert res["status"] == "withheld" and res["named"] == [[1, "withheld its shuffle proof"]]
     assert res["ranking"][-1] == 1 and 1 not in res["winners"]
+    assert st.shared == 0 and all(row == (None,) * 3 for row in st.shares)
+
+
+class _CheatingGame(type(GAME)):
+    """Seat ``CHEAT``'s peer: a copy cheat in its shuffle, and it sends its (failing) proof anyway."""
+
+    CHEAT = 2
+
+    def auto_action(self, state, seat, secret):
+        a = super().auto_action(state, seat, secret)
+        if state.stage == "shuffle" and seat == self.CHEAT:
+            a = dict(a, deck=copy_cheat(a["deck"], dealt._joint(state.keys), 3, 25))
+        return a
+
+    def check(self, state, seat, action):
+        if not isinstance(state, rules.State) and state.stage == "proofs" and seat == self.CHEAT:
+            return action      # its own peer does not refuse it; the others do
+        return super().check(state, seat, action)
+
+
+def test_a_cheating_shuffle_at_the_table_is_caught_before_any_share_step():
+    cheat = _CheatingGame()
+    games = core.games.Registry([g for g in core.games.default() if g.info.name != "modern-art"] + [cheat])
+    net = Net(3, seed=7, timeout=5.0, games={2: games})
+    honest = net.peers[:2]
+    net.until(lambda: all(p.table.over for p in honest))
+    p0 = honest[0]
+    assert p0.log_entries == honest[1].log_entries
+    res = p0.table.result()
+    assert res["status"] == "withheld" and res["named"] == [[2, "withheld its shuffle proof"]]
+    assert res["ranking"][-1] == 2
+    # the cheat did send its proof: the honest peers received it and refused it (it is in no honest log)
+    sent = []
+    for m in net.seen[0]:
+        msg = decode(m)
+        if msg[0] == "entry":
+            ev = parse_entry(msg[1], keys=net.keys)
+            if isinstance(ev, Event) and ev.author == net.keys[2] and isinstance(ev.body.get("action"), dict) \
+                    and "openings" in ev.body["action"]:
+                sent.append(msg[1])
+    assert sent and not set(sent) & set(p0.log_entries)
+    st = p0.table.state
+    assert st.shared == 0 and all(row == (None,) * 3 for row in st.shares)   # no share was ever given
+    rep = audit({"ma.log": log_file(p0.log_entries)}, GAMES)
+    assert rep["valid"] and rep["results"]["status"] == "withheld" and rep["results"]["named"][0][0] == 2
 
 
 def test_withholding_locally_and_defaults_of_automatic_steps():
@@ -351,6 +430,12 @@ def test_withholding_locally_and_defaults_of_automatic_steps():
     # a timed-out shuffle passes the deck on: the game still completes
     end = drive(3, SEED, secrets, tamper=lambda s, seat, a: {"deck": None} if s.stage == "shuffle" and seat == 0 else a)
     assert GAME.result(end)["status"] == "complete"
+    # a timed-out shuffle proof is withheld: the game ends at once, that seat last
+    st = drive(3, SEED, secrets, stop=lambda s: s.stage == "proofs")
+    assert GAME.default_action(st, 2) == {"withhold": True}
+    end = drive(3, SEED, secrets, tamper=lambda s, seat, a: {"withhold": True} if s.stage == "proofs" and seat == 2 else a)
+    res = GAME.result(end)
+    assert res["status"] == "withheld" and res["ranking"][-1] == 2 and res["named"] == [[2, "withheld its shuffle proof"]]
     # a disclosed secret that is not the key's is refused at once
     st = drive(3, SEED, secrets, stop=lambda s: s.stage == "disclose")
     with pytest.raises(IllegalAction, match="does not match its key"):
@@ -359,7 +444,10 @@ def test_withholding_locally_and_defaults_of_automatic_steps():
 
 
 def test_a_proven_deck_fault_stops_the_game_and_the_disclosure_names_the_shuffler():
+    """A shuffler whose shadows happen to fit the challenge (probability 2^-SHADOWS) passes the proof;
+    its tampered deck is still a proven deck fault at once, and the disclosure names it."""
     secrets = [secret_of(s) for s in range(3)]
+    forged = {}
 
     def tamper(state, seat, action):
         if state.stage == "shuffle" and seat == 2:
@@ -367,7 +455,12 @@ def test_a_proven_deck_fault_stops_the_game_and_the_disclosure_names_the_shuffle
             # position 1 (seat 0's) opens to no card: its C2 shifted by G
             ct = deck[1]
             deck[1] = ct[:32] + deal._add(ct[32:], deal.G)
-            return {"deck": deck}
+            bits = deal.challenge_bits(entropy(state, 0), state.gid)   # the lucky guess
+            commit, forged["openings"] = forge(list(state.deck), deck, secrets[2], dealt._joint(state.keys),
+                                               state.gid, 2, bits)
+            return {"deck": deck, "commit": commit}
+        if state.stage == "proofs" and seat == 2:
+            return {"openings": forged["openings"]}
         return action
 
     seen = []

@@ -6,8 +6,17 @@ with the deal's public record and runs the deal as automatic steps
 
 1. **keys** (simultaneous, every seat): ``{"key": Y_s, "proof"}``; ``Y_s`` is
    derived from the seat secret, so it is the public commitment to it.
-2. **shuffles** (sequential, seat 0, 1, ...): ``{"deck": [64-byte ct] * 70}``;
-   a timed-out seat passes the deck on unchanged (``{"deck": None}``).
+2. **shuffles** (sequential, seat 0, 1, ...): ``{"deck": [64-byte ct] * 70,
+   "commit": [32-byte H_i] * deal.SHADOWS}`` (the commitments of the seat's
+   shadow shuffles, docs/deal.md §3); a timed-out seat passes the deck on
+   unchanged (``{"deck": None}``).
+2a. **challenge** (a chance turn naming every seat): after the last shuffle the
+   table draws a fresh beacon (a seed step: the shuffles were open moves, so
+   the beacon they saw is spent) and ``chance`` keeps its challenge bits.
+2b. **proofs** (simultaneous, the seats that shuffled): each opens its shadows
+   for the challenge, ``{"openings": [...]}``, checked at once by every peer
+   (``deal.verify_shuffle_proof``) before any share is given: a wrong shuffle
+   is refused naming the seat and the shadow.  A timed-out proof is withheld.
 3. **deal** (simultaneous, once per round that deals cards): every seat gives,
    in one message, its Chaum-Pedersen-proven decryption shares for every
    position just dealt to another seat: ``{"shares": [[pos, D, proof], ...]}``.
@@ -24,11 +33,12 @@ with the deal's public record and runs the deal as automatic steps
    ``{"secret": 64 bytes}``, checked against the seat's key at once; then every
    shuffle is redone from the secrets and a seat whose output differs is named.
 
-Withholding (``{"withhold": True}``, the default of a timed-out key, share or
-disclosure step: only that seat can give it): a missing key abandons the game
-before it starts (nobody ranked); a missing share ends the game at once, the
-withholding seat(s) named and ranked last, the others by money; a missing
-disclosure leaves the game not complete, that seat named and ranked last.
+Withholding (``{"withhold": True}``, the default of a timed-out key, proof,
+share or disclosure step: only that seat can give it): a missing key abandons
+the game before it starts (nobody ranked); a missing shuffle proof or share
+ends the game at once, the withholding seat(s) named and ranked last, the
+others by money; a missing disclosure leaves the game not complete, that seat
+named and ranked last.
 
 The Fiat-Shamir context of every proof ("game id" in docs/deal.md) is the
 table's shared seed (32 bytes, fresh per game, known to every peer before the
@@ -41,14 +51,15 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from ... import deal
+from ...encoding import encode
 from ...engine import IllegalAction, OVER, Turn
 from . import rules
 from .cards import N_CARDS, card_name
 
-__all__ = ["DState", "setup", "turn", "check", "apply", "auto_action", "seal_action", "default_action",
+__all__ = ["DState", "setup", "turn", "check", "apply", "chance", "auto_action", "seal_action", "default_action",
            "view", "result", "describe", "legal_actions", "known_cards"]
 
-AUTO_STAGES = ("keys", "shuffle", "deal", "check", "disclose")
+AUTO_STAGES = ("keys", "shuffle", "proofs", "deal", "check", "disclose")
 
 
 @lru_cache(maxsize=16)
@@ -61,11 +72,51 @@ def _initial(gid: bytes) -> tuple:
     return tuple(deal.initial_deck(gid, N_CARDS))
 
 
+@lru_cache(maxsize=16)
+def _joint(keys: tuple) -> bytes:
+    return deal.joint_key(list(keys))
+
+
+class _Enc:
+    """A value that hashes and compares as its canonical encoding (a cache key for peer data)."""
+
+    __slots__ = ("value", "raw")
+
+    def __init__(self, value: Any) -> None:
+        self.value, self.raw = value, encode(value)
+
+    def __hash__(self) -> int:
+        return hash(self.raw)
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, _Enc) and other.raw == self.raw
+
+
+@lru_cache(maxsize=64)
+def _cached_proof_problem(gid: bytes, seat: int, deck_in: tuple, deck_out: tuple, commit: tuple, bits: tuple,
+                          joint: bytes, openings: _Enc) -> str | None:
+    return deal.verify_shuffle_proof(list(deck_in), list(deck_out), list(commit), list(bits), openings.value,
+                                     joint, gid, seat)
+
+
+def _proof_problem(st: "DState", seat: int, openings: Any) -> str | None:
+    """deal.verify_shuffle_proof of ``seat``'s openings, remembered: a peer checks an event when it
+    arrives and again when it places it in the log (the author also checks its own), ~10 ms per
+    shadow each time.  Pure: the answer is a function of the arguments, which are the cache key."""
+    args = (st.gid, seat, st.decks[seat], st.decks[seat + 1], st.commits[seat], st.challenge, _joint(st.keys))
+    try:
+        key = _Enc(openings)
+    except Exception:   # not canonical-encodable: cannot come from the wire; checked uncached
+        return deal.verify_shuffle_proof(list(args[2]), list(args[3]), list(args[4]), list(args[5]), openings,
+                                         args[6], args[0], seat)
+    return _cached_proof_problem(*args, key)
+
+
 class DState:
     """The rules' state plus the deal's public record.  Immutable by convention."""
 
-    __slots__ = ("ms", "n", "gid", "stage", "pending", "keys", "decks", "shuffled", "shuffler",
-                 "shares", "owner", "shared", "lo", "hi", "secrets", "named", "status", "fault")
+    __slots__ = ("ms", "n", "gid", "stage", "pending", "keys", "decks", "shuffled", "shuffler", "commits",
+                 "challenge", "shares", "owner", "shared", "lo", "hi", "secrets", "named", "status", "fault")
 
     def _replace(self, **kw: Any) -> "DState":
         w = DState.__new__(DState)
@@ -85,7 +136,7 @@ def setup(config: Mapping[str, Any], players: int, seed: bytes) -> DState:
     ms = rules.setup(config, players, seed)
     s = DState.__new__(DState)
     init = dict(ms=ms, n=players, gid=bytes(seed), stage="keys", pending=tuple(range(players)),
-                keys=(None,) * players, decks=(), shuffled=(), shuffler=0,
+                keys=(None,) * players, decks=(), shuffled=(), shuffler=0, commits=(), challenge=(),
                 shares=((None,) * players,) * N_CARDS, owner=(-1,) * N_CARDS, shared=0, lo=0, hi=0,
                 secrets=(None,) * players, named=(), status="", fault="")
     for k, v in init.items():
@@ -104,7 +155,11 @@ def turn(st: DState) -> Turn:
         return rules.turn(st.ms)
     if g == "shuffle":
         return Turn("sequential", (st.shuffler,), auto=True, label="the deal: seat %d shuffles" % st.shuffler)
-    labels = {"keys": "the deal: keys", "deal": "the deal: shares for positions %d-%d" % (st.lo, st.hi - 1),
+    if g == "challenge":
+        # fresh entropy from every seat, drawn after the last shuffle (docs/deal.md §3)
+        return Turn("chance", tuple(range(st.n)), label="the deal: challenge for the shuffle proofs")
+    labels = {"keys": "the deal: keys", "proofs": "the deal: shuffle proofs opened",
+              "deal": "the deal: shares for positions %d-%d" % (st.lo, st.hi - 1),
               "check": "the deal: new cards checked", "disclose": "the deal: seat secrets disclosed"}
     return Turn("simultaneous", st.pending, auto=True, label=labels[g])
 
@@ -204,6 +259,8 @@ def _check(st: DState, seat: Any, action: Any, verify: bool) -> Any:
     g = st.stage
     if g == "over":
         raise IllegalAction("the game is over")
+    if g == "challenge":
+        raise IllegalAction("nobody moves now: the table draws the challenge for the shuffle proofs")
     if type(seat) is not int or not 0 <= seat < st.n:
         raise IllegalAction("there is no seat %r at this table" % (seat,))
     if g == "play":
@@ -225,7 +282,7 @@ def _check(st: DState, seat: Any, action: Any, verify: bool) -> Any:
             raise IllegalAction("it is seat %d's shuffle, not seat %d's" % (st.shuffler, seat))
     elif seat not in st.pending:
         raise IllegalAction("seat %d is not asked in this step of the deal" % seat)
-    if g in ("keys", "deal", "disclose") and _withhold(action):
+    if g in ("keys", "proofs", "deal", "disclose") and _withhold(action):
         return {"withhold": True}
     if g == "keys":
         a = _exact(action, ("key", "proof"), "a key")
@@ -234,16 +291,30 @@ def _check(st: DState, seat: Any, action: Any, verify: bool) -> Any:
             raise IllegalAction("seat %d's key proof does not verify" % seat)
         return {"key": key, "proof": proof}
     if g == "shuffle":
-        a = _exact(action, ("deck",), "a shuffle")
-        if a["deck"] is None:
+        if action == {"deck": None}:
             return {"deck": None}
+        a = _exact(action, ("deck", "commit"), "a shuffle (or {deck: null} to pass)")
+        commit = a["commit"]
+        if not isinstance(commit, list) or len(commit) != deal.SHADOWS:
+            raise IllegalAction("seat %d's shuffle must commit to %d shadow shuffles" % (seat, deal.SHADOWS))
+        commit = [_bytes(h, 32, "a shadow commitment") for h in commit]
         if verify:
             bad = deal.check_deck(a["deck"], N_CARDS)
             if bad is not None:
                 raise IllegalAction("seat %d's shuffled deck is refused: %s" % (seat, bad))
         elif not isinstance(a["deck"], list):
             raise IllegalAction("a deck is a list")
-        return {"deck": list(a["deck"])}
+        return {"deck": list(a["deck"]), "commit": commit}
+    if g == "proofs":
+        a = _exact(action, ("openings",), "a shuffle proof")
+        openings = a["openings"]
+        if not isinstance(openings, list) or len(openings) != deal.SHADOWS:
+            raise IllegalAction("seat %d's shuffle proof must open %d shadows" % (seat, deal.SHADOWS))
+        if verify:
+            bad = _proof_problem(st, seat, openings)
+            if bad is not None:
+                raise IllegalAction("seat %d's shuffle proof is refused: %s" % (seat, bad))
+        return {"openings": list(openings)}
     if g == "deal":
         a = _exact(action, ("shares",), "a deal message")
         items = _share_list(a["shares"], "shares")
@@ -300,13 +371,23 @@ def apply(st: DState, seat: int, action: Any) -> DState:
         return w._replace(stage="shuffle", shuffler=0, decks=(_initial(w.gid),))
     if g == "shuffle":
         deck = st.deck if a["deck"] is None else tuple(a["deck"])
+        commit = None if a["deck"] is None else tuple(a["commit"])
         w = st._replace(decks=st.decks + (deck,), shuffled=st.shuffled + (a["deck"] is not None,),
-                        shuffler=st.shuffler + 1)
+                        commits=st.commits + (commit,), shuffler=st.shuffler + 1)
         if w.shuffler < w.n:
             return w
         if not any(w.shuffled):
             return w._replace(stage="over", status="abandoned",
                               named=tuple((s, "did not shuffle") for s in range(w.n)))
+        return w._replace(stage="challenge", pending=())
+    if g == "proofs":
+        w = _done(st, seat)
+        if "withhold" in a:
+            w = w._replace(named=w.named + ((seat, "withheld its shuffle proof"),))
+        if w.pending:
+            return w
+        if w.named:
+            return w._replace(stage="over", status="withheld")
         return _sync(w)
     if g == "deal":
         w = _done(st, seat)
@@ -344,10 +425,20 @@ def apply(st: DState, seat: int, action: Any) -> DState:
     return _audit(w)
 
 
+def chance(st: DState, entropy: bytes) -> DState:
+    """The challenge of the shuffle proofs, from the beacon drawn after the last shuffle."""
+    if st.stage != "challenge":
+        raise IllegalAction("the deal asks for no shared randomness now")
+    if type(entropy) is not bytes or len(entropy) != 32:
+        raise IllegalAction("the challenge needs 32 bytes of entropy")
+    bits = tuple(deal.challenge_bits(entropy, st.gid, deal.SHADOWS))
+    return st._replace(stage="proofs", challenge=bits, pending=tuple(s for s in range(st.n) if st.shuffled[s]))
+
+
 def _audit(w: DState) -> DState:
     """Every secret against its key, every shuffle redone; the seats at fault named."""
     named = []
-    joint = deal.joint_key(list(w.keys))
+    joint = _joint(w.keys)
     for s in range(w.n):
         sec = w.secrets[s]
         if sec is None:
@@ -395,7 +486,11 @@ def auto_action(st: DState, seat: int, secret: bytes) -> Any:
         _, pub, proof = deal.keygen(secret, st.gid, seat)
         return {"key": pub, "proof": proof}
     if g == "shuffle":
-        return {"deck": deal.shuffle(list(st.deck), secret, deal.joint_key(list(st.keys)), st.gid, seat)}
+        joint = _joint(st.keys)
+        return {"deck": deal.shuffle(list(st.deck), secret, joint, st.gid, seat),
+                "commit": deal.shuffle_commit(list(st.deck), secret, joint, st.gid, seat, deal.SHADOWS)}
+    if g == "proofs":
+        return {"openings": deal.prove_shuffle(N_CARDS, secret, st.gid, seat, st.challenge)}
     if g == "deal":
         items = []
         for pos in range(st.lo, st.hi):
@@ -453,7 +548,7 @@ def seal_action(st: DState, seat: int, action: Any, secret: bytes) -> Any:
 
 def default_action(st: DState, seat: int) -> Any:
     g = st.stage
-    if g in ("keys", "deal", "disclose"):
+    if g in ("keys", "proofs", "deal", "disclose"):
         return {"withhold": True}
     if g == "shuffle":
         return {"deck": None}
@@ -464,7 +559,7 @@ def default_action(st: DState, seat: int) -> Any:
 
 def legal_actions(st: DState, seat: int, secret: bytes | None = None) -> list:
     t = turn(st)
-    if t.kind == "over" or seat not in t.seats:
+    if t.kind in ("over", "chance") or seat not in t.seats:
         return []
     if st.stage in AUTO_STAGES:
         out = [auto_action(st, seat, secret)] if secret is not None else []
@@ -483,7 +578,7 @@ def view(st: DState, seat: int | None, secret: bytes | None = None) -> dict:
     known = known_cards(st, me, secret) if me is not None and secret is not None else None
     v = rules.view(st.ms, seat, known)
     t = turn(st)
-    if st.stage in AUTO_STAGES or st.stage == "over":
+    if st.stage in AUTO_STAGES or st.stage in ("challenge", "over"):
         v["label"] = t.label if t.kind != "over" else "game over"
         v["waiting"] = list(t.seats) if t.kind != "over" else []
     v["deal"] = {
@@ -528,13 +623,17 @@ def describe(st: DState, seat: int, action: Any) -> str:
     if g == "play":
         return rules.describe(st.ms, seat, action)
     if _withhold(action):
-        return "%s withholds its %s" % (who, {"keys": "deal key", "deal": "shares", "disclose": "seat secret"}.get(g, "move"))
+        return "%s withholds its %s" % (who, {"keys": "deal key", "proofs": "shuffle proof", "deal": "shares",
+                                              "disclose": "seat secret"}.get(g, "move"))
     if not isinstance(action, dict):
         return "%s: unreadable action" % who
     if g == "keys":
         return "%s publishes its deal key" % who
     if g == "shuffle":
         return "%s %s" % (who, "passes the deck on unshuffled" if action.get("deck") is None else "masks and shuffles the deck")
+    if g == "proofs":
+        n = len(action.get("openings") or [])
+        return "%s opens its shuffle proof (%d shadow shuffle%s)" % (who, n, "" if n == 1 else "s")
     if g == "deal":
         n = len(action.get("shares") or [])
         return "%s gives %d decryption share%s" % (who, n, "" if n == 1 else "s")

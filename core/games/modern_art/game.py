@@ -3,7 +3,9 @@
 The table's game is the rules (rules.py) wrapped in the trustless deal
 (dealt.py): keys, shuffles, shares, hand checks and the disclosure are
 automatic steps; card plays carry the owner's proven share.  ``info.secrets``
-is True: every seat has a seat secret (core/engine.py, "Private information").
+is True: every seat has a seat secret (core/engine.py, "Private information");
+``info.chance`` is True: the deal draws the challenge of its shuffle proofs
+from the table's beacon once, after the last shuffle (the rules alone never do).
 
 Every method also accepts the rules' bare ``rules.State`` (an open, offline
 game: tests, the screen's previews, ``bots.play_game``) and then behaves as
@@ -12,6 +14,7 @@ the rules alone (``view(state, seat, known)`` with ``known``: position -> card).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Mapping
 
 from ...engine import GameInfo, IllegalAction, Turn
@@ -26,7 +29,8 @@ def _bots() -> dict:
 
 
 class ModernArtGame:
-    info: GameInfo = rules.INFO
+    # at the table the deal asks for shared randomness once (the shuffle proofs' challenge)
+    info: GameInfo = replace(rules.INFO, chance=True)
 
     @property
     def bots(self) -> Mapping[str, Any]:
@@ -48,7 +52,8 @@ class ModernArtGame:
         return rules.apply(state, seat, action) if _bare(state) else dealt.apply(state, seat, action)
 
     def chance(self, state: Any, entropy: bytes) -> Any:
-        return rules.chance(state if _bare(state) else state.ms, entropy)
+        # the rules never ask for randomness after setup; the deal does once, for the shuffle proofs
+        return rules.chance(state, entropy) if _bare(state) else dealt.chance(state, entropy)
 
     def default_action(self, state: Any, seat: int) -> Any:
         return rules.default_action(state, seat) if _bare(state) else dealt.default_action(state, seat)
