@@ -112,6 +112,9 @@ class Table:
     # seat -> its open move as game.check returned it on arrival (current act step), so
     # closing the step does not check it again: same state, same move, same answer
     checked: dict = field(default_factory=dict, repr=False, compare=False)
+    # event id -> its open move as game.check returned it (current act step): a peer checks an
+    # event when it arrives and again when it places it; the second time is this lookup
+    verdicts: dict = field(default_factory=dict, repr=False, compare=False)
     # seat -> seat secret known locally (a peer's own seat): used by view(); never in the log
     secrets: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -213,10 +216,14 @@ class Table:
             if reveal_commitment(ev, st.phase - 1) != want:
                 raise RuleError("reveal does not match seat %d's commitment" % seat)
         elif st.kind == "act":
+            if ev.id in self.verdicts:
+                return seat, self.verdicts[ev.id]
             try:
-                return seat, self.game.check(self.state, seat, ev.body["action"])
+                action = self.game.check(self.state, seat, ev.body["action"])
             except IllegalAction as exc:
                 raise RuleError("illegal move by seat %d: %s" % (seat, exc)) from None
+            self.verdicts[ev.id] = action
+            return seat, action
         return seat, None
 
     # ------------------------------------------------------------------ the log
@@ -270,6 +277,7 @@ class Table:
         self.starts[self.phase] = (self.count, self.head)
         self.batch = {}
         self.checked = {}
+        self.verdicts = {}
 
     def _close(self) -> None:
         st = self.step

@@ -812,3 +812,38 @@ def test_peers_play_toy_games_with_eliminations_and_subset_chance():
             subsets += len(ins) < 5
         assert not t.timeouts            # nobody was ever waited for in vain
     assert subsets > 0
+
+
+def test_an_open_move_checked_on_arrival_is_not_checked_again_when_placed(monkeypatch):
+    """A peer checks an event when it arrives (check_event) and when it places it (append):
+    the rules see it once; a different event of the same seat is still checked."""
+    from .toy_game import TOY
+
+    h = HandTable(2, config={"rounds": 1}, game="toy")
+    h.seed()
+    h.sealed({0: {"guess": 2}, 1: {"guess": 3}})
+    st = h.t.step
+    assert st.kind == "act" and len(st.seats) == 1       # the leader sets the target
+    calls = []
+
+    class Counting:   # the table's view of the game: its check calls counted
+        def __getattr__(self, name):
+            return getattr(TOY, name)
+
+        def check(self, state, seat, action):
+            calls.append(action)
+            return TOY.check(state, seat, action)
+
+    monkeypatch.setattr(h.t, "game", Counting())
+    seat = st.seats[0]
+    bad = h.b.event(seat, st.prev, "act", {"phase": st.phase, "action": {"target": 9}})
+    with pytest.raises(RuleError, match="illegal move"):
+        h.t.check_event(bad)
+    with pytest.raises(RuleError, match="illegal move"):   # a refused move is asked again
+        h.t.check_event(bad)
+    ev = h.b.event(seat, st.prev, "act", {"phase": st.phase, "action": {"target": 4}})
+    assert h.t.check_event(ev) == seat
+    assert len(calls) == 3
+    h.add(ev)
+    assert len(calls) == 3, "placing the checked event asked the rules again"
+    assert h.t.moves[-1][2:] == (seat, {"target": 4})
