@@ -100,9 +100,10 @@ def _cached_proof_problem(gid: bytes, seat: int, deck_in: tuple, deck_out: tuple
 
 
 def _proof_problem(st: "DState", seat: int, openings: Any) -> str | None:
-    """deal.verify_shuffle_proof of ``seat``'s openings, remembered: a peer checks an event when it
-    arrives and again when it places it in the log (the author also checks its own), ~10 ms per
-    shadow each time.  Pure: the answer is a function of the arguments, which are the cache key."""
+    """deal.verify_shuffle_proof of ``seat``'s openings, remembered: the author checks its own
+    proof before it signs it and again when it places the event (the table remembers a verdict
+    per event, not per move), ~10 ms per shadow each time.  Pure: the answer is a function of
+    the arguments, which are the cache key."""
     args = (st.gid, seat, st.decks[seat], st.decks[seat + 1], st.commits[seat], st.challenge, _joint(st.keys))
     try:
         key = _Enc(openings)
