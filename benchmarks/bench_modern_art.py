@@ -331,7 +331,9 @@ def main(argv: list[str] | None = None) -> dict:
     if args.games:
         out["bot_strength"] = bot_strength(args.games, args.procs, args.seed, args.only)
         hard = HardBot()
-        out["bot_strength"]["hard_settings"] = {"samples": hard.samples, "rollouts": hard.rollouts, "candidates": hard.candidates}
+        out["bot_strength"]["hard_settings"] = {k: getattr(hard, k) for k in (
+            "samples", "rollouts", "candidates", "rival_share", "own_share", "sealed_share", "once_share",
+            "price_share", "step_div")}
     out["engine"] = rules.NAME
     print(json.dumps(out))
     return out
