@@ -236,15 +236,19 @@ async def test_node_persists_every_entry_before_sending_it(tmp_path):
             for c in list(node.conns.values()):
                 c.closed = False  # the scenario never disconnects honest peers; keep every link
         disk = DurableModel(sim.genesis.raw)
-        sent = 0
+        sent = acks = 0
         for what, arg in rec.order:
             if what == "send":
-                for raw in entry_raws(arg):
+                raws = entry_raws(arg)
+                for raw in raws:
                     assert disk.holds(raw), "seat %d: an entry was sent before it was durably written" % seat
                     sent += 1
+                if not raws:   # a have, vote or hello speaks for everything we hold: all of it is durable
+                    assert disk.durable == disk.written, "seat %d: acknowledged what is not durable yet" % seat
+                    acks += 1
             else:
                 disk.apply(what, arg)
-        assert sent > 10
+        assert sent > 10 and acks > 0
         assert disk.written["log"] == sim.peers[seat].log_entries
 
 
