@@ -6,25 +6,13 @@ import hashlib
 
 from core.encoding import encode
 from core.games.modern_art import bots, rules
-from core.games.modern_art.cards import CARDS
 from core.rng import Rng
 
-CARVALHO, THALER, MELIM, MARTINS, SILVEIRA = range(5)
+from .test_modern_art_rules import MELIM, cid, put
 
 
 def seed(i: int = 0) -> bytes:
     return hashlib.sha256(b"modern art bot test %d" % i).digest()
-
-
-def cid(artist: int, atype: str, k: int = 0) -> int:
-    return [c.id for c in CARDS if c.artist == artist and c.type == atype][k]
-
-
-def put(state, **kw):
-    w = rules._clone(state)
-    for k, v in kw.items():
-        setattr(w, k, v)
-    return w
 
 
 def play(s, seat: int, card: int):
