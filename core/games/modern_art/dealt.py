@@ -464,6 +464,13 @@ def _audit(w: DState) -> DState:
 # --------------------------------------------------------------------------- automatic steps, sealing
 
 
+@lru_cache(maxsize=256)
+def _open_card(ct: bytes, shares: tuple, secret: bytes, gid: bytes, seat: int) -> int | None:
+    """deal.open_card, remembered: a seat's view opens its whole hand each time it is shown
+    (a scalar multiplication per card), while a card opens to the same answer all game."""
+    return deal.open_card(ct, list(shares), secret, gid, seat, _table(gid))
+
+
 def known_cards(st: DState, seat: int, secret: bytes | None) -> dict:
     """Position -> card of ``seat``'s dealt hand, opened with its secret ({} without one)."""
     if secret is None or st.keys[seat] is None or not st.decks or type(secret) is not bytes:
@@ -473,7 +480,7 @@ def known_cards(st: DState, seat: int, secret: bytes | None) -> dict:
         if pos >= st.shared:
             continue
         try:
-            c = deal.open_card(st.deck[pos], _others(st, pos, seat), secret, st.gid, seat, _table(st.gid))
+            c = _open_card(st.deck[pos], tuple(_others(st, pos, seat)), secret, st.gid, seat)
         except deal.DealError:
             return {}
         if c is not None:
