@@ -69,20 +69,6 @@ def rss_mb(pid: int, field: str = "VmRSS") -> float | None:
     return None
 
 
-def free_ports(n: int) -> list[int]:
-    socks, ports = [], []
-    try:
-        for _ in range(n):
-            s = socket.socket()
-            s.bind((HOST, 0))
-            socks.append(s)
-            ports.append(s.getsockname()[1])
-    finally:
-        for s in socks:
-            s.close()
-    return ports
-
-
 # ----------------------------------------------------------------------------- a peer (child process)
 def run_node(config_path: str, seat: int) -> None:
     import logging
@@ -240,7 +226,9 @@ def make_config(d: Path, think_ms: int) -> dict:
            "table": os.urandom(8), "timeout": 60}
     gid = game_id_of(doc)
     genesis = make_genesis(doc, [i.sign(genesis_sign_msg(gid)) for i in ids])
-    ports = free_ports(2)
+    from cli.live import free_ports
+
+    ports = free_ports(2, HOST)
     return {"dir": str(d), "seeds": [s.hex() for s in seeds], "genesis": genesis.raw.hex(),
             "certs": [tls.make_certificate(i).hex() for i in ids], "addrs": [[HOST, p] for p in ports],
             "think_ms": think_ms}

@@ -22,7 +22,6 @@ import argparse
 import json
 import os
 import resource
-import socket
 import struct
 import subprocess
 import sys
@@ -38,20 +37,6 @@ FRAME_BYTES = 200
 SIG = 64
 _HEAD = struct.Struct(">IHH")       # round, seat, 0
 PAD = FRAME_BYTES - SIG - _HEAD.size
-
-
-def free_ports(n: int) -> list[int]:
-    socks, ports = [], []
-    try:
-        for _ in range(n):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.bind(("127.0.0.1", 0))
-            socks.append(s)
-            ports.append(s.getsockname()[1])
-    finally:
-        for s in socks:
-            s.close()
-    return ports
 
 
 # ----------------------------------------------------------------------------- one seat
@@ -166,6 +151,8 @@ def peer_main(spec_path: str, seat: int) -> None:
 def run_floor(peers: int = 6, rounds: int = 40, skip: int = 2) -> dict:
     """One floor run: per-round closing latency (the round's last frame signed -> held by
     every seat) and per-frame latency (any frame signed -> held by every other seat), ms."""
+    from cli.live import free_ports   # here, not at the top: the floor's peer processes stay free of the game
+
     with tempfile.TemporaryDirectory() as d:
         spec = {"peers": peers, "rounds": rounds, "seeds": [os.urandom(32).hex() for _ in range(peers)],
                 "ports": free_ports(peers), "dir": d}

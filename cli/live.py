@@ -43,13 +43,23 @@ from .common import (
 log = logging.getLogger("easel.cli")
 
 
-def free_port(host: str = "127.0.0.1") -> int:
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+def free_ports(n: int, host: str = "127.0.0.1") -> list[int]:
+    """``n`` distinct TCP ports free on ``host`` right now (all held open until every one is chosen)."""
+    socks, ports = [], []
     try:
-        s.bind((host, 0))
-        return s.getsockname()[1]
+        for _ in range(n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            socks.append(s)
+            s.bind((host, 0))
+            ports.append(s.getsockname()[1])
     finally:
-        s.close()
+        for s in socks:
+            s.close()
+    return ports
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    return free_ports(1, host)[0]
 
 
 class DemoRand:

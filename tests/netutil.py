@@ -12,11 +12,11 @@
 from __future__ import annotations
 
 import random
-import socket
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from cli.live import free_port, free_ports  # noqa: F401 (re-exported for the tests)
 from core import games as registry
 from core.encoding import decode, encode
 from core.events import Event, Timeout, game_id_of, genesis_sign_msg, make_genesis, parse_entry
@@ -69,29 +69,6 @@ class DetRand:
             out += dhash("test-rand", self.base, self.n)
             self.n += 1
         return out[:k]
-
-
-def free_port() -> int:
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    try:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-    finally:
-        s.close()
-
-
-def free_ports(n: int) -> list[int]:
-    socks, ports = [], []
-    try:
-        for _ in range(n):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.bind(("127.0.0.1", 0))
-            socks.append(s)
-            ports.append(s.getsockname()[1])
-    finally:
-        for s in socks:
-            s.close()
-    return ports
 
 
 def entry_raws(msg: bytes) -> list[bytes]:
