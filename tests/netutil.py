@@ -56,6 +56,34 @@ def make_table(ids: list[Identity], game: str = "painting", options: dict | None
     return make_genesis(doc, [i.sign(genesis_sign_msg(gid)) for i in ids])
 
 
+def build_table(n: int, tmp_path, game: str = "painting", options: dict | None = None, timeout: int = 60):
+    """(identities, genesis, roster on loopback ports, one GameStore per seat) of a fresh n-seat table."""
+    import os
+
+    from p2p import tls
+    from p2p.store import GameStore
+
+    ids = [Identity.generate() for _ in range(n)]
+    genesis = make_table(ids, game=game, options=options, timeout=timeout, nonce=os.urandom(8))
+    roster = {"certs": [tls.make_certificate(i) for i in ids], "addrs": [["127.0.0.1", p] for p in free_ports(n)]}
+    stores = [GameStore(tmp_path / str(k)) for k in range(n)]
+    return ids, genesis, roster, stores
+
+
+async def run_nodes(nodes, stores, limit: float) -> None:
+    """Run GameNodes in one nursery until every one is done (at most ``limit`` s), then close the stores."""
+    import trio
+
+    try:
+        with trio.fail_after(limit):
+            async with trio.open_nursery() as n:
+                for node in nodes:
+                    await n.start(node.run)
+    finally:
+        for s in stores:
+            s.close()
+
+
 class DetRand:
     """A deterministic rand(n) for one peer (tests only)."""
 
@@ -317,6 +345,27 @@ ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
 def logs_under(home) -> list:
     """The game logs under one peer's EASEL_HOME."""
     return sorted(home.glob("games/*/log"))
+
+
+def easel(*args, home=None, timeout: float = 30, **kw):
+    """Run ``python -m cli ARGS`` to the end (no fault injection; EASEL_HOME if ``home``): the CompletedProcess."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ)
+    if home is not None:
+        env["EASEL_HOME"] = str(home)
+    env.pop("EASEL_FAULTS", None)
+    return subprocess.run([sys.executable, "-m", "cli", *map(str, args)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, **kw)
+
+
+def entries_of(data: bytes) -> list:
+    """The parsed entries of a log file after its genesis."""
+    from core.logfile import parse as parse_log
+
+    return [parse_entry(raw) for raw in parse_log(data).entries[1:]]
 
 
 def spawn_easel(args, home):

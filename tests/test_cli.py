@@ -13,22 +13,13 @@ from pathlib import Path
 import pytest
 
 import core.games
+
+from .netutil import easel
 from core.logfile import parse as parse_log
 from core.table import replay
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_TIMEOUT = 90
-
-
-def easel(*args, home: Path | None = None, timeout: float = 30, **kw) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    if home is not None:
-        env["EASEL_HOME"] = str(home)
-    env.pop("EASEL_FAULTS", None)
-    return subprocess.run(
-        [sys.executable, "-m", "cli", *map(str, args)], cwd=ROOT, env=env,
-        capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, **kw,
-    )
 
 
 def run_demo(out: Path, seed: str = "1", players: int = 3) -> tuple[subprocess.CompletedProcess, dict]:

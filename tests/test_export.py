@@ -9,18 +9,19 @@ headless chromium is installed, its DOM after the script ran is checked too.
 from __future__ import annotations
 
 import base64
+import functools
 import json
-import os
 import re
 import shutil
 import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 import core.games
+
+from . import netutil
 from core.events import parse_genesis
 from core.hashing import fingerprint
 from core.logfile import parse as parse_log
@@ -30,13 +31,7 @@ DEMO_TIMEOUT = 120
 GAMES = core.games.names()
 
 
-def easel(*args, home: Path | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    if home is not None:
-        env["EASEL_HOME"] = str(home)
-    env.pop("EASEL_FAULTS", None)
-    return subprocess.run([sys.executable, "-m", "cli", *map(str, args)], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+easel = functools.partial(netutil.easel, timeout=60)
 
 
 @pytest.fixture(scope="module", params=GAMES)

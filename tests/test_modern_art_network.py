@@ -19,17 +19,13 @@ Every wait is bounded in time; only loopback addresses are used.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
-import subprocess
-import sys
 import time
 import zlib
 from pathlib import Path
 
 import pytest
-import trio
 
 import core.games
 from core.audit import audit
@@ -40,14 +36,13 @@ from core.games.modern_art.cards import N_CARDS
 from core.logfile import parse as parse_log
 from core.table import Table, replay
 from cli.live import bot_decider
-from p2p import tls
-from p2p.identity import Identity, load_or_create
+from p2p.identity import load_or_create
 from p2p.node import Faults, GameNode
 from p2p.protocol import SEAT_SECRET
 from p2p.store import GameStore
 
 from .helpers import log_file
-from .netutil import free_ports, make_table, wait_for
+from .netutil import build_table, easel, entries_of, free_ports, run_nodes, wait_for
 from .netutil import LogFollower as Follower, finish_procs as _finish, finished_identical, logs_under as _logs_under, spawn_easel as _spawn
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,39 +50,16 @@ GAME = "modern-art"
 DEMO_TIMEOUT = 90
 
 
-def easel(*args, home: Path | None = None, timeout: float = 30) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    if home is not None:
-        env["EASEL_HOME"] = str(home)
-    env.pop("EASEL_FAULTS", None)
-    return subprocess.run([sys.executable, "-m", "cli", *map(str, args)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-
-
-def entries_of(data: bytes) -> list:
-    return [parse_entry(raw) for raw in parse_log(data).entries[1:]]
-
-
 # --------------------------------------------------------------------------- GameNodes over loopback TLS
 async def test_five_nodes_with_faults_finish_with_identical_valid_complete_logs(tmp_path):
     n = 5
-    ids = [Identity.generate() for _ in range(n)]
-    genesis = make_table(ids, game=GAME, timeout=60, nonce=os.urandom(8))
-    roster = {"certs": [tls.make_certificate(i) for i in ids], "addrs": [["127.0.0.1", p] for p in free_ports(n)]}
-    stores = [GameStore(tmp_path / str(k)) for k in range(n)]
+    ids, genesis, roster, stores = build_table(n, tmp_path, GAME)
     nodes = [
         GameNode(ids[k], genesis, roster, stores[k], bot_decider(GAME, "easy", "ma-net"), timeout=60,
                  faults=Faults(drop=0.05, dup=0.1, reorder=0.2, delay=0.02, seed=k), linger=5)
         for k in range(n)
     ]
-    try:
-        with trio.fail_after(110):
-            async with trio.open_nursery() as nursery:
-                for node in nodes:
-                    await nursery.start(node.run)
-    finally:
-        for s in stores:
-            s.close()
+    await run_nodes(nodes, stores, 110)
     for node in nodes:
         assert node.failed is None
         assert node.peer.table.over

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import pytest
 import trio
 
 from cli.live import bot_decider
 from core.audit import audit
-from core.encoding import decode, encode
+from core.encoding import encode
 from core.events import make_event
 from core.logfile import parse as parse_log
 from p2p import tls
@@ -25,18 +23,10 @@ from p2p.protocol import Disconnect, TruncateLog
 from p2p.store import GameStore
 
 from .helpers import GAMES
-from .netutil import Sim, entry_raws, free_ports, make_table, wait_for
+from .netutil import Sim, build_table, entry_raws, free_ports, run_nodes, wait_for
 from .netutil import finish_procs as _finish, logs_under as _logs_under, spawn_easel as _spawn
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def build_table(n: int, tmp_path: Path, timeout: int = 60):
-    ids = [Identity.generate() for _ in range(n)]
-    genesis = make_table(ids, timeout=timeout, nonce=os.urandom(8))
-    roster = {"certs": [tls.make_certificate(i) for i in ids], "addrs": [["127.0.0.1", p] for p in free_ports(n)]}
-    stores = [GameStore(tmp_path / str(k)) for k in range(n)]
-    return ids, genesis, roster, stores
 
 
 # --------------------------------------------------------------------------- six nodes, faults
@@ -49,14 +39,7 @@ async def test_six_nodes_with_faults_finish_with_identical_logs(tmp_path):
         )
         for k in range(6)
     ]
-    try:
-        with trio.fail_after(60):
-            async with trio.open_nursery() as n:
-                for node in nodes:
-                    await n.start(node.run)
-    finally:
-        for s in stores:
-            s.close()
+    await run_nodes(nodes, stores, 60)
     for node in nodes:
         assert node.failed is None
         assert node.peer.table.over

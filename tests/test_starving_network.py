@@ -17,10 +17,8 @@ Every wait is bounded in time; only loopback addresses are used.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 import zlib
 from pathlib import Path
@@ -39,13 +37,11 @@ from core.hashing import dhash
 from core.logfile import parse as parse_log
 from core.rng import Rng
 from core.table import Table, replay
-from p2p import tls
 from p2p.identity import Identity, load_or_create
 from p2p.node import Faults, GameNode
-from p2p.store import GameStore
 
 from .helpers import log_file
-from .netutil import free_ports, make_table, wait_for
+from .netutil import build_table, easel, entries_of, free_ports, run_nodes, wait_for
 from .netutil import LogFollower as Follower, finish_procs as _finish, finished_identical, logs_under as _logs_under, spawn_easel as _spawn
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,21 +73,8 @@ def decider(seed: str):
     return decide
 
 
-def easel(*args, home: Path | None = None, timeout: float = 30) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    if home is not None:
-        env["EASEL_HOME"] = str(home)
-    env.pop("EASEL_FAULTS", None)
-    return subprocess.run([sys.executable, "-m", "cli", *map(str, args)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-
-
 def no_traceback(r: subprocess.CompletedProcess) -> None:
     assert "Traceback" not in r.stderr and "Traceback" not in r.stdout, r.stderr[-3000:]
-
-
-def entries_of(data: bytes) -> list:
-    return [parse_entry(raw) for raw in parse_log(data).entries[1:]]
 
 
 def expected_rating(points: int) -> str:
@@ -99,27 +82,8 @@ def expected_rating(points: int) -> str:
 
 
 # --------------------------------------------------------------------------- GameNodes over loopback TLS
-def build_table(n: int, tmp_path: Path, options: dict | None = None):
-    ids = [Identity.generate() for _ in range(n)]
-    genesis = make_table(ids, game=GAME, options=options, timeout=60, nonce=os.urandom(8))
-    roster = {"certs": [tls.make_certificate(i) for i in ids], "addrs": [["127.0.0.1", p] for p in free_ports(n)]}
-    stores = [GameStore(tmp_path / str(k)) for k in range(n)]
-    return ids, genesis, roster, stores
-
-
-async def run_nodes(nodes, stores, limit: float) -> None:
-    try:
-        with trio.fail_after(limit):
-            async with trio.open_nursery() as n:
-                for node in nodes:
-                    await n.start(node.run)
-    finally:
-        for s in stores:
-            s.close()
-
-
 async def test_four_nodes_with_faults_finish_with_identical_valid_logs(tmp_path):
-    ids, genesis, roster, stores = build_table(4, tmp_path)
+    ids, genesis, roster, stores = build_table(4, tmp_path, GAME)
     nodes = [
         GameNode(ids[k], genesis, roster, stores[k], decider("net"), timeout=60,
                  faults=Faults(drop=0.1, dup=0.1, reorder=0.2, delay=0.05, seed=k), linger=5)
@@ -149,7 +113,7 @@ async def test_four_nodes_with_faults_finish_with_identical_valid_logs(tmp_path)
 
 
 async def test_solo_game_over_a_node_ends_with_the_solo_rating(tmp_path):
-    ids, genesis, roster, stores = build_table(1, tmp_path)
+    ids, genesis, roster, stores = build_table(1, tmp_path, GAME)
     node = GameNode(ids[0], genesis, roster, stores[0], decider("solo"), timeout=60, linger=1)
     await run_nodes([node], stores, 30)
     assert node.failed is None and node.peer.table.over
