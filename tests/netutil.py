@@ -444,3 +444,60 @@ def finished_identical(results, homes) -> tuple[list, list]:
     data = [lg[0].read_bytes() for lg in logs]
     assert all(d == data[0] for d in data)
     return logs, data
+
+
+def sigkill_bot_and_resume(game: str, level: str, seed: str, homes, reached, *, what: str, reach_timeout: float,
+                           finish_timeout: float, at_kill=None):
+    """A 3-seat table of CLI peers (a host with ``--auto LEVEL``, two bots).  Once bot 1's log
+    shows ``reached(table)``, SIGKILL it; ``at_kill(table, game_dir)`` looks at what it left;
+    then ``easel resume`` it and let the game finish.  The log ends with no time-out (the seat
+    was resumed, not voted out), replays to the end and audits VALID.
+    Returns (the table at the kill, the final replayed table, the log bytes per home)."""
+    import signal
+
+    from core.table import replay
+    from core.logfile import parse as parse_log
+
+    port = free_ports(1)[0]
+    common = ["--seed", seed, "--unsafe-seed"]
+    host = spawn_easel(["host", "--game", game, "--players", "3", "--port", str(port), "--auto", level, *common,
+                        "--bind", "127.0.0.1", "--no-advertise", "--timeout", "60"], homes[0])
+    bots = [spawn_easel(["bot", "--join", "127.0.0.1:%d" % port, "--level", level, *common], homes[k]) for k in (1, 2)]
+    procs = [host] + bots
+    try:
+        follow = LogFollower(homes[1])
+
+        def there() -> bool:
+            if any(p.poll() is not None for p in procs):
+                return True  # someone exited early: stop waiting, the assertion below says who and why
+            t = follow.poll()
+            return t is not None and t.state is not None and not t.over and reached(t)
+
+        ok = wait_for(there, timeout=reach_timeout, interval=0.005)
+        assert ok and all(p.poll() is None for p in procs), "bot 1 never reached %s: %r" % (what, finish_procs(procs, 1))
+        victim = bots[0]
+        victim.send_signal(signal.SIGKILL)
+        victim.wait(timeout=10)
+        assert victim.returncode == -signal.SIGKILL
+        killed = LogFollower(homes[1]).poll()
+        assert not killed.over, "the bot had already finished when it was killed"
+        game_dir = logs_under(homes[1])[0].parent
+        if at_kill is not None:
+            at_kill(killed, game_dir)
+        time.sleep(0.3)
+        procs.append(spawn_easel(["resume", str(game_dir), "--level", level, *common], homes[1]))
+        results = finish_procs([host, bots[1], procs[-1]], timeout=finish_timeout)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait(timeout=10)
+    logs, data = finished_identical(results, homes)
+    ents = entries_of(data[0])
+    assert len(ents) + 1 > killed.count
+    assert not [e for e in ents if isinstance(e, Timeout)], "the killed seat was timed out instead of resumed"
+    final = replay(parse_log(data[0]).entries, registry)
+    assert final.over
+    r = easel("audit", *[lg[0] for lg in logs])
+    assert r.returncode == 0 and r.stdout.startswith("VALID"), r.stdout + r.stderr
+    return killed, final, data

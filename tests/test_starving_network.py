@@ -17,9 +17,7 @@ Every wait is bounded in time; only loopback addresses are used.
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
-import time
 import zlib
 from pathlib import Path
 
@@ -41,8 +39,7 @@ from p2p.identity import Identity, load_or_create
 from p2p.node import Faults, GameNode
 
 from .helpers import log_file
-from .netutil import build_table, easel, entries_of, free_ports, run_nodes, wait_for
-from .netutil import LogFollower as Follower, finish_procs as _finish, finished_identical, logs_under as _logs_under, spawn_easel as _spawn
+from .netutil import build_table, easel, entries_of, free_ports, run_nodes, sigkill_bot_and_resume
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = "starving-artists"
@@ -144,51 +141,11 @@ async def test_a_one_seat_table_seals_at_once():
 
 def test_sigkill_a_bot_mid_day_and_resume(tmp_path):
     homes = [tmp_path / ("h%d" % k) for k in range(3)]
-    port = free_ports(1)[0]
-    seed = "sa-kill"
-    host = _spawn(["host", "--game", GAME, "--players", "3", "--port", str(port), "--auto", "random", "--seed", seed,
-                   "--unsafe-seed", "--bind", "127.0.0.1", "--no-advertise", "--timeout", "60"], homes[0])
-    bots = [_spawn(["bot", "--join", "127.0.0.1:%d" % port, "--level", "random", "--seed", seed, "--unsafe-seed"], homes[k])
-            for k in (1, 2)]
-    procs = [host] + bots
-    results = []
-    try:
-        victim = bots[0]
-        follow = Follower(homes[1])
-
-        def mid_day() -> bool:
-            if any(p.poll() is not None for p in procs):
-                return True  # someone exited early: stop waiting, the assertion below says who and why
-            t = follow.poll()
-            return t is not None and t.state is not None and not t.over and t.state.day >= 2 and t.state.phase in ("morning", "afternoon")
-
-        reached = wait_for(mid_day, timeout=40, interval=0.005)
-        assert reached and all(p.poll() is None for p in procs), "bot 1 never reached day 2: %r" % (_finish(procs, 1),)
-        victim.send_signal(signal.SIGKILL)
-        victim.wait(timeout=10)
-        assert victim.returncode == -signal.SIGKILL
-        t = Follower(homes[1]).poll()
-        killed_at, killed_day = t.count, t.state.day
-        assert not t.over and killed_day >= 2, "the bot had already finished when it was killed"
-        time.sleep(0.3)
-        game_dir = _logs_under(homes[1])[0].parent
-        resumed = _spawn(["resume", str(game_dir), "--level", "random", "--seed", seed, "--unsafe-seed"], homes[1])
-        procs.append(resumed)
-        results = _finish([host, bots[1], resumed], timeout=60)
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait(timeout=10)
-    logs, data = finished_identical(results, homes)
-    ents = entries_of(data[0])
-    assert len(ents) + 1 > killed_at
-    assert not [e for e in ents if isinstance(e, Timeout)], "the killed seat was timed out instead of resumed"
-    final = replay(parse_log(data[0]).entries, core.games)
-    assert final.over and final.state.day >= killed_day
-    r = easel("audit", *[lg[0] for lg in logs])
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout.startswith("VALID")
+    killed, final, _ = sigkill_bot_and_resume(
+        GAME, "random", "sa-kill", homes, lambda t: t.state.day >= 2 and t.state.phase in ("morning", "afternoon"),
+        what="day 2", reach_timeout=40, finish_timeout=60)
+    assert killed.state.day >= 2
+    assert final.state.day >= killed.state.day
 
 
 # --------------------------------------------------------------------------- a 4-seat demo: json, show, tampering
