@@ -35,9 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import time
 from multiprocessing import Pool
 from pathlib import Path
@@ -53,6 +51,7 @@ from core.games.modern_art import rules  # noqa: E402
 from core.games.modern_art.bots import EasyBot, HardBot, MediumBot, play_game  # noqa: E402
 
 from common import clustered, load, signatures, stats, wilson  # noqa: E402
+from common import demo_runs as common_demo_runs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = "modern-art"
@@ -64,44 +63,18 @@ GOALS = {"medium/easy": 0.80, "hard/medium": 0.60}
 
 # --------------------------------------------------------------------------- 1. demo wall time
 def demo_runs(runs: int, players: int) -> tuple[dict, list[bytes]]:
-    walls, inner, starts, logs, results = [], [], [], [], []
-    env = dict(os.environ)
-    env.pop("EASEL_FAULTS", None)
-    for i in range(runs):
-        t = time.perf_counter()
-        r = subprocess.run([sys.executable, "-m", "cli", "games", "--json"], cwd=ROOT, env=env, capture_output=True, timeout=60)
-        starts.append(time.perf_counter() - t)
-        if r.returncode != 0:
-            raise SystemExit("easel games failed: %s" % r.stderr.decode(errors="replace")[-2000:])
-        with tempfile.TemporaryDirectory() as d:
-            env["EASEL_HOME"] = str(Path(d) / "home")
-            t = time.perf_counter()
-            out = subprocess.run(
-                [sys.executable, "-m", "cli", "demo", "--game", GAME, "--players", str(players), "--seed", "bench-ma-%d" % i,
-                 "--out", str(Path(d) / "out"), "--json"],
-                cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
-            )
-            walls.append(time.perf_counter() - t)
-            if out.returncode != 0:
-                raise SystemExit("demo failed: %s" % (out.stdout[-1000:] + out.stderr[-2000:]))
-            obj = json.loads(out.stdout.strip().splitlines()[-1])
-            if obj["head"] is None:
-                raise SystemExit("demo peers disagree: %r" % obj["heads"])
-            inner.append(obj["seconds"])
-            logs.append(Path(obj["logs"][0]).read_bytes())
-            res = obj["results"]
-            results.append({"status": res.get("status"), "money": res.get("money"), "winners": res.get("winners")})
+    times, logs, objs = common_demo_runs(GAME, players, runs, "bench-ma")
+    results = [{"status": o["results"].get("status"), "money": o["results"].get("money"),
+                "winners": o["results"].get("winners")} for o in objs]
     return {
         "players": players,
         "bots": default_level(registry.get(GAME)),
         "runs": runs,
-        "wall_s": stats(walls),
-        "demo_reported_s": stats(inner),
-        "baseline_cli_process_start_s": stats(starts),
+        **times,
         "games": results,
         "load_avg_at_end": load(),
         "goal": "wall < 20 s",
-        "goal_met": stats(walls)["median"] < 20,
+        "goal_met": times["wall_s"]["median"] < 20,
     }, logs
 
 

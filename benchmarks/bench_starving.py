@@ -31,9 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -48,9 +46,9 @@ from cli.auditing import audit_files  # noqa: E402
 from cli.common import default_level  # noqa: E402
 from core.audit import audit  # noqa: E402
 from core.events import Event, game_id_of, genesis_sign_msg, make_genesis, parse_entry  # noqa: E402
-from core.logfile import LOG_MAGIC, encode_record, parse  # noqa: E402
+from core.logfile import parse  # noqa: E402
 from core.table import Table  # noqa: E402
-from common import signatures  # noqa: E402
+from common import demo_runs as common_demo_runs, log_file, signatures, stats  # noqa: E402
 from p2p.memnet import play_in_memory  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,58 +57,18 @@ MAIN_ACTIONS = ("work", "buy", "paint")
 TYPES = ("turn", "free", "answer", "announce", "collect", "chance")
 
 
-def spread(xs: list[float], digits: int = 3) -> dict:
-    s = sorted(xs)
-    n = len(s)
-    med = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
-    return {"median": round(med, digits), "min": round(s[0], digits), "max": round(s[-1], digits), "n": n,
-            "raw": [round(x, digits) for x in xs]}
-
-
-def log_file(entries: list[bytes]) -> bytes:
-    return LOG_MAGIC + b"".join(encode_record(e) for e in entries)
-
-
 # --------------------------------------------------------------------------- 1. demo wall time
 def demo_runs(runs: int) -> tuple[dict, list[bytes]]:
-    walls, inner, starts, logs, results = [], [], [], [], []
-    env = dict(os.environ)
-    env.pop("EASEL_FAULTS", None)
-    for i in range(runs):
-        t = time.perf_counter()
-        r = subprocess.run([sys.executable, "-m", "cli", "games", "--json"], cwd=ROOT, env=env, capture_output=True, timeout=60)
-        starts.append(time.perf_counter() - t)
-        if r.returncode != 0:
-            raise SystemExit("easel games failed: %s" % r.stderr.decode(errors="replace")[-2000:])
-        with tempfile.TemporaryDirectory() as d:
-            env["EASEL_HOME"] = str(Path(d) / "home")
-            t = time.perf_counter()
-            out = subprocess.run(
-                [sys.executable, "-m", "cli", "demo", "--game", GAME, "--players", "4", "--seed", "bench-sa-%d" % i,
-                 "--out", str(Path(d) / "out"), "--json"],
-                cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
-            )
-            walls.append(time.perf_counter() - t)
-            if out.returncode != 0:
-                raise SystemExit("demo failed: %s" % (out.stdout[-1000:] + out.stderr[-2000:]))
-            obj = json.loads(out.stdout)
-            if obj["head"] is None:
-                raise SystemExit("demo peers disagree: %r" % obj["heads"])
-            inner.append(obj["seconds"])
-            logs.append(Path(obj["logs"][0]).read_bytes())
-            results.append({"days": obj["results"]["days"], "reason": obj["results"]["reason"],
-                            "points": obj["results"]["points"]})
-    level = default_level(registry.get(GAME))
+    times, logs, objs = common_demo_runs(GAME, 4, runs, "bench-sa")
+    results = [{"days": o["results"]["days"], "reason": o["results"]["reason"], "points": o["results"]["points"]} for o in objs]
     return {
         "players": 4,
-        "bots": level,
+        "bots": default_level(registry.get(GAME)),
         "runs": runs,
-        "wall_s": spread(walls),
-        "demo_reported_s": spread(inner),
-        "baseline_cli_process_start_s": spread(starts),
+        **times,
         "games": results,
         "goal": "wall < 15 s",
-        "goal_met": sorted(walls)[len(walls) // 2] < 15,
+        "goal_met": times["wall_s"]["median"] < 15,
     }, logs
 
 
@@ -159,11 +117,11 @@ def round_trips(logs: list[bytes]) -> dict:
         totals.update(p["totals"])
     return {
         "games": len(profiles),
-        "days": spread([p["days"] for p in profiles], 1),
-        "round_trips_per_day": spread([sum(p["totals"].values()) / p["days"] for p in profiles], 2),
+        "days": stats([p["days"] for p in profiles], 1),
+        "round_trips_per_day": stats([sum(p["totals"].values()) / p["days"] for p in profiles], 2),
         "by_type_per_day": {k: round(totals[k] / days, 2) for k in TYPES},
         "chance_steps_per_day": round(totals["chance"] / 2 / days, 2),
-        "entries_per_day": spread([p["entries"] / p["days"] for p in profiles], 1),
+        "entries_per_day": stats([p["entries"] / p["days"] for p in profiles], 1),
         "opening_seed_round_trips": profiles[0]["setup_steps"],
         "example_game_by_day": {str(d): c for d, c in profiles[0]["per_day"].items()},
     }
@@ -234,15 +192,15 @@ def audit_throughput(n_logs: int, repeats: int) -> tuple[dict, dict]:
         "signatures": len(sigs),
         "cores": cores,
         "repeats": repeats,
-        "parallel_audit_entries_per_s": spread(par, 0),
-        "one_core_one_file_at_a_time_entries_per_s": spread(seq, 0),
-        "baseline_ed25519_verify_per_s": spread(ver, 0),
-        "ratio_parallel": spread(ratio),
-        "ratio_one_core": spread(ratio1),
+        "parallel_audit_entries_per_s": stats(par, 0),
+        "one_core_one_file_at_a_time_entries_per_s": stats(seq, 0),
+        "baseline_ed25519_verify_per_s": stats(ver, 0),
+        "ratio_parallel": stats(ratio),
+        "ratio_one_core": stats(ratio1),
         "ratio_parallel_to_cores_x_verify": round(sorted(ratio)[len(ratio) // 2] / cores, 3),
-        "baseline_libsodium_verify_many_per_s": spread(fast, 0) if fast else None,
-        "ratio_parallel_to_verify_many": spread([p / f for p, f in zip(par, fast)]) if fast else None,
-        "ratio_one_core_to_verify_many": spread([q / f for q, f in zip(seq, fast)]) if fast else None,
+        "baseline_libsodium_verify_many_per_s": stats(fast, 0) if fast else None,
+        "ratio_parallel_to_verify_many": stats([p / f for p, f in zip(par, fast)]) if fast else None,
+        "ratio_one_core_to_verify_many": stats([q / f for q, f in zip(seq, fast)]) if fast else None,
         "definition": "entries audited per second / single-thread PyNaCl Ed25519 verifications per second of the same signatures, "
                       "each repetition measured back to back; parallel = cli.auditing.audit_files over every file (one worker process per core, "
                       "pool start-up included); one core = core.audit.audit one file after the other",

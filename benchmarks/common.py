@@ -255,3 +255,41 @@ def signatures(files: dict[str, bytes]) -> tuple[int, list]:
                 for v, sig in ent.votes:
                     sigs.append((VerifyKey(keys[v]), msg, sig))
     return entries, sigs
+
+
+def demo_runs(game: str, players: int, runs: int, seed_prefix: str) -> tuple[dict, list[bytes], list[dict]]:
+    """``runs`` full ``easel demo --game GAME --players N --json`` games, each with its own seed and
+    home: ({wall_s, demo_reported_s, baseline_cli_process_start_s}, the first peer's log of each,
+    the demo's JSON of each).  The baseline is one ``easel games --json``: a CLI process start."""
+    import json
+    import subprocess
+    import time
+
+    root = Path(__file__).resolve().parent.parent
+    walls, inner, starts, logs, objs = [], [], [], [], []
+    env = dict(os.environ)
+    env.pop("EASEL_FAULTS", None)
+    for i in range(runs):
+        t = time.perf_counter()
+        r = subprocess.run([sys.executable, "-m", "cli", "games", "--json"], cwd=root, env=env, capture_output=True, timeout=60)
+        starts.append(time.perf_counter() - t)
+        if r.returncode != 0:
+            raise SystemExit("easel games failed: %s" % r.stderr.decode(errors="replace")[-2000:])
+        with tempfile.TemporaryDirectory() as d:
+            env["EASEL_HOME"] = str(Path(d) / "home")
+            t = time.perf_counter()
+            out = subprocess.run(
+                [sys.executable, "-m", "cli", "demo", "--game", game, "--players", str(players), "--seed", "%s-%d" % (seed_prefix, i),
+                 "--out", str(Path(d) / "out"), "--json"],
+                cwd=root, env=env, capture_output=True, text=True, timeout=600,
+            )
+            walls.append(time.perf_counter() - t)
+            if out.returncode != 0:
+                raise SystemExit("demo failed: %s" % (out.stdout[-1000:] + out.stderr[-2000:]))
+            obj = json.loads(out.stdout.strip().splitlines()[-1])
+            if obj["head"] is None:
+                raise SystemExit("demo peers disagree: %r" % obj["heads"])
+            inner.append(obj["seconds"])
+            logs.append(Path(obj["logs"][0]).read_bytes())
+            objs.append(obj)
+    return {"wall_s": stats(walls), "demo_reported_s": stats(inner), "baseline_cli_process_start_s": stats(starts)}, logs, objs
