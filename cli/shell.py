@@ -236,9 +236,13 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
     view = table.view(seat)
     steps = _round_of_phase(table.moves)
     items: list = []
-    for idx, ph, s, action in table.moves[-LOG_KEEP:]:
+    start = max(0, len(table.moves) - LOG_KEEP)
+    for k, (idx, ph, s, action) in enumerate(table.moves[start:], start):
+        # each move in the words of the state it was made in (the market, the standing
+        # bid as they were then), the current state once that has been let go
+        was = table.state_before(k)
         try:
-            text = screen.describe(table.game, table.state, s, action)
+            text = screen.describe(table.game, table.state if was is None else was, s, action)
         except Exception:  # describe is total, but never crash the UI
             text = "seat %s moved" % s
         if s == seat:

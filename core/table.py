@@ -62,6 +62,9 @@ from .events import (
 from .hashing import dhash
 
 
+BEFORE_KEEP = 512   # states kept in Table.before: how far back a UI can word a move against its state
+
+
 class RuleError(ValueError):
     """An entry that is well formed and signed but not allowed here by the rules."""
 
@@ -117,6 +120,10 @@ class Table:
     verdicts: dict = field(default_factory=dict, repr=False, compare=False)
     # seat -> seat secret known locally (a peer's own seat): used by view(); never in the log
     secrets: dict = field(default_factory=dict, repr=False, compare=False)
+    # move number k (index into moves) -> the game state moves[k] was applied to, for the
+    # last BEFORE_KEEP moves: a log line says "buys 'Mona Lisa' for 2" about the market as it
+    # was, not as it is now (states are immutable values, so this shares their structure)
+    before: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -175,6 +182,11 @@ class Table:
                 secret = self.secrets.get(seat)
             return self.game.view(self.state, seat, secret)
         return self.game.view(self.state, seat)
+
+    def state_before(self, k: int) -> Any:
+        """The game state move ``moves[k]`` was applied to (``None`` once it is older than
+        the last ``BEFORE_KEEP`` moves, or for a move number that does not exist)."""
+        return self.before.get(k)
 
     def result(self) -> dict | None:
         return self.game.result(self.state) if self.state is not None and self.over else None
@@ -345,8 +357,10 @@ class Table:
             actions[s] = self.game.default_action(base, s)
         state = base
         for s in seats:
+            self.before[len(self.moves)] = state
             state = self.game.apply(state, s, actions[s])
             self.moves.append((idx, phase, s, actions[s]))
+            self.before.pop(len(self.moves) - 1 - BEFORE_KEEP, None)
         self.state = state
 
     def _next(self) -> None:

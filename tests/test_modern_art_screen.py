@@ -450,9 +450,11 @@ def test_help_lists_every_command_and_the_rules():
     assert sc.describe_table(ctx, {"edition": "standard"}, 4) == \
         "Modern Art for 4 seats; standard edition; 100 money each, 4 rounds"
     assert type(screen_for("modern-art")) is ModernArtScreen
-    # the log words a past move without the latest state's numbers
+    # the log words a past move in the state it was made in (the shell passes Table.state_before)
     later = start()
-    assert sc.describe(GAME, later, 2, {"do": "buy"}) == "seat 2 buys at the fixed price"
+    priced = rules._clone(later)
+    priced.price = 17
+    assert sc.describe(GAME, priced, 2, {"do": "buy"}) == "seat 2 buys at the fixed price 17"
     assert sc.describe(GAME, later, 2, {"do": "bid", "amount": 0}) == "seat 2 hands in no bid"
     assert sc.describe(GAME, later, 2, {"do": "bid", "amount": 14}) == "seat 2 bids 14"
     assert sc.describe(GAME, later, 2, {"do": "pass"}) == "seat 2 passes"

@@ -20,7 +20,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from cli.screens import CommandError, GenericScreen, Say, Screen, Send, screen_for
-from cli.shell import GameUI, ReplayUI
+from cli.shell import GameUI, ReplayUI, snapshot_of
 from core.engine import GameInfo, IllegalAction
 
 ENTER = "\r"
@@ -144,8 +144,14 @@ class FakeTable:
     def result(self):
         return None
 
+    before: dict = field(default_factory=dict)
+
+    def state_before(self, k):
+        return self.before.get(k)
+
     def act(self, seat, action):
         """Apply one action: the same seat stays to act while it has actions left this round."""
+        self.before[len(self.moves)] = self.state
         self.moves.append((self.count, self.phase, seat, action))
         self.state = dict(self.state, total=self.state["total"] + action["add"], left=self.state["left"] - 1)
         self.phase += 1
@@ -222,6 +228,24 @@ async def test_decide_is_called_several_times_in_one_round():
                 assert "round 1" in flat(ui) and "seat 0 (you) adds 4" in flat(ui)
                 inp.send_text("\x11\x11")
                 await until(lambda: ui.closed)
+
+
+def test_the_live_log_words_each_past_move_against_the_state_it_was_made_in():
+    """A log line describes a move with the state it was applied to (Table.state_before), not the
+    latest one: "adds 4 to 2", not "adds 4 to 9" once the total has moved on."""
+
+    class TotalScreen(CountScreen):
+        def describe(self, game, state, seat, action):
+            return "seat %d adds %d to %d" % (seat, action["add"], state["total"])
+
+    table = FakeTable()
+    for n in (2, 4, 3):
+        table.act(0, {"add": n})
+    lines = [text for _, text in snapshot_of(table, 1, screen=TotalScreen()).log]
+    assert [line.split("  ", 1)[1] for line in lines] == ["seat 0 adds 2 to 0", "seat 0 adds 4 to 2", "seat 0 adds 3 to 6"]
+    table.before.clear()                 # let go (older than the table keeps): the latest state is used
+    lines = [text for _, text in snapshot_of(table, 1, screen=TotalScreen()).log]
+    assert [line.split("  ", 1)[1] for line in lines] == ["seat 0 adds %d to 9" % n for n in (2, 4, 3)]
 
 
 async def test_generic_screen_sends_json_and_picks_from_the_legal_actions():

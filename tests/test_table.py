@@ -14,7 +14,7 @@ from core.games.painting import rules
 from core.hashing import dhash
 from core.table import RuleError, Table, replay
 
-from .helpers import GAMES, Builder, HandTable, genesis_for, salt_for, seat_keys, signer, simulate
+from .helpers import GAMES, Builder, HandTable, genesis_for, salt_for, seat_keys, signer, simulate, simulated
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -847,3 +847,34 @@ def test_an_open_move_checked_on_arrival_is_not_checked_again_when_placed(monkey
     h.add(ev)
     assert len(calls) == 3, "placing the checked event asked the rules again"
     assert h.t.moves[-1][2:] == (seat, {"target": 4})
+
+
+def test_state_before_is_the_state_each_move_was_applied_to(monkeypatch):
+    """Table.state_before(k) is the state moves[k] was applied to: the first move of a step is
+    applied to the state the table held before the step closed, each next one to the result of
+    the one before; only the last BEFORE_KEEP moves are kept."""
+    import core.table as table_mod
+
+    g, sks, log = simulated(3, 7, rounds=3)
+    game = GAMES.get("toy")
+    t = Table.start(log[0], GAMES)
+    steps = 0
+    for ent in log[1:]:
+        base, first = t.state, len(t.moves)
+        t.append(parse_entry(ent))
+        if len(t.moves) > first:
+            steps += 1
+            assert t.state_before(first) is base
+            for k in range(first + 1, len(t.moves)):
+                _, _, seat, action = t.moves[k - 1]
+                assert t.state_before(k) == game.apply(t.state_before(k - 1), seat, action)
+    n = len(t.moves)
+    assert steps > 3 and n > steps and sorted(t.before) == list(range(n))
+    assert t.state_before(n) is None and t.state_before(-1) is None
+    # a small window keeps only the newest moves
+    monkeypatch.setattr(table_mod, "BEFORE_KEEP", 4)
+    t2 = Table.start(log[0], GAMES)
+    for ent in log[1:]:
+        t2.append(parse_entry(ent))
+    assert sorted(t2.before) == list(range(n - 4, n))
+    assert t2.state_before(n - 1) == t.state_before(n - 1) and t2.state_before(0) is None

@@ -112,7 +112,9 @@ moves, when the snapshot was taken after another one: ``snapshot_of(...,
 before=...)``; else None), so one snapshot alone can still show what changed.
 
 Replay.  ``describe(game, state, seat, action)`` words an action (default
-``game.describe``), ``describe_table(ctx, config, players)`` the genesis
+``game.describe``) against the state it was made in (the live log passes
+``Table.state_before(k)`` for move ``k``, so a buy names the canvas that was
+in the slot then), ``describe_table(ctx, config, players)`` the genesis
 line.  Down/Up (n/p) jump to the next/previous *mark*: ``is_mark(before,
 after)`` (two consecutive snapshots; default: the entry applied moves, i.e.
 a step closed); ``mark_words`` = (short name, help text) for the keys.

@@ -1085,12 +1085,10 @@ class ModernArtScreen(Screen):
 
     # -- the event log -----------------------------------------------------------
     def describe(self, game: Any, state: Any, seat: int, action: Any) -> str:
-        """The game's words, except where they would read the latest state (the shell describes past
-        moves with it): a buy does not name today's price, a bid says its amount (0: no bid)."""
+        """The game's words (the shell gives the state the move was made in), except that a bid
+        says its amount (0: no bid): in the log a sealed bid is already open."""
         if isinstance(action, dict):
             do = action.get("do")
-            if do == "buy":
-                return "seat %s buys at the fixed price" % seat
             if do == "bid" and isinstance(action.get("amount"), int):
                 amt = action["amount"]
                 return "seat %s %s" % (seat, "bids %d" % amt if amt else "hands in no bid")

@@ -862,18 +862,6 @@ class StarvingArtistsScreen(Screen):
         return text
 
     # -- the event log -----------------------------------------------------------
-    def describe(self, game: Any, state: Any, seat: int, action: Any) -> str:
-        """The game's words, except that a buy does not name its canvas: the shell describes past moves
-        with the latest state, where the slot holds another canvas by now (the day's events name it)."""
-        if isinstance(action, dict) and action.get("do") == "buy" and "then" not in action:
-            return "seat %s buys the canvas in slot %s for %s" % (
-                seat, action.get("slot"), ", ".join(
-                    ("%d %s" % (n, c) if n > 1 else c) for c, n in _ordered(action.get("pay"))) or "nothing")
-        text = game.describe(state, seat, action)
-        if isinstance(action, dict) and action.get("do") == "buy":
-            text = re.sub(r"buys '.*' from slot (\d)", r"buys the canvas in slot \1", text)
-        return text
-
     # -- deciding ----------------------------------------------------------------
     def decision_label(self, ctx: Context) -> str:
         v = self._view(ctx)
