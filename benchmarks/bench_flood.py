@@ -8,11 +8,17 @@ Each repetition:
     reset, one in three held open silent, one in three held open after half a TLS ClientHello (a
     record header announcing 512 bytes, then 40 of them); at most --max-held held at once (the oldest
     is dropped to make room);
-  * measured: connection attempts per second and how they ended (connected, refused, timed out,
-    closed by the host while held), the victim's RSS before, at its peak during and --settle seconds
-    after the flood (VmRSS from /proc/PID/status), the lines its log gained during the flood, and a
-    move's latency (signed by one seat -> applied at both) before and during the flood, with the
-    moves completed per second.
+  * measured: connection attempts per second as the flooder saw them (connected, refused, timed
+    out, closed by the host while held); what the victim's listener did with them, from its own
+    ``ListenerStats`` (each peer writes them, with its VmRSS/VmHWM, to host-stats-SEAT.json every
+    STATS_EVERY s): connections accepted, refused at once (over MAX_CONNS / MAX_HANDSHAKES / ...)
+    and handshakes failed or timed out, per second of flood, and its peak handshakes and
+    connections in progress; the longest accept queue of its listening socket (/proc/net/tcp:
+    connections the kernel completed that the host had not accepted yet); the victim's RSS before,
+    at its peak during and --settle seconds after the flood (VmRSS from /proc/PID/status, process
+    memory: OpenSSL's included), the lines its log gained during the flood, and a move's latency
+    (signed by one seat -> applied at both) before and during the flood, with the moves completed
+    per second.
 Prints one JSON object: per-metric median/min/max and the raw per-repetition lists.
 
     python benchmarks/bench_flood.py [--reps 5] [--seconds 3] [--max-held 2000]
@@ -39,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 HOST = "127.0.0.1"
 START_WAIT = 20.0          # seconds for the two peers to start playing
+STATS_EVERY = 0.1          # s between two writes of a peer's listener statistics
 PAUSE_AFTER_REP = 0.5
 HALF_HELLO = b"\x16\x03\x01\x02\x00" + b"\x01\x00\x01\xfc\x03\x03" + b"\x42" * 29   # announces 512 bytes, sends 40
 
@@ -57,6 +64,27 @@ def summary(xs) -> dict:
     r = lambda v: None if v is None else round(v, 3)  # noqa: E731
     return {"median": r(median(vals)), "min": r(min(vals)) if vals else None, "max": r(max(vals)) if vals else None,
             "raw": [r(x) for x in xs]}
+
+
+def accept_queue(port: int) -> int | None:
+    """Connections waiting in the accept queue of the socket listening on ``port`` (loopback, IPv4)."""
+    try:
+        with open("/proc/net/tcp") as f:
+            next(f)
+            for line in f:
+                parts = line.split()
+                if parts[3] == "0A" and int(parts[1].rsplit(":", 1)[1], 16) == port:   # 0A: LISTEN
+                    return int(parts[4].split(":")[1], 16)                              # rx_queue
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+    return None
+
+
+def read_json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
 
 
 def rss_mb(pid: int, field: str = "VmRSS") -> float | None:
@@ -101,8 +129,32 @@ def run_node(config_path: str, seat: int) -> None:
         return {view["stage"]: rng.between(1, 6)}
 
     node = GameNode(ident, genesis, roster, store, decide, timeout=60, games=TOY_REGISTRY, linger=1)
+    stats_path = base / ("host-stats-%d.json" % seat)
+
+    def report() -> None:
+        # the listener's own counters (the flooder cannot see what the host refused), and our memory
+        st = node.listener_stats
+        doc = {"t": time.monotonic(), "rss_mb": rss_mb(os.getpid()), "hwm_mb": rss_mb(os.getpid(), "VmHWM"),
+               "listener": {k: v for k, v in vars(st).items() if isinstance(v, int)},
+               "addrs_held": len(st.by_addr) + len(st.hs_by_addr), "budget_waits": node.budget_waits}
+        tmp = stats_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(doc))
+        os.replace(tmp, stats_path)
+
+    async def main() -> None:
+        async def reporter() -> None:
+            while True:
+                report()
+                await trio.sleep(STATS_EVERY)
+
+        async with trio.open_nursery() as n:
+            n.start_soon(reporter)
+            await node.run()
+            n.cancel_scope.cancel()
+        report()
+
     try:
-        trio.run(node.run)
+        trio.run(main)
     finally:
         store.close()
 
@@ -292,6 +344,10 @@ def one_rep(args) -> dict:
             time.sleep(args.warmup)
             rss_before = rss_mb(victim)
             lines_before = log_lines(d / "node-0.log")
+            host_path = d / "host-stats-0.json"
+            host_before = read_json(host_path)
+            port = cfg["addrs"][0][1]
+            queue_peak = accept_queue(port) or 0
             t_start = time.monotonic()
             flooder = subprocess.Popen([sys.executable, __file__, "--flood", HOST, str(cfg["addrs"][0][1]), str(args.seconds),
                                         str(args.max_held)], cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -302,11 +358,16 @@ def one_rep(args) -> dict:
                 r = rss_mb(victim)
                 if r is not None:
                     peak = max(peak, r)
+                q = accept_queue(port)
+                if q is not None:
+                    queue_peak = max(queue_peak, q)
                 time.sleep(0.05)
             if flooder.poll() is None:
                 flooder.kill()
             so, se = flooder.communicate(timeout=10)
             t_end = time.monotonic()
+            time.sleep(2 * STATS_EVERY)
+            host_end = read_json(host_path)
             fl = json.loads(so.decode().strip().splitlines()[-1]) if so.strip() else {"error": se.decode()[-500:]}
             lines_during = log_lines(d / "node-0.log") - lines_before
             # after the flood: does the memory come back down?
@@ -317,6 +378,7 @@ def one_rep(args) -> dict:
                     peak = max(peak, r)
                 time.sleep(0.05)
             rss_after = rss_mb(victim)
+            host_after = read_json(host_path)
             alive = nodes[0].poll() is None
             t_after = time.monotonic()
         finally:
@@ -332,8 +394,29 @@ def one_rep(args) -> dict:
         before = latencies(signed, applied, t_start - args.warmup, t_start)
         during = latencies(signed, applied, t_start, t_end)
         after = latencies(signed, applied, t_end, t_after)
+        secs = fl.get("seconds") or max(t_end - t_start, 1e-3)
+
+        def listener(a: dict, b: dict, rates: bool) -> dict:
+            la, lb = a.get("listener") or {}, b.get("listener") or {}
+            out = {k: lb.get(k, 0) - la.get(k, 0) for k in ("accepted", "refused", "failed")}
+            if rates:
+                out.update({k + "_per_s": round(out[k] / secs, 1) for k in ("accepted", "refused", "failed")})
+            return out
+
+        host = {
+            "during_flood": listener(host_before, host_end, True),     # until the flooder exited, per s of flood
+            # + the --settle seconds after: the host still accepts what the kernel queued (the accept queue)
+            "with_settle": listener(host_before, host_after, False),
+            "peak_handshaking": (host_after.get("listener") or {}).get("peak_handshaking"),
+            "peak_open": (host_after.get("listener") or {}).get("peak_open"),
+            "open_after": (host_after.get("listener") or {}).get("open"),
+            "addrs_held_after": host_after.get("addrs_held"),
+            "accept_queue_peak": queue_peak,
+            "hwm_mb": host_after.get("hwm_mb"),
+        }
         return {
             "flood": fl,
+            "host": host,
             "rss_mb": {"before": rss_before, "peak": peak, "after": rss_after},
             "victim_alive_after": alive,
             "victim_log_lines_during_flood": lines_during,
@@ -376,13 +459,25 @@ def main() -> None:
         "setup": {"reps": args.reps, "flood_seconds": args.seconds, "max_held": args.max_held, "think_ms": args.think_ms,
                   "warmup_s": args.warmup, "settle_s": args.settle, "target": "seat 0's game port (TLS, pinned seat keys), loopback",
                   "cpus": os.cpu_count()},
+        # as the flooder saw them
         "attempts_per_s": summary(col(lambda r: r["flood"].get("attempts_per_s"))),
         "connected_per_s": summary(col(lambda r: r["flood"].get("connected_per_s"))),
-        "refused_per_s": summary(col(lambda r: r["flood"].get("refused_per_s"))),
+        "flooder_econnrefused_per_s": summary(col(lambda r: r["flood"].get("refused_per_s"))),
         "timed_out_per_s": summary(col(lambda r: r["flood"].get("timed_out_per_s"))),
-        "closed_by_host_per_s": summary(col(lambda r: r["flood"].get("closed_by_host_per_s"))),
+        "flooder_saw_closed_per_s": summary(col(lambda r: r["flood"].get("closed_by_host_per_s"))),
         "held_peak": summary(col(lambda r: r["flood"].get("held_peak"))),
         "still_open_at_end": summary(col(lambda r: r["flood"].get("still_open_at_end"))),
+        # what the host's listener did (its ListenerStats), per second of flood
+        "host_accepted_per_s": summary(col(lambda r: r["host"]["during_flood"]["accepted_per_s"])),
+        "refused_per_s": summary(col(lambda r: r["host"]["during_flood"]["refused_per_s"])),
+        "host_failed_handshakes_per_s": summary(col(lambda r: r["host"]["during_flood"]["failed_per_s"])),
+        "host_refused_total": summary(col(lambda r: r["host"]["with_settle"]["refused"])),
+        "host_failed_total": summary(col(lambda r: r["host"]["with_settle"]["failed"])),
+        "host_peak_handshaking": summary(col(lambda r: r["host"]["peak_handshaking"])),
+        "host_peak_open": summary(col(lambda r: r["host"]["peak_open"])),
+        "host_open_after": summary(col(lambda r: r["host"]["open_after"])),
+        "host_accept_queue_peak": summary(col(lambda r: r["host"]["accept_queue_peak"])),
+        "host_hwm_mb": summary(col(lambda r: r["host"]["hwm_mb"])),
         "rss_before_mb": summary(col(lambda r: r["rss_mb"]["before"])),
         "rss_peak_mb": summary(col(lambda r: r["rss_mb"]["peak"])),
         "rss_after_mb": summary(col(lambda r: r["rss_mb"]["after"])),

@@ -6,7 +6,9 @@ running head), sequence numbers, seat order inside each step, commitments
 against reveals, seed and beacon derivation and every rule of the game, by
 replaying the log through the same code the peers run.  Across all files
 given (logs and spools): equivocation, i.e. two different signed events from
-one author with the same sequence number, and logs of one game that disagree.
+one author with the same sequence number, logs of one game that disagree, and
+(a note) a signed reveal kept in a spool that does not open its seat's
+commitment in the log (the seat was timed out instead, ``find_bad_reveals``).
 
 Every function takes the game registry (``games``: a core.games.Registry or
 the module core.games) that the logs are replayed with.
@@ -17,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from .events import EntryError, Event, Timeout, parse_entry, parse_genesis, verify_many
+from .events import EntryError, Event, Timeout, parse_entry, parse_genesis, reveal_commitment, verify_many
 from .logfile import parse
 from .table import RuleError, Table
 
@@ -273,6 +275,87 @@ def find_equivocations(summaries: list[Summary], files: dict[str, bytes]) -> lis
     return proofs
 
 
+def find_bad_reveals(summaries: list[Summary], files: dict[str, bytes]) -> list[dict]:
+    """Notes for the signed reveals kept in spool files that do not open their seat's
+    commitment in the main (longest) valid log of their game, for a step of that log
+    (same phase and ``prev``): the peers never place such a reveal (§6.2), so the log
+    only shows the seat timed out; the spool shows why.  One note per (seat, phase).
+
+    Cheap when there is nothing to find: the main log is parsed again only if a spool
+    holds a reveal that is not in it; a candidate's signature is checked before it is
+    named, so a forged reveal cannot frame a seat."""
+    mains: dict = {}
+    for r in sorted((r for r in summaries if r.game_id is not None), key=lambda r: r.events):
+        mains[r.game_id] = r
+    cands: list = []   # (spool name, index, event) of reveals not in their game's main log
+    for s in summaries:
+        if s.game_id is not None or not s.index:
+            continue
+        entries = None
+        for gid, author, seq, i, eid in s.index:
+            main = mains.get(gid)
+            if main is None or not main.valid:
+                continue
+            if entries is None:
+                entries = parse(files[s.name]).entries
+            try:
+                ev = parse_entry(entries[i], verify=False)
+            except EntryError:
+                continue
+            if type(ev) is Event and ev.kind == "reveal":
+                cands.append((s.name, i, ev))
+    if not cands:
+        return []
+    placed = {eid for r in mains.values() for _, _, _, _, eid in r.index}
+    cands = [c for c in cands if c[2].id not in placed]
+    views: dict = {}   # game id -> (keys, {phase: step prev}, {(author, phase): commitment}, {phase: timed-out seats})
+    notes: list = []
+    seen: set = set()
+    for name, i, ev in cands:
+        gid = ev.game_id
+        if gid not in views:
+            ents = parse(files[mains[gid].name]).entries
+            keys = parse_genesis(ents[0]).doc["seats"]
+            prevs: dict = {}
+            commits: dict = {}
+            timed: dict = {}
+            for raw in ents[1:]:
+                try:
+                    e = parse_entry(raw, keys=keys, verify=False)
+                except EntryError:
+                    break
+                if type(e) is Event:
+                    prevs.setdefault(e.body["phase"], e.prev)
+                    if e.kind == "commit":
+                        commits[(e.author, e.body["phase"])] = e.body["hash"]
+                elif type(e) is Timeout:
+                    prevs.setdefault(e.phase, e.prev)
+                    timed[e.phase] = tuple(e.seats)
+            views[gid] = (keys, prevs, commits, timed)
+        keys, prevs, commits, timed = views[gid]
+        phase = ev.body["phase"]
+        key = (gid, ev.author, phase)
+        want = commits.get((ev.author, phase - 1))
+        if key in seen or want is None or prevs.get(phase) != ev.prev or ev.author not in keys:
+            continue
+        if reveal_commitment(ev, phase - 1) == want:
+            continue
+        try:
+            parse_entry(ev.raw, keys=keys, verify=True)
+        except EntryError:
+            continue
+        seen.add(key)
+        seat = list(keys).index(ev.author)
+        notes.append({
+            "file": name,
+            "index": i,
+            "note": "seat %d's reveal does not match its commitment (phase %d, sequence number %d; signed, kept in %s entry %d)%s"
+            % (seat, phase, ev.seq, name, i, ": it was timed out" if seat in timed.get(phase, ()) else ""),
+            "seat": seat,
+        })
+    return notes
+
+
 def combine(summaries: list[Summary], files: dict[str, bytes]) -> dict:
     """Cross-file checks and the ``easel audit --json`` object (bytes as hex)."""
     problems: list = []
@@ -306,6 +389,7 @@ def combine(summaries: list[Summary], files: dict[str, bytes]) -> dict:
     # same log the agreement check compares the others with (never one it names)
     main = sorted(real_logs, key=lambda r: r.events)[-1] if real_logs else None
     notes = [p for r in summaries for p in r.problems if "note" in p]
+    notes += find_bad_reveals(summaries, files)
     valid = not problems and bool(real_logs)
     return {
         "valid": valid,

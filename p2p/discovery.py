@@ -86,10 +86,10 @@ _FP_RE = re.compile(r"[0-9a-f]{4}(?:-[0-9a-f]{4}){3}", re.ASCII)
 _COUNT_RE = re.compile(r"[0-9]{1,3}", re.ASCII)
 MAX_SEATS = 64
 
-# Bounds on what a browse will do for hostile / flooded networks.
-DEFAULT_MAX_SERVICES = 256
-_RESOLVE_CONCURRENCY = 8
-_EVENT_BUFFER = 1024
+# Bounds on what a browse will do for hostile / flooded networks (protocol.md §13.1).
+DEFAULT_MAX_SERVICES = 256    # distinct service names considered per browse; more are ignored (debug log)
+RESOLVE_CONCURRENCY = 8       # services resolved at once (worker threads)
+EVENT_BUFFER = 1024           # browser events waiting to be read; more are dropped
 # trio < 0.23 calls abandon_on_cancel "cancellable".
 _ABANDON_KW = (
     "abandon_on_cancel"
@@ -532,10 +532,10 @@ async def browse(
     if not math.isfinite(timeout) or timeout < 0:
         raise ValueError(f"bad timeout {timeout!r}")
     deadline = trio.current_time() + timeout
-    send, recv = trio.open_memory_channel(_EVENT_BUFFER)
+    send, recv = trio.open_memory_channel(EVENT_BUFFER)
     collector = _Collector(trio.lowlevel.current_trio_token(), send)
     live: dict[str, str] = {}  # lower-cased name -> name as announced
-    limiter = trio.CapacityLimiter(_RESOLVE_CONCURRENCY)
+    limiter = trio.CapacityLimiter(RESOLVE_CONCURRENCY)
 
     zc = await trio.to_thread.run_sync(_new_zeroconf, ifaces)
     try:

@@ -58,6 +58,7 @@ QUEUE = 4096
 TRACE_FLUSH = 1.0         # s between appends of benchmark trace lines (EASEL_TRACE)
 SWITCH_INTERVAL = 0.001   # s: how long a thinking bot thread may keep the GIL from the event loop
 SEND_QUEUE_BYTES = 16 << 20   # bytes queued for one connection before it is dropped (redialled)
+DIAL_TIMEOUT = 5.0            # s for the TLS handshake when we dial a seat (the listener allows HANDSHAKE_DEADLINE)
 
 
 @dataclass
@@ -396,7 +397,7 @@ class GameNode:
                 await trio.sleep(0.2)
                 continue
             try:
-                stream = await tls.connect(host, port, self.client_ctx, key, timeout=5)
+                stream = await tls.connect(host, port, self.client_ctx, key, timeout=DIAL_TIMEOUT)
             except (OSError, tls.TLSError) as exc:
                 log.debug("seat %d: dial seat %d failed: %s", self.seat, seat, exc)
                 await trio.sleep(backoff)

@@ -48,6 +48,7 @@ from core.events import (
     make_event,
     make_timeout,
     parse_entry,
+    reveal_commitment,
     verify_many,
     verify_sig,
     vote_sign_msg,
@@ -192,6 +193,8 @@ class Peer:
         self.refused: dict[str, int] = {}           # limit name -> times hit (tests, stats)
         self._rl = RateLimitedLog(log, clock=lambda: self._now)
         self._pending_cut: tuple | None = None
+        self._bad_reveals: set = set()              # (author, phase) of reveals that do not open their commitment
+        self._alerts: list = []                     # alerts found while choosing candidates, not yet returned
         self.table = self._new_table()
         for raw in (log_entries or [genesis.raw])[1:]:
             self.log_entries.append(raw)
@@ -390,7 +393,14 @@ class Peer:
         st = self.table.step
         if st is None or self.step_clock is None or self.step_clock[0] != (st.phase, st.prev):
             return None
-        return self.step_clock[1] + self.timeout
+        return self.step_clock[1] + self.step_timeout(st)
+
+    def step_timeout(self, st) -> float:
+        """How long a step may wait for a seat before this peer votes it out: the table's
+        time-out, or the step's own shorter time (``Turn.time``: e.g. an open auction's raise
+        round, where people get a short time and bots answer at once)."""
+        t = getattr(st, "time", None)
+        return self.timeout if t is None else min(self.timeout, float(t))
 
     def waiting(self) -> tuple[int, ...]:
         """Seats whose event for the current step has not reached us yet."""
@@ -478,7 +488,7 @@ class Peer:
             ident = (st.phase, st.prev)
             if self.step_clock is None or self.step_clock[0] != ident:
                 self.step_clock = (ident, now)
-            elif now - self.step_clock[1] >= self.timeout:
+            elif now - self.step_clock[1] >= self.step_timeout(st):
                 out += self._maybe_vote(st, now)
             # re-send current votes (they are not part of any author's chain)
             for (phase, prev, seats), vs in self.votes.items():
@@ -486,7 +496,7 @@ class Peer:
                     for voter, sig in vs.items():
                         out.append(Broadcast(encode(["vote", phase, prev, list(seats), voter, sig])))
         out.append(Broadcast(msg_have(self.have_vector(), self.cert_phases())))
-        return out
+        return out + self._take_alerts()
 
     def _watchdog(self, now: float) -> list:
         """An open step that has not moved for WATCHDOG_AFTER seconds while it waits for
@@ -782,7 +792,7 @@ class Peer:
         cands = self._candidates(st)
         missing = tuple(s for s in st.seats if s not in cands and s != self.seat)
         first = self.vote_clock.get((st.phase, st.prev))  # when we first voted in this step
-        if missing and first is not None and now - first >= self.timeout:
+        if missing and first is not None and now - first >= self.step_timeout(st):
             voted = {v for (phase, prev, _), vs in self.votes.items() if phase == st.phase and prev == st.prev for v in vs}
             silent = {s for s in range(len(self.keys)) if s != self.seat and s not in voted}
             missing = tuple(sorted(set(missing) | silent))
@@ -872,10 +882,26 @@ class Peer:
                 try:
                     self.table.check_event(ev)
                 except RuleError:
+                    if ev.kind == "reveal" and st.kind == "reveal":
+                        self._note_bad_reveal(ev, st, s)
                     continue
                 cands[s] = ev
                 break
         return dict(cands)
+
+    def _note_bad_reveal(self, ev: Event, st, seat: int) -> None:
+        """A held reveal for this step that the rules refuse: if it does not open the seat's
+        commitment, say so once (it is never placed; the seat will be timed out, §6.2)."""
+        want = self.table.commits.get(seat)
+        if want is None or (ev.author, st.phase) in self._bad_reveals or reveal_commitment(ev, st.phase - 1) == want:
+            return
+        self._bad_reveals.add((ev.author, st.phase))
+        self._alerts.append(Alert("seat %d's reveal does not match its commitment (phase %d, sequence number %d): "
+                                  "it is not placed and the seat will be timed out" % (seat, st.phase, ev.seq)))
+
+    def _take_alerts(self) -> list:
+        out, self._alerts = self._alerts, []
+        return out
 
     def _best_cert(self, phase: int, prev: bytes) -> Timeout | None:
         good = [c for c in self.certs.get(phase, []) if c.prev == prev]
@@ -940,6 +966,7 @@ class Peer:
         out += sends
         if len(self.log_entries) != before:
             out.append(Changed())
+        out += self._take_alerts()
         out += self._auto_loop()
         return out
 
@@ -951,7 +978,7 @@ class Peer:
         out += sends
         if placed or out:
             out.append(Changed())
-        return out + self._auto_loop()
+        return out + self._take_alerts() + self._auto_loop()
 
     def _auto_loop(self) -> list:
         out: list = []

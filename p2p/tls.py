@@ -65,7 +65,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-HANDSHAKE_TIMEOUT = 10.0
+HANDSHAKE_TIMEOUT = 10.0   # s: ``connect``'s default (the lobby joiner's; a game node dials with node.DIAL_TIMEOUT), protocol.md §9.2
 _NOT_BEFORE = datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc)
 _NOT_AFTER = datetime.datetime(9999, 12, 31, 23, 59, 59, tzinfo=datetime.timezone.utc)
 # Attribute set on the contexts we build: frozenset of pinned raw public keys, or None.

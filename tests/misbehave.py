@@ -9,8 +9,8 @@
 * ``equivocate``   after each of its events went out, sign another event with the
                    same seq (another body) and send it to one peer;
 * ``withhold``     never send its reveals (it is timed out in the reveal step);
-* ``bad_reveal``   send, instead of each reveal, one whose value does not open its
-                   commitment (signed, same seq);
+* ``bad_reveal``   sign, instead of each reveal, one whose value does not open its
+                   commitment (the bad seat keeps it: one event per seq, no equivocation);
 * ``votes``        validly signed votes for steps that do not exist (far phases,
                    random prevs, every seat set);
 * ``flood``        many frames every tick (junk ``have``s, its events again, junk
@@ -55,6 +55,22 @@ class Misbehaviour:
         self.sent_twins: set = set()
         self.forged = 0          # junk events signed (future seqs, twins, bad reveals)
         self.junk_frames = 0
+        if "bad_reveal" in self.tricks:
+            # the bad seat itself signs (and keeps) the garbled reveal: it holds one event
+            # per seq, as a real cheater would, so what the honest peers see is a reveal
+            # that does not open its commitment, not an equivocation (rewriting the reveal
+            # on the wire only would leave the honest one in its own log, and its own
+            # equivocation proof would carry that one to the others)
+            emit = peer._emit
+
+            def garbled_emit(st, kind, body, _emit=emit):
+                if kind == "reveal":
+                    body = dict(body)
+                    body["salt"] = dhash("not-the-salt", body["salt"])
+                    self.forged += 1
+                return _emit(st, kind, body)
+
+            peer._emit = garbled_emit
 
     def _event(self, raw: bytes) -> Event | None:
         try:
@@ -74,12 +90,6 @@ class Misbehaviour:
             return [msg], []
         if ev.kind == "reveal" and "withhold" in self.tricks:
             return [], []
-        if ev.kind == "reveal" and "bad_reveal" in self.tricks:
-            body = dict(ev.body)
-            body["salt"] = dhash("not-the-salt", ev.body["salt"])
-            bad = make_event(self.sign, ev.game_id, ev.author, ev.seq, ev.prev, "reveal", body)
-            self.forged += 1
-            return [encode(["entry", bad.raw])], []
         extra = []
         if "equivocate" in self.tricks and ev.kind in ("commit", "act") and ev.seq not in self.sent_twins:
             self.sent_twins.add(ev.seq)
