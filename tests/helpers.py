@@ -4,8 +4,8 @@
 (random delivery order) until the game is over and returns the genesis, the
 signing keys and the peers; ``peers[i].log_entries`` is a complete, valid
 canonical log.  It plays the toy game (tests/toy_game.py) unless told
-otherwise; ``GAMES`` (every registered game plus the toy) is the registry
-tests replay and audit with.  ``log_file(entries)`` turns entries into
+otherwise, as do ``genesis_for`` and ``HandTable``; ``GAMES`` (every
+registered game plus the toy) is the registry tests replay and audit with.  ``log_file(entries)`` turns entries into
 log-file bytes.
 """
 
@@ -66,9 +66,10 @@ def genesis_for(
     sks: Sequence[SigningKey],
     config: dict | None = None,
     table: bytes = b"t1",
-    game: str = "painting",
+    game: str = "toy",
     **extra: Any,
 ) -> Genesis:
+    """A genesis signed by every seat (the toy game unless told otherwise)."""
     keys = [bytes(sk.verify_key) for sk in sks]
     doc = {"game": game, "config": dict(config or {}), "seats": keys, "table": table}
     doc.update(extra)
@@ -187,12 +188,15 @@ def salt_for(seat: int, phase: int, tag: bytes = b"salt") -> bytes:
 class HandTable:
     """A fresh ``core.table.Table`` from a genesis, fed with hand-built entries.
 
+    The toy game (tests/toy_game.py) unless told otherwise: a test about a real
+    game's behaviour names that game at its call site.
+
     ``sealed(values)`` plays one sealed step pair (commit then reveal) with the
     given ``{seat: value}``; seats left out are timed out by a certificate.
     Every applied entry is kept in ``entries`` (a complete canonical log).
     """
 
-    def __init__(self, n: int = 3, config: dict | None = None, table: bytes = b"hand", game: str = "painting", games: Any = GAMES) -> None:
+    def __init__(self, n: int = 3, config: dict | None = None, table: bytes = b"hand", game: str = "toy", games: Any = GAMES) -> None:
         from core.table import Table
 
         self.sks = seat_keys(n)

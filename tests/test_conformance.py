@@ -2,7 +2,11 @@
 
 Every game in the default registry (core.games) plus the toy game, for every
 edition, each bool option turned on alone, and the min/default/max player
-counts, is played by random legal moves (``game.legal_actions``) through a
+counts — and, for a game that can be played solo (``info.min_players == 1``),
+the solo table with every edition, each bool option turned on alone, each
+whole-number option at the lowest and the highest value ``configure`` accepts,
+and all of those bool options at once (alone and with each of those values) —
+is played by random legal moves (``game.legal_actions``) through a
 generic local driver that feeds chance turns entropy from an Rng.  Checked:
 
 * play ends within a bounded number of steps and never raises;
@@ -30,6 +34,7 @@ every other seat's view carry nothing of that seat's secret-only knowledge
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
 import pytest
@@ -45,6 +50,7 @@ from .helpers import GAMES, log_file, simulate
 from .toy_game import TOY
 
 SEEDS = 5                  # random games per configuration
+SOLO_SEEDS = 20            # random games per solo configuration (solo games are short)
 MAX_STEPS = 5000           # turns (chance included) one game may take
 SAMPLE = 24                # legal actions per seat and step whose problems() are compared with check()
 
@@ -64,7 +70,7 @@ def configurations(game) -> list[tuple[str, dict, int]]:
     seen = set()
 
     def add(label: str, options: dict, players: int) -> None:
-        key = (encode(options), players)
+        key = (encode(game.configure(options, players)), players)     # one case per distinct table
         if key not in seen:
             seen.add(key)
             out.append(("%s-%s-p%d" % (info.name, label, players), options, players))
@@ -77,7 +83,53 @@ def configurations(game) -> list[tuple[str, dict, int]]:
             add("%s=%s" % (name, str(not default).lower()), {name: not default}, info.default_players)
     for players in (info.min_players, info.max_players):
         add("defaults", {}, players)
+    if info.min_players == 1:
+        # the solo table: options that matter only there are played where they do something
+        for ed in info.editions:
+            add("edition=%s" % ed, {"edition": ed} if "edition" in info.options else {}, 1)
+        flipped, extremes = {}, []
+        for name, default in sorted(info.options.items()):
+            if type(default) is bool:
+                flipped[name] = not default
+                add("%s=%s" % (name, str(not default).lower()), {name: not default}, 1)
+            elif type(default) is int:
+                for value in accepted_range(game, name, 1):
+                    extremes.append((name, value))
+                    add("%s=%d" % (name, value), {name: value}, 1)
+        if flipped:     # every bool option at once, alone and with each extreme
+            add("all-flags", flipped, 1)
+            for name, value in extremes:
+                add("all-flags-%s=%d" % (name, value), dict(flipped, **{name: value}), 1)
     return out
+
+
+def accepted_range(game, name: str, players: int, limit: int = 2**31) -> tuple[int, ...]:
+    """The lowest and highest whole number ``game.configure`` accepts for option ``name``
+    (searched from its default; a side with no bound below ``limit`` is left out)."""
+    default = game.info.options[name]
+
+    def ok(value: int) -> bool:
+        try:
+            return game.configure({name: value}, players)[name] == value
+        except ConfigError:
+            return False
+
+    assert ok(default), (name, default)
+    out = []
+    for sign in (-1, 1):
+        good, step = default, 1
+        while ok(default + sign * step):
+            good = default + sign * step
+            step *= 2
+            if step > limit:
+                break
+        else:
+            bad = default + sign * step
+            while abs(bad - good) > 1:      # good is accepted, bad is not: bisect
+                mid = (good + bad) // 2
+                good, bad = (mid, bad) if ok(mid) else (good, mid)
+            out.append(good)
+    return tuple(sorted(set(out)))
 
 
 CASES = [pytest.param(game, opts, players, id=cid) for game in UNDER_TEST for cid, opts, players in configurations(game)]
@@ -229,7 +281,7 @@ def replay_record(game, options: dict, players: int, seed: int, record: list) ->
 def test_random_legal_play_replays_and_is_deterministic(game, options, players):
     config = game.configure(options, players)
     assert game.configure(config, players) == config   # configure is idempotent (the genesis holds its output)
-    for seed in range(SEEDS):
+    for seed in range(SOLO_SEEDS if players == 1 else SEEDS):
         record, state = play(game, options, players, seed)
         again = replay_record(game, options, players, seed, record)
         assert views(game, again, players) == views(game, state, players)
@@ -254,6 +306,14 @@ def test_info_options_and_configure_errors(game):
     for bad in ({"no such option": 1}, {"edition": "no such edition"}, "not a map"):
         with pytest.raises(ConfigError):
             game.configure(bad, info.default_players)
+    for name, default in info.options.items():
+        if type(default) is int:   # the help names the range configure accepts ("1 to 20")
+            bounds = accepted_range(game, name, info.default_players)
+            assert len(bounds) == 2, "option %s accepts numbers without a bound" % name
+            assert re.search(r"\b%d to %d\b" % bounds, info.option_help[name]), (name, bounds, info.option_help[name])
+            for bad in (bounds[0] - 1, bounds[1] + 1, True, str(default)):
+                with pytest.raises(ConfigError):
+                    game.configure({name: bad}, info.default_players)
     assert set(game.bots) and all(callable(f) for f in game.bots.values())
 
 

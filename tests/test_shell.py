@@ -62,21 +62,73 @@ def test_screen_for_picks_the_game_module_or_falls_back_to_the_generic_screen():
 
 
 def test_no_game_name_is_written_in_the_shell_or_the_cli():
-    """Game names live in core/games/<game>/ and cli/screens/<game>.py only: no quoted
-    game name (the way code would single a game out) anywhere else in cli/.  Plain
-    words in prose (a screen saying "paintings sold") are fine."""
+    """Game names and option names live in core/games/<game>/ and cli/screens/<game>.py only:
+    no quoted game name or option name of any registered game (the way code would single a
+    game out) in the rest of cli/, in core/*.py or in p2p/.  Only the code's string literals
+    are read: prose (comments and docstrings, "e.g. "painting"") is fine.  ``edition`` is the
+    engine's own option (``GameInfo.editions``, ``--edition``), not a game's.  A game's
+    screen may use another game's option name only as a key of its own game's views (Modern
+    Art's view has "rounds", the Painting Game's option)."""
+    import ast
+    import itertools
+
     import core.games
 
-    names = core.games.names()
+    games = list(core.games.default())
+    names = [g.info.name for g in games]
     assert names
-    for path in sorted((ROOT / "cli").rglob("*.py")):
-        text = path.read_text(encoding="utf-8").lower()
+    options = {}                                    # option name -> the games that have it
+    for g in games:
+        for opt in g.info.options:
+            options.setdefault(opt, set()).add(g.info.name)
+    assert options and all(g.info.options for g in games)
+    generic = {"edition"}
+    assert all("edition" in g.info.options for g in games)
+
+    def view_keys(game) -> set:
+        """Every map key in the game's views of a fresh table (its own vocabulary)."""
+        info = game.info
+        state = game.setup(game.configure({}, info.default_players), info.default_players, bytes(32))
+        keys, todo = set(), [game.view(state, s) for s in (None, 0)]
+        while todo:
+            v = todo.pop()
+            if isinstance(v, dict):
+                keys |= {k for k in v if isinstance(k, str)}
+                todo.extend(v.values())
+            elif isinstance(v, (list, tuple)):
+                todo.extend(v)
+        return keys
+
+    def literals(path) -> list[str]:
+        """The file's string literals outside docstrings, lower-cased."""
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        prose = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+        return [n.value.lower() for n in ast.walk(tree)
+                if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in prose]
+
+    def spellings(word: str) -> set:
+        return {word, word.replace("-", "_"), word.replace("-", " "), word.replace("_", "-"), word.replace("_", " ")}
+
+    def named(texts: list[str], word: str) -> bool:
+        """``word`` as a whole literal, or quoted inside one (code built from strings)."""
+        return any(t == sp or q + sp + q in t for t in texts for sp in spellings(word) for q in "\"'")
+
+    screen_of = {name.replace("-", "_") + ".py": g for name, g in zip(names, games)}
+    files = sorted(itertools.chain((ROOT / "cli").rglob("*.py"), (ROOT / "core").glob("*.py"), (ROOT / "p2p").rglob("*.py")))
+    assert any(p.parent.name == "p2p" for p in files) and any(p.parent.name == "core" for p in files)
+    for path in files:
+        texts = literals(path)
+        where = path.relative_to(ROOT)
+        own = screen_of.get(path.name) if path.parent == ROOT / "cli" / "screens" else None
         for name in names:
-            if path.name == name.replace("-", "_") + ".py" and path.parent.name == "screens":
+            if own is not None and own.info.name == name:
                 continue
-            for spelling in {name, name.replace("-", "_"), name.replace("-", " ")}:
-                for q in "\"'":
-                    assert q + spelling + q not in text, "%s names the game %r" % (path.relative_to(ROOT), name)
+            assert not named(texts, name), "%s names the game %r" % (where, name)
+        allowed = generic | (set(own.info.options) | view_keys(own) if own is not None else set())
+        for opt, owners in sorted(options.items()):
+            if opt in allowed:
+                continue
+            assert not named(texts, opt), "%s names the option %r of %s" % (where, opt, ", ".join(sorted(owners)))
 
 
 # --------------------------------------------------------------------------- a seat acting several times a round

@@ -8,8 +8,10 @@ paid.  Every scenario starts from a real ``setup`` state whose fields are replac
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -1239,6 +1241,139 @@ def test_randomness_setup_uses_the_seed_and_nothing_else():
     assert a != b and a == rules.setup({}, 4, seed(20))
 
 
+RULES_MD = Path(rules.__file__).with_name("RULES.md")
+
+
+def rules_md_vectors() -> dict:
+    """RULES.md's vector block: name -> (inputs, expected), each a {key: text} map."""
+    text = RULES_MD.read_text(encoding="utf-8")
+    m = re.search(r"<!-- starving-artists-vectors:begin -->(.*?)<!-- starving-artists-vectors:end -->", text, re.S)
+    assert m, "RULES.md has no starving-artists-vectors block"
+    out = {}
+    for line in m.group(1).splitlines():
+        line = line.strip()
+        if not line or line.startswith("```"):
+            continue
+        name, rest = line.split(None, 1)
+        ins, outs = rest.split(" -> ")
+        assert name not in out, name
+        out[name] = (dict(kv.split("=", 1) for kv in ins.split()), dict(kv.split("=", 1) for kv in outs.split()))
+    return out
+
+
+def _ints(text: str) -> list[int]:
+    return [int(x) for x in text.split(",")]
+
+
+def _option(text: str):
+    return {"true": True, "false": False}.get(text, int(text) if text.isdigit() else text)
+
+
+# Written from RULES.md ("Draws byte for byte") alone: no rules.py helper is used.
+def _text_draw(bag: list[int], rng, n: int) -> tuple[list[int], list[str]]:
+    rs, got = [], []
+    for _ in range(n):
+        total = sum(bag)
+        if total == 0:
+            break
+        r = rng.below(total)
+        rs.append(r)
+        colour = 0
+        while r >= bag[colour]:
+            r -= bag[colour]
+            colour += 1
+        bag[colour] -= 1
+        got.append("ROYGBPKW"[colour])
+    return rs, got
+
+
+def _text_setup(seed32: bytes, players: int, options: dict) -> dict:
+    from core.rng import Rng
+
+    rng = Rng(seed32, "starving-artists/setup")
+    first = rng.below(players)
+    deck = [c.id for c in CARDS]
+    if players == 1:
+        pool = [c for c in deck if not (options.get("remove_comics") and CARDS[c].stars == 0)]
+        rng.shuffle(pool)
+        deck = sorted(pool[: options.get("solo_canvases", 35)])
+    pool = list(deck)
+    bag = [15, 20, 20, 20, 30, 15, 20, 10]
+    studios = [""] * players
+    for k in range(players):
+        seat = (first + k) % players
+        studios[seat] = "".join(sorted(_text_draw(bag, rng, 6)[1], key="ROYGBPKW".index))
+    market = [deck.pop(rng.below(len(deck))) for _slot in (1, 2, 3)]
+    if options.get("edition") == "junior":
+        pm = [c for i, c in enumerate("ROYGBPK") if bag[i] > 0]
+    else:
+        pm = sorted(_text_draw(bag, rng, 4)[1], key="ROYGBPKW".index)
+    return {"first": first, "pool": pool, "studios": studios, "market": market, "paint_market": "".join(pm)}
+
+
+def _letters(counts) -> str:
+    return "".join(c * n for c, n in zip(rules.COLOURS, counts))
+
+
+def test_randomness_vectors_in_rules_md_recomputed_from_the_text():
+    """RULES.md's byte-level draw procedure and its vectors: each vector is rebuilt from the
+    text's procedure and from the code (rules.setup / rules.chance), and both give RULES.md's values."""
+    from core.rng import Rng
+
+    vectors = rules_md_vectors()
+    assert set(vectors) == {"draw", "flip", "setup-4", "setup-solo"}
+    # a bag draw: the first cubes of a chance step's Rng from the initial bag
+    ins, want = vectors["draw"]
+    entropy = bytes.fromhex(ins["entropy"])
+    bag = _ints(ins["bag"])
+    assert len(entropy) == 32 and ins["domain"] == "starving-artists/chance" and tuple(bag) == rules.BAG
+    rs, got = _text_draw(list(bag), Rng(entropy, ins["domain"]), int(ins["n"]))
+    assert rs == _ints(want["r"]) and got == want["cubes"].split(",")
+    st = base(2)
+    st = replace(st, bag=tuple(bag), studios=(cubes(), cubes()), pending=(("cubes", 0, int(ins["n"])),))
+    done = rules.chance(st, entropy)
+    assert _letters(done.studios[0]) == "".join(sorted(got, key=rules.COLOURS.index))
+    assert done.bag == sub(tuple(bag), done.studios[0])
+    # a flip from a given deck
+    ins, want = vectors["flip"]
+    entropy = bytes.fromhex(ins["entropy"])
+    deck = _ints(ins["deck"])
+    assert deck == sorted(deck) and ins["domain"] == "starving-artists/chance"
+    i = Rng(entropy, ins["domain"]).below(len(deck))
+    assert (i, deck[i]) == (int(want["i"]), int(want["card"]))
+    st = replace(base(2), deck=tuple(deck), market=(1, 2, -1), pending=(("canvas", 3),))
+    done = rules.chance(st, entropy)
+    assert done.market == (1, 2, int(want["card"])) and done.deck == tuple(c for c in deck if c != int(want["card"]))
+    # setups: the draw order of the text, and the code's setup
+    for name in ("setup-4", "setup-solo"):
+        ins, want = vectors[name]
+        seed32 = bytes.fromhex(ins["seed"])
+        players = int(ins["players"])
+        options = {k: _option(v) for k, v in ins.items() if k not in ("seed", "players")}
+        mine = _text_setup(seed32, players, options)
+        assert mine["first"] == int(want["first"]), name
+        assert mine["studios"] == want["studios"].split(","), name
+        assert mine["market"] == _ints(want["market"]), name
+        assert mine["paint_market"] == want["paint_market"], name
+        if "pool" in want:
+            assert mine["pool"] == _ints(want["pool"]), name
+        st = rules.setup(options, players, seed32)
+        assert st.first == mine["first"] and list(st.market) == mine["market"], name
+        assert [_letters(x) for x in st.studios] == mine["studios"], name
+        assert _letters(st.paint_market) == mine["paint_market"], name
+        assert sorted(st.deck + st.market) == mine["pool"], name
+    assert len(_ints(vectors["setup-solo"][1]["pool"])) == 10
+    # the text's setup is the code's for other seeds, player counts and options too
+    for k in range(12):
+        players = 1 + k % 4
+        options = [{}, {"edition": "junior"}, {"remove_comics": True, "solo_canvases": 92}][k % 3]
+        st = rules.setup(options, players, seed(300 + k))
+        mine = _text_setup(seed(300 + k), players, options)
+        assert (st.first, list(st.market), [_letters(x) for x in st.studios], _letters(st.paint_market)) == \
+            (mine["first"], mine["market"], mine["studios"], mine["paint_market"]), (k, options)
+        assert sorted(st.deck + st.market) == mine["pool"]
+
+
 # =====================================================================================
 # Acting out of turn, bad input
 
@@ -1586,6 +1721,25 @@ def test_decision_25_time_out_defaults():
     assert rules.default_action(off, 1) == {"do": "answer", "accept": False}
     for s, seat in ((st, 0), (sel, 0), (col, 0), (off, 1)):
         rules.check(s, seat, rules.default_action(s, seat))
+
+
+def test_decision_26_complete_but_unsold_canvases_break_no_tie():
+    """The tie-break after points counts paintings sold: a complete canvas still held decides nothing."""
+    a, b, c, d = cards_where(lambda x: True, 4)
+    # equal points and sold: the food decides, not seat 1's two complete but unsold canvases
+    st = with_canvases(_over(2, score=(6, 6), sold=((a,), (b,)), food_earned=(3, 2)), {1: [(c, full(c)), (d, full(d))]})
+    r = rules.result(st)
+    assert r["sold"] == [1, 1] and r["winners"] == [0] and r["ranking"] == [0, 1]
+    # one more painting sold does decide (against the same complete canvases)
+    st2 = replace(st, sold=((a,), (b, c)), canvases=(st.canvases[0], ((d, full(d)),)))
+    assert rules.result(st2)["winners"] == [1]
+    # equal on all four: a full tie whoever holds complete canvases
+    st3 = with_canvases(_over(2, score=(6, 6), sold=((a,), (b,)), food_earned=(3, 3),
+                              studios=(cubes(R=2), cubes(B=2))), {1: [(c, full(c))]})
+    r = rules.result(st3)
+    assert r["places"] == [1, 1] and r["winners"] == [0, 1]
+    # and the complete canvas does not count as a painting for the end of the game either
+    assert rules.result(with_canvases(_over(2), {0: [(c, full(c))]}))["sold"] == [0, 0]
 
 
 def test_legal_actions_all_pass_check_in_every_kind_of_step():

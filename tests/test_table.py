@@ -1,4 +1,9 @@
-"""The table: replaying a log (core/table.py, protocol.md §6)."""
+"""The table: replaying a log (core/table.py, protocol.md §6).
+
+Every table here plays the toy game (tests/toy_game.py: chance, sealed, sequential
+and open simultaneous steps) or a fake game defined below; no test depends on a
+real game's rules.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +12,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.encoding import encode
-from core.engine import ConfigError, IllegalAction, Turn, OVER
+from core.engine import ConfigError, GameInfo, IllegalAction, Turn, OVER
 from core.events import ZERO32, make_event, next_head, parse_entry
-from core.games.painting import GAME
-from core.games.painting import rules
 from core.hashing import dhash
 from core.table import RuleError, Table, replay
 
 from .helpers import GAMES, Builder, HandTable, genesis_for, salt_for, seat_keys, signer, simulate, simulated
+from .toy_game import TOY
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -118,14 +122,15 @@ def test_start_refuses_bad_genesis():
     bad[-1] ^= 1
     with pytest.raises(RuleError):
         Table.start(bytes(bad), GAMES)
-    with pytest.raises(RuleError):
-        Table.start(genesis_for(sks, config={"edition": "nope"}), GAMES)
+    for config in ({"edition": "nope"}, {"rounds": 0}, {"sudden_death": 1}, {"no such option": True}):
+        with pytest.raises(RuleError):
+            Table.start(genesis_for(sks, config=config), GAMES)
     with pytest.raises(RuleError):
         Table.start(genesis_for(sks, game="chess"), GAMES)
     with pytest.raises(RuleError):
-        Table.start(genesis_for(seat_keys(9)), GAMES)  # painting takes 2..8 players
-    with pytest.raises(RuleError):
-        Table.start(genesis_for(sks[:1]), GAMES)
+        Table.start(genesis_for(seat_keys(9)), GAMES)  # the toy game takes 1..8 players
+    assert Table.start(genesis_for(seat_keys(8)), GAMES).players == 8
+    assert Table.start(genesis_for(sks[:1]), GAMES).step.seats == (0,)
 
 
 def test_first_step_is_the_seed_commit():
@@ -321,7 +326,9 @@ def test_assemble_orders_batch_and_certificate_wins():
 
 
 def test_seed_and_beacon_derivation():
-    h = HandTable(3, config={"rounds": 2})
+    """Seed and beacon from the seed step; a sealed step refreshes the beacon, an open move
+    stales it; a fresh beacon at a chance turn is consumed at once (no seed step)."""
+    h = HandTable(3, config={"rounds": 2, "sealed_bets": True})
     vals = h.seed()
     salts0 = [h.salts[(0, s)] for s in range(3)]
     assert h.t.seed == dhash("seed", [vals[0], vals[1], vals[2]])
@@ -329,63 +336,66 @@ def test_seed_and_beacon_derivation():
     assert h.t.beacon == b1
     # the chance turn of round 1 consumed the fresh beacon
     assert h.t.fresh is False
-    expected = rules.chance(rules.setup(h.t.config, 3, h.t.seed), b1)
-    assert encode(h.t.view(None)) == encode(rules.view(expected, None))
-    assert h.t.step.phase == 2 and h.t.step.purpose == "move"
-    # the round's sealed move refreshes the beacon: beacon = dhash(beacon, salts)
-    default = GAME.default_action(h.t.state, 0)
-    h.sealed({s: default for s in range(3)})
-    salts2 = [h.salts[(2, s)] for s in range(3)]
-    b2 = dhash("beacon", b1, salts2)
-    assert h.t.beacon == b2
-    assert h.t.state.round == 2 and h.t.state.phase == "play"
-    after_round1 = expected
+    expected = TOY.chance(TOY.setup(h.t.config, 3, h.t.seed), b1)
+    assert h.t.state == expected
+    assert seat_views(h.t) == [encode(TOY.view(expected, s)) for s in [None, 0, 1, 2]]
+    assert (h.t.step.phase, h.t.step.kind, h.t.step.purpose) == (2, "commit", "move")
+    # the round's sealed guesses refresh the beacon: beacon = dhash(beacon, salts)
+    guesses = {s: {"guess": 1 + s} for s in range(3)}
+    h.sealed(guesses)
+    b2 = dhash("beacon", b1, [h.salts[(2, s)] for s in range(3)])
+    assert h.t.beacon == b2 and h.t.fresh is True
+    state = expected
     for s in range(3):
-        after_round1 = rules.apply(after_round1, s, default)
-    assert encode(h.t.view(None)) == encode(rules.view(rules.chance(after_round1, b2), None))
-
-
-def test_seed_with_a_timed_out_seat_and_a_short_reveal():
-    h = HandTable(3)
+        state = TOY.apply(state, s, guesses[s])
+    # the leader's open target was made knowing that beacon: it is no longer fresh
     st_ = h.t.step
-    vals = {0: b"\x01" * 32, 1: b"short"}
-    h.commit_all(vals)  # seat 2 timed out
-    h.reveal_all(vals)
-    assert h.t.seed == dhash("seed", [vals[0], b"", b""])
-    assert h.t.beacon == dhash("beacon", ZERO32, [h.salts[(0, 0)], h.salts[(0, 1)], b""])
-    notes = [n for n in h.t.notes if n.seat == 1]
-    assert notes and "32 bytes" in notes[0].text
-    assert any(n.seat is None and "timed out" in n.text for n in h.t.notes)
+    assert (st_.kind, st_.seats, st_.sequential) == ("act", (0,), True)
+    h.add(h.b.event(0, st_.prev, "act", {"phase": st_.phase, "action": {"target": 2}}))
+    assert h.t.beacon == b2 and h.t.fresh is False
+    state = TOY.apply(state, 0, {"target": 2})
+    # the sealed bets end the round: round 2's chance consumes the beacon they refreshed
+    st_ = h.t.step
+    assert (st_.kind, st_.purpose, st_.seats) == ("commit", "move", (0, 1, 2))
+    bets = {0: {"bet": 0}, 1: {"bet": 1}, 2: {"bet": 0}}
+    h.sealed(bets)
+    b3 = dhash("beacon", b2, [h.salts[(st_.phase, s)] for s in range(3)])
+    assert h.t.beacon == b3 and h.t.fresh is False
+    for s in range(3):
+        state = TOY.apply(state, s, bets[s])
+    assert (state.round, state.stage) == (2, "roll")
+    assert h.t.state == TOY.chance(state, b3)
+    assert h.t.state.round == 2 and h.t.state.stage == "guess"
+    assert (h.t.step.kind, h.t.step.purpose) == ("commit", "move")     # no seed step in between
+    assert h.t.seed == dhash("seed", [vals[0], vals[1], vals[2]])
 
 
-def test_seed_reveal_timed_out():
-    h = HandTable(3)
-    vals = {s: bytes([s + 7]) * 32 for s in range(3)}
-    h.commit_all(vals)
-    h.reveal_all(vals, skip=(1,))  # seat 1 withholds its reveal: certificate
-    assert h.t.seed == dhash("seed", [vals[0], b"", vals[2]])
-    assert h.t.beacon == dhash("beacon", ZERO32, [h.salts[(0, 0)], b"", h.salts[(0, 2)]])
-    assert h.t.timeouts[1] == (1,)
+def test_open_moves_make_the_next_chance_wait_for_a_seed_step():
+    """Open bets end the round: the beacon is stale, so round 2's dice need a seed step of every
+    seat still in; its beacon is their entropy, and the game is not set up again."""
+    h = HandTable(3, config={"rounds": 2})
+    h.seed()
+    seed0 = h.t.seed
+    toy_round(h)                                     # every seat bets 1 and wins
+    state = h.t.state
+    assert (state.round, state.stage, state.chips) == (2, "roll", (4, 4, 4))
+    st_ = h.t.step
+    assert (st_.kind, st_.purpose, st_.seats) == ("commit", "seed", (0, 1, 2))
+    beacon = h.t.beacon
+    h.seed()
+    b = dhash("beacon", beacon, [h.salts[(st_.phase, s)] for s in range(3)])
+    assert h.t.beacon == b and h.t.seed == seed0
+    assert h.t.state == TOY.chance(state, b)
 
 
 # --------------------------------------------------------------------------- moves, illegal reveals, time-outs
 
 
-def move(bids=None, splash=None, extra=None, convert=0):
-    return {"bids": bids or {}, "splash": splash, "extra": extra, "convert": convert}
-
-
 def test_illegal_reveal_is_the_empty_move():
-    h = HandTable(3, config={"rounds": 2})
+    h = HandTable(3, config={"rounds": 2, "sealed_bets": True})
     h.seed()
-    offer = h.t.state.offer
-    tokens0 = h.t.state.tokens
-    assert tokens0 == (30, 30, 30)
-    values = {
-        0: move(bids={str(offer[0]): 1000}, splash=[0, 0, "R"]),   # overspent: illegal
-        1: move(splash=[4, 4, "B"]),
-        2: move(bids={str(offer[1]): 5}),
-    }
+    rolls = h.t.state.rolls
+    values = {0: {"guess": 9}, 1: {"guess": 4}, 2: {"guess": 6}}    # a guess is 1..6: seat 0's is illegal
     commit_phase = h.t.step.phase
     h.commit_all(values)
     st_ = h.t.step
@@ -394,79 +404,112 @@ def test_illegal_reveal_is_the_empty_move():
         h.add(h.b.reveal(s, st_.phase, st_.prev, values[s], h.salts[(commit_phase, s)]))
     notes = h.t.notes[n_before:]
     assert [(n.seat, n.phase) for n in notes] == [(0, commit_phase)]
-    assert "illegal" in notes[0].text
+    assert "illegal" in notes[0].text and "guess must be a whole number from 1 to 6" in notes[0].text
     assert notes[0].index == len(h.entries) - 1
     state = h.t.state
-    assert state.round == 2
-    assert state.tokens == (40, 40, 35)          # seat 0 paid nothing; income +10
-    assert state.grid[0] == 0 and state.grid[1] == 0 and state.grid[5] == 0   # no red splash
-    assert state.grid[24] == rules.PRIMARY_BIT["B"]
-    assert [h_.sheet for h_ in state.owned[2]] == [offer[1]]
-    assert state.owned[0] == ()
+    assert state.guesses == (1, 4, 6) and state.rolls == rolls and state.stage == "target"
     applied = {(p, s): a for _, p, s, a in h.t.moves}
-    assert applied[(commit_phase, 0)] == GAME.default_action(state, 0)
-    assert applied[(commit_phase, 1)]["splash"] == [4, 4, "B"]
+    assert applied[(commit_phase, 0)] == {"guess": 1} == TOY.default_action(h.t.state_before(0), 0)
+    assert applied[(commit_phase, 1)] == {"guess": 4}
+    # a sealed bet above the seat's chips is illegal too: it bets nothing
+    st_ = h.t.step
+    h.add(h.b.event(0, st_.prev, "act", {"phase": st_.phase, "action": {"target": 3}}))
+    bet_phase = h.t.step.phase
+    n_before = len(h.t.notes)
+    h.sealed({0: {"bet": 1000}, 1: {"bet": 2}, 2: {"bet": 3}})
+    assert [(n.seat, n.phase) for n in h.t.notes[n_before:]] == [(0, bet_phase)]
+    assert "bet must be a whole number from 0 to 3" in h.t.notes[-1].text
+    last = h.t.state.last
+    assert last["bets"] == [0, 2, 3] and last["guesses"] == [1, 4, 6]
+    won = [(rolls[s] + last["guesses"][s] + 3) % 2 == 0 for s in range(3)]
+    assert h.t.state.chips == tuple(3 + (b if w else -b) for b, w in zip((0, 2, 3), won))
+    assert h.t.state.chips[0] == 3                  # seat 0 paid nothing
 
 
-@pytest.mark.parametrize("bad", ["garbage", None, 7, {"bids": {"999": 1}}, {"splash": [9, 9, "R"]}, {"convert": 5}, {"extra": [0, 0, "R"], "splash": [1, 1, "Y"]}])
+@pytest.mark.parametrize("bad", ["garbage", None, 7, {"guess": 9}, {"guess": 0}, {"bet": 99}, {"guess": True},
+                                 {"guess": "2"}, {"guess": 2, "extra": 1}, [2]])
 def test_unreadable_sealed_values_count_as_empty(bad):
-    h = HandTable(2, config={"rounds": 1, "starting_garnets": 0})   # so converting 5 or the extra is illegal
+    """The same unreadable value as a sealed guess and as a sealed bet: the default move each time."""
+    h = HandTable(2, config={"rounds": 1, "sealed_bets": True})
     h.seed()
-    values = {0: bad, 1: move(splash=[2, 2, "Y"])}
-    h.sealed(values)
+    rolls = h.t.state.rolls
+    h.sealed({0: bad, 1: {"guess": 2}})
+    assert h.t.state.guesses == (1, 2)
+    st_ = h.t.step
+    h.add(h.b.event(0, st_.prev, "act", {"phase": st_.phase, "action": {"target": 5}}))
+    h.sealed({0: bad, 1: {"bet": 1}})
     assert h.t.over
-    assert any(n.seat == 0 and "illegal" in n.text for n in h.t.notes)
-    assert h.t.state.tokens[0] == 30
-    assert h.t.state.grid[12] == rules.PRIMARY_BIT["Y"]
+    assert len([n for n in h.t.notes if n.seat == 0 and "illegal" in n.text]) == 2
+    assert not [n for n in h.t.notes if n.seat == 1]
+    last = h.t.state.last
+    assert last["guesses"] == [1, 2] and last["bets"] == [0, 1] and last["target"] == 5
+    assert h.t.state.chips[0] == 3
+    assert h.t.state.chips[1] == (4 if (rolls[1] + 2 + 5) % 2 == 0 else 2)
     assert h.t.result() is not None
 
 
 def test_timeout_in_commit_step_plays_default():
     h = HandTable(3, config={"rounds": 2})
     h.seed()
-    offer = h.t.state.offer
+    opening = h.t.state
     phase = h.t.step.phase
-    values = {0: move(bids={str(offer[0]): 3}), 1: move(splash=[2, 2, "R"])}
+    values = {0: {"guess": 3}, 1: {"guess": 4}}
     st_ = h.commit_all(values)           # seat 2 commits nothing: certificate
     assert h.t.timeouts[phase] == (2,)
     assert h.entries[-1] == h.b.timeout(phase, st_.prev, [2]).raw
     assert h.t.step.kind == "reveal" and h.t.step.seats == (0, 1)
     h.reveal_all(values)
     state = h.t.state
-    assert state.tokens == (37, 40, 40)
-    assert state.owned[2] == ()
-    assert state.grid[12] == rules.PRIMARY_BIT["R"]
+    assert state.guesses == (3, 4, 1) and state.stage == "target"
+    assert not [n for n in h.t.notes if n.seat == 2]        # a timed-out seat is no illegal move
     applied = {(p, s): a for _, p, s, a in h.t.moves}
-    assert applied[(phase, 2)] == GAME.default_action(state, 2)
+    assert applied[(phase, 2)] == TOY.default_action(opening, 2) == {"guess": 1}
     # the beacon got an empty contribution for seat 2
     assert h.t.beacon == dhash("beacon", dhash("beacon", ZERO32, [h.salts[(0, s)] for s in range(3)]), [h.salts[(phase, 0)], h.salts[(phase, 1)], b""])
 
 
 def test_timeout_in_reveal_step_plays_default():
-    h = HandTable(3, config={"rounds": 1})
+    h = HandTable(3, config={"rounds": 1, "sealed_bets": True})
     h.seed()
     phase = h.t.step.phase
-    values = {0: move(splash=[0, 4, "Y"]), 1: move(splash=[4, 0, "B"]), 2: move(splash=[2, 2, "R"])}
+    values = {0: {"guess": 2}, 1: {"guess": 5}, 2: {"guess": 6}}
     h.commit_all(values)
     rst = h.reveal_all(values, skip=(1,))  # seat 1 committed but never reveals
     assert h.t.timeouts[rst.phase] == (1,)
-    assert h.t.over
-    grid = h.t.state.grid
-    assert grid[4] == rules.PRIMARY_BIT["Y"] and grid[12] == rules.PRIMARY_BIT["R"]
-    assert grid[20] == 0  # seat 1's splash never happened
+    assert h.t.state.guesses == (2, 1, 6)  # seat 1's guess never happened: the default
     applied = {(p, s): a for _, p, s, a in h.t.moves}
-    assert applied[(phase, 1)] == GAME.default_action(h.t.state, 1)
+    assert applied[(phase, 1)] == {"guess": 1}
+    st_ = h.t.step
+    h.add(h.b.event(0, st_.prev, "act", {"phase": st_.phase, "action": {"target": 1}}))
+    bets = {0: {"bet": 1}, 1: {"bet": 2}, 2: {"bet": 3}}
+    bet_phase = h.t.step.phase
+    h.commit_all(bets)
+    rst = h.reveal_all(bets, skip=(2,))    # seat 2 withholds its bet: it bets nothing
+    assert h.t.timeouts[rst.phase] == (2,)
+    assert h.t.over
+    assert h.t.state.last["bets"] == [1, 2, 0] and h.t.state.chips[2] == 3
+    applied = {(p, s): a for _, p, s, a in h.t.moves}
+    assert applied[(bet_phase, 2)] == {"bet": 0}
 
 
 def test_hand_built_game_replays_and_matches():
     h = HandTable(3, config={"rounds": 2})
     h.seed()
-    h.sealed({0: move(splash=[1, 1, "R"]), 1: move(), 2: move(splash=[3, 3, "B"])})
-    h.sealed({0: move(), 1: move(splash=[0, 0, "Y"])})   # seat 2 timed out
-    assert h.t.over
+    toy_round(h, losers=(1,))
+    h.seed()                                              # round 2's dice: a seed step
+    h.sealed({0: {"guess": 1}, 1: {"guess": 2}})          # seat 2 timed out
+    st_ = h.t.step
+    assert st_.seats == (1,)                              # round 2's leader
+    h.add(h.b.event(1, st_.prev, "act", {"phase": st_.phase, "action": {"target": 6}}))
+    st_ = h.t.step
+    for s in (0, 2):
+        h.add(h.b.event(s, st_.prev, "act", {"phase": st_.phase, "action": {"bet": 1}}))
+    h.add(h.b.timeout(st_.phase, st_.prev, [1]))          # seat 1 never bets: it bets nothing
+    assert h.t.over and len(h.t.timeouts) == 2
+    assert h.t.state.last["bets"] == [1, 0, 1]
     t = replay(h.entries, GAMES)
     assert t.head == h.t.head and seat_views(t) == seat_views(h.t)
-    assert t.result() == h.t.result()
+    assert t.result() == h.t.result() and t.timeouts == h.t.timeouts and t.moves == h.t.moves
 
 
 # --------------------------------------------------------------------------- a fake game: act steps, stale beacon
@@ -475,7 +518,8 @@ def test_hand_built_game_replays_and_matches():
 class Tiny:
     """Fake game: a chance turn, a sequential act by seat 0, an open simultaneous step, a chance, then over."""
 
-    info = GAME.info
+    info = GameInfo(name="tiny", title="Tiny (tests only)", min_players=1, max_players=8, default_players=2,
+                    editions=("plain",), information="perfect", simultaneous=True, sealed=True, chance=True)
 
     def configure(self, options, players):
         if options.get("bad"):
@@ -668,7 +712,7 @@ def toy_hand(n: int = 3, **options) -> HandTable:
     """A toy table (short edition, sudden death) past its seed step: round 1's dice are rolled."""
     config = {"edition": "short", "sudden_death": True, "rounds": 5}
     config.update(options)
-    h = HandTable(n, config=config, game="toy", table=b"toy")
+    h = HandTable(n, config=config, table=b"toy")
     h.seed()
     assert h.t.state.stage == "guess"
     return h
@@ -762,7 +806,7 @@ def test_subset_seed_step_without_reveals_opens_another():
 
 
 def test_first_seed_step_is_every_seat_even_for_a_toy_game():
-    h = HandTable(3, config={"rounds": 1}, game="toy", table=b"toy")
+    h = HandTable(3, config={"rounds": 1}, table=b"toy")
     assert h.t.step.seats == (0, 1, 2) and h.t.step.purpose == "seed"
 
 
@@ -817,9 +861,7 @@ def test_peers_play_toy_games_with_eliminations_and_subset_chance():
 def test_an_open_move_checked_on_arrival_is_not_checked_again_when_placed(monkeypatch):
     """A peer checks an event when it arrives (check_event) and when it places it (append):
     the rules see it once; a different event of the same seat is still checked."""
-    from .toy_game import TOY
-
-    h = HandTable(2, config={"rounds": 1}, game="toy")
+    h = HandTable(2, config={"rounds": 1})
     h.seed()
     h.sealed({0: {"guess": 2}, 1: {"guess": 3}})
     st = h.t.step

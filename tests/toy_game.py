@@ -8,7 +8,9 @@ never in core.games.  It uses every kind of step the table supports:
   eliminated seat is never asked for entropy);
 * a **sealed simultaneous** turn: each seat still in guesses 1..6;
 * a **sequential** turn: the round's leader sets a target 1..6;
-* an **open simultaneous** turn: each seat still in bets 0..its chips;
+* a **simultaneous** turn: each seat still in bets 0..its chips, in the open
+  (or sealed, with ``sealed_bets``: then the round ends on a sealed step and the
+  next round's chance consumes the beacon it refreshed, with no seed step);
 * resolution: a seat whose roll + guess + target is even wins its bet, else
   loses it; a seat with no chips left is out (with ``sudden_death`` any lost
   bet puts it out).  Over after ``rounds`` rounds, or when at most one seat is
@@ -31,7 +33,7 @@ from core.rng import Rng
 __all__ = ["TOY", "ToyGame", "ToyBot", "TOY_REGISTRY", "ALL_GAMES", "State"]
 
 EDITIONS = {"classic": 3, "short": 1}    # edition -> starting chips
-OPTIONS = {"edition": "classic", "rounds": 3, "sudden_death": False}
+OPTIONS = {"edition": "classic", "rounds": 3, "sudden_death": False, "sealed_bets": False}
 KEY = {"guess": "guess", "target": "target", "bet": "bet"}
 
 INFO = GameInfo(
@@ -50,6 +52,7 @@ INFO = GameInfo(
         "edition": "classic (3 chips each) or short (1 chip each)",
         "rounds": "number of rounds, 1 to 1000 (default 3)",
         "sudden_death": "true: losing any bet puts a seat out (default false)",
+        "sealed_bets": "true: the bets are sealed (commit-reveal) too (default false)",
     },
 )
 
@@ -104,8 +107,8 @@ class ToyGame:
                 raise ConfigError("unknown edition %r" % (v,))
             if k == "rounds" and (not _int(v) or not 1 <= v <= 1000):
                 raise ConfigError("option rounds must be an integer from 1 to 1000, not %r" % (v,))
-            if k == "sudden_death" and type(v) is not bool:
-                raise ConfigError("option sudden_death must be true or false")
+            if k in ("sudden_death", "sealed_bets") and type(v) is not bool:
+                raise ConfigError("option %s must be true or false" % k)
             config[k] = v
         return config
 
@@ -127,7 +130,7 @@ class ToyGame:
             return Turn("simultaneous", _in(state), sealed=True, label=r + ": guesses")
         if state.stage == "target":
             return Turn("sequential", (_leader(state),), label=r + ": target")
-        return Turn("simultaneous", _in(state), label=r + ": bets")
+        return Turn("simultaneous", _in(state), sealed=state.config["sealed_bets"], label=r + ": bets")
 
     def _expected(self, state: State, seat: Any) -> bool:
         if not _int(seat) or not 0 <= seat < state.players:
