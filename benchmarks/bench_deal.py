@@ -12,7 +12,10 @@ seats run in one process, one after the other).  Also measured: the
 end-of-game audit of the deal (every shuffle redone from the disclosed
 secrets; and every shuffle proof checked once, which is what replaying the log
 costs on top) and checking every card play.  Prints one JSON object.
-Goal: < 1 s of crypto per seat for the deal.
+Goal: < 1 s of crypto per seat for the deal, judged on the median
+(``goal_met`` is ``crypto_s_per_seat.median`` <= ``goal_s_per_seat``, the
+figure and test benchmarks/goals.py use; ``goal_judged_on`` says so; the
+slowest run is reported as ``crypto_s_per_seat.max``).
 
 Usage: python benchmarks/bench_deal.py [repetitions [shadows]]   (default 5, deal.SHADOWS)
 """
@@ -177,7 +180,8 @@ def main(repeats: int = 5, k: int = D.SHADOWS) -> None:
         "every_shuffle_proof_checked_once_s": round(median([run["proofs_checked_once_s"] for run in runs]), 4),
         "every_shuffle_proof_checked_once_mults": runs[0]["proofs_checked_once_ops"]["mults"],
         "goal_s_per_seat": 1.0,
-        "goal_met": max(per_seat) < 1.0,
+        "goal_judged_on": "crypto_s_per_seat.median",    # as benchmarks/goals.py; max is the slowest run
+        "goal_met": median(per_seat) <= 1.0,
     }))
 
 

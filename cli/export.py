@@ -11,6 +11,13 @@ and a Content-Security-Policy forbids any fetch.  It holds
   fingerprint (core.hashing.fingerprint), and the signed log itself, which
   the page can save so anyone can run ``easel audit`` on it.
 
+A seat's view of a game with seat secrets (``GameInfo.secrets``: Modern
+Art's hand) needs that seat's secret, which the log does not hold until the
+disclosure at the game's end: ``find_seat_secret`` takes it from the secrets
+file beside the log (a peer's game directory) or from that disclosure, and
+every frame is drawn with it, so the page shows the seat's hand as the seat
+saw it at each moment.  It is never used for another seat or the public view.
+
 Frames are compact: every distinct line is stored once (a line is a list of
 (style, text) fragments, its style an index into a CSS class table made
 from the shell's style sheet plus the screen's own styles) and a frame is a
@@ -32,8 +39,10 @@ from typing import Any, Sequence
 
 from prompt_toolkit.styles import Style
 
-from core.events import parse_entry
+from core.encoding import decode, encode
+from core.events import Event, parse_entry
 from core.hashing import fingerprint
+from core.logfile import SECRETS_MAGIC
 from core.logfile import parse as parse_log
 from core.table import RuleError, Table
 
@@ -177,7 +186,7 @@ def _safe(what: str, fn, *args) -> Any:
 class Exporter:
     """Replays a log with the game's screen and collects the frames."""
 
-    def __init__(self, entries: list[bytes], seat: int | None, games: Any = registry) -> None:
+    def __init__(self, entries: list[bytes], seat: int | None, games: Any = registry, secret: bytes | None = None) -> None:
         if not entries:
             raise UsageError("the log holds no entries")
         try:
@@ -189,6 +198,10 @@ class Exporter:
             raise UsageError("--as must be a seat between 0 and %d (this game has %d seats)" % (self.players - 1, self.players))
         self.entries = entries
         self.seat = seat
+        if seat is not None and secret is not None:
+            # the seat's own secret (find_seat_secret): Table.view(seat) passes it to the game's view,
+            # for this seat only; a spectator's view (seat None) never has one
+            self.table.secrets[seat] = secret
         self.game_name = self.table.genesis.doc.get("game", "")
         self.screen = screen_for(self.game_name)
         self.store = Lines()
@@ -282,6 +295,119 @@ def snapshot_of_table(table: Table, seat: int | None, screen: Screen) -> Snapsho
     return snapshot_of(table, seat, screen=screen)
 
 
+# --------------------------------------------------------------------------- a seat's own secret
+SEAT_SECRET_PHASE = -1     # p2p.protocol.SEAT_SECRET: the secrets-file record [-1, secret, b""] (protocol.md §7.1, §8)
+
+
+@dataclass(frozen=True)
+class SeatSecret:
+    """A seat's own secret for its view, and where it came from."""
+
+    secret: bytes | None = None
+    source: str | None = None      # "secrets file" | "disclosure" | None (none: a view without the seat's hand)
+    words: str = ""                # why, in words (for the page)
+
+
+def stored_seat_secret(log_path: str | Path | None) -> bytes | None:
+    """The seat secret in the secrets file beside ``log_path`` (a peer's game directory holds
+    ``log``, ``spool`` and ``secrets``), or None.  Read only; a missing, unreadable or
+    malformed file is no secret.  Whose seat it is the caller checks (``find_seat_secret``)."""
+    if not log_path or str(log_path) == "-":
+        return None
+    try:
+        data = (Path(log_path).parent / "secrets").read_bytes()
+    except OSError:
+        return None
+    if not data.startswith(SECRETS_MAGIC):
+        return None
+    found = None
+    for rec in parse_log(data).entries:       # the good records (a torn tail is left out)
+        try:
+            phase, value, _salt = decode(rec)
+        except Exception:
+            continue
+        if phase == SEAT_SECRET_PHASE and type(value) is bytes and len(value) == 64:   # SEAT_SECRET_BYTES
+            found = value                      # the last record for a phase wins
+    return found
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return encode(a) == encode(b)
+    except Exception:
+        return False
+
+
+def find_seat_secret(entries: Sequence[bytes], seat: int | None, log_path: str | Path | None = None,
+                     games: Any = registry) -> SeatSecret:
+    """``seat``'s own secret, for a game with seat secrets (``GameInfo.secrets``):
+
+    1. the secrets file beside the log, if it is that seat's: it must give the seat's
+       first automatic action in the log (``game.auto_action`` is a function of the state and
+       the secret: Modern Art's deal key) or equal the secret the seat disclosed;
+    2. else the secret the seat disclosed at the game's end (the last automatic step: its
+       ``{"secret": ...}`` action, which the game checked against the seat's key).
+
+    The secret is known after the fact, but a view with it at an earlier entry shows what the
+    seat saw then.  No secret for the public view, a game without seat secrets, or a seat
+    whose secret is nowhere to be found (its view then lacks its hand)."""
+    if seat is None or not entries:
+        return SeatSecret()
+    try:
+        t = Table.start(entries[0], games)
+    except RuleError:
+        return SeatSecret()
+    if not getattr(getattr(t.game, "info", None), "secrets", False) or not 0 <= seat < t.players:
+        return SeatSecret()
+    stored = stored_seat_secret(log_path)
+    key = t.keys[seat]
+    first_auto = None          # (state, action) of the seat's first automatic event
+    disclosed = None
+    for raw in entries[1:]:
+        st = t.step
+        if st is None:
+            break
+        try:
+            ent = parse_entry(raw, keys=t.keys)
+        except Exception:
+            break
+        auto = st.purpose == "auto"
+        if auto and first_auto is None and isinstance(ent, Event) and ent.author == key and ent.kind == "act":
+            first_auto = (t.state, ent.body.get("action"))
+        n = len(t.moves)
+        try:
+            t.append(ent)
+        except Exception:      # the replay stops at an invalid entry, as the export's does
+            break
+        if auto:
+            for _idx, _phase, s, action in t.moves[n:]:
+                if s == seat and isinstance(action, dict) and set(action) == {"secret"} and type(action["secret"]) is bytes:
+                    disclosed = action["secret"]
+    refused = ""               # why the secrets file beside the log was not used
+    if stored is not None:
+        ours, refused = False, "is another seat's"
+        if disclosed is not None:
+            ours = stored == disclosed
+        elif first_auto is not None:
+            try:
+                ours = _same(t.game.auto_action(first_auto[0], seat, stored), first_auto[1])
+            except Exception:
+                ours = False
+        else:
+            refused = "cannot be checked against the log (seat %d has made no automatic move)" % seat
+        if ours:
+            return SeatSecret(stored, "secrets file",
+                              "its own secrets included: opened with its seat secret from the secrets file beside the log")
+    if disclosed is not None:
+        return SeatSecret(disclosed, "disclosure",
+                          "its own secrets included: opened with the seat secret it disclosed at the game's end%s, so "
+                          "each entry shows what seat %d held then, as it saw it"
+                          % (" (the secrets file beside the log %s)" % refused if refused else "", seat))
+    return SeatSecret(None, None, "without its own secrets: %s, and the log holds no disclosure of its seat secret"
+                      % ("the secrets file beside the log %s" % refused if refused else
+                         "no secrets file of seat %d beside the log" % seat))
+
+
 # --------------------------------------------------------------------------- the audit
 def audit_report(name: str, data: bytes) -> dict:
     from .auditing import audit_files
@@ -304,7 +430,8 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
     if parsed.kind != "log":
         raise UsageError("%s is not an Easel log file" % path)
     entries = list(parsed.entries)
-    ex = Exporter(entries, seat, games).run()
+    own = find_seat_secret(entries, seat, path, games)
+    ex = Exporter(entries, seat, games, own.secret).run()
     rep = audit_report(Path(path).name, data)
     css_class, verdict = verdict_of(rep)
     genesis = ex.table.genesis
@@ -321,6 +448,7 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
         "game": ex.game_name,
         "title": title,
         "seat": seat,
+        "secret_source": own.source,
         "players": ex.players,
         "entries": len(entries),
         "board_width": int(getattr(ex.screen, "board_width", 0) or 0),
@@ -351,7 +479,13 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
         rows.append('<tr%s><td>seat %d%s</td><td class="fp">%s</td><td>%s</td></tr>' % (
             ' class="me"' if s == seat else "", s, " (this view)" if s == seat else "", e(fingerprint(k)), e(place)))
     static = render_frame_html(ex, ex.frames[-1])
-    view = "the public view (what a spectator saw)" if seat is None else "seat %d's view (its own secrets included)" % seat
+    if seat is None:
+        view = "the public view (what a spectator saw)"
+    elif own.words:
+        view = "seat %d's view (%s%s)" % (seat, own.words, "" if ex.table.over or own.secret is None else
+                                          "; the game is not over: this page shows what seat %d keeps hidden" % seat)
+    else:
+        view = "seat %d's view (its own secrets included)" % seat
     page = PAGE
     subs = {
         "@@TITLE@@": e("%s - Easel game %s" % (title, genesis.game_id.hex()[:12])),
@@ -491,7 +625,7 @@ footer{padding:0 18px 16px;color:#666;font-size:12.5px}
 <body>
 <header>
 <h1>@@H1@@</h1>
-<p class="sub">@@SUB@@</p>
+<p class="sub" id="sub">@@SUB@@</p>
 </header>
 <main>
 <section class="player" aria-label="replay">

@@ -43,6 +43,44 @@ from .common import (
 log = logging.getLogger("easel.cli")
 
 
+# ----------------------------------------------------------------------------- child easel processes
+# The directory this easel's packages (cli, core, p2p) are imported from.
+_CODE_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _site_dirs() -> set[str]:
+    import site
+
+    dirs = list(getattr(site, "getsitepackages", lambda: [])())
+    try:
+        dirs.append(site.getusersitepackages())
+    except AttributeError:
+        pass
+    return {os.path.normcase(os.path.realpath(d)) for d in dirs}
+
+
+def easel_command(*args: str) -> list[str]:
+    """The command line of a child easel (a bot, a demo peer): ``python -P -m cli ARGS``.
+
+    ``-P`` keeps the current directory off the child's ``sys.path``, so a
+    ``cli.py``, ``core.py`` or ``p2p/`` lying in the directory easel was started
+    from cannot stand in for easel's own packages. Use it with easel_env()."""
+    return [sys.executable, "-P", "-m", "cli", *args]
+
+
+def easel_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """``env`` (default: ours) for a child made by easel_command(): it imports the very
+    code this process runs. A source checkout run without installing, or a
+    development install, puts its directory first on PYTHONPATH; an ordinary
+    install in site-packages needs nothing (the child finds it there)."""
+    env = dict(os.environ if env is None else env)
+    root = str(_CODE_ROOT)
+    if os.path.normcase(os.path.realpath(root)) not in _site_dirs():
+        rest = env.get("PYTHONPATH", "")
+        env["PYTHONPATH"] = root + (os.pathsep + rest if rest else "")
+    return env
+
+
 def free_ports(n: int, host: str = "127.0.0.1") -> list[int]:
     """``n`` distinct TCP ports free on ``host`` right now (all held open until every one is chosen)."""
     socks, ports = [], []
@@ -241,7 +279,7 @@ def _start_bot(bot: LocalBot, cmd: list[str], *, fresh: bool) -> None:
 
     ``fresh``: a new file (a hard link made for an earlier game keeps that
     game's text); otherwise append (a resumed bot continues its log)."""
-    env = dict(os.environ)
+    env = easel_env()
     env["EASEL_HOME"] = str(bot.home)
     out = None
     try:
@@ -268,7 +306,7 @@ def spawn_bots(k: int, lobby: tuple[str, int], level: str, seed: str | None) -> 
     bots = []
     for i in range(k):
         bot = LocalBot(index=i, home=data_dir() / "bots" / ("bot-%d" % i), level=level, name="bot %d" % (i + 1), log=bot_log_path(i))
-        cmd = [sys.executable, "-m", "cli", "bot", "--join", "%s:%d" % lobby, "--level", level, "--name", bot.name]
+        cmd = easel_command("bot", "--join", "%s:%d" % lobby, "--level", level, "--name", bot.name)
         if seed is not None:
             cmd += ["--seed", "%s/bot%d" % (seed, i), "--unsafe-seed"]
         _start_bot(bot, cmd, fresh=True)
@@ -350,7 +388,7 @@ def restart_bots(d: Path, genesis, seed: str | None) -> tuple[list[LocalBot], li
             notes.append("%s (seat %d) cannot be restarted: its game files %s are missing; the table waits for it "
                          "until the time-out" % (bot.name, bot.seat, bdir))
             continue
-        cmd = [sys.executable, "-m", "cli", "resume", str(bdir), "--level", bot.level]
+        cmd = easel_command("resume", str(bdir), "--level", bot.level)
         if seed is not None:
             cmd += ["--seed", "%s/bot%d" % (seed, bot.index), "--unsafe-seed"]
         _start_bot(bot, cmd, fresh=False)
@@ -737,9 +775,9 @@ def demo(args) -> int:
     out.mkdir(parents=True, exist_ok=True)
     port = free_port()
     procs = []
-    base = [sys.executable, "-m", "cli"]
+    base = easel_command()
     for k in range(args.players):
-        env = dict(os.environ)
+        env = easel_env()
         env["EASEL_HOME"] = str(out / ("peer-%d" % k))
         if k == 0:
             cmd = base + ["host", "--game", args.game, "--players", str(args.players), "--port", str(port), "--auto", args.level,

@@ -110,13 +110,21 @@ output: one JSON object (byte strings as hex):
   seat         the seat whose view is shown (null: the public view)
   table_phase  the table's step counter after that entry (one number per
                step: a seed, commit, reveal or move step)
-  step         the step the table waits for, null once the game is over:
-               table_phase, kind (commit, reveal or act), purpose (seed or
-               move), label (in words), seats (who acts in it), missing
-               (who has not acted yet)
+  table_step   the step the table waits for, null once the game is over:
+               table_phase, kind (commit, reveal or act), purpose (seed,
+               move or auto), label (in words), seats (who acts in it),
+               missing (who has not acted yet)
   head         the hash of entry N (hex): the log's head at that point
   view         the game's view for that seat; its fields are the game's
-               own (e.g. a game's own "phase": where a round or day is)
+               own (e.g. a game's own "phase" or "step": where a round or
+               day is), except game, seat and result, which mean the same
+               as here when a view has them
+  secret_source  for a game with seat secrets (Modern Art's hand) and
+               --as SEAT: where the seat's own secret came from, so its
+               view shows its hand: "secrets file" (the one beside the
+               log, a peer's game directory) or "disclosure" (the one the
+               seat disclosed at the game's end, which shows its hand at
+               every entry as it saw it then); null: the view lacks it
   result       the game's result once it is over, else null
 """
 
@@ -134,6 +142,11 @@ def cmd_show(args) -> int:
     if args.as_seat is not None:
         check_seat(args.as_seat, t.players)
     st = t.step
+    own = None
+    if args.as_seat is not None:
+        from .export import find_seat_secret
+
+        own = find_seat_secret(entries, args.as_seat, args.file, registry)
     out = {
         "entry": n,
         "entries": len(entries),
@@ -141,10 +154,13 @@ def cmd_show(args) -> int:
         "seat": args.as_seat,
         # the table's step counter; "phase" alone is left to the game (a view's own field)
         "table_phase": t.phase,
-        "step": None if st is None else {"table_phase": st.phase, "kind": st.kind, "purpose": st.purpose, "label": st.label,
-                                         "seats": list(st.seats), "missing": list(t.missing())},
+        # the table's step; "step" alone is left to the game (Starving Artists' view has its own)
+        "table_step": None if st is None else {"table_phase": st.phase, "kind": st.kind, "purpose": st.purpose,
+                                               "label": st.label, "seats": list(st.seats), "missing": list(t.missing())},
         "head": t.head,
-        "view": t.view(args.as_seat),
+        # a seat's own secret (known after the fact) shows its hand as it saw it at that entry
+        "view": t.view(args.as_seat, own.secret if own is not None else None),
+        "secret_source": own.source if own is not None else None,
         "result": t.result(),
     }
     print(json.dumps(jsonable(out), sort_keys=True))
@@ -162,8 +178,11 @@ def cmd_replay(args) -> int:
         check_seat(args.as_seat, t.players)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("replay needs a terminal (use: easel show FILE --at N --json)")
+    from .export import find_seat_secret
+
+    own = find_seat_secret(entries, args.as_seat, args.file, registry)
     try:
-        ui = ReplayUI(entries, args.as_seat)
+        ui = ReplayUI(entries, args.as_seat, secret=own.secret, secret_words=own.words)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     trio.run(ui.run)
@@ -337,7 +356,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--at", type=int, default=None, metavar="N",
                    help="the entry after which to show the table, 0 (the genesis) to entries-1 (default: the last)")
     p.add_argument("--as", dest="as_seat", type=int, default=None, metavar="SEAT",
-                   help="show seat SEAT's view, 0 to players-1 (default: the public view)")
+                   help="show seat SEAT's view, 0 to players-1, its own secrets included when they are known "
+                        "(see secret_source below) (default: the public view)")
     p.add_argument("--json", action="store_true", help="accepted for clarity: the output is always JSON")
 
     p = add("export", "write one self-contained HTML page that replays a game, with its audit",

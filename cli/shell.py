@@ -36,7 +36,19 @@ from the very start of a step, before the peer's clock has seen it).
 
 The reveal: when moves are applied, the screen's ``beats`` are played at the
 UI's pace (a trio timer repaints at each beat); Space on an empty line or Esc
-skips them.  Pace 0 (tests, pipes) plays nothing.
+skips them.  Pace 0 (tests, pipes) plays nothing.  While they play, the title,
+board, seats, middle pane and event log show the table as it was before the
+step they reveal (its results show once the beats end or are skipped); a
+prompt that tells how the step went waits for the end too, and an open
+decision's draft shows once the player types.  A newer step's beats drop the
+older ones not shown yet (the reveal lags the table by one step at most),
+and beats are numbered across one reveal.
+
+Legality: a game with seat secrets (core/engine.py, "Private information")
+may need what only our peer can add before an action is legal (Modern Art: a
+card play's proof).  The UI knows our seat's secret from the table
+(``Table.secrets``, where the peer keeps it) and checks every action as the
+peer will send it: through the game's ``seal_action`` first (``seal``).
 
 Replay keys: Right/Left (l/h, also Space/Enter and Backspace) one entry;
 Down/Up (n/p) to the next/previous mark (by default an entry that applied
@@ -47,11 +59,12 @@ first/last entry; PgUp/PgDn scroll; ? help; q, Ctrl-Q, Ctrl-C quit.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sys
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import trio
 from prompt_toolkit.application import Application
@@ -107,6 +120,7 @@ __all__ = [
     "problems",
     "check",
     "legal_actions",
+    "seal",
     "HELP_SPECTATOR",
     "HELP_GAME_OVER",
 ]
@@ -154,17 +168,35 @@ STYLE = {
 
 _PLACEHOLDER = GenericScreen()   # until the first table tells which game it is
 
+log = logging.getLogger("easel.ui")
+
 
 # --------------------------------------------------------------------------- legality, from the game
 
 
-def problems(game: Any, state: Any, seat: int, action: Any) -> list[str]:
+def seal(game: Any, state: Any, seat: int | None, action: Any, secret: bytes | None) -> Any:
+    """``action`` as our peer will send it: through the game's ``seal_action`` with our seat's secret
+    (core.engine.seal_action; a game with seat secrets attaches there what only that seat can give,
+    e.g. the proof that a played card is the one at its deck position).  Unchanged without a secret,
+    for a game without the hook, or when the hook fails (then the game's check says what is wrong)."""
+    if secret is None or game is None or seat is None:
+        return action
+    try:
+        return engine.seal_action(game, state, seat, action, secret)
+    except Exception:
+        return action
+
+
+def problems(game: Any, state: Any, seat: int, action: Any, secret: bytes | None = None) -> list[str]:
     """Every problem the game finds with ``action`` for ``seat`` ([] = legal).
 
     The one place the UI asks about legality: core.engine.problems (the
     game's ``problems`` hook, or its ``check``) when the engine has it, else
-    ``game.check`` directly.
+    ``game.check`` directly.  With ``secret`` (our seat's secret, a game with
+    seat secrets) the action is checked as the peer will send it: sealed first
+    (``seal``).
     """
+    action = seal(game, state, seat, action, secret)
     hook = getattr(engine, "problems", None)
     try:
         if callable(hook):
@@ -180,8 +212,9 @@ def problems(game: Any, state: Any, seat: int, action: Any) -> list[str]:
         return ["cannot check this action (%s)" % type(exc).__name__]
 
 
-def check(game: Any, state: Any, seat: int, action: Any) -> Any:
-    """The normalised action, or IllegalAction saying why not."""
+def check(game: Any, state: Any, seat: int, action: Any, secret: bytes | None = None) -> Any:
+    """The normalised action (sealed first with ``secret``, see ``problems``), or IllegalAction saying why not."""
+    action = seal(game, state, seat, action, secret)
     try:
         return game.check(state, seat, action)
     except IllegalAction:
@@ -190,12 +223,13 @@ def check(game: Any, state: Any, seat: int, action: Any) -> Any:
         raise IllegalAction("malformed action (%s)" % type(exc).__name__) from None
 
 
-def legal_actions(game: Any, state: Any, seat: int) -> list | None:
-    """The game's legal actions for ``seat``, or None if the game does not list them."""
+def legal_actions(game: Any, state: Any, seat: int, secret: bytes | None = None) -> list | None:
+    """The game's legal actions for ``seat`` (with our seat's ``secret``: as the game lists them for
+    that seat, sealed), or None if the game does not list them."""
     hook = getattr(engine, "legal_actions", None)
     try:
         if callable(hook):
-            out = hook(game, state, seat)
+            out = hook(game, state, seat, secret) if secret is not None else hook(game, state, seat)
         else:
             own = getattr(game, "legal_actions", None)
             if not callable(own):
@@ -204,6 +238,15 @@ def legal_actions(game: Any, state: Any, seat: int) -> list | None:
     except Exception:
         return None
     return None if out is None else list(out)
+
+
+def secret_of(table: Any, seat: int | None) -> bytes | None:
+    """Our seat's secret as the local peer keeps it for its table (``Table.secrets``), or None."""
+    secrets = getattr(table, "secrets", None)
+    if seat is None or not isinstance(secrets, dict):
+        return None
+    sec = secrets.get(seat)
+    return sec if isinstance(sec, bytes) else None
 
 
 # --------------------------------------------------------------------------- snapshots
@@ -405,6 +448,18 @@ def describe_entry(table: Table, ent: Any, me: int | None, screen: Screen) -> st
 # --------------------------------------------------------------------------- base
 
 
+class _Reeled(NamedTuple):
+    """One beat on the reel (times on time.monotonic())."""
+
+    start: float
+    end: float
+    beat: Beat
+    k: int                      # its number in the reveal (1-based) ...
+    n: int                      # ... of this many (everything queued in one reveal)
+    before: Snapshot | None     # the table as it was before the step its batch reveals (shown meanwhile)
+    note: str = ""              # a line under its caption (e.g. earlier beats skipped)
+
+
 class _BaseUI:
     """The shared panes, the worker-thread runner and the quit plumbing."""
 
@@ -426,8 +481,10 @@ class _BaseUI:
         self._help_shown = False    # the middle pane shows the help page
         self._style = self._make_style()
         self.pace = 0.0             # seconds a reveal beat shows (0: beats are not played)
-        self._reel: tuple = ()      # ((start, end, Beat, k, n), ...) on time.monotonic(): the beats to play
+        self._reel: tuple = ()      # (_Reeled, ...): the beats to play, one after the other
         self._reel_wake = trio.Event()
+        self._beats_failed = False  # a screen's beats raised once (logged once)
+        self._reveals = 0           # reveals begun so far
 
     # -- the screen --------------------------------------------------------------
     def _screen(self) -> Screen:
@@ -452,6 +509,27 @@ class _BaseUI:
             state=snap.state if snap else None,
         )
 
+    # -- what the panes show: the table now, or as it was while a reveal plays ---------
+    def _shown(self) -> Snapshot | None:
+        """The snapshot the panes show: while a beat plays, the table as it was before the step
+        the beat reveals (so no result shows before its beat); else the latest."""
+        now = self._beat_now()
+        if now is not None and now.before is not None:
+            return now.before
+        return self._snap
+
+    def _past_ctx(self, snap: Snapshot) -> Context:
+        """A context for rendering ``snap`` (an earlier snapshot) while a reveal plays."""
+        return Context(seat=self.seat, snap=snap, view=snap.view, game=snap.game, state=snap.state, reveal=True)
+
+    def _view_ctx(self) -> Context:
+        """The context the panes are drawn from (``_ctx`` unless a reveal plays, see ``_shown``);
+        commands, decisions and the draft always use ``_ctx``."""
+        shown = self._shown()
+        if shown is None or shown is self._snap:
+            return self._ctx()
+        return self._past_ctx(shown)
+
     # -- panes (fragment lists) ------------------------------------------------
     def _cols(self) -> int:
         app = self._app
@@ -463,44 +541,62 @@ class _BaseUI:
         return TEXT_WIDTH
 
     def _pane_title(self) -> list:
-        text = _title_text(self.title, self._snap, self._screen(), self._ctx(), self.key)
+        ctx = self._view_ctx()
+        text = _title_text(self.title, ctx.snap, self._screen(), ctx, self.key)
         if self.key and len(text) > self._cols():
             # a narrow terminal: the status matters more than the key (help shows it)
-            text = _title_text(self.title, self._snap, self._screen(), self._ctx(), None)
+            text = _title_text(self.title, ctx.snap, self._screen(), ctx, None)
         return [("class:title", text)]
 
     def _pane_board(self) -> list:
         now = self._beat_now()
-        if now is not None and now[2].board is not None:
-            return join(now[2].board)
-        return join(self._screen().board_lines(self._ctx()))
+        if now is not None and now.beat.board is not None:
+            return join(now.beat.board)
+        return join(self._screen().board_lines(self._view_ctx()))
 
     # -- the reveal: beats played one after the other --------------------------------
-    def _beat_now(self) -> tuple | None:
-        """The (start, end, Beat, k, n) showing now, or None (any thread: it only reads ``_reel``)."""
+    def _beat_now(self) -> _Reeled | None:
+        """The beat showing now, or None (any thread: it only reads ``_reel``)."""
         reel = self._reel
         if not reel:
             return None
         now = time.monotonic()
         for item in reel:
-            if item[0] <= now < item[1]:
+            if item.start <= now < item.end:
                 return item
         return None
 
-    def _queue_beats(self, beats: Sequence[Beat]) -> None:
-        """Play ``beats`` after those still to show (trio thread)."""
-        beats = [b for b in beats if isinstance(b, Beat)]
+    def _queue_beats(self, beats: Sequence[Beat], before: Snapshot | None = None) -> None:
+        """Play ``beats`` (what the step after ``before`` revealed) next (trio thread).
+
+        The reveal never lags the table by more than one transition: when new
+        beats come while older ones still play, the beat showing finishes (at
+        most one pace more) and the older ones not shown yet are dropped; the
+        first new beat says how many were skipped.  Beats are numbered across
+        one reveal (k/n over all queued since it began), so the counter never
+        starts over while it plays.
+        """
+        beats = [b for b in beats if isinstance(b, Beat)][-BEATS_KEEP:]
         if not beats or self.pace <= 0:
             return
         now = time.monotonic()
-        items = [(it[2], it[3], it[4]) for it in self._reel if it[1] > now]
-        items += [(b, k + 1, len(beats)) for k, b in enumerate(beats)]
-        items = items[-BEATS_KEEP:]
-        reel = []
-        t = now
-        for b, k, n in items:
+        current = self._beat_now()
+        if current is None:
+            self._reveals += 1          # a new reveal begins (not more beats of the one playing)
+        skipped = sum(1 for it in self._reel if it.start > now)
+        reel: list[_Reeled] = []
+        t, shown = now, 0
+        if current is not None:
+            shown = current.k
+            t = min(current.end, now + self.pace)
+        n = shown + len(beats)
+        if current is not None:
+            reel.append(current._replace(end=t, n=n))
+        note = ("%d earlier beat%s skipped: the table moved on" % (skipped, "" if skipped == 1 else "s")
+                if skipped else "")
+        for i, b in enumerate(beats):
             end = t + self.pace * max(1, min(4, int(b.hold or 1)))
-            reel.append((t, end, b, k, n))
+            reel.append(_Reeled(t, end, b, shown + i + 1, n, before, note if i == 0 else ""))
             t = end
         self._reel = tuple(reel)
         self._reel_wake.set()
@@ -521,13 +617,13 @@ class _BaseUI:
         while True:
             self._reel_wake = trio.Event()
             now = time.monotonic()
-            times = [t for it in self._reel for t in (it[0], it[1]) if t > now]
+            times = [t for it in self._reel for t in (it.start, it.end) if t > now]
             if times:
                 with trio.move_on_after(min(times) - now + 0.01):
                     await self._reel_wake.wait()
             else:
                 await self._reel_wake.wait()
-            if self._reel and self._reel[-1][1] <= time.monotonic():
+            if self._reel and self._reel[-1].end <= time.monotonic():
                 self._reel = ()
             self._invalidate()
 
@@ -535,32 +631,36 @@ class _BaseUI:
         now = self._beat_now()
         if now is None:
             return []
-        _, _, beat, k, n = now
-        head = [("class:reveal", " REVEAL %d/%d " % (k, n) if n > 1 else " REVEAL "),
+        beat = now.beat
+        head = [("class:reveal", " REVEAL %d/%d " % (now.k, now.n) if now.n > 1 else " REVEAL "),
                 ("class:reveal.caption", " " + beat.caption),
                 ("class:label", "  (Space or Esc skips)")]
         lines = wrap(head, width, "  ")
+        if now.note:
+            lines += wrap([("class:label", "  (%s)" % now.note)], width, "  ")
         for line in beat.middle or []:
             lines += wrap(list(line), width, "  ")
         return lines + [[]]
 
     def _pane_seats(self) -> list:
-        return join(_seats_lines(self._snap, self._screen(), self._ctx())) if self._snap else [("class:label", "(no table yet)")]
+        ctx = self._view_ctx()
+        return join(_seats_lines(ctx.snap, self._screen(), ctx)) if ctx.snap else [("class:label", "(no table yet)")]
 
     def _log_lines(self) -> list[Line]:
-        """Newest first: alerts, then the described moves and the table's notes."""
-        snap = self._snap
+        """Newest first: alerts (the latest), then the described moves and the table's notes (as shown)."""
+        snap, shown = self._snap, self._shown()
         lines: list[Line] = []
         if snap is not None:
             lines += [[("class:alert", "!!  " + a)] for a in reversed(snap.alerts)]
-            lines += [[(style, text)] for style, text in reversed(snap.log)]
+        if shown is not None:
+            lines += [[(style, text)] for style, text in reversed(shown.log)]
         return lines
 
     def _middle_lines(self, width: int, log_limit: int | None = None) -> list[Line]:
         """The scrollable middle: the result, the screen's part, the event log (or the help page)."""
         if self._help_shown:
             return self._help_lines(width)
-        ctx = self._ctx()
+        ctx = self._view_ctx()
         screen = self._screen()
         lines: list[Line] = self._beat_lines(width)
         if ctx.result:
@@ -625,8 +725,8 @@ class _BaseUI:
 
     def _top_height(self) -> int:
         players = self._snap.players if self._snap else 2
-        beats = [len(it[2].board) for it in self._reel if it[2].board is not None]
-        return max([len(self._screen().board_lines(self._ctx())), players + 2, 3] + beats)
+        beats = [len(it.beat.board) for it in self._reel if it.beat.board is not None]
+        return max([len(self._screen().board_lines(self._view_ctx())), players + 2, 3] + beats)
 
     def _main_windows(self) -> list:
         def ftc(get: Callable[[], list]) -> FormattedTextControl:
@@ -804,6 +904,9 @@ class GameUI(_BaseUI):
         self.sent: Sent | None = None              # the last action we sent
         self._sent_phase = -1                      # table phase our last action was sent for
         self._message: tuple[str, str] = ("", "")  # (style, text)
+        self._after_reveal: tuple[str, str] | None = None   # a message held back until the reveal ends
+        self._secret: bytes | None = None           # our seat's secret (a game with seat secrets), from the table
+        self._typed_in = -1                         # the reveal during which a command was last typed
         self._deadline: float | None = None        # time.monotonic() when our decision times out (estimate)
         self._seen_timeouts: set | None = None     # phases whose time-out we already reported
         self._over_said = False
@@ -864,15 +967,20 @@ class GameUI(_BaseUI):
         self._alerts = list(alerts or [])
         self._status = status or ""
         self._table = table
+        self._secret = secret_of(table, self.seat) or self._secret
         before = self._snap
         self._snap = self._mine_done(snapshot_of(table, self.seat, self._alerts, self._status, waiting,
                                                  self._screen(), before=before))
         if self.pace > 0 and before is not None and self._snap.entries > before.entries:
             try:
                 beats = self._screen().beats(self._ctx(), before)
-            except Exception:   # a reveal is a nicety: never let it break the table
+            except Exception:   # a reveal is a nicety: never let it break the table (but say so, once)
                 beats = []
-            self._queue_beats(beats or [])
+                if not self._beats_failed:
+                    self._beats_failed = True
+                    log.warning("the %s screen's reveal failed; no reveal is shown for it (further failures "
+                                "are not logged)", type(self._screen()).__name__, exc_info=True)
+            self._queue_beats(beats or [], before)
         self._report_timeouts(table)
         p = self._pending
         if p is not None and table.phase != p.phase and not p.event.is_set():
@@ -882,7 +990,8 @@ class GameUI(_BaseUI):
         if self._snap.over and not self._over_said and self.seat is not None:
             self._over_said = True
             words = self._screen().final_words(self._ctx())
-            self._say("%s %s" % (self._timeout_words, words) if self._timeout_words else words, "class:over")
+            self._say_after_reveal("%s %s" % (self._timeout_words, words) if self._timeout_words else words,
+                                   "class:over")
             self._timeout_words = ""
         self._invalidate()
 
@@ -915,6 +1024,10 @@ class GameUI(_BaseUI):
         table = getattr(peer, "table", None) or self._table
         if table is not None and (self._snap is None or self._snap.phase != table.phase):
             self.update(table, self._alerts, self._status)   # our snapshot is stale
+        secret = secret_of(table, seat)
+        if secret is None and isinstance(getattr(peer, "seat_secret", None), bytes):
+            secret = peer.seat_secret
+        self._secret = secret or self._secret
         while self._closed or self._quit:
             await trio.sleep_forever()
         p = _Pending(
@@ -932,7 +1045,7 @@ class GameUI(_BaseUI):
             if self._timeout_words:        # do not let the prompt hide that we timed out
                 self._say("%s %s" % (self._timeout_words, prompt.text), "class:error")
             else:
-                self._say(prompt.text, prompt.style)
+                self._say_after_reveal(prompt.text, prompt.style)   # it may tell what the reveal shows
         self._timeout_words = ""
         self._invalidate()
         try:
@@ -989,29 +1102,48 @@ class GameUI(_BaseUI):
             game = snap.game if snap else None
             state = snap.state if snap else None
         seat = self.seat
+        secret = self._secret
 
+        # checked as our peer will send it: sealed with our seat's secret first (a game with seat secrets)
         def _check(action: Any) -> Any:
-            return action if game is None else check(game, state, seat, action)
+            return action if game is None else check(game, state, seat, action, secret)
 
         def _problems(action: Any) -> list[str]:
-            return [] if game is None or seat is None else problems(game, state, seat, action)
+            return [] if game is None or seat is None else problems(game, state, seat, action, secret)
 
         def _legal() -> list | None:
-            return None if game is None or seat is None else legal_actions(game, state, seat)
+            return None if game is None or seat is None else legal_actions(game, state, seat, secret)
 
         return Context(seat=seat, snap=snap, view=view, game=game, state=state, deciding=p is not None,
                        sent=self.sent, check=_check, problems=_problems, legal=_legal)
 
+    def _past_ctx(self, snap: Snapshot) -> Context:
+        return Context(seat=self.seat, snap=snap, view=snap.view, game=snap.game, state=snap.state,
+                       sent=self.sent, reveal=True)
+
     def _say(self, text: str, style: str = "class:info") -> None:
         self._message = (style, text)
 
+    def _say_after_reveal(self, text: str, style: str = "class:info") -> None:
+        """Say ``text`` now, or once the reveal playing now ends (a prompt for the next round that tells
+        how the round went would give away what the beats are about to show)."""
+        if self.revealing:
+            self._after_reveal = (style, text)
+        else:
+            self._say(text, style)
+
     def _on_accept(self, buff: Buffer) -> bool:
+        during = self.revealing
+        if during:
+            self._typed_in = self._reveals
         try:
             self._execute(buff.text)
         except CommandError as exc:
             self._say(str(exc), "class:error")
         except Exception as exc:  # never let a typo kill the UI thread
             self._say("error: %s" % exc, "class:error")
+        if during:
+            self._after_reveal = None   # the player went on under the reveal: its answer stays, not the old prompt
         return False
 
     def _execute(self, text: str) -> None:
@@ -1086,7 +1218,7 @@ class GameUI(_BaseUI):
             raise self._not_your_turn()
         if p.game is not None:
             try:
-                action = check(p.game, p.state, p.seat, action)
+                action = check(p.game, p.state, p.seat, action, self._secret)
             except IllegalAction as exc:
                 raise CommandError("illegal move: %s - fix it and try again" % exc) from None
         ctx = self._ctx()
@@ -1125,7 +1257,7 @@ class GameUI(_BaseUI):
         elif snap is None:
             out.append(("class:waiting", "Waiting for the table..."))
         else:
-            out.append(step_status(snap, self._screen()))
+            out.append(step_status(self._shown() or snap, self._screen()))
         return self._wrapped(out, width)
 
     def _wrapped(self, frags: list, width: int | None = None, indent: str = "  ") -> list:
@@ -1137,10 +1269,17 @@ class GameUI(_BaseUI):
         snap = self._snap
         if snap is not None and snap.over:
             return [("class:label", "The game is over - PgUp/PgDn scroll, q quits.")]
+        if self._deciding() is not None and self.revealing and self._typed_in != self._reveals:
+            # the draft of the next move would tell what the reveal is about to show (what is left after it)
+            return self._wrapped([("class:label", "Your move is open: the reveal plays first (Space or Esc skips "
+                                                  "it), or type a command to start now.")], width)
         line = self._screen().draft_line(self._ctx())
         return self._wrapped(line, width) if line else [("", "")]
 
     def _pane_message(self, width: int | None = None) -> list:
+        held = self._after_reveal
+        if held is not None and not self.revealing:
+            self._message, self._after_reveal = held, None
         style, text = self._message
         return self._wrapped([(style, text)], width) if text else [("", "")]
 
@@ -1185,6 +1324,12 @@ def _deadline_of(peer: Any, table: Any, estimate: bool = False) -> float | None:
         return None
     if at is None and estimate:
         timeout = getattr(peer, "timeout", None)
+        step_timeout = getattr(peer, "step_timeout", None)
+        if callable(step_timeout) and getattr(table, "step", None) is not None:
+            try:            # the step's own shorter time (an open auction's raise round)
+                timeout = step_timeout(table.step)
+            except (TypeError, ValueError, AttributeError):
+                pass
         if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
             return time.monotonic() + float(timeout)
         return None
@@ -1220,7 +1365,10 @@ class ReplayUI(_BaseUI):
     """Step through a finished (or partial) log entry by entry, or mark by mark."""
 
     def __init__(self, entries: list[bytes], seat: int | None, *, input=None, output=None,
-                 title: str = "Easel replay", start: int = 0, games: Any = registry, screen: Screen | None = None) -> None:
+                 title: str = "Easel replay", start: int = 0, games: Any = registry, screen: Screen | None = None,
+                 secret: bytes | None = None, secret_words: str = "") -> None:
+        """``secret``: the seat's own secret (a game with seat secrets), so its view shows its
+        hand at every entry; ``secret_words`` says where it came from (shown under the title)."""
         super().__init__(seat, title, screen)
         if not entries:
             raise ValueError("an empty log has nothing to replay")
@@ -1238,6 +1386,9 @@ class ReplayUI(_BaseUI):
         if seat is not None and not (isinstance(seat, int) and 0 <= seat < self._table.players):
             self._seat_note = "there is no seat %s in this %d-seat game: watching as a spectator" % (seat, self._table.players)
             self.seat = seat = None
+        if seat is not None and secret is not None:
+            self._table.secrets[seat] = secret      # Table.view(seat) then holds the seat's own hand
+            self._seat_note = self._seat_note or secret_words
         self._snaps.append(snapshot_of(self._table, seat, screen=self._screen()))
         self._snap = self._snaps[0]
         self._descs.append(self._describe_genesis(self._table))

@@ -207,7 +207,7 @@ def test_show_final_state(good_log):
     assert r.returncode == 0, r.stderr
     obj = json.loads(r.stdout)
     assert obj["entry"] == 42 and obj["entries"] == 43 and obj["game"] == "painting"
-    assert obj["step"] is None and obj["result"]["ranking"]
+    assert obj["table_step"] is None and obj["result"]["ranking"]
     assert obj["head"] == head_of(good_log)
     assert obj["view"] is not None
 
@@ -217,9 +217,9 @@ def test_show_at_entry_as_seat(good_log):
     assert r.returncode == 0, r.stderr
     obj = json.loads(r.stdout)
     assert obj["entry"] == 5 and obj["seat"] == 0 and obj["result"] is None
-    assert obj["step"]["purpose"] == "seed" and obj["step"]["kind"] == "reveal"
+    assert obj["table_step"]["purpose"] == "seed" and obj["table_step"]["kind"] == "reveal"
     r0 = json.loads(easel("show", good_log, "--at", "0", "--json").stdout)
-    assert r0["entry"] == 0 and r0["view"] is None and r0["step"]["kind"] == "commit"
+    assert r0["entry"] == 0 and r0["view"] is None and r0["table_step"]["kind"] == "commit"
     # a seat's view mid-game differs from the public view only in what that seat may see
     mid = json.loads(easel("show", good_log, "--at", "20", "--as", "1", "--json").stdout)
     assert mid["view"] is not None and mid["seat"] == 1
@@ -403,6 +403,57 @@ def test_demo_with_options_opens_the_table_with_them(tmp_path):
     obj = json.loads(r.stdout)
     t = replay(parse_log(Path(obj["logs"][0]).read_bytes()).entries, core.games)
     assert t.genesis.doc["game"] == game and t.genesis.doc["config"][option] == 1 and t.over
+
+
+def _junk_dir(d: Path) -> Path:
+    """A directory holding a ``cli.py``, ``core.py`` and ``p2p.py`` that are not easel's."""
+    d.mkdir(parents=True, exist_ok=True)
+    for name in ("cli", "core", "p2p"):
+        (d / ("%s.py" % name)).write_text("raise SystemExit('the junk %s.py in the current directory ran')\n" % name)
+    return d
+
+
+def test_demo_from_a_directory_holding_a_cli_py_and_a_core_py(tmp_path):
+    """``easel demo`` started in a directory that holds a stray ``cli.py`` / ``core.py``:
+    every peer it spawns still runs easel (they used to run ``python -m cli``, which
+    picks up ``./cli.py`` first: "FAILED: 0 peers")."""
+    junk = _junk_dir(tmp_path / "cwd")
+    env = dict(os.environ)
+    env["EASEL_HOME"] = str(tmp_path / "home")
+    env.pop("EASEL_FAULTS", None)
+    env.pop("PYTHONPATH", None)
+    # as the installed ``easel`` script starts: its own directory (here: the project's) first on sys.path, not the cwd
+    start = "import sys; sys.path[0] = %r; from cli.main import main; sys.exit(main())" % str(ROOT)
+    r = subprocess.run([sys.executable, "-c", start, "demo", "--game", "painting", "--players", "2", "--option", "rounds=1",
+                        "--seed", "7", "--out", str(tmp_path / "out"), "--json"], cwd=junk, env=env, capture_output=True,
+                       text=True, timeout=DEMO_TIMEOUT, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "junk" not in r.stdout + r.stderr
+    obj = json.loads(r.stdout)
+    assert len(obj["logs"]) == 2 and obj["head"] is not None and len(set(obj["heads"])) == 1
+    assert replay(parse_log(Path(obj["logs"][0]).read_bytes()).entries, core.games).over
+
+
+def test_every_child_easel_is_started_immune_to_the_current_directory(tmp_path, monkeypatch):
+    """Bots of ``play``/``resume`` and demo peers are all started by easel_command + easel_env:
+    ``python -P`` (no cwd on sys.path) importing the code this process runs."""
+    import cli.live as live
+
+    started = []
+
+    class FakePopen:
+        def __init__(self, cmd, env=None, **kw):
+            started.append((cmd, env))
+
+    with monkeypatch.context() as m:
+        m.setattr(live.subprocess, "Popen", FakePopen)
+        live.spawn_bots(1, ("127.0.0.1", 9), "random", None)
+    assert started and started[0][0][:4] == [sys.executable, "-P", "-m", "cli"]
+    assert started[0][1]["PYTHONPATH"].split(os.pathsep)[0] == str(ROOT)
+    # and such a child, started in a directory of junk, is easel
+    r = subprocess.run(live.easel_command("--version"), env=live.easel_env(), cwd=_junk_dir(tmp_path / "cwd"),
+                       capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0 and r.stdout.startswith("easel "), r.stdout + r.stderr
 
 
 # --------------------------------------------------------------------------- the CLI as people expect it
@@ -591,13 +642,113 @@ def test_no_traceback_when_the_reader_closes_the_pipe(cmd, good_log, tmp_path):
     assert err == "", err
 
 
-def test_show_json_has_one_meaning_per_field(good_log):
-    obj = json.loads(easel("show", good_log, "--at", "20", "--json").stdout)
-    assert "phase" not in obj and isinstance(obj["table_phase"], int)
-    assert "phase" not in obj["step"] and obj["step"]["table_phase"] == obj["table_phase"]
-    assert set(obj["step"]) == {"table_phase", "kind", "purpose", "label", "seats", "missing"}
-    # "phase", where it appears, is the game's own (inside its view)
-    assert isinstance(obj["view"].get("phase", ""), str)
+_SIMULATED: dict = {}
+
+
+def simulated_log(game: str) -> tuple[bytes, bytes | None]:
+    """A finished 3-seat game played in memory (once per game): seat 1's log file and its seat secret (if any)."""
+    from .helpers import log_file, simulate
+
+    if game not in _SIMULATED:
+        _, _, peers = simulate(3, 1, game=game)
+        secret = peers[1].seat_secret if core.games.get(game).info.secrets else None
+        _SIMULATED[game] = (log_file(peers[1].log_entries), secret)
+    return _SIMULATED[game]
+
+
+def show_json(capsys, *args) -> dict:
+    """``easel show ARGS --json`` run in this process (many calls: no interpreter start for each)."""
+    from cli.main import main
+
+    rc = main(["show", *map(str, args), "--json"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    return json.loads(out.out)
+
+
+# top-level fields a game's view may also have: the same meaning, the same value (show --help says so)
+SAME_IN_VIEW = {"game", "seat", "result"}
+
+
+@pytest.mark.parametrize("game", core.games.names())
+def test_show_json_has_one_meaning_per_field(game, tmp_path, capsys):
+    from cli.main import SHOW_FIELDS
+
+    log = tmp_path / "game.log"
+    log.write_bytes(simulated_log(game)[0])
+    n = len(parse_log(log.read_bytes()).entries)
+    for at in sorted({0, 1, n // 4, n // 2, 3 * n // 4, n - 1}):
+        for seat in (None, 0):
+            obj = show_json(capsys, log, "--at", at, *([] if seat is None else ["--as", seat]))
+            # the table's fields are table_*: "phase" and "step" alone are left to the game's view
+            assert "phase" not in obj and "step" not in obj and isinstance(obj["table_phase"], int)
+            step = obj["table_step"]
+            if step is not None:
+                assert set(step) == {"table_phase", "kind", "purpose", "label", "seats", "missing"}
+                assert step["table_phase"] == obj["table_phase"]
+            for key in obj:
+                assert "\n  %s " % key in SHOW_FIELDS, "show --help documents %s" % key
+            view = obj["view"]
+            if isinstance(view, dict):
+                shared = set(view) & set(obj)
+                assert shared <= SAME_IN_VIEW, (game, at, shared - SAME_IN_VIEW)
+                for key in shared:
+                    assert view[key] == obj[key], (game, at, key, view[key], obj[key])
+                # "phase", where it appears, is the game's own (inside its view)
+                assert isinstance(view.get("phase", ""), str)
+
+
+@pytest.mark.skipif("modern-art" not in core.games.names(), reason="Modern Art is not installed")
+def test_show_as_a_seat_includes_its_own_hand_and_no_one_elses(tmp_path, capsys):
+    from core.encoding import encode
+    from core.logfile import SECRETS_MAGIC
+
+    from .helpers import log_file
+
+    data, secret = simulated_log("modern-art")
+    peer = tmp_path / "peer-1"                      # a peer's game directory: its log beside its secrets file
+    peer.mkdir()
+    (peer / "log").write_bytes(data)
+    (peer / "secrets").write_bytes(log_file([encode([-1, secret, b""])], SECRETS_MAGIC))
+    copy = tmp_path / "copy.log"                    # the log alone: the secrets disclosed at the end
+    copy.write_bytes(data)
+    mid = len(parse_log(data).entries) // 2
+
+    own = show_json(capsys, peer / "log", "--at", mid, "--as", 1)
+    assert own["secret_source"] == "secrets file"
+    cards = own["view"]["cards"]
+    assert cards and {c["pos"] for c in cards} <= set(own["view"]["hands"][1])
+    later = show_json(capsys, copy, "--at", mid, "--as", 1)
+    assert later["secret_source"] == "disclosure" and later["view"] == own["view"]
+    # seat 0, from seat 1's directory: seat 1's secrets file is not seat 0's; seat 0's own hand only
+    other = show_json(capsys, peer / "log", "--at", mid, "--as", 0)
+    assert other["secret_source"] == "disclosure"
+    assert other["view"]["cards"] and {c["pos"] for c in other["view"]["cards"]} <= set(other["view"]["hands"][0])
+    public = show_json(capsys, peer / "log", "--at", mid)
+    assert public["secret_source"] is None and "cards" not in public["view"]
+
+
+@pytest.mark.skipif("modern-art" not in core.games.names(), reason="Modern Art is not installed")
+def test_replay_as_a_seat_shows_its_own_hand_from_its_secret(tmp_path):
+    """easel replay --as SEAT finds the seat's secret as export and show do (cli.export.find_seat_secret)
+    and hands it to the replay viewer: the seat's hand is on screen; the public replay shows none."""
+    from prompt_toolkit.output import DummyOutput
+
+    from cli.export import find_seat_secret
+    from cli.shell import ReplayUI
+
+    data, secret = simulated_log("modern-art")
+    copy = tmp_path / "copy.log"
+    copy.write_bytes(data)
+    entries = parse_log(data).entries
+    mid = len(entries) // 2
+    own = find_seat_secret(entries, 1, copy)
+    assert own.secret == secret and own.source == "disclosure"
+    seen = ReplayUI(entries, 1, output=DummyOutput(), start=mid, secret=own.secret, secret_words=own.words)
+    assert seen._snap.view["cards"] and "has not shown this screen your cards" not in seen.render_text()
+    assert own.words in " ".join(seen.render_text().split())      # under the title (wrapped)
+    blind = ReplayUI(entries, 1, output=DummyOutput(), start=mid)
+    assert "cards" not in blind._snap.view and "has not shown this screen your cards" in blind.render_text()
 
 
 @pytest.mark.parametrize("raised, rc, said", [

@@ -34,18 +34,28 @@ GAMES = core.games.names()
 easel = functools.partial(netutil.easel, timeout=60)
 
 
+_DEMOS: dict[str, tuple[Path, list[Path]]] = {}
+
+
+def run_demo(game: str, tmp_path_factory) -> tuple[Path, list[Path]]:
+    """A finished 3-seat demo of ``game`` (run once): a copy of its log alone in a directory, and
+    every peer's own log in its game directory (beside its ``secrets`` file)."""
+    if game not in _DEMOS:
+        out = tmp_path_factory.mktemp("export-" + game)
+        r = easel("demo", "--game", game, "--players", 3, "--seed", "export", "--out", out, "--json", home=out / "home",
+                  timeout=DEMO_TIMEOUT)
+        assert r.returncode == 0, r.stdout + r.stderr
+        logs = [Path(p) for p in json.loads(r.stdout)["logs"]]
+        copy = out / "game.log"
+        copy.write_bytes(logs[0].read_bytes())
+        _DEMOS[game] = (copy, logs)
+    return _DEMOS[game]
+
+
 @pytest.fixture(scope="module", params=GAMES)
 def demo_log(request, tmp_path_factory) -> Path:
-    """A finished 3-seat demo log of each game."""
-    game = request.param
-    out = tmp_path_factory.mktemp("export-" + game)
-    r = easel("demo", "--game", game, "--players", 3, "--seed", "export", "--out", out, "--json", home=out / "home",
-              timeout=DEMO_TIMEOUT)
-    assert r.returncode == 0, r.stdout + r.stderr
-    log = Path(json.loads(r.stdout)["logs"][0])
-    copy = out / "game.log"
-    copy.write_bytes(log.read_bytes())
-    return copy
+    """A finished 3-seat demo log of each game (a copy: no secrets file beside it)."""
+    return run_demo(request.param, tmp_path_factory)[0]
 
 
 class Page(HTMLParser):
@@ -214,6 +224,151 @@ def test_a_seat_view(demo_log, tmp_path):
     assert pub["seat"] is None and "public view" in frame_text(pub, pub["frames"][-1][0])
     assert not any("(you)" in frame_text(pub, ix) for f in pub["frames"] for ix in f[2])
     assert "(this view)" in page.text_by_id["keys"]
+
+
+# --------------------------------------------------------------------------- a seat's own secrets (Modern Art's hand)
+MA = "modern-art"
+needs_ma = pytest.mark.skipif(MA not in GAMES, reason="Modern Art is not installed")
+
+
+@pytest.fixture(scope="module")
+def ma_demo(tmp_path_factory) -> tuple[Path, list[Path]]:
+    """The Modern Art demo: (a copy of the log alone, every peer's log beside its secrets file),
+    the logs in seat order (seats follow join order, which the demo's peers race for: peer k
+    need not hold seat k; its secrets file says which seat it holds)."""
+    from cli.export import stored_seat_secret
+
+    copy, logs = run_demo(MA, tmp_path_factory)
+    entries = parse_log(copy.read_bytes()).entries
+    by_seat = []
+    for seat in range(len(logs)):
+        want = disclosed(entries, seat)
+        by_seat.append(next(p for p in logs if stored_seat_secret(p) == want))
+    return copy, by_seat
+
+
+def hand_blocks(doc: dict) -> list[str | None]:
+    """Per frame, the text of the "Your hand" block of the middle pane (None: the frame has none)."""
+    out: list[str | None] = []
+    for f in doc["frames"]:
+        lines = [frame_text(doc, ix) for ix in f[3]]
+        start = next((i for i, t in enumerate(lines) if t.startswith("Your hand")), None)
+        if start is None:
+            out.append(None)
+            continue
+        end = next((i for i in range(start + 1, len(lines)) if not lines[i].strip()), len(lines))
+        out.append("\n".join(lines[start:end]))
+    return out
+
+
+def hands_seen(entries: list[bytes], seat: int, secret: bytes | None) -> list[list[str]]:
+    """Per entry, the card codes of ``seat``'s hand as the game's view with ``secret`` gives them."""
+    from cli.screens.modern_art import card_code
+    from core.table import Table
+
+    t = Table.start(entries[0], core.games)
+    out = [[]]
+    for raw in entries[1:]:
+        t.append(raw)
+        v = t.view(seat, secret) or {}
+        out.append([card_code(c["id"]) for c in v.get("cards") or []])
+    return out
+
+
+def disclosed(entries: list[bytes], seat: int) -> bytes:
+    from core.table import replay
+
+    return replay(entries, core.games).state.secrets[seat]
+
+
+@needs_ma
+def test_a_seat_view_shows_its_own_hand_at_every_entry(ma_demo, tmp_path):
+    copy, logs = ma_demo
+    entries = parse_log(copy.read_bytes()).entries
+    secret1 = disclosed(entries, 1)
+    want1 = hands_seen(entries, 1, secret1)
+    assert sum(1 for h in want1 if h) > len(entries) // 3, "seat 1 holds cards for most of the game"
+
+    # peer 1's own game directory: the seat secret comes from its secrets file
+    _, text = export(logs[1], tmp_path / "seat1-dir.html", "--as", 1)
+    page, doc = parsed(text)
+    assert doc["seat"] == 1 and doc["secret_source"] == "secrets file"
+    sub = page.text_by_id["sub"]
+    assert "its own secrets included" in sub and "secrets file beside the log" in sub
+    blocks = hand_blocks(doc)
+    assert len(blocks) == len(entries)
+    for n, (want, block) in enumerate(zip(want1, blocks)):
+        if want:
+            assert block is not None and "has not shown" not in block, (n, block)
+            for code in want:
+                assert code in block, (n, code, block)
+    # a copy of the log alone: the secret seat 1 disclosed at the end gives the same page, frame for frame
+    _, text = export(copy, tmp_path / "seat1-copy.html", "--as", 1)
+    page2, doc2 = parsed(text)
+    assert doc2["secret_source"] == "disclosure"
+    assert "disclosed at the game's end" in page2.text_by_id["sub"] and "as it saw it" in page2.text_by_id["sub"]
+    assert doc2["lines"] == doc["lines"] and doc2["frames"] == doc["frames"]
+
+    # the public view shows nobody's hand
+    _, text = export(logs[1], tmp_path / "public.html")
+    page, pub = parsed(text)
+    assert pub["secret_source"] is None and all(b is None for b in hand_blocks(pub))
+    assert "public view" in page.text_by_id["sub"]
+
+    # seat 0 from peer 1's directory: seat 1's secrets file is refused, seat 0's own disclosure is used
+    _, text = export(logs[1], tmp_path / "seat0-dir.html", "--as", 0)
+    page, doc0 = parsed(text)
+    assert doc0["secret_source"] == "disclosure" and "another seat's" in page.text_by_id["sub"]
+    want0 = hands_seen(entries, 0, disclosed(entries, 0))
+    blocks0 = hand_blocks(doc0)
+    for n, (want, block) in enumerate(zip(want0, blocks0)):
+        if want:
+            assert block is not None and all(code in block for code in want), (n, block)
+    assert any(a != b for a, b in zip(blocks0, blocks) if a and b), "seat 0's page shows seat 0's hand, not seat 1's"
+    assert any("seat 1 (you)" in frame_text(doc, ix) for f in doc["frames"] for ix in f[2])
+    assert not any("seat 1 (you)" in frame_text(doc0, ix) for f in doc0["frames"] for ix in f[2])
+
+
+@needs_ma
+def test_an_unfinished_game_shows_a_hand_only_with_that_seats_secrets_file(ma_demo, tmp_path):
+    from cli.export import find_seat_secret
+
+    from .helpers import log_file
+
+    copy, logs = ma_demo
+    entries = parse_log(copy.read_bytes()).entries
+    cut = entries[: len(entries) * 2 // 3]          # mid-game: nothing disclosed yet
+    alone = tmp_path / "alone" / "log"
+    beside = tmp_path / "beside" / "log"
+    for f in (alone, beside):
+        f.parent.mkdir()
+        f.write_bytes(log_file(cut))
+    secrets = logs[1].parent / "secrets"
+    (beside.parent / "secrets").write_bytes(secrets.read_bytes())
+
+    # in-process: whose secret, from where (no other seat's, ever)
+    assert find_seat_secret(cut, 1, alone).secret is None
+    found = find_seat_secret(cut, 1, beside)
+    assert found.source == "secrets file" and found.secret == disclosed(entries, 1)
+    for seat in (0, 2):
+        other = find_seat_secret(cut, seat, beside)
+        assert other.secret is None and other.source is None and "another seat's" in other.words
+    assert find_seat_secret(cut, None, beside).secret is None
+
+    want = hands_seen(cut, 1, found.secret)
+    _, text = export(beside, tmp_path / "beside.html", "--as", 1)
+    page, doc = parsed(text)
+    assert doc["secret_source"] == "secrets file" and "not over" in page.text_by_id["sub"]
+    blocks = hand_blocks(doc)
+    assert any(w for w in want)
+    for w, block in zip(want, blocks):
+        if w:
+            assert block is not None and all(code in block for code in w)
+    _, text = export(alone, tmp_path / "alone.html", "--as", 1)
+    page, doc = parsed(text)
+    assert doc["secret_source"] is None and "without its own secrets" in page.text_by_id["sub"]
+    assert all(b is None or "has not shown" in b for b in hand_blocks(doc))
+    assert any(b for b in hand_blocks(doc))
 
 
 def test_a_tampered_log_exports_with_an_invalid_verdict(demo_log, tmp_path):

@@ -1,14 +1,18 @@
 """The Modern Art screen (cli/screens/modern_art.py), without a table.
 
-Modern Art is not in the game registry yet (the trustless deal is not plugged
-in), so these tests build the shell's ``Context``/``Snapshot`` themselves from
-states of a local game: ``rules.setup`` with a chosen open deal (so a seat's
-hand is known to the test), driven by ``rules.check_open``/``apply``, with each
-seat's view from ``rules.view(state, seat, its own cards)`` - what the table
-will give a seat once the deal is in.  Legality in the Context comes from the
-game through the shell's own helpers, exactly as ``GameUI._ctx`` builds it.
-The full-screen test runs the real ``GameUI`` (prompt-toolkit on a pipe input)
-with a hand-made snapshot and decision.
+Modern Art is in the game registry with its trustless deal (a live table deals
+hidden hands that only a seat's own secret opens), so to choose each seat's
+hand these tests build the shell's ``Context``/``Snapshot`` themselves from
+states of a local game without the deal: ``rules.setup`` with a chosen open
+deal (so a seat's hand is known to the test), driven by
+``rules.check_open``/``apply``, with each seat's view from
+``rules.view(state, seat, its own cards)`` - what the table's view for a seat
+with its secret is built from (plus the deal's status).  Legality in the
+Context comes from the game through the shell's own helpers, exactly as
+``GameUI._ctx`` builds it.  The full-screen test runs the real ``GameUI``
+(prompt-toolkit on a pipe input) with a hand-made snapshot and decision.  A
+person playing through the UI at a live table, deal included:
+tests/test_modern_art_live_ui.py.
 """
 
 from __future__ import annotations

@@ -359,3 +359,167 @@ async def test_the_countdown_shows_in_round_1_before_the_peer_clock_has_seen_the
             net.act(0, {"bids": {}, "splash": None})
             net.bots(seats=[1])
             ui.update(net.table, [], "")
+
+
+# --------------------------------------------------------------------------- the reveal is not spoiled
+
+
+def _seat_row(ui, seat: int) -> list[str]:
+    """The seats table's cells of ``seat`` (tok garn pts extra own ...)."""
+    for line in ui.render_text().splitlines():
+        m = re.match(r"^[> ] seat %d(?: \(you\))?\s+(.*)$" % seat, line)
+        if m:
+            return m.group(1).split()
+    raise AssertionError("no row for seat %d" % seat)
+
+
+async def test_while_the_reveal_plays_the_results_wait_for_it():
+    net = Net(2)
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:
+            ui = GameUI(0, input=inp, output=DummyOutput(), pace=5.0)
+            ui.update(net.table, [], "")
+            async with running(ui):
+                offer = [sh["id"] for sh in net.table.view(0)["offer"]]
+                async with deciding(ui, net) as got:
+                    inp.send_text("bid %d 5" % offer[0] + ENTER + "splash 2 2 r" + ENTER + ENTER)
+                net.act(0, got["action"])
+                before = net.table.view(0)
+                net.act(1, {"bids": {str(offer[1]): 3}, "splash": [0, 0, "B"]})
+                after = net.table.view(0)
+                assert after["round"] == 2 and after["tokens"][0] != before["tokens"][0]
+                ui.update(net.table, [], "")
+                async with deciding(ui, net) as got:       # round 2 is open under the reveal
+                    await until(lambda: "YOUR MOVE" in ui.render_text())
+                    assert ui.revealing
+                    text, title = flat(ui), ui.render_text().splitlines()[0]
+                    assert "REVEAL 1/" in text and "the bids, sheet by sheet" in text
+                    # nothing of the round's outcome shows under the beats: no results line, no summary
+                    # on the message line, the seats as they were, the title still in round 1
+                    assert "Round 1 results" not in text and "Round 1: you took" not in text
+                    assert "Round 2 of 6: your move" not in text
+                    assert "round 1/6" in title and "round 2/6" not in title
+                    assert _seat_row(ui, 0)[:3] == [str(before["tokens"][0]), str(before["garnets"][0]),
+                                                    str(before["points"][0])]
+                    assert _seat_row(ui, 1)[2] == str(before["points"][1])
+                    assert "Your move is open: the reveal plays first" in text and "tokens)" not in text
+                    assert "seat 1 bids 3 on sheet" not in text           # the event log as it was too
+                    inp.send_text(" ")                                     # skipped: the results show
+                    await until(lambda: not ui.revealing)
+                    text, title = flat(ui), ui.render_text().splitlines()[0]
+                    assert "Round 1 results" in text and "Round 2 of 6: your move. Round 1: you took #%d" % offer[0] in text
+                    assert "round 2/6" in title
+                    assert _seat_row(ui, 0)[0] == str(after["tokens"][0])
+                    assert "(0 of %d tokens)" % after["tokens"][0] in text and "seat 1 bids 3 on sheet" in text
+                    inp.send_text("splash 1 1 y" + ENTER + ENTER)
+                inp.send_text(CTRL_Q + CTRL_Q)
+                await until(lambda: ui.closed)
+
+
+async def test_a_command_typed_during_the_reveal_shows_the_live_draft():
+    net = Net(2)
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:
+            ui = GameUI(0, input=inp, output=DummyOutput(), pace=5.0)
+            ui.update(net.table, [], "")
+            async with running(ui):
+                net.act(0, {"bids": {}, "splash": [2, 2, "R"]})
+                net.act(1, {"bids": {}, "splash": [0, 0, "B"]})
+                ui.update(net.table, [], "")
+                async with deciding(ui, net) as got:
+                    await until(lambda: "Your move is open" in flat(ui))
+                    inp.send_text("splash 1 1 y" + ENTER)
+                    await until(lambda: "splash 1 1 Y" in flat(ui))
+                    assert ui.revealing and "Your move is open" not in flat(ui)
+                    inp.send_text(ENTER)
+                assert got["action"]["splash"] == [1, 1, "Y"]
+                inp.send_text(CTRL_Q + CTRL_Q)
+                await until(lambda: ui.closed)
+
+
+# --------------------------------------------------------------------------- the reveal keeps up with the table
+
+
+def test_the_reveal_never_lags_more_than_one_transition_and_counts_across_the_queue(monkeypatch):
+    """Starving Artists at quick play: a night's beats are still playing when the next night comes.
+    The beat showing finishes (within a pace), the older beats not shown yet are dropped (the first
+    new beat says how many), the counter goes on (k/n over the whole reveal), and the panes show
+    the table as it was before the newest night, not three days behind."""
+    import cli.shell as shell_mod
+    from types import SimpleNamespace
+
+    clock = [1000.0]
+    monkeypatch.setattr(shell_mod, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    pace = 1.0
+    net = SANet(3)
+    ui = GameUI(0, output=DummyOutput(), pace=pace)
+    ui.update(net.table, [], "")
+
+    def title() -> str:
+        return ui.render_text().splitlines()[0]
+
+    batches = 0
+    first: list = []
+    for _ in range(600):                            # bounded: a whole game of bot turns
+        if net.table.over:
+            break
+        movers = [k for k in range(3) if net.peers[k].needs_decision()]
+        if not movers:
+            break
+        prev = ui._snap
+        for k in movers:
+            net.act(k, pick(net.peers[k].table.state, k))
+        ui.update(net.table, [], "")
+        new = [it for it in ui._reel if it.before is prev]
+        if not new:
+            continue                                # a daytime turn: nothing to reveal, the clock stands still
+        batches += 1
+        if batches == 1:
+            first = list(ui._reel)
+            assert len(first) >= 3, [it.beat.caption for it in first]
+            assert [(it.k, it.n) for it in first] == [(i + 1, len(first)) for i in range(len(first))]
+            assert "REVEAL 1/%d " % len(first) in ui.render_text()
+            assert "day %d" % prev.view["day"] in title()          # the night being revealed, not the new day
+            clock[0] += pace + 0.01                                 # one beat later: beat 2 shows
+            assert "REVEAL 2/%d " % len(first) in ui.render_text()
+            continue
+        # a newer transition while the first is still at its beat 2 (quick play): no lag of days
+        reel = ui._reel
+        dropped = len(first) - 2
+        total = 2 + len(new)
+        assert reel[0].beat is first[1].beat and reel[0].before is first[1].before   # the beat showing finishes
+        assert reel[0].end <= clock[0] + pace and (reel[0].k, reel[0].n) == (2, total)
+        assert list(reel[1:]) == new and [(it.k, it.n) for it in new] == [(k, total) for k in range(3, total + 1)]
+        assert new[0].note == "%d earlier beat%s skipped: the table moved on" % (dropped, "" if dropped == 1 else "s")
+        assert all(not it.note for it in new[1:])
+        assert "REVEAL 2/%d " % total in ui.render_text()             # the counter goes on, it does not restart
+        clock[0] = reel[0].end + 0.01
+        text = " ".join(ui.render_text().split())
+        assert "REVEAL 3/%d " % total in text and "(%s)" % new[0].note in text
+        assert ui._shown() is prev                                     # the table just before the newest transition
+        if isinstance(prev.view, dict) and prev.view.get("phase") != "over":
+            assert "day %d" % prev.view["day"] in title()
+        clock[0] = new[-1].end + 0.01                                  # the reveal ends: the table as it is now
+        assert not ui.revealing and "REVEAL" not in ui.render_text()
+        v = ui._snap.view
+        if v.get("phase") != "over":
+            assert "day %d %s" % (v["day"], v["phase"]) in title()
+        break
+    assert batches == 2, "the game should bring a second reveal"
+
+
+def test_a_new_reveal_after_the_last_one_ended_counts_from_1(monkeypatch):
+    import cli.shell as shell_mod
+    from types import SimpleNamespace
+
+    clock = [50.0]
+    monkeypatch.setattr(shell_mod, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    ui = GameUI(0, output=DummyOutput(), pace=1.0)
+    ui._queue_beats([Beat("a"), Beat("b", hold=2)])
+    assert [(it.k, it.n, it.end - it.start) for it in ui._reel] == [(1, 2, 1.0), (2, 2, 2.0)]
+    clock[0] += 3.5                                      # over
+    assert not ui.revealing
+    ui._queue_beats([Beat("c"), Beat("d"), Beat("e")])
+    assert [(it.k, it.n, it.note) for it in ui._reel] == [(1, 3, ""), (2, 3, ""), (3, 3, "")]
+    ui._queue_beats([])                                  # nothing new: the reel stays as it is
+    assert [it.beat.caption for it in ui._reel] == ["c", "d", "e"]

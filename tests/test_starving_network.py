@@ -183,7 +183,7 @@ def test_show_final_at_and_as_on_the_demo_log(demo4):
     assert r.returncode == 0, r.stderr
     fin = json.loads(r.stdout)
     assert fin["game"] == GAME and fin["entry"] == n - 1 and fin["entries"] == n
-    assert fin["step"] is None and fin["head"] == obj["head"] and fin["result"] == obj["results"]
+    assert fin["table_step"] is None and fin["head"] == obj["head"] and fin["result"] == obj["results"]
     assert fin["view"]["phase"] == "over"
     # mid-game, as two seats: Starving Artists hides nothing, so only "me" differs
     mid = n // 2
@@ -192,7 +192,7 @@ def test_show_final_at_and_as_on_the_demo_log(demo4):
         r = easel("show", lp, "--at", mid, "--as", seat)
         assert r.returncode == 0, r.stderr
         o = json.loads(r.stdout)
-        assert o["entry"] == mid and o["seat"] == seat and o["result"] is None and o["step"] is not None
+        assert o["entry"] == mid and o["seat"] == seat and o["result"] is None and o["table_step"] is not None
         assert o["view"]["me"] == seat and o["view"]["day"] >= 1
         views.append(o["view"])
     assert [k for k in views[0] if views[0][k] != views[1].get(k)] == ["me"]

@@ -607,6 +607,99 @@ async def test_a_whole_day_played_through_the_ui_with_bots_at_the_other_seats():
                 await until(lambda: ui.closed)
 
 
+def _decides(seat: int, step: str):
+    """``stop`` for SANet.bots: ``seat`` is to decide (no chance step first) in the night's ``step``."""
+    return lambda st: st.phase == "night" and st.step == step and st.actor == seat and rules.turn(st).kind == "sequential"
+
+
+def night_with_a_sale(seat: int = 0) -> tuple[SANet, list[int]]:
+    """A fresh 3-seat table (plain test bots everywhere) stopped where ``seat`` announces its night
+    sales, for the first table seed at which selling every complete canvas then gives ``seat`` at
+    least two collection actions to choose (found on a throw-away copy: every table is deterministic)."""
+    others = [s for s in range(3) if s != seat]
+    for k in range(1, 30):
+        probe = SANet(3, seed=k)
+        probe.bots(range(3), stop=_decides(seat, "announce"), limit=2000)
+        st = probe.table.state
+        if not _decides(seat, "announce")(st):
+            continue
+        sold = [c for c, f in st.canvases[seat] if rules.is_complete(f)]
+        probe.act(seat, {"do": "sell", "canvases": sold, "supper": None})
+        choices = []
+        while True:
+            probe.bots(others, stop=lambda s: _decides(seat, "collect")(s) or s.phase != "night")
+            if not _decides(seat, "collect")(probe.table.state):
+                break
+            choices.append(len(rules.legal_actions(probe.table.state, seat)))
+            probe.act(seat, rules.default_action(probe.table.state, seat))
+        if len(choices) >= 2 and choices[0] > 1:
+            net = SANet(3, seed=k)
+            net.bots(range(3), stop=_decides(seat, "announce"), limit=2000)
+            assert net.table.state == st
+            return net, sold
+    raise AssertionError("no table seed gives seat %d a night with a sale and a collection to choose" % seat)
+
+
+async def test_a_night_with_a_sale_and_collections_typed_through_the_ui():
+    """The night's commands through prompt-toolkit: ``sell all`` announces, ``take LETTERS`` takes
+    cubes of our choice, ``take best`` the game's pick; the sale and the cubes land on the table."""
+    net, sold = night_with_a_sale(0)
+    before = net.table.state
+    assert sold and before.day >= 1
+    others = [1, 2]
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:
+            ui = GameUI(0, input=inp, output=DummyOutput())
+            ui.update(net.table, [], "3/3 peers connected")
+            async with running(ui):
+                # the announcement
+                async with deciding(ui, net) as got:
+                    await until(lambda: "YOUR MOVE (night: announce sales)" in flat(ui))
+                    assert "Night: announce your sales (final). Complete: " in flat(ui)
+                    inp.send_text("sell all" + ENTER)
+                assert got["action"] == {"do": "sell", "canvases": sold, "supper": None}
+                net.act(0, got["action"])
+                ui.update(net.table, [], "")
+                await until(lambda: "seat 0 (you) sells" in flat(ui))
+                # the other sellers announce; then our first collection action, cubes of our choice
+                net.bots(others, stop=_decides(0, "collect"))
+                ui.update(net.table, [], "")
+                st = net.table.state
+                assert _decides(0, "collect")(st)
+                best = rules.default_action(st, 0)
+                mine = next(a for a in rules.legal_actions(st, 0) if a != best)
+                letters = "".join(c * n for c, n in mine["cubes"].items())
+                async with deciding(ui, net) as got:
+                    n = sum(mine["cubes"].values())
+                    await until(lambda: "YOUR MOVE (night: collect %d cube" % n in flat(ui))
+                    inp.send_text("take " + letters + ENTER)
+                assert got["action"] == mine
+                net.act(0, mine)
+                ui.update(net.table, [], "")
+                after = net.table.state
+                assert after.studios[0] == tuple(a + b for a, b in zip(st.studios[0], rules.counts_of(mine["cubes"])))
+                assert after.paint_market == tuple(a - b for a, b in zip(st.paint_market, rules.counts_of(mine["cubes"])))
+                await until(lambda: "seat 0 (you) collects %s" % rules.cube_words(rules.counts_of(mine["cubes"])) in flat(ui))
+                # the rest of the night: "take best" whenever we are asked
+                takes = 0
+                for _ in range(40):
+                    net.bots(others, stop=lambda s: _decides(0, "collect")(s) or s.phase != "night")
+                    if net.table.state.phase != "night":
+                        break
+                    pick_ = rules.default_action(net.table.state, 0)
+                    assert await play_turn(ui, net, inp, ["take best"]) == pick_
+                    takes += 1
+                ui.update(net.table, [], "")
+                end = net.table.state
+                assert end.phase != "night" and (end.day == before.day + 1 or end.phase == "over")
+                assert end.sold[0] == before.sold[0] + tuple(sold)
+                assert end.score[0] == before.score[0] + sum(CARDS[c].stars for c in sold)
+                assert all(c not in [cid for cid, _ in end.canvases[0]] for c in sold)
+                assert takes >= 1
+                inp.send_text(CTRL_Q + CTRL_Q)
+                await until(lambda: ui.closed)
+
+
 @pytest.mark.parametrize("rows,cols", [(30, 100), (50, 160)])
 async def test_full_screen_keeps_every_part_on_screen(rows, cols):
     net = SANet(4, seed=3)
@@ -730,3 +823,40 @@ def test_every_state_of_a_game_renders_within_the_width(players, options):
     assert st.phase == "over" or k == 399
     if st.phase == "over":
         assert sc.final_words(ctx_for(st, 0, deciding=False)).startswith("Game over after day")
+
+
+def test_the_event_log_names_each_canvas_once_per_painting_move():
+    from cli.screens.starving_artists import compact_event
+    # the game's own words, squares separated by "; " (a move) or ", " (an event), and after ", then "
+    assert compact_event("seat 1 paints B on square 0 of 'The Lady of Shalott'; R on square 1 of 'The Lady of "
+                         "Shalott'; Y on square 2 of 'Monet's Garden, a view'") == \
+        "seat 1 paints B on 0, R on 1 of 'The Lady of Shalott'; Y on 2 of 'Monet's Garden, a view'"
+    assert compact_event("seat 2 paints G on square 0 of 'X', P on square 4 of 'X'") == "seat 2 paints G on 0, P on 4 of 'X'"
+    assert compact_event("seat 0 trades 2 B for 1 R with the Paint Market, then paints B on square 3 of 'A'; "
+                         "R on square 1 of 'A'") == \
+        "seat 0 trades 2 B for 1 R with the Paint Market, then paints B on 3, R on 1 of 'A'"
+    # the live event log: every painting move names its canvas once
+    net = SANet(3)
+    ui = GameUI(0, output=DummyOutput())
+    ui.update(net.table, [], "")
+    seen = []
+    for _ in range(400):                            # bounded: bot turns until a move paints 2+ squares of a canvas
+        if net.table.over or seen:
+            break
+        movers = [k for k in range(3) if net.peers[k].needs_decision()]
+        if not movers:
+            break
+        for k in movers:
+            a = pick(net.peers[k].table.state, k)
+            net.act(k, a)
+            if a.get("do") == "paint" and len({p[0] for p in a["place"]}) < len(a["place"]):
+                seen.append((k, a))
+        ui.update(net.table, [], "")
+    assert seen, "a bot should paint two squares of one canvas"
+    log = [text for _, text in ui._snap.log]
+    paints = [t for t in log if " paints " in t]
+    assert paints and not [t for t in paints if "on square" in t]
+    k, a = seen[0]
+    title = "'%s'" % CARDS[a["place"][0][0]].title
+    squares = ", ".join("%s on %d" % (p[2], p[1]) for p in a["place"] if p[0] == a["place"][0][0])
+    assert any(("%s of %s" % (squares, title)) in t and t.count(title) == 1 for t in paints), (squares, title, paints)

@@ -37,9 +37,16 @@ Every call gets a ``Context`` (``ctx``):
 * ``ctx.problems(action)``  every problem the game finds (``[]`` = legal),
                     from the engine's ``problems`` hook (or ``check``);
 * ``ctx.legal()``   the game's ``legal_actions`` for our seat, or None when
-                    the game has no such hook.
+                    the game has no such hook;
+* ``ctx.reveal``    True when the panes are drawn from an earlier snapshot
+                    while a reveal plays (below): draw ``ctx.snap`` as it
+                    is, and leave the draft alone (it belongs to the open
+                    decision, which may already be the next round's).
 Legality shown to a person comes from these, never from rules written
-again in a screen.
+again in a screen.  In a game with seat secrets, ``check``, ``problems`` and
+``legal`` see an action as our peer will send it: passed through the game's
+``seal_action`` with our seat's secret (e.g. a card play gets its proof), so
+a screen composes plain actions.
 
 Rendering: a *line* is a list of prompt-toolkit formatted-text fragments
 ``(style, text)``; styles are ``"class:NAME"`` names of the shell's style
@@ -104,6 +111,13 @@ default in tests and when the output is not a terminal): while a beat shows,
 its ``board`` lines (if any) replace ``board_lines`` and its caption and
 ``middle`` lines head the middle pane; Space (on an empty line) or Esc skips
 the rest.  Beats only show what already happened; nothing waits for them.
+While they play, the title, board, seats, middle pane and event log are
+drawn from ``before`` (``ctx.reveal`` True): the results show when the beats
+end or are skipped, not under them; the status, draft and command line stay
+live (a decision may be open).  The reveal never lags the table by more
+than one step: beats of an older step still queued when a newer step brings
+its own are dropped (the first new beat says how many), and beats are
+numbered across one reveal ("REVEAL k/n").
 A snapshot carries what a screen needs for this: ``moves_tail`` (the last
 moves applied, as ``(number, seat, action)``; ``snap.moves`` counts them, so
 the moves applied since ``before`` are those numbered ``>= before.moves``)
@@ -239,6 +253,7 @@ class Context:
     check: Callable[[Any], Any] = field(default=lambda action: action)
     problems: Callable[[Any], list] = field(default=lambda action: [])
     legal: Callable[[], Any] = field(default=lambda: None)
+    reveal: bool = False        # drawing the table as it was, while a reveal plays (see the module docstring)
 
     @property
     def players(self) -> int:

@@ -777,19 +777,35 @@ def _round_beats(r: tuple, me: int | None, players: int) -> list[Beat]:
     return beats
 
 
+def _rules_state(state: Any) -> Any:
+    """The rules' state of a game state: a table's state wraps it with the deal's record (its ``ms``);
+    an offline game's state is the rules' state itself."""
+    if isinstance(state, _rules.State):
+        return state
+    inner = getattr(state, "ms", None)
+    return inner if isinstance(inner, _rules.State) else state
+
+
 def _replay_beats(before_state: Any, game: Any, moves: Sequence[tuple], me: int | None) -> list[Beat] | None:
     """Replay ``moves`` from ``before_state`` with the game's own rules and tell what happened:
-    sealed bids opening side by side, open-auction raise rounds, sales, round ends.  None if it cannot."""
-    st = before_state
+    sealed bids opening side by side, open-auction raise rounds, sales, round ends.  None if it cannot.
+    The states may be the table's (the rules wrapped in the deal) or the rules' own."""
+    whole = before_state
+    st = _rules_state(whole)
     beats: list[Beat] = []
     batch: dict[int, int] = {}
     batch_start = None
     for _, seat, action in moves:
         prev = st
         try:
-            st = game.apply(st, seat, action)
+            whole = game.apply(whole, seat, action)
         except Exception:
             return None
+        st = _rules_state(whole)
+        if not isinstance(prev, _rules.State) or not isinstance(st, _rules.State):
+            return None
+        if st is prev:
+            continue                      # a step of the deal (shares, checks): the rules did not move
         n = prev.players
         if prev.phase in ("open", "sealed"):
             if batch_start is None:

@@ -998,8 +998,10 @@ class PaintingScreen(Screen):
         if last or view is not None:
             lines.append([])
         if not ctx.over:
-            self._sync(ctx)
-            lines += _offer_lines(view, dict(self.draft.bids), width)
+            if not ctx.reveal:          # drawing an earlier round while a reveal plays: the draft is not its
+                self._sync(ctx)
+            mine = not ctx.reveal or (isinstance(view, dict) and self.draft.round == view.get("round"))
+            lines += _offer_lines(view, dict(self.draft.bids) if mine else {}, width)
             lines.append([])
         lines += _owned_lines(view, me, width)
         lines.append([])

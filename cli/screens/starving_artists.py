@@ -206,18 +206,29 @@ def parse_cubes(words: Sequence[str], what: str = "cubes") -> dict:
     return {c: out[c] for c in COLOURS if out.get(c)}
 
 
+_PLACEMENT = re.compile(r"(\w) on square (\d+) of (.+)$", re.S)
+_NEXT_PLACEMENT = re.compile(r"(?:, |; )(?=\w on square \d+ of )")
+
+
 def compact_event(text: str) -> str:
-    """An engine event in fewer words: "paints G on square 0 of 'X', Y on square 5 of 'X'" ->
-    "paints 'X': G on 0, Y on 5"; the work draw's explanation dropped."""
+    """An engine event or move in fewer words, the squares grouped per canvas:
+    "paints G on square 0 of 'X', Y on square 5 of 'X'" (or "; " between them) ->
+    "paints G on 0, Y on 5 of 'X'" (also after ", then "); the work draw's explanation dropped."""
     text = text.replace(" (3 cubes from the bag, arriving after the turn)", "")
-    m = re.match(r"(seat \d+ paints )(.*)$", text)
-    if m:
-        groups: dict[str, list[str]] = {}
-        for col, sq, title in re.findall(r"(\w) on square (\d+) of ('(?:[^']|'(?!,|$))*')", m.group(2)):
-            groups.setdefault(title, []).append("%s on %s" % (col, sq))
-        if groups:
-            return m.group(1) + "; ".join("%s: %s" % (t, ", ".join(g)) for t, g in groups.items())
-    return text
+    return ", then ".join(_compact_paints(part) for part in text.split(", then "))
+
+
+def _compact_paints(text: str) -> str:
+    m = re.match(r"(.*?\bpaints )(.*)$", text, re.S)
+    if not m:
+        return text
+    groups: dict[str, list[str]] = {}
+    for part in _NEXT_PLACEMENT.split(m.group(2)):
+        p = _PLACEMENT.match(part)
+        if p is None:
+            return text
+        groups.setdefault(p.group(3), []).append("%s on %s" % (p.group(1), p.group(2)))
+    return m.group(1) + "; ".join("%s of %s" % (", ".join(g), t) for t, g in groups.items())
 
 
 def _ordered(cubes: Any) -> list[tuple[str, int]]:
@@ -1307,6 +1318,11 @@ class StarvingArtistsScreen(Screen):
             parts.append("solo, %s canvases%s" % (cfg.get("solo_canvases", 35),
                                                   ", no comic books" if cfg.get("remove_comics") else ""))
         return "Starving Artists for %d seat%s; %s" % (players, "" if players == 1 else "s", "; ".join(parts))
+
+    # -- the event log -----------------------------------------------------------
+    def describe(self, game: Any, state: Any, seat: int, action: Any) -> str:
+        """The game's words, a painting's squares grouped per canvas (the title once, not per square)."""
+        return compact_event(game.describe(state, seat, action))
 
     # -- the reveal moment -------------------------------------------------------
     def beats(self, ctx: Context, before: Snapshot) -> list[Beat]:

@@ -1,0 +1,288 @@
+"""Modern Art in the terminal UI on a REAL table: the trustless deal's state, not the bare rules.
+
+A table's state is ``dealt.DState`` (the rules wrapped in the deal) and a card
+play must carry its owner's proof, which the peer attaches only when it sends
+(``seal_action``).  Three sans-IO peers (p2p.protocol.Peer) play over memory
+through the whole deal (keys, shuffles, proofs, shares, hand checks: every
+seat's automatic steps); the seats the test does not play move as small bots.
+
+* a person auctions a card of its hand by typing ``play N`` / ``play CARD``
+  through prompt-toolkit's pipe input: the UI checks the play as the peer will
+  send it (sealed with the seat's secret), the decision resolves with an action
+  the game accepts, and the peer sends it; a card not in the hand (or a forged
+  play: another seat's position, a card that is not at the position) is
+  refused with the game's reason;
+* the reveal plays on the dealt state with a pace: when an auction resolves,
+  "REVEAL" beats show (the sealed bids opening side by side, or the open
+  auction's raise rounds), and a screen whose beats fail is logged once, not
+  swallowed.
+
+Every wait is bounded (LIMIT s); nothing touches the network.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+from collections import deque
+from contextlib import asynccontextmanager
+
+import pytest
+import trio
+from nacl.signing import SigningKey
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+import core.engine as engine
+from cli.screens import Screen
+from cli.screens.modern_art import card_code, hand_order
+from cli.shell import GameUI
+from core.events import game_id_of, genesis_sign_msg, make_genesis
+from core.games.modern_art import dealt
+from core.games.modern_art.cards import CARDS, N_CARDS
+from p2p.protocol import Broadcast, Peer, Send
+
+from .test_ui import flat, running, until
+
+ENTER = "\r"
+CTRL_Q = "\x11"
+LIMIT = 40              # seconds for any one test (the deal takes a few on a loaded machine)
+
+
+class MANet:
+    """n sans-IO peers playing Modern Art (the table's game: the deal included), wired in memory."""
+
+    def __init__(self, n: int = 3, seed: int = 7) -> None:
+        sks = [SigningKey(bytes([seed, i + 1]) * 16) for i in range(n)]
+        self.pubs = [k.verify_key.encode() for k in sks]
+        doc = {"game": "modern-art", "config": {}, "seats": self.pubs, "table": b"t"}
+        gid = game_id_of(doc)
+        self.genesis = make_genesis(doc, [k.sign(genesis_sign_msg(gid)).signature for k in sks])
+        rng = random.Random(seed)
+        self.rng = random.Random(seed + 1)
+        self.peers = [Peer(self.genesis, self.pubs[i], (lambda m, k=k: k.sign(m).signature), rng.randbytes)
+                      for i, k in enumerate(sks)]
+        self.queue: deque = deque()
+        for i, p in enumerate(self.peers):
+            for j in range(n):
+                if i != j:
+                    self._effects(i, p.connected(self.pubs[j]))
+        for i, p in enumerate(self.peers):
+            self._effects(i, p.start())
+        self.pump()
+
+    def _effects(self, i: int, effects: list) -> None:
+        for e in effects:
+            if isinstance(e, Send):
+                self.queue.append((self.pubs.index(e.to), self.pubs[i], e.msg))
+            elif isinstance(e, Broadcast):
+                for j in range(len(self.peers)):
+                    if j != i:
+                        self.queue.append((j, self.pubs[i], e.msg))
+
+    def pump(self) -> None:
+        budget = 200_000
+        while self.queue and budget:
+            budget -= 1
+            j, frm, msg = self.queue.popleft()
+            self._effects(j, self.peers[j].receive(frm, msg))
+
+    def act(self, seat: int, action: dict) -> None:
+        self._effects(seat, self.peers[seat].act(action))
+        self.pump()
+
+    def table(self, seat: int):
+        return self.peers[seat].table
+
+    def secret(self, seat: int) -> bytes:
+        return self.peers[seat].seat_secret
+
+    def legal(self, seat: int) -> list:
+        t = self.table(seat)
+        return engine.legal_actions(t.game, t.state, seat, self.secret(seat))
+
+    def bot(self, seat: int, prefer=("sealed", "open")) -> dict:
+        """A small bot: auctions a card (of a type in ``prefer`` if it can), bids at most 10."""
+        legal = self.legal(seat)
+        plays = [a for a in legal if a.get("do") == "play" and not a.get("double")]
+        if plays:
+            fits = [a for a in plays if CARDS[a["card"]].type in prefer]
+            return (fits or plays)[0]
+        cheap = [a for a in legal if a.get("do") != "bid" or a.get("amount", 0) <= 10]
+        return self.rng.choice(cheap or legal)
+
+    def bots(self, seats, until=lambda: False, limit: int = 200) -> None:
+        """Let ``seats`` move (bots) until none of them can, or ``until()``."""
+        for _ in range(limit):
+            if until():
+                return
+            movers = [k for k in seats if self.peers[k].needs_decision()]
+            if not movers:
+                return
+            for k in movers:
+                if self.peers[k].needs_decision():
+                    self.act(k, self.bot(k))
+
+
+def auctioneer(net: MANet) -> int:
+    t = net.table(0)
+    assert t.state.stage == "play" and t.state.ms.phase == "play", t.state
+    return t.step.seats[0]
+
+
+@asynccontextmanager
+async def deciding(ui, net: MANet, seat: int):
+    """``ui.decide`` for ``seat`` runs in the background (as the node calls it: its peer's view, with the
+    seat's own cards); ``got["action"]`` is what it returned."""
+    got: dict = {}
+    peer = net.peers[seat]
+
+    async def decide():
+        got["action"] = await ui.decide(peer.table.view(seat), seat, peer)
+
+    async with trio.open_nursery() as n:
+        n.start_soon(decide)
+        await until(lambda: ui._pending is not None)
+        yield got
+
+
+# --------------------------------------------------------------------------- a card play on the dealt state
+
+
+async def test_a_person_auctions_a_card_of_its_hand_on_a_dealt_table():
+    net = MANet(3)
+    me = auctioneer(net)
+    t = net.table(me)
+    assert isinstance(t.state, dealt.DState)
+    secret = net.secret(me)
+    known = dealt.known_cards(t.state, me, secret)          # position -> card: my hand, opened with my secret
+    assert known and set(known) == {p for p in t.state.ms.hands[me] if p < t.state.shared}
+    hand = hand_order([{"pos": p, "id": c} for p, c in known.items()])
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:
+            ui = GameUI(me, input=inp, output=DummyOutput())
+            ui.update(t, [], "")
+            async with running(ui):
+                async with deciding(ui, net, me) as got:
+                    await until(lambda: "YOUR MOVE" in ui.render_text())
+                    assert "Your hand" in flat(ui) and card_code(hand[0]["id"]) in flat(ui)
+                    # a card number not in the hand: refused, nothing sent
+                    inp.send_text("play %d" % (len(hand) + 1) + ENTER)
+                    await until(lambda: "there is no card %d in your hand" % (len(hand) + 1) in flat(ui))
+                    # forged plays (what the screen never composes) get the game's own reason
+                    ctx = ui._ctx()
+                    theirs = next(p for p in t.state.ms.hands[(me + 1) % 3] if p < t.state.shared)
+                    other = next(c for c in range(N_CARDS) if c not in known.values())
+                    assert ctx.problems({"do": "play", "pos": theirs, "card": other, "double": None})
+                    wrong = ctx.problems({"do": "play", "pos": hand[0]["pos"], "card": other, "double": None})
+                    assert wrong and "not proven" in wrong[0] and "not card %d" % other in wrong[0]
+                    assert "action" not in got
+                    # the first card of the hand (not a double: it would wait for a second card)
+                    k = next(i for i, c in enumerate(hand) if CARDS[c["id"]].type != "double")
+                    card = hand[k]
+                    assert ctx.problems({"do": "play", "pos": card["pos"], "card": card["id"], "double": None}) == []
+                    inp.send_text("play %d" % (k + 1) + ENTER)
+                    await until(lambda: "action" in got)
+                action = got["action"]
+                assert action["do"] == "play" and action["pos"] == card["pos"] and action["card"] == card["id"]
+                # the decision resolved with what the peer sends: it passes the game's check after sealing
+                sealed = engine.seal_action(t.game, t.state, me, action, secret)
+                assert t.game.check(t.state, me, sealed)["card"] == card["id"]
+                assert "cannot do that" not in flat(ui) and "Sent: you auction" in flat(ui)
+                net.act(me, action)
+                assert t.state.ms.cards_up == (card["id"],) or list(t.state.ms.cards_up) == [card["id"]]
+                inp.send_text(CTRL_Q + CTRL_Q)
+                await until(lambda: ui.closed)
+
+
+async def test_a_short_card_name_plays_too_and_the_legal_list_is_sealed():
+    net = MANet(3, seed=11)
+    me = auctioneer(net)
+    t = net.table(me)
+    known = dealt.known_cards(t.state, me, net.secret(me))
+    hand = hand_order([{"pos": p, "id": c} for p, c in known.items()])
+    card = next(c for c in hand if CARDS[c["id"]].type != "double")
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:
+            ui = GameUI(me, input=inp, output=DummyOutput())
+            ui.update(t, [], "")
+            async with running(ui):
+                async with deciding(ui, net, me) as got:
+                    legal = ui._ctx().legal()
+                    plays = [a for a in legal if a.get("do") == "play"]
+                    assert plays and all("reveal" in a for a in plays)     # the game's list for this seat, sealed
+                    inp.send_text("play %s" % card_code(card["id"]) + ENTER)
+                    await until(lambda: "action" in got)
+                sent = CARDS[got["action"]["card"]]
+                assert (sent.artist, sent.type) == (CARDS[card["id"]].artist, CARDS[card["id"]].type)
+                assert known[got["action"]["pos"]] == got["action"]["card"]
+                assert t.game.check(t.state, me, got["action"])        # sent sealed: the game accepts it as is
+                inp.send_text(CTRL_Q + CTRL_Q)
+                await until(lambda: ui.closed)
+
+
+# --------------------------------------------------------------------------- the reveal on the dealt state
+
+
+@pytest.mark.parametrize("kind", ["sealed", "open"])
+async def test_an_auction_resolving_on_the_dealt_table_plays_its_reveal(kind, caplog):
+    net = MANet(3, seed={"sealed": 7, "open": 9}[kind])
+    me = 0
+    t = net.table(me)
+    caplog.set_level(logging.WARNING, logger="easel.ui")
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:
+            ui = GameUI(me, input=inp, output=DummyOutput(), pace=5.0)
+            ui.update(t, [], "")
+            async with running(ui):
+                # every seat moves as a bot (seat 0 too, so the test does not wait for a person) until the
+                # first auction of the wanted kind has been played and is open for bids
+                seen = {}
+
+                def started() -> bool:
+                    a = t.state.ms
+                    if a.phase == kind and a.atype == kind:
+                        seen["sales"] = len(a.sales)
+                        return True
+                    return False
+
+                net.bots(range(3), until=started, limit=400)
+                assert seen, "no %s auction came up" % kind
+                ui.update(t, [], "")
+                ui.skip_beats()                             # earlier auctions' reveal, if any
+                sales = seen["sales"]
+                net.bots(range(3), until=lambda: len(t.state.ms.sales) > sales or t.state.ms.round > 1)
+                ui.update(t, [], "")
+                assert ui.revealing, "no reveal on the dealt table"
+                text = flat(ui)
+                assert re.search(r"REVEAL( \d+/\d+)? ", text) and "(Space or Esc skips)" in text
+                if kind == "sealed":
+                    assert "The sealed bids open" in text
+                else:
+                    assert "Open auction, raise round" in text
+                inp.send_text(" ")
+                await until(lambda: not ui.revealing)
+                assert "REVEAL" not in flat(ui)
+                inp.send_text(CTRL_Q + CTRL_Q)
+                await until(lambda: ui.closed)
+    assert not [r for r in caplog.records if "reveal failed" in r.getMessage()]
+
+
+class _Broken(Screen):
+    def beats(self, ctx, before):
+        raise AttributeError("'DState' object has no attribute 'players'")
+
+
+def test_a_screen_whose_beats_fail_is_logged_once(caplog):
+    net = MANet(3)
+    t = net.table(0)
+    caplog.set_level(logging.WARNING, logger="easel.ui")
+    ui = GameUI(0, output=DummyOutput(), pace=1.0, screen=_Broken())
+    ui.update(t, [], "")
+    for _ in range(2):
+        net.bots(range(3), limit=1)
+        ui.update(t, [], "")
+    failed = [r for r in caplog.records if "reveal failed" in r.getMessage()]
+    assert len(failed) == 1 and failed[0].exc_info is not None
+    assert "_Broken" in failed[0].getMessage() and not ui.revealing
