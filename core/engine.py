@@ -162,6 +162,8 @@ class Turn:
     sealed: bool = False               # simultaneous moves go through commit-reveal
     label: str = ""                    # for people: "round 2 - bids and splash"
     auto: bool = False                 # the peer computes the action (game.auto_action), nobody decides
+    time: int | None = None            # seconds a seat gets for this step when shorter than the
+                                       # table's time-out (peers vote a late seat out after it)
 
     def __post_init__(self) -> None:
         if self.kind not in ("sequential", "simultaneous", "chance", "over"):
@@ -172,6 +174,8 @@ class Turn:
             raise ValueError("only simultaneous turns can be sealed")
         if self.auto and (self.kind not in ("sequential", "simultaneous") or self.sealed):
             raise ValueError("only open sequential or simultaneous turns can be automatic")
+        if self.time is not None and (type(self.time) is not int or self.time < 1 or self.kind not in ("sequential", "simultaneous")):
+            raise ValueError("a turn's time is a whole number of seconds >= 1, for a sequential or simultaneous turn")
 
 
 OVER = Turn("over")

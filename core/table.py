@@ -78,6 +78,7 @@ class Step:
     seats: tuple[int, ...]      # expected seats, ascending
     sequential: bool
     label: str
+    time: int | None = None     # the turn's own time (Turn.time): the step's time-out when shorter
 
 
 @dataclass
@@ -124,6 +125,8 @@ class Table:
     # last BEFORE_KEEP moves: a log line says "buys 'Mona Lisa' for 2" about the market as it
     # was, not as it is now (states are immutable values, so this shares their structure)
     before: dict = field(default_factory=dict, repr=False, compare=False)
+    # the seats whose events made the step that closed last (None: only the genesis so far)
+    last_made: tuple | None = field(default=None, repr=False, compare=False)
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -217,8 +220,12 @@ class Table:
             raise RuleError("author holds no seat at this table")
         if ev.seq <= self.last_seq.get(ev.author, -1):
             raise RuleError("sequence number %d not above the author's last (%d)" % (ev.seq, self.last_seq[ev.author]))
-        if ev.body["phase"] != st.phase or ev.prev != st.prev:
+        if ev.body["phase"] != st.phase:
             raise RuleError("event is for phase %d, the table is at phase %d" % (ev.body["phase"], st.phase))
+        if ev.prev != st.prev:
+            raise RuleError(
+                "seat %d signed this event after another history than this log's: an entry before it was "
+                "altered, added or removed (the step before it was made by %s)" % (seat, self._last_makers()))
         if seat not in st.seats:
             raise RuleError("seat %d is not expected to act now (%s)" % (seat, st.label))
         if ev.kind != st.kind:
@@ -284,16 +291,26 @@ class Table:
         self.count += 1
 
     # ------------------------------------------------------------------ step machinery
-    def _open(self, kind: str, purpose: str, seats: tuple[int, ...], sequential: bool, label: str) -> None:
-        self.step = Step(self.phase, self.head, kind, purpose, tuple(sorted(seats)), sequential, label)
+    def _open(self, kind: str, purpose: str, seats: tuple[int, ...], sequential: bool, label: str,
+              time: int | None = None) -> None:
+        self.step = Step(self.phase, self.head, kind, purpose, tuple(sorted(seats)), sequential, label, time)
         self.starts[self.phase] = (self.count, self.head)
         self.batch = {}
         self.checked = {}
         self.verdicts = {}
 
+    def _last_makers(self) -> str:
+        """Who made the step that closed last, in words (for a broken chain: those entries are the
+        first suspects)."""
+        seats = self.last_made
+        if seats is None:
+            return "the genesis"
+        return ("seat %d" % seats[0]) if len(seats) == 1 else ("seats %s" % ", ".join(map(str, seats))) if seats else "a time-out"
+
     def _close(self) -> None:
         st = self.step
         assert st is not None
+        self.last_made = tuple(sorted(self.batch))
         idx = self.count - 1
         self.phase += 1
         if st.kind == "commit":
@@ -380,11 +397,11 @@ class Table:
             if t.auto:
                 self._open("act", "auto", t.seats, t.kind == "sequential", t.label)
             elif t.kind == "sequential":
-                self._open("act", "move", t.seats, True, t.label)
+                self._open("act", "move", t.seats, True, t.label, t.time)
             elif t.sealed:
-                self._open("commit", "move", t.seats, False, (t.label + ": commit") if t.label else "commit")
+                self._open("commit", "move", t.seats, False, (t.label + ": commit") if t.label else "commit", t.time)
             else:
-                self._open("act", "move", t.seats, False, t.label)
+                self._open("act", "move", t.seats, False, t.label, t.time)
             return
 
 

@@ -132,16 +132,6 @@ def test_valid_but_unfinished_log():
     assert rep["valid"] is True and rep["complete"] is False
 
 
-def test_illegal_sealed_move_is_a_note_not_a_problem():
-    h = HandTable(2, config={"rounds": 1})
-    h.seed()
-    h.sealed({0: {"bids": {"1": 999}, "splash": None, "extra": None, "convert": 0}, 1: {"bids": {}, "splash": [0, 0, "R"], "extra": None, "convert": 0}})
-    assert h.t.over
-    rep = audit({"hand.log": log_file(h.entries)}, GAMES)
-    assert rep["valid"] is True and rep["complete"] is True
-    assert any(n.get("seat") == 0 and n["index"] == len(h.entries) - 1 for n in rep["notes"]), rep["notes"]
-
-
 # --------------------------------------------------------------------------- tampering inside entries
 
 
@@ -611,3 +601,37 @@ def test_invalid_genesis_is_not_a_game_log():
     rep = audit({"good.log": log_file(entries), "bad.log": log_file([forged, alt])}, GAMES)
     eq = [p for p in problems(rep) if "equivocation" in p["problem"]]
     assert [(p["file"], p["index"]) for p in eq] == [("bad.log", 1)]
+
+
+def test_an_entry_its_own_author_altered_and_resigned_breaks_the_chain_at_the_next_step_naming_its_maker():
+    """A seat that re-signs one of its own events with other content (its key, a valid signature)
+    cannot re-sign the others' later events: the audit stops at the first of those, says the chain
+    was broken before it, and names the seat(s) that made the step before as the suspects."""
+    g, sks, entries = game()
+    for k in events_at(entries)[2:]:
+        e = parse_entry(entries[k])
+        nxt = k + 1
+        while nxt < len(entries) and parse_entry(entries[nxt]).prev == e.prev:
+            nxt += 1
+        if nxt >= len(entries) or not isinstance(parse_entry(entries[nxt]), Event):
+            continue
+        step_seats = sorted(key_seat(sks, entries[i]) for i in range(k, nxt))
+        if len(step_seats) != 1 or e.kind != "act":
+            continue            # a one-seat open move: its author alone made the step
+        seat = key_seat(sks, entries[k])
+        action = e.body["action"]
+        if not (isinstance(action, dict) and "target" in action):
+            continue
+        body = dict(e.body, action={"target": action["target"] % 6 + 1})     # another legal target
+        bad = list(entries)
+        bad[k] = make_event(signer(sks[seat]), e.game_id, e.author, e.seq, e.prev, e.kind, body).raw
+        rep = audit({"game.log": log_file(bad)}, GAMES)
+        probs = problems(rep)
+        assert rep["valid"] is False and len(probs) == 1, probs
+        text = probs[0]["problem"]
+        assert probs[0]["index"] == nxt
+        assert "another history" in text and "altered, added or removed" in text, text
+        assert "made by seat %d" % seat in text, text
+        assert "seat %d signed" % key_seat(sks, entries[nxt]) in text
+        return
+    pytest.fail("no leader's target step followed by an event in the toy log")

@@ -55,8 +55,13 @@ START_MONEY = 100
 ROUNDS = 4
 TILES = (30, 20, 10)
 DEAL = {3: (10, 6, 6, 0), 4: (9, 4, 4, 0), 5: (8, 3, 3, 0)}
-OPTIONS = {"edition": "standard"}
-OPTION_HELP = {"edition": "rules edition: standard (the only one)"}
+OPTIONS = {"edition": "standard", "open_round_seconds": 20}
+OPTION_HELP = {
+    "edition": "rules edition: standard (the only one)",
+    "open_round_seconds": "seconds each seat has to raise or pass in a round of an open auction, "
+                          "5 to 600 (default 20; the table's time-out wins when shorter); silence = pass",
+}
+OPEN_ROUND_SECONDS = (5, 600)
 EDITIONS = ("standard",)
 
 INFO = GameInfo(
@@ -209,6 +214,8 @@ def configure(options: Mapping[str, Any], players: int) -> dict:
             raise ConfigError("unknown option %s (known: %s)" % (_short(k), ", ".join(sorted(OPTIONS))))
         if k == "edition" and v not in EDITIONS:
             raise ConfigError("edition must be one of %s, not %s" % (", ".join(EDITIONS), _short(v)))
+        if k == "open_round_seconds" and (type(v) is not int or not OPEN_ROUND_SECONDS[0] <= v <= OPEN_ROUND_SECONDS[1]):
+            raise ConfigError("open_round_seconds must be a whole number from %d to %d, not %s" % (*OPEN_ROUND_SECONDS, _short(v)))
         cfg[k] = v
     return cfg
 
@@ -443,7 +450,9 @@ def turn(state: State) -> Turn:
     label = _label(state)
     if ph in ("open", "sealed"):
         waiting = tuple(s for s in state.asked if state.bids[s] is None)
-        return Turn("simultaneous", waiting or state.asked, sealed=True, label=label)
+        # an open auction's raise rounds go at the table's pace: a short time per round
+        time = state.config.get("open_round_seconds", OPTIONS["open_round_seconds"]) if ph == "open" else None
+        return Turn("simultaneous", waiting or state.asked, sealed=True, label=label, time=time)
     return Turn("sequential", (state.actor,), label=label)
 
 
