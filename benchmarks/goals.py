@@ -50,6 +50,10 @@ GOALS: list[tuple[str, Callable[[dict], float], str, float]] = [
      lambda r: r["modern_art"]["demo_wall_time"]["wall_s"]["median"], "<=", 20.0),
     ("Modern Art deal, crypto per seat (s)",
      lambda r: r["deal"]["crypto_s_per_seat"]["median"], "<=", 1.0),
+    ("Starving Artists audit, 16 files in parallel / raw verify (one core)",
+     lambda r: r["starving_artists"]["audit_throughput"]["ratio_parallel"]["median"], ">=", 0.7),
+    ("Modern Art audit, files in parallel / raw verify (one core), as issue 6 words it",
+     lambda r: r["modern_art"]["audit_throughput"]["ratio_parallel"]["median"], ">=", 0.7),
     ("Modern Art audit / its own cryptography, one core",
      lambda r: r["modern_art"]["audit_throughput"]["ratio_one_file_to_its_crypto"]["median"], ">=", 0.7),
 ]
