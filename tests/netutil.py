@@ -501,3 +501,52 @@ def sigkill_bot_and_resume(game: str, level: str, seed: str, homes, reached, *, 
     r = easel("audit", *[lg[0] for lg in logs])
     assert r.returncode == 0 and r.stdout.startswith("VALID"), r.stdout + r.stderr
     return killed, final, data
+
+
+class MemTable:
+    """n sans-IO peers of one game wired together in memory (deterministic keys, randomness and
+    delivery order): the table the UI tests feed to a screen.  Subclasses add their game's bots."""
+
+    GAME = "painting"
+
+    def __init__(self, n: int = 2, config: dict | None = None, seed: int = 7) -> None:
+        from collections import deque
+
+        from nacl.signing import SigningKey
+
+        sks = [SigningKey(bytes([seed, i + 1]) * 16) for i in range(n)]
+        self.pubs = [k.verify_key.encode() for k in sks]
+        doc = {"game": self.GAME, "config": config or {}, "seats": self.pubs, "table": b"t"}
+        gid = game_id_of(doc)
+        self.genesis = make_genesis(doc, [k.sign(genesis_sign_msg(gid)).signature for k in sks])
+        rng = random.Random(seed)
+        self.peers = [Peer(self.genesis, self.pubs[i], (lambda m, k=k: k.sign(m).signature), rng.randbytes)
+                      for i, k in enumerate(sks)]
+        self.queue = deque()
+        for i, p in enumerate(self.peers):
+            for j in range(n):
+                if i != j:
+                    self._effects(i, p.connected(self.pubs[j]))
+        for i, p in enumerate(self.peers):
+            self._effects(i, p.start())
+        self.pump()
+
+    def _effects(self, i: int, effects: list) -> None:
+        for e in effects:
+            if isinstance(e, Send):
+                self.queue.append((self.pubs.index(e.to), self.pubs[i], e.msg))
+            elif isinstance(e, Broadcast):
+                for j in range(len(self.peers)):
+                    if j != i:
+                        self.queue.append((j, self.pubs[i], e.msg))
+
+    def pump(self) -> None:
+        budget = 200_000
+        while self.queue and budget:
+            budget -= 1
+            j, frm, msg = self.queue.popleft()
+            self._effects(j, self.peers[j].receive(frm, msg))
+
+    def act(self, seat: int, action: dict) -> None:
+        self._effects(seat, self.peers[seat].act(action))
+        self.pump()

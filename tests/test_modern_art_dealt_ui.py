@@ -25,12 +25,10 @@ from __future__ import annotations
 import logging
 import random
 import re
-from collections import deque
 from contextlib import asynccontextmanager
 
 import pytest
 import trio
-from nacl.signing import SigningKey
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
@@ -38,59 +36,25 @@ import core.engine as engine
 from cli.screens import Screen
 from cli.screens.modern_art import card_code, hand_order
 from cli.shell import GameUI
-from core.events import game_id_of, genesis_sign_msg, make_genesis
 from core.games.modern_art import dealt
 from core.games.modern_art.cards import CARDS, N_CARDS
-from p2p.protocol import Broadcast, Peer, Send
 
 from .test_ui import flat, running, until
+from .netutil import MemTable
 
 ENTER = "\r"
 CTRL_Q = "\x11"
 LIMIT = 40              # seconds for any one test (the deal takes a few on a loaded machine)
 
 
-class MANet:
+class MANet(MemTable):
     """n sans-IO peers playing Modern Art (the table's game: the deal included), wired in memory."""
 
+    GAME = "modern-art"
+
     def __init__(self, n: int = 3, seed: int = 7) -> None:
-        sks = [SigningKey(bytes([seed, i + 1]) * 16) for i in range(n)]
-        self.pubs = [k.verify_key.encode() for k in sks]
-        doc = {"game": "modern-art", "config": {}, "seats": self.pubs, "table": b"t"}
-        gid = game_id_of(doc)
-        self.genesis = make_genesis(doc, [k.sign(genesis_sign_msg(gid)).signature for k in sks])
-        rng = random.Random(seed)
+        super().__init__(n, None, seed)
         self.rng = random.Random(seed + 1)
-        self.peers = [Peer(self.genesis, self.pubs[i], (lambda m, k=k: k.sign(m).signature), rng.randbytes)
-                      for i, k in enumerate(sks)]
-        self.queue: deque = deque()
-        for i, p in enumerate(self.peers):
-            for j in range(n):
-                if i != j:
-                    self._effects(i, p.connected(self.pubs[j]))
-        for i, p in enumerate(self.peers):
-            self._effects(i, p.start())
-        self.pump()
-
-    def _effects(self, i: int, effects: list) -> None:
-        for e in effects:
-            if isinstance(e, Send):
-                self.queue.append((self.pubs.index(e.to), self.pubs[i], e.msg))
-            elif isinstance(e, Broadcast):
-                for j in range(len(self.peers)):
-                    if j != i:
-                        self.queue.append((j, self.pubs[i], e.msg))
-
-    def pump(self) -> None:
-        budget = 200_000
-        while self.queue and budget:
-            budget -= 1
-            j, frm, msg = self.queue.popleft()
-            self._effects(j, self.peers[j].receive(frm, msg))
-
-    def act(self, seat: int, action: dict) -> None:
-        self._effects(seat, self.peers[seat].act(action))
-        self.pump()
 
     def table(self, seat: int):
         return self.peers[seat].table

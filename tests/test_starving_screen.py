@@ -10,14 +10,11 @@ other seats).  A finished game's log is replayed through the shell's ReplayUI.
 from __future__ import annotations
 
 import io
-import random
 import re
-from collections import deque
 from dataclasses import replace
 
 import pytest
 import trio
-from nacl.signing import SigningKey
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
@@ -33,13 +30,12 @@ from cli.screens.starving_artists import (
     parse_paint,
 )
 from cli.shell import GameUI, ReplayUI
-from core.events import game_id_of, genesis_sign_msg, make_genesis
 from core.games.starving_artists import GAME, rules
 from core.games.starving_artists.cards import CARDS
 from core.rng import Rng
-from p2p.protocol import Broadcast, Peer, Send as NetSend
 
 from .test_ui import _screen, deciding, flat, running, until
+from .netutil import MemTable
 
 ENTER = "\r"
 CTRL_Q = "\x11"
@@ -454,46 +450,10 @@ def test_help_rules_table_description_and_marks():
 # --------------------------------------------------------------------------- a real table in memory
 
 
-class SANet:
+class SANet(MemTable):
     """n sans-IO peers playing Starving Artists, wired together in memory."""
 
-    def __init__(self, n: int = 3, config: dict | None = None, seed: int = 7) -> None:
-        sks = [SigningKey(bytes([seed, i + 1]) * 16) for i in range(n)]
-        self.pubs = [k.verify_key.encode() for k in sks]
-        doc = {"game": "starving-artists", "config": config or {}, "seats": self.pubs, "table": b"t"}
-        gid = game_id_of(doc)
-        self.genesis = make_genesis(doc, [k.sign(genesis_sign_msg(gid)).signature for k in sks])
-        rng = random.Random(seed)
-        self.peers = [Peer(self.genesis, self.pubs[i], (lambda m, k=k: k.sign(m).signature), rng.randbytes)
-                      for i, k in enumerate(sks)]
-        self.queue: deque = deque()
-        for i, p in enumerate(self.peers):
-            for j in range(n):
-                if i != j:
-                    self._effects(i, p.connected(self.pubs[j]))
-        for i, p in enumerate(self.peers):
-            self._effects(i, p.start())
-        self.pump()
-
-    def _effects(self, i: int, effects: list) -> None:
-        for e in effects:
-            if isinstance(e, NetSend):
-                self.queue.append((self.pubs.index(e.to), self.pubs[i], e.msg))
-            elif isinstance(e, Broadcast):
-                for j in range(len(self.peers)):
-                    if j != i:
-                        self.queue.append((j, self.pubs[i], e.msg))
-
-    def pump(self) -> None:
-        budget = 200_000
-        while self.queue and budget:
-            budget -= 1
-            j, frm, msg = self.queue.popleft()
-            self._effects(j, self.peers[j].receive(frm, msg))
-
-    def act(self, seat: int, action: dict) -> None:
-        self._effects(seat, self.peers[seat].act(action))
-        self.pump()
+    GAME = "starving-artists"
 
     def bots(self, seats, stop=lambda st: False, limit: int = 500) -> None:
         """Bots move for ``seats`` until none of them has to, or ``stop(state)``."""

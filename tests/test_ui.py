@@ -7,14 +7,11 @@ messages in memory; bots play the seats the test does not play itself.
 from __future__ import annotations
 
 import io
-import random
 import re
-from collections import deque
 from contextlib import asynccontextmanager
 
 import pytest
 import trio
-from nacl.signing import SigningKey
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
@@ -22,10 +19,9 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 
 from cli.screens.painting import new_round_words, parse_space
 from cli.shell import CommandError, GameUI, ReplayUI
-from core.events import game_id_of, genesis_sign_msg, make_genesis
 from core.games.painting import HeuristicBot
 from core.rng import Rng
-from p2p.protocol import Broadcast, Peer, Send
+from .netutil import MemTable
 
 ENTER = "\r"
 CTRL_Q = "\x11"
@@ -39,48 +35,10 @@ LIMIT = 20  # seconds for any one test
 # --------------------------------------------------------------------------- an in-memory table
 
 
-class Net:
+class Net(MemTable):
     """n sans-IO peers wired together in memory."""
 
-    def __init__(self, n: int = 2, config: dict | None = None, seed: int = 7) -> None:
-        sks = [SigningKey(bytes([seed, i + 1]) * 16) for i in range(n)]
-        self.pubs = [k.verify_key.encode() for k in sks]
-        doc = {"game": "painting", "config": config or {}, "seats": self.pubs, "table": b"t"}
-        gid = game_id_of(doc)
-        self.genesis = make_genesis(doc, [k.sign(genesis_sign_msg(gid)).signature for k in sks])
-        rng = random.Random(seed)
-        self.peers = [
-            Peer(self.genesis, self.pubs[i], (lambda m, k=k: k.sign(m).signature), rng.randbytes)
-            for i, k in enumerate(sks)
-        ]
-        self.queue: deque = deque()
-        for i, p in enumerate(self.peers):
-            for j in range(n):
-                if i != j:
-                    self._effects(i, p.connected(self.pubs[j]))
-        for i, p in enumerate(self.peers):
-            self._effects(i, p.start())
-        self.pump()
-
-    def _effects(self, i: int, effects: list) -> None:
-        for e in effects:
-            if isinstance(e, Send):
-                self.queue.append((self.pubs.index(e.to), self.pubs[i], e.msg))
-            elif isinstance(e, Broadcast):
-                for j in range(len(self.peers)):
-                    if j != i:
-                        self.queue.append((j, self.pubs[i], e.msg))
-
-    def pump(self) -> None:
-        budget = 200_000
-        while self.queue and budget:
-            budget -= 1
-            j, frm, msg = self.queue.popleft()
-            self._effects(j, self.peers[j].receive(frm, msg))
-
-    def act(self, seat: int, action: dict) -> None:
-        self._effects(seat, self.peers[seat].act(action))
-        self.pump()
+    GAME = "painting"
 
     def bots(self, seats=None, upto_round: int | None = None) -> None:
         """Let bots move for ``seats`` (all by default) until nobody of them can, or ``upto_round`` starts."""
