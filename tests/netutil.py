@@ -550,3 +550,22 @@ class MemTable:
     def act(self, seat: int, action: dict) -> None:
         self._effects(seat, self.peers[seat].act(action))
         self.pump()
+
+
+def audit_names(path, index: int, needle: str = "") -> list[dict]:
+    """``easel audit`` of a tampered log: invalid, its first problem at entry ``index`` (containing
+    ``needle``), said in the text output too, and no traceback; returns the problems at ``index``."""
+    import json
+
+    r = easel("audit", "--json", path)
+    assert r.returncode == 1, r.stdout + r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["valid"] is False and rep["complete"] is False
+    probs = [p for p in rep["problems"] if "problem" in p]
+    assert probs and min(p["index"] for p in probs if p["index"] is not None) == index, probs
+    hits = [p for p in probs if p["index"] == index]
+    assert hits and needle in hits[0]["problem"], probs
+    r = easel("audit", path)
+    assert r.returncode == 1 and "entry %d" % index in r.stdout and r.stdout.startswith("INVALID")
+    assert "Traceback" not in r.stderr, r.stderr
+    return hits

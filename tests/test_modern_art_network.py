@@ -40,7 +40,7 @@ from p2p.protocol import SEAT_SECRET
 from p2p.store import GameStore
 
 from .helpers import log_file
-from .netutil import build_table, easel, entries_of, run_nodes, sigkill_bot_and_resume
+from .netutil import audit_names, build_table, easel, entries_of, run_nodes, sigkill_bot_and_resume
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = "modern-art"
@@ -159,19 +159,6 @@ def _spans(data: bytes) -> list[tuple[int, int]]:
     return [(p.offsets[i] + 4, p.offsets[i] + 4 + len(e)) for i, e in enumerate(p.entries)]
 
 
-def _audit_names(path: Path, index: int, needle: str = "") -> list[dict]:
-    r = easel("audit", "--json", path)
-    assert r.returncode == 1, r.stdout + r.stderr
-    rep = json.loads(r.stdout)
-    assert rep["valid"] is False and rep["complete"] is False
-    probs = [p for p in rep["problems"] if "problem" in p]
-    assert probs and min(p["index"] for p in probs if p["index"] is not None) == index, probs
-    hits = [p for p in probs if p["index"] == index]
-    assert hits and needle in hits[0]["problem"], probs
-    assert "Traceback" not in r.stderr
-    return hits
-
-
 def _resign(keys, ev: Event, action) -> bytes:
     forged = make_event(keys[ev.author].sign, ev.game_id, ev.author, ev.seq, ev.prev, "act", dict(ev.body, action=action))
     assert parse_entry(forged.raw).author == ev.author   # a well-signed event of the right author
@@ -195,10 +182,10 @@ def test_flipped_byte_in_a_shuffle_is_named(demo3, tmp_path):
     buf[at] ^= 0x01
     path = tmp_path / "t.log"
     path.write_bytes(bytes(buf))
-    _audit_names(path, i)                        # the record's checksum catches it
+    audit_names(path, i)                        # the record's checksum catches it
     buf[b:b + 4] = zlib.crc32(bytes(buf[a:b])).to_bytes(4, "big")
     path.write_bytes(bytes(buf))
-    _audit_names(path, i, "signature")           # with a good checksum, the signature does
+    audit_names(path, i, "signature")           # with a good checksum, the signature does
 
 
 def test_a_share_changed_and_resigned_by_its_author_is_named(demo3, tmp_path):
@@ -213,7 +200,7 @@ def test_a_share_changed_and_resigned_by_its_author_is_named(demo3, tmp_path):
         core.games.get(GAME).check(state, seat, action)
     path = tmp_path / "t.log"
     path.write_bytes(log_file(entries[:i] + [_resign(keys, ev, action)] + entries[i + 1:]))
-    hits = _audit_names(path, i, "illegal move by seat %d" % seat)
+    hits = audit_names(path, i, "illegal move by seat %d" % seat)
     assert "share" in hits[0]["problem"]
 
 
@@ -229,4 +216,4 @@ def test_a_card_play_with_its_card_id_changed_and_resigned_is_named(demo3, tmp_p
         core.games.get(GAME).check(state, seat, action)
     path = tmp_path / "t.log"
     path.write_bytes(log_file(entries[:i] + [_resign(keys, ev, action)] + entries[i + 1:]))
-    _audit_names(path, i, "illegal move by seat %d" % seat)
+    audit_names(path, i, "illegal move by seat %d" % seat)

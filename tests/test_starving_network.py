@@ -39,7 +39,7 @@ from p2p.identity import Identity, load_or_create
 from p2p.node import Faults, GameNode
 
 from .helpers import log_file
-from .netutil import build_table, easel, entries_of, free_ports, run_nodes, sigkill_bot_and_resume
+from .netutil import audit_names, build_table, easel, entries_of, free_ports, run_nodes, sigkill_bot_and_resume
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = "starving-artists"
@@ -224,21 +224,6 @@ def _turn_acts(entries: list[bytes]) -> list[tuple[int, Event, Table]]:
     return out
 
 
-def _audit_names(path: Path, index: int, needle: str = "") -> list[dict]:
-    r = easel("audit", "--json", path)
-    assert r.returncode == 1, r.stdout + r.stderr
-    rep = json.loads(r.stdout)
-    assert rep["valid"] is False and rep["complete"] is False
-    probs = [p for p in rep["problems"] if "problem" in p]
-    assert probs and min(p["index"] for p in probs if p["index"] is not None) == index, probs
-    hits = [p for p in probs if p["index"] == index]
-    assert hits and needle in hits[0]["problem"], probs
-    r = easel("audit", path)
-    assert r.returncode == 1 and "entry %d" % index in r.stdout and r.stdout.startswith("INVALID")
-    no_traceback(r)
-    return hits
-
-
 @pytest.fixture
 def demo_log(demo4, tmp_path):
     _, _, obj = demo4
@@ -258,17 +243,17 @@ def test_flipped_byte_in_an_action_is_named(demo_log):
     buf = bytearray(data)
     buf[at] ^= 0x01
     path.write_bytes(bytes(buf))
-    _audit_names(path, i)                        # the record's checksum catches it
+    audit_names(path, i)                        # the record's checksum catches it
     buf[b:b + 4] = zlib.crc32(bytes(buf[a:b])).to_bytes(4, "big")
     path.write_bytes(bytes(buf))
-    _audit_names(path, i, "signature")           # with a good checksum, the signature does
+    audit_names(path, i, "signature")           # with a good checksum, the signature does
 
 
 def test_dropped_event_is_named(demo_log):
     path, _, entries, acts = demo_log
     i = acts[len(acts) // 3][0]
     path.write_bytes(log_file(entries[:i] + entries[i + 1:]))
-    _audit_names(path, i)
+    audit_names(path, i)
 
 
 def test_swapped_events_are_named(demo_log):
@@ -278,7 +263,7 @@ def test_swapped_events_are_named(demo_log):
     swapped[i], swapped[i + 1] = swapped[i + 1], swapped[i]
     assert swapped[i] != entries[i]
     path.write_bytes(log_file(swapped))
-    _audit_names(path, i)
+    audit_names(path, i)
 
 
 def _forge_buy_without_cubes(state, seat):
@@ -323,4 +308,4 @@ def test_illegal_action_resigned_by_its_author_is_named(demo4, demo_log, forge):
     forged = make_event(author.sign, ev.game_id, ev.author, ev.seq, ev.prev, "act", dict(ev.body, action=action))
     assert parse_entry(forged.raw).author == ev.author  # a well-signed event of the right author
     path.write_bytes(log_file(entries[:i] + [forged.raw] + entries[i + 1:]))
-    _audit_names(path, i, "illegal move by seat %d" % seat)
+    audit_names(path, i, "illegal move by seat %d" % seat)
