@@ -45,6 +45,7 @@ from core.hashing import fingerprint
 from core.logfile import SECRETS_MAGIC
 from core.logfile import parse as parse_log
 from core.table import RuleError, Table
+from p2p.protocol import SEAT_SECRET, SEAT_SECRET_BYTES   # the secrets file's seat-secret record (protocol.md §8)
 
 from .common import UsageError, jsonable, read_file, registry
 from .screens import Context, Screen, Snapshot, screen_for, seat_name, wrap
@@ -296,7 +297,6 @@ def snapshot_of_table(table: Table, seat: int | None, screen: Screen) -> Snapsho
 
 
 # --------------------------------------------------------------------------- a seat's own secret
-SEAT_SECRET_PHASE = -1     # p2p.protocol.SEAT_SECRET: the secrets-file record [-1, secret, b""] (protocol.md §7.1, §8)
 
 
 @dataclass(frozen=True)
@@ -326,7 +326,7 @@ def stored_seat_secret(log_path: str | Path | None) -> bytes | None:
             phase, value, _salt = decode(rec)
         except Exception:
             continue
-        if phase == SEAT_SECRET_PHASE and type(value) is bytes and len(value) == 64:   # SEAT_SECRET_BYTES
+        if phase == SEAT_SECRET and type(value) is bytes and len(value) == SEAT_SECRET_BYTES:
             found = value                      # the last record for a phase wins
     return found
 

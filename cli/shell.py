@@ -899,13 +899,13 @@ class GameUI(_BaseUI):
         self.pace = default_pace(input, output) if pace is None else max(0.0, min(10.0, float(pace)))
         self._status = ""
         self._alerts: list[str] = []
-        self._table: Table | None = None           # trio thread only
+        self._table: Table | None = None           # trio thread only (the UI thread reads just our seat's
+                                                   # secret from it, set once and never changed: secret_of)
         self._pending: _Pending | None = None
         self.sent: Sent | None = None              # the last action we sent
         self._sent_phase = -1                      # table phase our last action was sent for
         self._message: tuple[str, str] = ("", "")  # (style, text)
         self._after_reveal: tuple[str, str] | None = None   # a message held back until the reveal ends
-        self._secret: bytes | None = None           # our seat's secret (a game with seat secrets), from the table
         self._typed_in = -1                         # the reveal during which a command was last typed
         self._deadline: float | None = None        # time.monotonic() when our decision times out (estimate)
         self._seen_timeouts: set | None = None     # phases whose time-out we already reported
@@ -967,7 +967,6 @@ class GameUI(_BaseUI):
         self._alerts = list(alerts or [])
         self._status = status or ""
         self._table = table
-        self._secret = secret_of(table, self.seat) or self._secret
         before = self._snap
         self._snap = self._mine_done(snapshot_of(table, self.seat, self._alerts, self._status, waiting,
                                                  self._screen(), before=before))
@@ -1024,10 +1023,6 @@ class GameUI(_BaseUI):
         table = getattr(peer, "table", None) or self._table
         if table is not None and (self._snap is None or self._snap.phase != table.phase):
             self.update(table, self._alerts, self._status)   # our snapshot is stale
-        secret = secret_of(table, seat)
-        if secret is None and isinstance(getattr(peer, "seat_secret", None), bytes):
-            secret = peer.seat_secret
-        self._secret = secret or self._secret
         while self._closed or self._quit:
             await trio.sleep_forever()
         p = _Pending(
@@ -1102,7 +1097,7 @@ class GameUI(_BaseUI):
             game = snap.game if snap else None
             state = snap.state if snap else None
         seat = self.seat
-        secret = self._secret
+        secret = secret_of(self._table, seat)     # our seat's secret, where our peer keeps it
 
         # checked as our peer will send it: sealed with our seat's secret first (a game with seat secrets)
         def _check(action: Any) -> Any:
@@ -1218,7 +1213,7 @@ class GameUI(_BaseUI):
             raise self._not_your_turn()
         if p.game is not None:
             try:
-                action = check(p.game, p.state, p.seat, action, self._secret)
+                action = check(p.game, p.state, p.seat, action, secret_of(self._table, p.seat))
             except IllegalAction as exc:
                 raise CommandError("illegal move: %s - fix it and try again" % exc) from None
         ctx = self._ctx()
