@@ -81,7 +81,7 @@ def peer_main(spec_path: str, seat: int) -> None:
             body = _HEAD.pack(r, seat, 0) + pad
             t = time.monotonic()
             frame = body + me.sign(body)
-            signed.append((r, t))
+            signed.append((r, t, time.process_time()))
             os.write(fd, frame)
             os.fsync(fd)
             have[r] = have.get(r, 0) + 1
@@ -171,9 +171,13 @@ def run_floor(peers: int = 6, rounds: int = 40, skip: int = 2) -> dict:
         traces = [json.loads((Path(d) / ("trace-%d.json" % s)).read_text()) for s in range(peers)]
     sign_t: dict[tuple, float] = {}
     held: dict[tuple, list[float]] = {}
+    cpu = []   # per seat: CPU ms per round, from its round ``skip`` to its last (as the game's cpu_ms_per_step)
     for s, tr in enumerate(traces):
-        for r, t in tr["signed"]:
+        for r, t, _ in tr["signed"]:
             sign_t[(r, s)] = t
+        opened = [(r, c) for r, _, c in tr["signed"] if r >= skip]
+        if len(opened) >= 2:
+            cpu.append((opened[-1][1] - opened[0][1]) * 1000 / (opened[-1][0] - opened[0][0]))
         for r, a, t in tr["got"]:
             held.setdefault((r, a), []).append(t)
     closing, anyf = [], []
@@ -189,7 +193,7 @@ def run_floor(peers: int = 6, rounds: int = 40, skip: int = 2) -> dict:
         anyf += lat.values()
         last = max(frames)[1]
         closing.append(lat[last])
-    return {"closing": closing, "any": anyf, "maxrss_kb": [tr["maxrss_kb"] for tr in traces]}
+    return {"closing": closing, "any": anyf, "maxrss_kb": [tr["maxrss_kb"] for tr in traces], "cpu_ms_per_step": cpu}
 
 
 def main() -> None:
@@ -212,6 +216,7 @@ def main() -> None:
         "any_p50_ms": stats([percentile(r["any"], 50) for r in runs]),
         "any_p99_ms": stats([percentile(r["any"], 99) for r in runs]),
         "peak_rss_mb_per_peer": stats([max(r["maxrss_kb"]) / 1024 for r in runs]),
+        "cpu_ms_per_round_per_peer": stats([sorted(r["cpu_ms_per_step"])[len(r["cpu_ms_per_step"]) // 2] for r in runs], 3),
         "load_start": load0,
         "load_end": load(),
     }))

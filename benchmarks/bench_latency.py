@@ -8,7 +8,13 @@ every peer records when it signs an event and when it places entries in its log 
   peer.  The pure propagation + processing time of one move.
 * any event: every event of a step, signing -> placed at every peer.  An event of a
   simultaneous step also waits for the slower seats to sign theirs: what a player feels.
-* the opening step (the shared seed) overlaps the peers dialling each other: reported apart.
+* the opening (the shared seed's commit and reveal, every game's first two steps) overlaps the
+  peers dialling each other: reported apart ("opening_ms"), as the floor leaves out its first
+  two rounds.  "any_event_ms_every_step_but_the_first" keeps the older definition.
+* sign spread: per step, its first signature to its last; an early event waits that long
+  before its step can close (any event ~ spread + closing).
+* CPU per step per peer (user + system, after the opening; the floor's per round): six peers on
+  two cores cannot close a step faster than six times that over two.
 * peak memory per peer: ru_maxrss of each peer process (the largest of the table's peers).
 
 The floor (benchmarks/bench_floor.py): the same mesh (same processes, TLS, framing, fsync
@@ -29,6 +35,7 @@ import argparse
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -40,7 +47,13 @@ from bench_floor import run_floor  # noqa: E402
 from common import load, percentile, stats  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
+CORES = os.cpu_count() or 1
 DEMO_TIMEOUT = 180   # s for one demo game (a healthy 8-seat game takes under 10 s)
+# the opening: the shared seed's commit and reveal, the first two steps of every game (protocol.md
+# §6.1).  Its events are signed while the peers are still dialling each other, so the reveal step
+# opens at the last-connected peer tens of ms after the first: reported apart, as the floor
+# leaves out its first two rounds (bench_floor.run_floor's ``skip``)
+OPENING = 2
 
 
 def run_game(players: int, seed: str, level: str, game: str = "painting") -> dict:
@@ -66,7 +79,9 @@ def run_game(players: int, seed: str, level: str, game: str = "painting") -> dic
         applied: dict[str, list[float]] = {}
         batches: dict[tuple, None] = {}
         rss: list[int] = []
+        cpu_at: dict[int, list] = {}    # seat -> [(entries placed, CPU seconds then)] in order
         for f in sorted(trace.glob("seat-*.jsonl")):
+            seat = int(f.stem.split("-")[1])
             for line in f.read_text().splitlines():
                 rec = json.loads(line)
                 if rec["k"] == "sign":
@@ -75,6 +90,7 @@ def run_game(players: int, seed: str, level: str, game: str = "painting") -> dic
                     batches[tuple(rec["e"])] = None
                     for e in rec["e"]:
                         applied.setdefault(e, []).append(rec["t"])
+                    cpu_at.setdefault(seat, []).append((rec["e"], rec["c"]))
                 elif rec["k"] == "mem" and rec.get("maxrss_kb"):
                     rss.append(rec["maxrss_kb"])
     steps = []
@@ -83,12 +99,23 @@ def run_game(players: int, seed: str, level: str, game: str = "painting") -> dic
         if evs:
             lats = [(max(applied[e]) - signed[e]) * 1000 for e in evs]
             last = max(evs, key=lambda e: signed[e])
-            steps.append((signed[last], (max(applied[last]) - signed[last]) * 1000, lats))
-    steps.sort()
-    if len(steps) < 2:
+            spread = (signed[last] - min(signed[e] for e in evs)) * 1000
+            steps.append((signed[last], (max(applied[last]) - signed[last]) * 1000, lats, spread, evs))
+    steps.sort(key=lambda s: s[0])
+    if len(steps) < OPENING + 2:
         raise SystemExit("the demo's trace holds %d steps: nothing to measure" % len(steps))
-    return {"closing": [s[1] for s in steps[1:]], "any": [x for s in steps[1:] for x in s[2]],
-            "opening": steps[0][1], "maxrss_kb": rss}
+    # CPU a peer spends per step after the opening: from placing the opening's last step to its last placement
+    opened = set(steps[OPENING - 1][4])
+    cpu = []
+    for seat, recs in cpu_at.items():
+        k = next((i for i, (es, _) in enumerate(recs) if opened & set(es)), None)
+        if k is not None and len(steps) > OPENING:
+            cpu.append((recs[-1][1] - recs[k][1]) * 1000 / (len(steps) - OPENING))
+    body = steps[OPENING:]
+    return {"closing": [s[1] for s in body], "any": [x for s in body for x in s[2]], "spread": [s[3] for s in body],
+            "opening": [s[1] for s in steps[:OPENING]], "opening_any": [x for s in steps[:OPENING] for x in s[2]],
+            "any_after_first": [x for s in steps[1:] for x in s[2]],
+            "maxrss_kb": rss, "cpu_ms_per_step": cpu}
 
 
 def _r(x, d: int = 2):
@@ -126,7 +153,20 @@ def measure(players: int, level: str, reps: int, game: str, floor_rounds: int) -
                                   "p99_per_run": per_run(games, "closing", 99)},
         "any_event_ms": {"pooled": g_any, "p50_per_run": per_run(games, "any", 50),
                          "p99_per_run": per_run(games, "any", 99)},
-        "opening_step_ms": stats([g["opening"] for g in games], 2),
+        "sign_spread_ms": {"pooled": pooled(games, "spread"), "p99_per_run": per_run(games, "spread", 99),
+                           "what": "per step, its first signature to its last: what an early event waits for before its step can close"},
+        "opening_step_ms": stats([g["opening"][0] for g in games], 2),
+        "opening_ms": {"closing": pooled(games, "opening"), "any": pooled(games, "opening_any")},
+        "any_event_ms_every_step_but_the_first": {"pooled": pooled(games, "any_after_first"),
+                                                 "what": "the definition before 2026-11-25 (the seed's reveal step counted)"},
+        "cpu_ms_per_step_per_peer": {"game": stats([statistics.median(g["cpu_ms_per_step"]) for g in games], 3),
+                                     "floor": stats([statistics.median(f["cpu_ms_per_step"]) for f in floors], 3),
+                                     "ratio": stats([statistics.median(g["cpu_ms_per_step"]) / statistics.median(f["cpu_ms_per_step"])
+                                                     for g, f in zip(games, floors)], 2),
+                                     "cpu_ms_per_step_all_peers_over_cores": stats([statistics.median(g["cpu_ms_per_step"]) * players / CORES
+                                                                                   for g in games], 2),
+                                     "what": "CPU time (user + system) a peer process spends per step after the opening "
+                                             "(median over the peers of a run); floor: per round"},
         "peak_rss_mb_per_peer": stats([max(g["maxrss_kb"]) / 1024 for g in games], 1) if all(g["maxrss_kb"] for g in games) else None,
         "floor": {
             "rounds_per_run": floor_rounds,
@@ -143,7 +183,7 @@ def measure(players: int, level: str, reps: int, game: str, floor_rounds: int) -
         "load_end": load_end,
         "definition": "step-closing: per step the last event signed, signing -> placed in the log at every peer; "
                       "any event: every event, same; one OS process per seat, loopback TLS; every step after the "
-                      "opening seed step; floor: the same mesh passing signed 200-byte frames (fsync before send) "
+                      "opening (the shared seed's commit and reveal steps; the floor leaves out its first two rounds); floor: the same mesh passing signed 200-byte frames (fsync before send) "
                       "in rounds, no game; ratios: game p99 / floor step-closing p99",
     }
 

@@ -5,7 +5,8 @@ lower seat (seat i dials every seat j < i; the full mesh), a sender and a
 receiver task per connection, a ticker, and a decision task that asks the
 local player (UI or bot) for a move when the rules say it is our turn.
 Every effect of the state machine is carried out in order, synchronously, so
-the fsync of an event always happens before the send that depends on it.
+the fsync of an event always happens before the send that depends on it
+(our own new event: secrets and spool; anything else: every file).
 
 Fault injection (tests): ``Faults(drop, dup, reorder, delay)`` applied to
 every outbound frame, seeded, from the environment variable EASEL_FAULTS
@@ -172,8 +173,12 @@ class GameNode:
         )
         if not store.log.records:
             store.log.append([genesis.raw])
-        # compact the spool: what reached the log need not stay there (evidence stays)
+        # compact the spool: what reached the log need not stay there (evidence stays).  The
+        # log is fsynced first: the last process may have left its tail in the OS's cache only
+        # (our own events are fsynced in the spool when sent, the log when we acknowledge)
         placed = set(store.log.records)
+        if store.spool.records and placed & set(store.spool.records):
+            store.log.sync(force=True)
         keep = [r for r in store.spool.records if r not in placed]
         if len(keep) < len(store.spool.records):
             store.spool.rewrite(keep)
@@ -188,7 +193,8 @@ class GameNode:
             tdir.mkdir(parents=True, exist_ok=True)
             self._trace_path = tdir / ("seat-%d.jsonl" % self.seat)
             self._trace = []
-            self.peer.on_sign = lambda ev: self._trace.append(("sign", [ev.id], time.monotonic()))
+            # each line carries this process's CPU seconds too (what a step costs a peer)
+            self.peer.on_sign = lambda ev: self._trace.append(("sign", [ev.id], time.monotonic(), time.process_time()))
         self.conns: dict[bytes, Conn] = {}
         self.alerts: list[str] = []
         self.done = trio.Event()
@@ -208,7 +214,9 @@ class GameNode:
     def run_effects(self, effects: list) -> None:
         """Carry out effects in order.  Writes are group-committed: the fsync of
         everything written so far happens right before the next send, so nothing
-        leaves this process (an event, an acknowledgement) before it is durable."""
+        leaves this process (an event, an acknowledgement) before it is durable; a
+        frame carrying only our own new event waits for the secrets and spool only
+        (the log's new entries are other seats' events, durable at their authors)."""
         for eff in effects:
             if isinstance(eff, Send):
                 c = self.conns.get(eff.to)
@@ -216,7 +224,12 @@ class GameNode:
                     self.store.sync()
                     self._enqueue(c, eff.msg)
             elif isinstance(eff, Broadcast):
-                self.store.sync()
+                # our own new event needs only itself and its sealed value on disk (one or two
+                # fsyncs, not three, on every step's critical path); anything else, everything
+                if eff.own:
+                    self.store.sync_own()
+                else:
+                    self.store.sync()
                 for c in list(self.conns.values()):
                     self._enqueue(c, eff.msg)
             elif isinstance(eff, WriteSpool):
@@ -224,7 +237,7 @@ class GameNode:
             elif isinstance(eff, WriteLog):
                 self.store.log.append(eff.entries, sync=False)
                 if self._trace is not None:
-                    self._trace.append(("apply", [entry_id(raw) for raw in eff.entries], time.monotonic()))
+                    self._trace.append(("apply", [entry_id(raw) for raw in eff.entries], time.monotonic(), time.process_time()))
             elif isinstance(eff, TruncateLog):
                 # the cut entries were just re-spooled (unsynced): make that durable first
                 self.store.sync()
@@ -249,7 +262,7 @@ class GameNode:
         our peak memory."""
         if self._trace is None or self._trace_path is None:
             return
-        lines = [json.dumps({"k": k, "e": [e.hex() for e in ids], "t": t}) for k, ids, t in self._trace]
+        lines = [json.dumps({"k": k, "e": [e.hex() for e in ids], "t": t, "c": c}) for k, ids, t, c in self._trace]
         self._trace.clear()
         if final:
             try:

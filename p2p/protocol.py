@@ -4,7 +4,8 @@
 returns a list of effects for the shell (p2p/node.py) to carry out *in
 order*: every ``WriteSpool``/``WriteLog``/``WriteSecret`` comes before the
 ``Send``/``Broadcast`` that depends on it, so nothing is sent or acknowledged
-before it is on disk.  Randomness (salts, seed contributions) is injected as
+before it is on disk (a ``Broadcast`` with ``own`` carries only our own new
+event: it needs our secrets and spool on disk, not the log; protocol.md §8).  Randomness (salts, seed contributions) is injected as
 ``rand(n) -> bytes``; time only enters as ``now`` in ``tick``.
 
 Messages (canonical msgpack arrays, one per frame):
@@ -86,6 +87,9 @@ class Send:
 @dataclass
 class Broadcast:
     msg: bytes
+    # the frame carries only our own new event: before it leaves, the shell makes our secrets
+    # and spool durable (the event and the sealed value it commits to), not the log (§8)
+    own: bool = False
 
 
 @dataclass
@@ -824,7 +828,7 @@ class Peer:
         self._advance_have(self.me)
         for st_ in self.remote.values():
             st_.setdefault("sent", {})[self.me] = ev.seq
-        return self._persist_and_progress([ev.raw], [Broadcast(encode(["entry", ev.raw]))])
+        return self._persist_and_progress([ev.raw], [Broadcast(encode(["entry", ev.raw]), own=True)], own=ev.raw)
 
     def _auto(self) -> list:
         """Moves that need no decision: seed commits, every reveal, and automatic steps."""
@@ -952,13 +956,15 @@ class Peer:
         self.log_entries.extend(placed)
         return placed
 
-    def _persist_and_progress(self, new_raw: list, sends: list) -> list:
-        """Place what can be placed; persist new events (log if placed, else spool); then send."""
+    def _persist_and_progress(self, new_raw: list, sends: list, own: bytes | None = None) -> list:
+        """Place what can be placed; persist new events (log if placed, else spool); then send.
+        ``own``: our own new event, kept in the spool even when placed, so that sending it
+        waits for the spool's fsync and never for the log's (§8; the spool is compacted at start)."""
         out: list = []
         before = len(self.log_entries)
         placed = self._progress()
         placed_set = set(placed)
-        spool = [r for r in new_raw if r not in placed_set]
+        spool = [r for r in new_raw if r not in placed_set or r == own]
         if spool:
             out.append(WriteSpool(spool))
         if placed:

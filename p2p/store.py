@@ -205,9 +205,16 @@ class RecordFile:
             self.records.append(r)
         self.size = pos
 
-    def sync(self) -> None:
-        """fsync what ``append(..., sync=False)`` wrote; on failure forget it and raise."""
+    def sync(self, force: bool = False) -> None:
+        """fsync what ``append(..., sync=False)`` wrote; on failure forget it and raise.
+        ``force``: fsync even if this process wrote nothing (what an earlier process
+        wrote may still be only in the OS's cache)."""
         if self.unsynced is None:
+            if force:
+                try:
+                    os.fsync(self._f.fileno())
+                except OSError as exc:
+                    self._fail(exc)
             return
         start, count = self.unsynced
         try:
@@ -311,6 +318,12 @@ class GameStore:
     def sync(self) -> None:
         """Group commit: make everything appended so far durable."""
         for f in (self.secrets_file, self.spool, self.log):
+            f.sync()
+
+    def sync_own(self) -> None:
+        """Make our own signed events and sealed values durable (secrets, then spool): what
+        must be on disk before a frame carrying only our own new event leaves (protocol.md §8)."""
+        for f in (self.secrets_file, self.spool):
             f.sync()
 
     def close(self) -> None:

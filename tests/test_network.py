@@ -142,6 +142,9 @@ class FakeStore:
         self.rec.order.append(("sync-log", None))
         self.rec.order.append(("sync-spool", None))
 
+    def sync_own(self) -> None:   # our own new event: the spool (and secrets), not the log
+        self.rec.order.append(("sync-spool", None))
+
 
 class FakeChannel:
     def __init__(self, rec: Recorder, key: bytes) -> None:

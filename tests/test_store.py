@@ -470,3 +470,26 @@ def test_secrets_persist(tmp_path):
         2: ({"bids": {"3": 4}, "splash": [1, 2, "R"], "extra": None, "convert": 0}, b"\x03" * 32),
     }
     s2.close()
+
+
+def test_sync_own_makes_the_secrets_and_spool_durable_but_not_the_log(tmp_path, monkeypatch):
+    """Sending our own new event waits for the secrets and spool fsyncs only (protocol.md §8)."""
+    s = GameStore(tmp_path / "g")
+    s.log.append([b"placed"], sync=False)
+    s.spool.append([b"ours"], sync=False)
+    s.put_secret(3, b"move", bytes(32), sync=False)
+    synced = []
+    real = os.fsync
+    monkeypatch.setattr(store_mod.os, "fsync", lambda fd: (synced.append(fd), real(fd))[1])
+    s.sync_own()
+    assert sorted(synced) == sorted([s.secrets_file._f.fileno(), s.spool._f.fileno()])
+    assert s.log.unsynced is not None and s.spool.unsynced is None and s.secrets_file.unsynced is None
+    synced.clear()
+    s.sync()   # an acknowledgement: every file
+    assert synced == [s.log._f.fileno()] and s.log.unsynced is None
+    synced.clear()
+    s.log.sync()
+    assert synced == []            # nothing of ours unsynced: no fsync ...
+    s.log.sync(force=True)
+    assert synced == [s.log._f.fileno()]   # ... unless asked (what an earlier process left in the cache)
+    s.close()
