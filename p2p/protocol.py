@@ -186,6 +186,7 @@ class Peer:
         self._cand_key: tuple | None = None
         self._cands: dict[int, Event] = {}
         self._cand_checked: dict[int, int] = {}
+        self._cand_seen: dict[int, int] = {}       # seat -> how many of its events the last look saw
         self._vote_order: dict[tuple, list] = {}   # (phase, voter) -> vote keys, oldest first
         self._now = 0.0                             # the last tick's clock
         self._first_tick: float | None = None
@@ -871,12 +872,18 @@ class Peer:
             self._cand_key = key
             self._cands = {}
             self._cand_checked = {}
+            self._cand_seen = {}
         cands = self._cands
+        seen = self._cand_seen
         for s in st.seats:
             if s in cands:
                 continue
             author = self.keys[s]
             evs = self.events[author]
+            # an author's events are only ever added: none new since the last look, nothing to check
+            if seen.get(s) == len(evs):
+                continue
+            seen[s] = len(evs)
             done = self._cand_checked.get(s, -1)
             for seq in sorted(q for q in evs if q > done):
                 ev = evs[seq]

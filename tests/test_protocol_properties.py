@@ -104,7 +104,7 @@ SETTINGS = dict(
 )
 WALL = 20.0            # seconds of real time one simulated game may take (a guard, never reached)
 MAX_ROUNDS = 3000      # rounds (one tick each) one simulated game may take
-STALL_ROUNDS = 300     # rounds (30 s of fake time) without any peer's log changing: stalled
+STALL_ROUNDS = 300     # rounds (30 s of fake time) with the network whole and no peer's log changing: stalled
 DRAIN_ROUNDS = 6       # rounds without network faults after everyone finished: late votes/certificates land
 EFFECTS = (Send, Broadcast, WriteSpool, WriteLog, TruncateLog, WriteSecret, Disconnect, Changed, Alert)
 OK = ("ok",)
@@ -403,6 +403,10 @@ class Net:
         self.tick_all()
 
     # ---------------------------------------------------------------- running a whole game
+    def broken(self) -> bool:
+        """A link is partitioned or a lossy period runs at this delivery count."""
+        return self.lossy[0] > self.steps or any(until > self.steps for until in self.down.values())
+
     def live(self) -> list[int]:
         return [k for k in range(self.n) if k not in self.dead]
 
@@ -430,7 +434,9 @@ class Net:
                 break
             assert time.monotonic() - t0 < WALL, "simulation took more than %.0f s (%d rounds, %s)" % (WALL, r, dict(self.stats))
             now = tuple((self.peers[k].table.head, len(self.peers[k].events[self.keys[k]])) for k in self.live())
-            if now != progress:
+            # the stall clock runs only while the network is whole: a schedule may chain
+            # partitions of one link for longer than STALL_ROUNDS, and nobody can get past that
+            if now != progress or self.broken():
                 progress, since = now, r
             assert r - since < STALL_ROUNDS, "stalled: no progress for %d rounds (%.0f s of fake time), phases %s, waiting for %s, dead %s at phases %s, stats %s" % (
                 STALL_ROUNDS, STALL_ROUNDS * self.TICK, [self.peers[k].table.phase for k in self.live()],
@@ -650,7 +656,20 @@ def test_convergence_under_arbitrary_fault_schedules(game):
     check_convergence(game)
 
 
+def placed(length: int, faults: dict) -> list:
+    """A schedule of ``length`` plain deliveries with ``faults`` ({position: op}) in place."""
+    return [faults.get(i, OK) for i in range(length)]
+
+
+# Found by hypothesis (derandomized): partitions of the one link 0->1 chained back to
+# back kept it down for ~300 rounds, and the harness called that a stall.  No protocol
+# can get past a link that loses everything; the stall clock now runs only while the
+# network is whole, and this schedule must then finish.
 @settings(max_examples=150, **SETTINGS)
+@example(game=(2, 0, 1, placed(646, {0: ("partition", ((0, 1),), 164), 165: ("partition", ((0, 1),), 147),
+                                     312: ("partition", ((0, 1),), 49), 317: ("lossy", 283, 30, 0, 0),
+                                     362: ("partition", ((0, 1), (1, 0)), 86), 454: ("partition", ((0, 1),), 191),
+                                     645: ("partition", ((0, 1),), 72)})))
 @given(faulty_game(kill_mid_batch=False))
 def test_convergence_under_fault_schedules_without_kills_inside_a_batch(game):
     """The same property; restarts between batches (crash or power loss) and power losses inside a batch."""
