@@ -67,7 +67,6 @@ import time
 from collections import Counter
 from functools import lru_cache
 
-import pytest
 from hypothesis import HealthCheck, Phase, event, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
@@ -1022,7 +1021,6 @@ def have_vectors(draw):
 @st.composite
 def junk_messages(draw):
     tg = target()
-    net = tg["net"]
     choice = draw(st.integers(0, 9))
     if choice == 0:
         return draw(st.binary(max_size=300))
