@@ -57,6 +57,7 @@ from core.events import (
 from core.table import RuleError, Table
 
 from .limits import RateLimitedLog
+from .timeouts import MAX_VOTES_PER_STEP_SEAT, VOTES_AHEAD, VOTES_BEHIND, TimeoutVoter
 
 log = logging.getLogger("easel.protocol")
 
@@ -69,9 +70,7 @@ MAX_BUFFERED_PER_AUTHOR = 16  # events above a gap held in memory, per author
 MAX_SEND_PER_HAVE = 512
 REPAIR_AFTER = 2              # consecutive stale 'have' reports before we resend
 REPAIR_INTERVAL = 0.2         # s between two resends of one author's events to one peer (no amplification)
-MAX_VOTES_PER_STEP_SEAT = 4   # votes held per (phase, voter): a newer one evicts the oldest
-VOTES_AHEAD = 2               # votes for phases above ours + this are ignored
-VOTES_BEHIND = 2              # votes for phases below ours - this are ignored and forgotten
+# MAX_VOTES_PER_STEP_SEAT, VOTES_AHEAD, VOTES_BEHIND: p2p/timeouts.py (the time-out policy's home)
 MAX_CERTS_PER_PHASE = 4       # certificates held per phase (from the wire; more are ignored)
 WATCHDOG_AFTER = 2.0          # s an open step may wait for nobody before we ask the peers again
 RESYNC_WAIT = 10.0            # s we wait, after losing our log's tail, to hear our own events back before signing
@@ -174,20 +173,16 @@ class Peer:
         self.have: dict[bytes, int] = {k: -1 for k in self.keys}
         self.buffer: dict[bytes, dict[int, Event]] = {k: {} for k in self.keys}
         self.certs: dict[int, list[Timeout]] = {}
-        self.votes: dict[tuple, dict[int, bytes]] = {}
-        self.my_votes: dict[int, tuple] = {}
-        self.vote_clock: dict[tuple, float] = {}   # (phase, prev) -> when we first voted there
+        self.voter = TimeoutVoter(len(self.keys), self.seat, timeout)   # every rule of when to vote (§6.5)
         self.secrets: dict[int, tuple] = dict(secrets or {})
         self.remote: dict[bytes, dict] = {}
         self.equivocators: dict[bytes, tuple] = {}
         self.log_entries: list[bytes] = [genesis.raw]
-        self.step_clock: tuple | None = None
         self.on_sign: Callable[[Event], None] | None = None   # measurement hook (benchmarks)
         self._cand_key: tuple | None = None
         self._cands: dict[int, Event] = {}
         self._cand_checked: dict[int, int] = {}
         self._cand_seen: dict[int, int] = {}       # seat -> how many of its events the last look saw
-        self._vote_order: dict[tuple, list] = {}   # (phase, voter) -> vote keys, oldest first
         self._now = 0.0                             # the last tick's clock
         self._first_tick: float | None = None
         self._resync = resync
@@ -391,21 +386,24 @@ class Peer:
                 return ev
         return None
 
+    @property
+    def votes(self) -> dict:
+        """The votes held, (phase, prev, T) -> {voter: sig} (kept by the ``TimeoutVoter``)."""
+        return self.voter.votes
+
+    @property
+    def step_clock(self) -> tuple | None:
+        return self.voter.clock
+
     def deadline(self) -> float | None:
         """When (on the ``tick`` clock) this peer starts voting the current step's late seats
         out; None before the step was first seen by a tick.  Other peers vote on their own
         clocks, so for a player this is an estimate of the time left."""
-        st = self.table.step
-        if st is None or self.step_clock is None or self.step_clock[0] != (st.phase, st.prev):
-            return None
-        return self.step_clock[1] + self.step_timeout(st)
+        return self.voter.deadline(self.table.step)
 
     def step_timeout(self, st) -> float:
-        """How long a step may wait for a seat before this peer votes it out: the table's
-        time-out, or the step's own shorter time (``Turn.time``: e.g. an open auction's raise
-        round, where people get a short time and bots answer at once)."""
-        t = getattr(st, "time", None)
-        return self.timeout if t is None else min(self.timeout, float(t))
+        """How long a step may wait for a seat before this peer votes it out (``TimeoutVoter.step_time``)."""
+        return self.voter.step_time(st)
 
     def waiting(self) -> tuple[int, ...]:
         """Seats whose event for the current step has not reached us yet."""
@@ -490,16 +488,12 @@ class Peer:
         out += self._watchdog(now)
         st = self.table.step
         if st is not None:
-            ident = (st.phase, st.prev)
-            if self.step_clock is None or self.step_clock[0] != ident:
-                self.step_clock = (ident, now)
-            elif now - self.step_clock[1] >= self.step_timeout(st):
+            self.voter.observe(st, now)
+            if self.voter.vote_due(st, now):
                 out += self._maybe_vote(st, now)
             # re-send current votes (they are not part of any author's chain)
-            for (phase, prev, seats), vs in self.votes.items():
-                if phase == st.phase and prev == st.prev:
-                    for voter, sig in vs.items():
-                        out.append(Broadcast(encode(["vote", phase, prev, list(seats), voter, sig])))
+            for seats, voter, sig in self.voter.held_for(st.phase, st.prev):
+                out.append(Broadcast(encode(["vote", st.phase, st.prev, list(seats), voter, sig])))
         out.append(Broadcast(msg_have(self.have_vector(), self.cert_phases())))
         return out + self._take_alerts()
 
@@ -533,15 +527,7 @@ class Peer:
 
     def _prune_votes(self) -> None:
         """Forget votes (and our vote clocks) for phases more than VOTES_BEHIND below ours."""
-        low = self.table.phase - VOTES_BEHIND
-        for key in [k for k in self.votes if k[0] < low]:
-            del self.votes[key]
-        for key in [k for k in self._vote_order if k[0] < low]:
-            del self._vote_order[key]
-        for key in [k for k in self.vote_clock if k[0] < low]:
-            del self.vote_clock[key]
-        for ph in [p for p in self.my_votes if p < low]:
-            del self.my_votes[ph]
+        self.voter.prune(self.table.phase)
 
     # ------------------------------------------------------------------ dispatch
     def _dispatch(self, peer: bytes, msg: list) -> list:
@@ -736,7 +722,7 @@ class Peer:
         if not all(isinstance(s, int) and 0 <= s < len(self.keys) for s in seats):
             raise ProtocolError("bad vote seats")
         key = (phase, prev, tuple(seats))
-        if voter in self.votes.get(key, {}):
+        if voter in self.voter.votes.get(key, {}):
             return []
         if not verify_sig(self.keys[voter], vote_sign_msg(self.genesis.game_id, phase, prev, seats), sig):
             return [Disconnect(peer, "bad vote signature")] if peer else []
@@ -751,7 +737,7 @@ class Peer:
         """A vote is kept only for a step that exists on our branch (the current one or one of
         the VOTES_BEHIND before it, with its prev) or for one of the VOTES_AHEAD next phases."""
         cur = self.table.phase
-        if phase > cur + VOTES_AHEAD or phase < cur - VOTES_BEHIND:
+        if not TimeoutVoter.kept_for(phase, cur):
             return False
         if phase > cur:
             return True   # a step we have not reached: its prev is not known yet
@@ -759,25 +745,18 @@ class Peer:
         return start is not None and start[1] == prev
 
     def _hold_vote(self, key: tuple, voter: int, sig: bytes) -> None:
-        order = self._vote_order.setdefault((key[0], voter), [])
-        while len(order) >= MAX_VOTES_PER_STEP_SEAT:
-            old = order.pop(0)
-            vs = self.votes.get(old)
-            if vs is not None:
-                vs.pop(voter, None)
-                if not vs:
-                    del self.votes[old]
+        before = self.voter.evicted
+        self.voter.hold(key, voter, sig)
+        if self.voter.evicted > before:
             self._refuse("MAX_VOTES_PER_STEP_SEAT", "seat %d" % voter, "seat %d has more than %d votes for phase %d: the oldest is forgotten",
                          voter, MAX_VOTES_PER_STEP_SEAT, key[0])
-        order.append(key)
-        self.votes.setdefault(key, {})[voter] = sig
 
     def _try_cert(self, key) -> list:
         phase, prev, seats = key
-        vs = self.votes[key]
-        if set(vs) != set(range(len(self.keys))) - set(seats) or len(vs) < len(seats):
+        votes = self.voter.complete(key)
+        if votes is None:
             return []  # incomplete, or too few voters for that many seats (not a valid certificate)
-        cert = make_timeout(self.genesis.game_id, phase, prev, seats, list(vs.items()))
+        cert = make_timeout(self.genesis.game_id, phase, prev, seats, votes)
         if any(c.raw == cert.raw for c in self.certs.get(phase, [])):
             return []
         self._remember(cert)
@@ -792,21 +771,10 @@ class Peer:
         we also name the seats from which no vote at all has come for this step."""
         if self.seat is None:
             return []
-        if self.seat in st.seats and self.my_event_in_step() is None:
-            return []  # we are late ourselves: no voting others out
-        cands = self._candidates(st)
-        missing = tuple(s for s in st.seats if s not in cands and s != self.seat)
-        first = self.vote_clock.get((st.phase, st.prev))  # when we first voted in this step
-        if missing and first is not None and now - first >= self.step_timeout(st):
-            voted = {v for (phase, prev, _), vs in self.votes.items() if phase == st.phase and prev == st.prev for v in vs}
-            silent = {s for s in range(len(self.keys)) if s != self.seat and s not in voted}
-            missing = tuple(sorted(set(missing) | silent))
-        if not missing or self.my_votes.get(st.phase) == (st.prev, missing):
+        mine_in = self.seat in st.seats and self.my_event_in_step() is not None
+        missing = self.voter.choose(st, set(self._candidates(st)), now, mine_in)
+        if missing is None:
             return []
-        if 2 * len(missing) > len(self.keys):
-            return []  # a certificate needs at least as many voters as seats it times out
-        self.my_votes[st.phase] = (st.prev, missing)
-        self.vote_clock.setdefault((st.phase, st.prev), now)
         sig = self.sign(vote_sign_msg(self.genesis.game_id, st.phase, st.prev, list(missing)))
         key = (st.phase, st.prev, missing)
         self._hold_vote(key, self.seat, sig)

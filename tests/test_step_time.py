@@ -11,6 +11,7 @@ from core.engine import ConfigError, Turn
 from core.games.modern_art import rules
 from core.table import Step
 from p2p.protocol import Broadcast, Peer
+from p2p.timeouts import TimeoutVoter
 
 from .netutil import Sim, timeouts_in
 
@@ -25,11 +26,10 @@ def test_turn_time_is_whole_seconds_for_decided_turns_only():
 
 
 def test_step_timeout_is_the_shorter_of_the_table_and_the_step():
-    p = Peer.__new__(Peer)
-    p.timeout = 60.0
-    assert p.step_timeout(Step(3, b"\0" * 32, "commit", "move", (0, 1), False, "x")) == 60.0
-    assert p.step_timeout(Step(3, b"\0" * 32, "commit", "move", (0, 1), False, "x", 20)) == 20.0
-    assert p.step_timeout(Step(3, b"\0" * 32, "commit", "move", (0, 1), False, "x", 600)) == 60.0
+    p = TimeoutVoter(3, 0, 60.0)   # the time-out policy's home (p2p/timeouts.py)
+    assert p.step_time(Step(3, b"\0" * 32, "commit", "move", (0, 1), False, "x")) == 60.0
+    assert p.step_time(Step(3, b"\0" * 32, "commit", "move", (0, 1), False, "x", 20)) == 20.0
+    assert p.step_time(Step(3, b"\0" * 32, "commit", "move", (0, 1), False, "x", 600)) == 60.0
 
 
 def test_open_auction_rounds_carry_the_option_as_their_time_and_other_phases_none():
@@ -98,6 +98,7 @@ async def test_the_screens_countdown_estimate_uses_the_steps_own_time():
 
     peer = Peer.__new__(Peer)
     peer.timeout = 300.0
+    peer.voter = TimeoutVoter(2, 0, 300.0)
     peer.deadline = lambda: None
     short = SimpleNamespace(step=Step(9, b"\0" * 32, "commit", "move", (0, 1), False, "open auction", 20))
     plain = SimpleNamespace(step=Step(9, b"\0" * 32, "act", "move", (0,), True, "card play"))

@@ -1,0 +1,196 @@
+"""The one home of time-out policy (protocol.md §6.5), as a sans-IO part of ``Peer``.
+
+Everything that decides *when* a seat is voted out of a step, and *whom* a vote
+names, lives here, as h11's ``ConnectionState`` holds every rule of its state
+machine; ``Peer`` only feeds it the facts (the current step, the candidates it
+holds, the votes that arrive, the clock) and carries out what it answers.
+
+What a time-out *does* is decided elsewhere, and each place is named here so a
+reader finds the whole policy from this file:
+
+* the step's own time: ``Turn.time`` (core/engine.py), a pure function of the
+  game state, carried as ``Step.time`` (core/table.py); ``step_time`` below
+  takes ``min(table time-out, Step.time)``;
+* the validity of a certificate (quorum ``|voters| >= |T|``, the voters exactly
+  the seats outside ``T``): ``core/events.parse_timeout`` — the same rule
+  ``quorum_ok`` states for a vote that is about to be cast;
+* what a timed-out seat plays: the game's ``default_action`` (core/engine.py),
+  applied by ``Table`` when it places the certificate.  A game whose secrecy
+  rests on a seat's step (Modern Art's deal: keys, shuffles) ends the game as
+  abandoned instead of going on without that seat (docs/deal.md, protocol.md
+  §6.5 "What a false time-out gives away");
+* the time left a person sees: ``deadline`` below (the shell shows it).
+
+Clocks are the caller's (``now`` arguments, seconds on one monotonic clock).
+Nothing here signs: ``Peer`` signs the vote ``choose`` names.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_VOTES_PER_STEP_SEAT = 4   # votes held per (phase, voter): a newer one evicts the oldest
+VOTES_AHEAD = 2               # votes for phases above ours + this are ignored
+VOTES_BEHIND = 2              # votes for phases below ours - this are ignored and forgotten
+VOTE_RESEND = 1.0             # s between two re-broadcasts of the votes held for the open step
+
+
+def quorum_ok(n: int, seats: tuple) -> bool:
+    """A certificate timing out ``seats`` of an ``n``-seat table can be valid: at least as many
+    voters (the seats outside it) as seats it times out (core/events.parse_timeout, rule 5)."""
+    return bool(seats) and 2 * len(seats) <= n
+
+
+class TimeoutVoter:
+    """Step clocks, votes held, our own votes and the escalation rule, for one peer."""
+
+    def __init__(self, n: int, seat: int | None, timeout: float) -> None:
+        self.n = n
+        self.seat = seat
+        self.timeout = timeout
+        self.votes: dict[tuple, dict[int, bytes]] = {}     # (phase, prev, T) -> {voter: sig}
+        self.mine: dict[int, tuple] = {}                   # phase -> (prev, T) we last voted
+        self.first_vote: dict[tuple, float] = {}           # (phase, prev) -> when we first voted there
+        self.clock: tuple | None = None                    # ((phase, prev), when the step opened here)
+        self.sent: dict[tuple, float] = {}                 # (phase, prev) -> when we signed our own event
+        self.opened: dict[tuple, float] = {}               # (phase, prev) -> when the step opened here
+        self.resent_at: float = float("-inf")
+        self._order: dict[tuple, list] = {}                # (phase, voter) -> vote keys, oldest first
+        self.evicted = 0                                   # votes forgotten by MAX_VOTES_PER_STEP_SEAT
+
+    # ------------------------------------------------------------------ time
+    def step_time(self, st: Any) -> float:
+        """How long a step may wait for a seat before this peer votes it out: the table's
+        time-out, or the step's own shorter time (``Step.time``)."""
+        t = getattr(st, "time", None)
+        return self.timeout if t is None else min(self.timeout, float(t))
+
+    def observe(self, st: Any, now: float) -> None:
+        """The step ``st`` is current at ``now``: its clock starts the first time it is seen."""
+        if st is None:
+            return
+        ident = (st.phase, st.prev)
+        if self.clock is None or self.clock[0] != ident:
+            self.clock = (ident, now)
+            self.opened[ident] = now
+            for k in [k for k in self.opened if k[0] < st.phase - VOTES_BEHIND - 64]:
+                del self.opened[k]
+
+    def own_sent(self, phase: int, prev: bytes, now: float) -> None:
+        """We signed our own event for step (phase, prev) at ``now`` (for the words of a false time-out)."""
+        self.sent.setdefault((phase, prev), now)
+        for k in [k for k in self.sent if k[0] < phase - 64]:
+            del self.sent[k]
+
+    def sent_after(self, phase: int, prev: bytes) -> float | None:
+        """Seconds between a step's opening here and our own event for it (None if unknown)."""
+        a, b = self.opened.get((phase, prev)), self.sent.get((phase, prev))
+        return None if a is None or b is None else max(0.0, b - a)
+
+    def deadline(self, st: Any) -> float | None:
+        """When this peer starts voting the step's late seats out (None before its clock started)."""
+        if st is None or self.clock is None or self.clock[0] != (st.phase, st.prev):
+            return None
+        return self.clock[1] + self.step_time(st)
+
+    def next_due(self, st: Any, voting: bool) -> float | None:
+        """The next moment ``due`` may answer something new for step ``st``: the vote, the
+        escalation, or the next re-broadcast of the votes held (``voting``: we hold votes for it)."""
+        if st is None:
+            return None
+        at = []
+        d = self.deadline(st)
+        if d is not None:
+            at.append(d)
+        first = self.first_vote.get((st.phase, st.prev))
+        if first is not None:
+            at.append(first + self.step_time(st))
+        if voting:
+            at.append(self.resent_at + VOTE_RESEND)
+        return min(at) if at else None
+
+    def vote_due(self, st: Any, now: float) -> bool:
+        d = self.deadline(st)
+        return d is not None and now >= d
+
+    def resend_due(self, now: float) -> bool:
+        if now - self.resent_at >= VOTE_RESEND:
+            self.resent_at = now
+            return True
+        return False
+
+    # ------------------------------------------------------------------ whom to vote out
+    def choose(self, st: Any, held: set, now: float, mine_in: bool) -> tuple | None:
+        """The seats we vote out of step ``st`` now, or None.
+
+        ``held``: the expected seats whose valid event we hold; ``mine_in``: we hold our own
+        event for the step (a late seat never votes others out).  We never vote against a
+        seat whose event we hold; once our first vote is a step's time old without a
+        certificate, we also name every seat from which no vote at all came (escalation: a
+        seat that died after its event reached us would block the step for ever)."""
+        if self.seat is None:
+            return None
+        if self.seat in st.seats and not mine_in:
+            return None
+        missing = tuple(s for s in st.seats if s not in held and s != self.seat)
+        first = self.first_vote.get((st.phase, st.prev))
+        if missing and first is not None and now - first >= self.step_time(st):
+            voted = {v for (phase, prev, _), vs in self.votes.items() if phase == st.phase and prev == st.prev for v in vs}
+            silent = {s for s in range(self.n) if s != self.seat and s not in voted}
+            missing = tuple(sorted(set(missing) | silent))
+        if not missing or self.mine.get(st.phase) == (st.prev, missing):
+            return None
+        if not quorum_ok(self.n, missing):
+            return None
+        self.mine[st.phase] = (st.prev, missing)
+        self.first_vote.setdefault((st.phase, st.prev), now)
+        return missing
+
+    # ------------------------------------------------------------------ votes held
+    def hold(self, key: tuple, voter: int, sig: bytes) -> bool:
+        """Keep a verified vote; False if it was already held.  At most MAX_VOTES_PER_STEP_SEAT
+        keys per (phase, voter): a newer one evicts the oldest."""
+        if voter in self.votes.get(key, {}):
+            return False
+        order = self._order.setdefault((key[0], voter), [])
+        while len(order) >= MAX_VOTES_PER_STEP_SEAT:
+            old = order.pop(0)
+            vs = self.votes.get(old)
+            if vs is not None:
+                vs.pop(voter, None)
+                if not vs:
+                    del self.votes[old]
+            self.evicted += 1
+        order.append(key)
+        self.votes.setdefault(key, {})[voter] = sig
+        return True
+
+    def complete(self, key: tuple) -> list | None:
+        """The votes of a certificate for ``key`` if they make a valid one, else None."""
+        phase, prev, seats = key
+        vs = self.votes.get(key, {})
+        if set(vs) != set(range(self.n)) - set(seats) or len(vs) < len(seats):
+            return None
+        return sorted(vs.items())
+
+    def held_for(self, phase: int, prev: bytes) -> list:
+        """[(T, voter, sig), ...] of every vote held for step (phase, prev)."""
+        return [(seats, voter, sig) for (p, pv, seats), vs in self.votes.items() if p == phase and pv == prev
+                for voter, sig in vs.items()]
+
+    @staticmethod
+    def kept_for(phase: int, cur: int) -> bool:
+        """A vote for ``phase`` is kept when we are at phase ``cur`` (VOTES_AHEAD/BEHIND)."""
+        return cur - VOTES_BEHIND <= phase <= cur + VOTES_AHEAD
+
+    def prune(self, cur: int) -> None:
+        """Forget votes, our vote clocks and our votes for phases more than VOTES_BEHIND below ``cur``."""
+        low = cur - VOTES_BEHIND
+        for key in [k for k in self.votes if k[0] < low]:
+            del self.votes[key]
+        for key in [k for k in self._order if k[0] < low]:
+            del self._order[key]
+        for key in [k for k in self.first_vote if k[0] < low]:
+            del self.first_vote[key]
+        for ph in [p for p in self.mine if p < low]:
+            del self.mine[ph]
