@@ -415,6 +415,22 @@ def audit_report(name: str, data: bytes) -> dict:
     return audit_files({name: data}, games=registry)
 
 
+def cut_moves_beside(path: str, data: bytes) -> list:
+    """The signed moves a time-out certificate cut (core.audit.find_cut_moves), found in the
+    spool kept beside the log (a seat's spool keeps its own cut moves and those that reached it
+    late).  The verdict stays the log's own, as ``easel audit LOG`` gives it."""
+    from .auditing import audit_files
+
+    spool = Path(path).parent / "spool"
+    try:
+        sdata = spool.read_bytes()
+    except OSError:
+        return []
+    if len(sdata) <= len(b"EASEL-SPOOL/1\n"):
+        return []
+    return audit_files({Path(path).name: data, "spool": sdata}, games=registry).get("cut_moves") or []
+
+
 def verdict_of(rep: dict) -> tuple[str, str]:
     """(css class, words) of an audit report."""
     if not rep.get("valid"):
@@ -433,6 +449,7 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
     own = find_seat_secret(entries, seat, path, games)
     ex = Exporter(entries, seat, games, own.secret).run()
     rep = audit_report(Path(path).name, data)
+    cut = cut_moves_beside(path, data)
     css_class, verdict = verdict_of(rep)
     genesis = ex.table.genesis
     save_as = "%s-%s.log" % (ex.game_name or "game", genesis.game_id.hex()[:12])
@@ -460,7 +477,7 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
         "replay_error": ex.error,
         "log_name": save_as,
         "log_b64": base64.b64encode(data).decode("ascii"),
-        "audit": jsonable({k: rep.get(k) for k in ("valid", "complete", "events", "head", "problems", "notes", "game")}),
+        "audit": jsonable(dict({k: rep.get(k) for k in ("valid", "complete", "events", "head", "problems", "notes", "game")}, cut_moves=cut)),
         "fingerprints": [fingerprint(k) for k in keys],
     }
     payload = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
@@ -496,7 +513,11 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
         "@@HEAD@@": e(str(rep.get("head") or "")),
         "@@EVENTS@@": str(int(rep.get("events") or 0)),
         "@@PROBLEMS@@": ("<ul class=problems>%s</ul>" % problems) if problems else "",
-        "@@NOTES@@": ("<details><summary>audit notes (%d)</summary><ul>%s</ul></details>" % (len(rep.get("notes") or []), notes)) if notes else "",
+        "@@NOTES@@": (('<div class="bad" id="cut-moves"><b>Moves cut by a time-out certificate (%d)</b>: the seats named '
+                       'voted a seat out of a step although its signed move for it exists (kept in the spool beside '
+                       'the log)<ul>%s</ul></div>' % (len(cut), "".join("<li>%s</li>" % e(c["note"]) for c in cut)))
+                      if cut else "")
+                     + (("<details><summary>audit notes (%d)</summary><ul>%s</ul></details>" % (len(rep.get("notes") or []), notes)) if notes else ""),
         "@@KEYROWS@@": "".join(rows),
         "@@REPLAYERR@@": ('<p class="bad">%s</p>' % e(ex.error)) if ex.error else "",
         "@@LOGNAME@@": e(save_as),

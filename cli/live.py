@@ -214,7 +214,8 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
 
 
 def ui_update(ui, node: GameNode) -> None:
-    ui.update(node.peer.table, node.alerts, "%d/%d peers connected" % (len(node.conns) + 1, len(node.keys)), waiting=list(node.peer.waiting()))
+    ui.update(node.peer.table, node.alerts, "%d/%d peers connected" % (len(node.conns) + 1, len(node.keys)), waiting=list(node.peer.waiting()),
+              cut=node.peer.cut_moves)
 
 
 def log_to_file(path: Path) -> None:

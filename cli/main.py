@@ -59,6 +59,9 @@ def cmd_audit(args) -> int:
         for p in rep["problems"]:
             where = "entry %s" % p["index"] if p.get("index") is not None else "-"
             print("  problem: %s %s: %s" % (p.get("file"), where, p["problem"]))
+        if rep.get("cut_moves"):
+            print("  DISPUTED: %d signed move(s) were cut by time-out certificates although they were made "
+                  "(the notes name each, and who signed the certificate)" % len(rep["cut_moves"]))
         for p in rep["notes"]:
             print("  note: entry %s: %s" % (p["index"], p["note"]))
         if rep["valid"] and not rep["complete"]:

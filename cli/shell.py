@@ -911,6 +911,7 @@ class GameUI(_BaseUI):
         self._seen_timeouts: set | None = None     # phases whose time-out we already reported
         self._over_said = False
         self._timeout_words = ""                   # our last time-out, until the next prompt shows it
+        self._cut: dict = {}                       # the peer's cut_moves: our signed moves a certificate cut
         self._quit_armed = False                   # q was pressed once mid-game
         self._buffer = Buffer(multiline=False, accept_handler=self._on_accept, history=InMemoryHistory())
         self._buffer.on_text_changed += self._typing
@@ -957,12 +958,17 @@ class GameUI(_BaseUI):
         self._app = self._make_app(layout, kb, input, output, refresh_interval=1.0)
 
     # -- trio side -------------------------------------------------------------
-    def update(self, table: Table, alerts: list[str], status: str, *, waiting: Sequence[int] | None = None) -> None:
+    def update(self, table: Table, alerts: list[str], status: str, *, waiting: Sequence[int] | None = None,
+               cut: Any = None) -> None:
         """The game advanced (trio thread): take a snapshot and repaint.
 
         ``waiting`` (optional): the seats whose event for the current step has
-        not arrived yet, when the caller knows (see ``snapshot_of``).
+        not arrived yet, when the caller knows (see ``snapshot_of``).  ``cut``
+        (optional): the peer's ``cut_moves``, (phase, seat) -> what a time-out
+        certificate cut although the seat's signed move was made (a false time-out).
         """
+        if cut is not None:
+            self._cut = dict(cut)
         self._use_screen_for(table.genesis.doc.get("game", ""))
         self._alerts = list(alerts or [])
         self._status = status or ""
@@ -1003,6 +1009,12 @@ class GameUI(_BaseUI):
         for phase in sorted(set(timeouts) - self._seen_timeouts):
             self._seen_timeouts.add(phase)
             if self.seat is not None and self.seat in timeouts[phase]:
+                mine = self._cut.get((phase, self.seat))
+                if mine is not None:       # we did move: the others voted us out all the same
+                    self._deadline = None
+                    self._timeout_words = "Voted out: %s." % mine["text"]
+                    self._say(self._timeout_words, "class:error")
+                    continue
                 label = ""
                 for note in getattr(table, "notes", []):
                     if note.phase == phase and "(" in note.text:

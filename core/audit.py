@@ -356,6 +356,75 @@ def find_bad_reveals(summaries: list[Summary], files: dict[str, bytes]) -> list[
     return notes
 
 
+def find_cut_moves(summaries: list[Summary], files: dict[str, bytes]) -> list[dict]:
+    """Every signed move, kept in any file given (a seat's spool keeps its own), that a time-out
+    certificate of the main valid log cut: the event was made for the step the certificate
+    closed (same phase and ``prev``) by a seat the certificate times out (protocol.md §6.5,
+    "False time-outs seen").  The certificate's voters claimed that seat did not move; its
+    signed move says it did (the audit cannot tell when it was sent).  One record per
+    (game, seat, phase), its signature checked so a forged event cannot frame the voters."""
+    mains: dict = {}
+    for r in sorted((r for r in summaries if r.game_id is not None), key=lambda r: r.events):
+        mains[r.game_id] = r
+    placed = {eid for r in mains.values() for _, _, _, _, eid in r.index}
+    cands: list = []   # (file name, entry index) of events not in their game's main log
+    for s in summaries:
+        for gid, _author, _seq, i, eid in s.index:
+            main = mains.get(gid)
+            if main is not None and main.valid and eid not in placed:
+                cands.append((s.name, i, gid))
+    if not cands:
+        return []
+    views: dict = {}   # game id -> (keys, {phase: (prev, seats, voters, entry index)})
+    out: list = []
+    seen: set = set()
+    parsed: dict = {}
+    for name, i, gid in cands:
+        if gid not in views:
+            ents = parse(files[mains[gid].name]).entries
+            keys = parse_genesis(ents[0]).doc["seats"]
+            certs: dict = {}
+            for j, raw in enumerate(ents[1:], 1):
+                try:
+                    e = parse_entry(raw, keys=keys, verify=False)
+                except EntryError:
+                    break
+                if type(e) is Timeout:
+                    certs[e.phase] = (e.prev, tuple(e.seats), [v for v, _ in e.votes], j)
+            views[gid] = (keys, certs)
+        keys, certs = views[gid]
+        if not certs:
+            continue
+        if name not in parsed:
+            parsed[name] = parse(files[name]).entries
+        try:
+            ev = parse_entry(parsed[name][i], verify=False)
+        except EntryError:
+            continue
+        if type(ev) is not Event or ev.author not in keys:
+            continue
+        phase = ev.body.get("phase")
+        cert = certs.get(phase) if type(phase) is int else None
+        seat = list(keys).index(ev.author)
+        if cert is None or cert[0] != ev.prev or seat not in cert[1] or (gid, seat, phase) in seen:
+            continue
+        try:
+            parse_entry(ev.raw, keys=keys, verify=True)
+        except EntryError:
+            continue
+        seen.add((gid, seat, phase))
+        voters = cert[2]
+        out.append({
+            "file": name, "index": i, "seat": seat, "phase": phase, "seq": ev.seq, "kind": ev.kind,
+            "voters": voters, "certificate": {"file": mains[gid].name, "index": cert[3]},
+            "note": "seat %d's signed move for phase %d (sequence number %d, kept in %s entry %d) was cut by the "
+                    "time-out certificate at %s entry %d, signed by seat%s %s: they voted it out although it moved"
+                    % (seat, phase, ev.seq, name, i, mains[gid].name, cert[3], "s" if len(voters) > 1 else "",
+                       ", ".join(str(v) for v in voters)),
+        })
+    return sorted(out, key=lambda c: (c["phase"], c["seat"]))
+
+
 def combine(summaries: list[Summary], files: dict[str, bytes]) -> dict:
     """Cross-file checks and the ``easel audit --json`` object (bytes as hex)."""
     problems: list = []
@@ -390,6 +459,8 @@ def combine(summaries: list[Summary], files: dict[str, bytes]) -> dict:
     main = sorted(real_logs, key=lambda r: r.events)[-1] if real_logs else None
     notes = [p for r in summaries for p in r.problems if "note" in p]
     notes += find_bad_reveals(summaries, files)
+    cut = find_cut_moves(summaries, files)
+    notes += [{k: c[k] for k in ("file", "index", "note", "seat")} for c in cut]
     valid = not problems and bool(real_logs)
     return {
         "valid": valid,
@@ -401,6 +472,7 @@ def combine(summaries: list[Summary], files: dict[str, bytes]) -> dict:
         "results": main.results if main else None,
         "problems": problems,
         "notes": notes,
+        "cut_moves": cut,
         "logs": [
             {"file": r.name, "game_id": r.game_id.hex(), "valid": r.valid, "complete": r.complete, "events": r.events, "head": r.head.hex() if r.head else None}
             for r in real_logs

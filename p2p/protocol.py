@@ -74,6 +74,7 @@ REPAIR_INTERVAL = 0.2         # s between two resends of one author's events to 
 MAX_CERTS_PER_PHASE = 4       # certificates held per phase (from the wire; more are ignored)
 WATCHDOG_AFTER = 2.0          # s an open step may wait for nobody before we ask the peers again
 RESYNC_WAIT = 10.0            # s we wait, after losing our log's tail, to hear our own events back before signing
+MAX_CUT_MOVES = 256           # signed moves cut by a certificate that we remember (and name) per game
 
 
 # --------------------------------------------------------------------------- effects
@@ -127,6 +128,14 @@ class Changed:
 @dataclass
 class Alert:
     text: str
+
+
+def _seats_words(seats) -> str:
+    """'seat 2', 'seats 0 and 2', 'seats 0, 2 and 3'."""
+    seats = [str(s) for s in seats]
+    if len(seats) == 1:
+        return "seat " + seats[0]
+    return "seats %s and %s" % (", ".join(seats[:-1]), seats[-1])
 
 
 def msg_have(have, certs) -> bytes:
@@ -195,6 +204,10 @@ class Peer:
         self._pending_cut: tuple | None = None
         self._bad_reveals: set = set()              # (author, phase) of reveals that do not open their commitment
         self._alerts: list = []                     # alerts found while choosing candidates, not yet returned
+        # false time-outs seen (§6.5): (phase, seat) -> what a certificate cut although the seat's
+        # signed move for that step is held here; _cert_steps: phase -> (prev, T, voters, label)
+        self.cut_moves: dict[tuple, dict] = {}
+        self._cert_steps: dict[int, tuple] = {}
         self.table = self._new_table()
         for raw in (log_entries or [genesis.raw])[1:]:
             self.log_entries.append(raw)
@@ -247,6 +260,7 @@ class Peer:
             self.table = self._replay(self.log_entries)
             self._pending_cut = (count, cut)
             log.warning("our log ends inside a batch (a torn tail): it is cut back to entry %d and the step placed again", count)
+        self._scan_cuts()
 
     # ------------------------------------------------------------------ helpers
     def _new_table(self) -> Table:
@@ -701,6 +715,8 @@ class Peer:
         self.events[ev.author][ev.seq] = ev
         self.have[ev.author] = ev.seq
         accepted = [ev] + self._advance_have(ev.author)
+        for e in accepted:
+            self._event_arrived(e)
         return self._persist_and_progress([e.raw for e in accepted], [])
 
     def _equivocation(self, a: Event, b: Event) -> list:
@@ -791,6 +807,7 @@ class Peer:
 
     def _emit(self, st, kind: str, body: dict) -> list:
         ev = make_event(self.sign, self.genesis.game_id, self.me, self.next_seq(), st.prev, kind, body)
+        self.voter.own_sent(st.phase, st.prev, self._now)
         if self.on_sign is not None:
             self.on_sign(ev)
         self.events[self.me][ev.seq] = ev
@@ -878,6 +895,68 @@ class Peer:
         self._alerts.append(Alert("seat %d's reveal does not match its commitment (phase %d, sequence number %d): "
                                   "it is not placed and the seat will be timed out" % (seat, st.phase, ev.seq)))
 
+    # ------------------------------------------------------------------ false time-outs seen (§6.5)
+    def _held_in_step(self, seat: int, phase: int, prev: bytes) -> Event | None:
+        """The lowest-seq event of ``seat`` we hold (placed or not) made for step (phase, prev)."""
+        author = self.keys[seat]
+        found = [ev for pool in (self.events[author], self.buffer[author]) for ev in pool.values()
+                 if ev.prev == prev and ev.body.get("phase") == phase]
+        return min(found, key=lambda e: e.seq) if found else None
+
+    def _cert_placed(self, cert: Timeout, label: str, limit: float | None = None) -> None:
+        """A certificate closed step (cert.phase, cert.prev): remember it, and name every seat it
+        timed out whose signed move for that step we hold."""
+        voters = tuple(v for v, _ in cert.votes)
+        self._cert_steps[cert.phase] = (cert.prev, tuple(cert.seats), voters, label, limit)
+        for ph in [p for p in self._cert_steps if p < cert.phase - 4 * VOTES_BEHIND - 64]:
+            del self._cert_steps[ph]
+        for s in cert.seats:
+            ev = self._held_in_step(s, cert.phase, cert.prev)
+            if ev is not None:
+                self._cut(ev, s, cert.phase)
+
+    def _event_arrived(self, ev: Event) -> None:
+        """A newly held event for a step a certificate already closed without its author."""
+        phase = ev.body.get("phase")
+        known = self._cert_steps.get(phase) if type(phase) is int else None
+        if known is None or known[0] != ev.prev:
+            return
+        seat = self.keys.index(ev.author)
+        if seat in known[1]:
+            self._cut(ev, seat, phase)
+
+    def _cut(self, ev: Event, seat: int, phase: int) -> None:
+        if (phase, seat) in self.cut_moves or len(self.cut_moves) >= MAX_CUT_MOVES:
+            return
+        prev, _, voters, label, limit = self._cert_steps[phase]
+        after = self.voter.sent_after(phase, prev) if seat == self.seat else None
+        who = _seats_words(voters)
+        what = ("phase %d (%s)" % (phase, label)) if label else "phase %d" % phase
+        if seat == self.seat:
+            text = ("%s voted you out of %s although your move was signed and sent%s (sequence number %d): "
+                    "it counts as no move; your files keep it as evidence and `easel audit` lists it"
+                    % (who, what, " %.1f s after the step opened (its time was %.0f s)" % (after, limit)
+                       if after is not None and limit is not None else "", ev.seq))
+        else:
+            text = ("%s voted seat %d out of %s although seat %d's signed move for it reached us (sequence number %d)"
+                    % (who, seat, what, seat, ev.seq))
+        self.cut_moves[(phase, seat)] = {"phase": phase, "seat": seat, "seq": ev.seq, "id": ev.id, "voters": list(voters),
+                                         "label": label, "after": after, "text": text}
+        self._alerts.append(Alert(text))
+
+    def _scan_cuts(self) -> None:
+        """At start: every certificate in our log, against the moves we hold (our spool keeps ours)."""
+        for phase, seats in sorted(self.table.timeouts.items()):
+            start = self.table.starts.get(phase)
+            if start is None:
+                continue
+            cert = next((c for c in self.certs.get(phase, []) if c.prev == start[1] and tuple(c.seats) == tuple(seats)), None)
+            if cert is None:
+                continue
+            note = next((n.text for n in self.table.notes if n.phase == phase and n.text.startswith("timed out seats")), "")
+            label = note[note.find("(") + 1:-1] if "(" in note else ""
+            self._cert_placed(cert, label)
+
     def _take_alerts(self) -> list:
         out, self._alerts = self._alerts, []
         return out
@@ -928,6 +1007,8 @@ class Peer:
                 self.table = self._replay(self.log_entries + placed)  # undo the half-applied batch
                 break
             placed.extend(ent.raw for ent in batch)
+            if isinstance(batch[-1], Timeout):
+                self._cert_placed(batch[-1], st.label, self.voter.step_time(st))
         self.log_entries.extend(placed)
         return placed
 
