@@ -169,6 +169,8 @@ def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = No
         rep.head = table.head
     else:
         at, text = first_bad
+        if first_bad is failed and "another history" in text:
+            text += _altered_commit(table, parsed, at)
         problem(at, text)
         rep.head = table.head if first_bad is failed else bytes(heads[32 * (at - 1) : 32 * at])
     rep.complete = rep.valid and table.over
@@ -181,6 +183,36 @@ def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = No
         if note.index < cut:
             rep.problems.append({"file": name, "index": note.index, "note": note.text, "seat": note.seat})
     return rep
+
+
+def _altered_commit(table: Table, parsed: list, at: int) -> str:
+    """Words naming the author of an altered, re-signed commitment, when the chain broke at a
+    reveal step (entry ``at``): a seat whose own reveal, further on in the log, does not open
+    the commitment logged for it signed another commitment first (the others' events were
+    signed after that one).  '' when no reveal names anyone."""
+    st = table.step
+    if st is None or st.kind != "reveal" or not table.commits:
+        return ""
+    keys = table.keys
+    commit_at: dict = {}
+    named: list = []
+    for i, ent in parsed:
+        if type(ent) is not Event or ent.author not in keys:
+            continue
+        seat = keys.index(ent.author)
+        phase = ent.body.get("phase")
+        if i < at and ent.kind == "commit" and phase == st.phase - 1:
+            commit_at[seat] = i
+        if i >= at and ent.kind == "reveal" and phase == st.phase and seat in table.commits \
+                and seat not in [x[0] for x in named]:
+            if reveal_commitment(ent, st.phase - 1) != table.commits[seat]:
+                named.append((seat, i))
+    if not named:
+        return ""
+    return "; " + "; ".join(
+        "seat %d altered its commitment and signed it again: its own reveal (entry %d) does not open the "
+        "commitment logged for it%s" % (seat, i, " at entry %d" % commit_at[seat] if seat in commit_at else "")
+        for seat, i in named)
 
 
 def _owner(first: list, j: int) -> int:

@@ -635,3 +635,27 @@ def test_an_entry_its_own_author_altered_and_resigned_breaks_the_chain_at_the_ne
         assert "seat %d signed" % key_seat(sks, entries[nxt]) in text
         return
     pytest.fail("no leader's target step followed by an event in the toy log")
+
+
+def test_a_commitment_its_own_author_altered_and_resigned_is_named_by_its_own_reveal():
+    """A seat that signs another commitment after the others saw its first one breaks the chain
+    at the reveal step (the others' reveals were signed after the first): the audit stops there
+    and names the seat whose own reveal does not open the commitment logged for it."""
+    g, sks, entries = game()
+    for k in events_at(entries):
+        e = parse_entry(entries[k])
+        if e.kind != "commit":
+            continue
+        seat = key_seat(sks, entries[k])
+        bad = list(entries)
+        bad[k] = make_event(signer(sks[seat]), e.game_id, e.author, e.seq, e.prev, e.kind,
+                            dict(e.body, hash=bytes(32))).raw
+        rep = audit({"game.log": log_file(bad)}, GAMES)
+        probs = problems(rep)
+        assert rep["valid"] is False and len(probs) == 1, probs
+        text = probs[0]["problem"]
+        assert "another history" in text, text
+        assert "seat %d altered its commitment and signed it again" % seat in text, text
+        assert "commitment logged for it at entry %d" % k in text, text
+        return
+    pytest.fail("no commit in the toy log")
