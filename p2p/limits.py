@@ -116,5 +116,6 @@ def protocol_limits() -> dict:
     return {
         name: getattr(protocol, name)
         for name in ("MAX_SEQ_AHEAD", "MAX_BUFFERED_PER_AUTHOR", "MAX_VOTES_PER_STEP_SEAT", "VOTES_AHEAD",
-                     "VOTES_BEHIND", "MAX_CERTS_PER_PHASE", "MAX_SEND_PER_HAVE", "REPAIR_INTERVAL", "WATCHDOG_AFTER", "RESYNC_WAIT")
+                     "VOTES_BEHIND", "MAX_CERTS_PER_PHASE", "MAX_SEND_PER_HAVE", "REPAIR_INTERVAL", "WATCHDOG_AFTER", "RESYNC_WAIT",
+                     "MAX_CUT_MOVES")
     }
