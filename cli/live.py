@@ -409,7 +409,7 @@ def bot_died_text(bot: LocalBot, rc: int) -> str:
     return "%s%s %s before the game ended; its log: %s" % (bot.name, seat, how, bot.log)
 
 
-async def watch_bots(node: GameNode, bots: list[LocalBot], interval: float = 0.5) -> None:
+async def watch_bots(node: GameNode, bots: list[LocalBot], interval: float = 1.0) -> None:
     """Tell the player (an alert naming its log) when one of our bots dies before the game is over."""
     while not node.done.is_set():
         await trio.sleep(interval)
@@ -430,7 +430,7 @@ async def watch_bots(node: GameNode, bots: list[LocalBot], interval: float = 0.5
             bot.reported = True
             text = bot_died_text(bot, rc)
             log.warning(text)
-            node.alerts.append(text)   # the node's ticker sees the new alert and redraws the UI
+            node.alert(text)
 
 
 def finish_bots(node: GameNode | None, bots: list[LocalBot]) -> None:

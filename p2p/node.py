@@ -54,7 +54,7 @@ from .store import GameStore, StoreError
 log = logging.getLogger("easel.node")
 
 Decider = Callable[[Any, int, Peer], Awaitable[Any]]
-TICK = 0.1
+MIN_SLEEP = 0.002          # s: the ticker never wakes more often than this (a guard; the peer says when)
 QUEUE = 4096
 TRACE_FLUSH = 1.0         # s between appends of benchmark trace lines (EASEL_TRACE)
 SWITCH_INTERVAL = 0.001   # s: how long a thinking bot thread may keep the GIL from the event loop
@@ -168,6 +168,7 @@ class GameNode:
             secrets=dict(store.secrets),
             timeout=timeout,
             games=games,
+            clock=trio.current_time,
             # our files lost a torn tail: we may have signed events we no longer hold
             resync=bool(getattr(store, "repaired", False)),
         )
@@ -201,6 +202,8 @@ class GameNode:
         self.changed = trio.Event()
         self.failed: str | None = None
         self._last_waiting: tuple = ()
+        self._poke = trio.Event()
+        self._lost = trio.Event()                  # set (and replaced) whenever a connection drops
         self.budget_waits = 0
         self._rng = random.Random(faults.seed * 1000 + self.seat if faults else 0)
         addr = roster["addrs"][self.seat]
@@ -279,6 +282,11 @@ class GameNode:
         except OSError as exc:
             log.warning("seat %d: could not write the trace: %s", self.seat, exc)
 
+    def alert(self, text: str) -> None:
+        """An alert from outside the peer (e.g. a bot of ours died): kept and shown at once."""
+        self.alerts.append(text)
+        self._changed()
+
     def _changed(self) -> None:
         self.changed.set()
         self.changed = trio.Event()
@@ -334,8 +342,11 @@ class GameNode:
         if self.conns.get(c.key) is c:
             del self.conns[c.key]
             self.peer.disconnected(c.key)
+            self._lost.set()
+            self._lost = trio.Event()
 
     def apply(self, effects: list) -> None:
+        self._poke.set()        # an input (or a tick) may bring the peer's next wake-up forward
         try:
             self.run_effects(effects)
         except StoreError as exc:
@@ -407,7 +418,7 @@ class GameNode:
         backoff = 0.05
         while not self.done.is_set():
             if key in self.conns:
-                await trio.sleep(0.2)
+                await self._lost.wait()     # redial when a connection drops, not on a timer
                 continue
             try:
                 stream = await tls.connect(host, port, self.client_ctx, key, timeout=DIAL_TIMEOUT)
@@ -421,25 +432,54 @@ class GameNode:
 
     # ------------------------------------------------------------------ timers and decisions
     async def _ticker(self) -> None:
+        """Sleep until the peer has something to do (``Peer.next_wakeup``) or an input may have
+        changed that; no periodic wake-up while a table waits for a person (protocol.md §9.5)."""
         over_since = None
         while True:
-            await trio.sleep(TICK)
             now = trio.current_time()
+            at = self.peer.next_wakeup()
+            if self._trace is not None:
+                at = min(at, self._trace_flushed + TRACE_FLUSH)
+            if over_since is not None:
+                at = min(at, over_since + self.linger)
+            if at > now:
+                self._poke = trio.Event()
+                with trio.move_on_at(max(at, now + MIN_SLEEP)):
+                    await self._poke.wait()
+                now = trio.current_time()
+                if now < at and self.peer.next_wakeup() > now:
+                    self._after_wake(now)           # an input: nothing timed is due yet
+                    over_since = self._over(now, over_since)
+                    if over_since == -1.0:
+                        return
+                    continue
             self.apply(self.peer.tick(now))
-            if self._trace and now - self._trace_flushed >= TRACE_FLUSH:
-                self._trace_flushed = now
-                self._write_trace(final=False)
-            if self.on_change is not None:
-                w = (self.peer.table.phase, self.peer.waiting(), len(self.conns), len(self.alerts))
-                if w != self._last_waiting:
-                    self._last_waiting = w
-                    self._changed()
-            if self.peer.table.over:
-                if over_since is None:
-                    over_since = now
-                if self._everyone_has_all() or now - over_since > self.linger:
-                    self.done.set()
-                    return
+            self._after_wake(now)
+            over_since = self._over(now, over_since)
+            if over_since == -1.0:
+                return
+            await trio.sleep(0)    # let the inputs queued meanwhile in
+
+    def _after_wake(self, now: float) -> None:
+        if self._trace and now - self._trace_flushed >= TRACE_FLUSH:
+            self._trace_flushed = now
+            self._write_trace(final=False)
+        if self.on_change is not None:
+            w = (self.peer.table.phase, self.peer.waiting(), len(self.conns), len(self.alerts))
+            if w != self._last_waiting:
+                self._last_waiting = w
+                self._changed()
+
+    def _over(self, now: float, over_since: float | None) -> float | None:
+        """Game over: leave once every peer holds everything, or after the linger (-1.0: done)."""
+        if not self.peer.table.over:
+            return None
+        if over_since is None:
+            over_since = now
+        if self._everyone_has_all() or now - over_since > self.linger:
+            self.done.set()
+            return -1.0
+        return over_since
 
     def _everyone_has_all(self) -> bool:
         mine = {k: s for k, s, _ in self.peer.have_vector()}

@@ -57,7 +57,7 @@ from core.events import (
 from core.table import RuleError, Table
 
 from .limits import RateLimitedLog
-from .timeouts import MAX_VOTES_PER_STEP_SEAT, VOTES_AHEAD, VOTES_BEHIND, TimeoutVoter
+from .timeouts import MAX_VOTES_PER_STEP_SEAT, VOTE_RESEND, VOTES_AHEAD, VOTES_BEHIND, TimeoutVoter
 
 log = logging.getLogger("easel.protocol")
 
@@ -74,6 +74,8 @@ REPAIR_INTERVAL = 0.2         # s between two resends of one author's events to 
 MAX_CERTS_PER_PHASE = 4       # certificates held per phase (from the wire; more are ignored)
 WATCHDOG_AFTER = 2.0          # s an open step may wait for nobody before we ask the peers again
 RESYNC_WAIT = 10.0            # s we wait, after losing our log's tail, to hear our own events back before signing
+KEEPALIVE = 2.0               # s between two 'have's when nothing changed and nothing is missing (event-driven, §9.5)
+HAVE_GAP = 0.1                # s at least between two 'have's: changes are coalesced, a lagging peer asked this often
 MAX_CUT_MOVES = 256           # signed moves cut by a certificate that we remember (and name) per game
 
 
@@ -159,6 +161,7 @@ class Peer:
         timeout: float = 60.0,
         games: Any = None,
         resync: bool = False,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         """``games``: the game registry the table replays with (core.games.Registry or the
         module core.games).  Every caller should pass it; None (kept only for callers not
@@ -192,7 +195,8 @@ class Peer:
         self._cands: dict[int, Event] = {}
         self._cand_checked: dict[int, int] = {}
         self._cand_seen: dict[int, int] = {}       # seat -> how many of its events the last look saw
-        self._now = 0.0                             # the last tick's clock
+        self._clock = clock                         # the shell's clock (the one ``tick`` is given), read at each input
+        self._now = clock() if clock is not None else 0.0   # the last tick's (or input's) clock
         self._first_tick: float | None = None
         self._resync = resync
         self._heard: set = set()                    # seats whose have we received (for resync)
@@ -208,6 +212,13 @@ class Peer:
         # signed move for that step is held here; _cert_steps: phase -> (prev, T, voters, label)
         self.cut_moves: dict[tuple, dict] = {}
         self._cert_steps: dict[int, tuple] = {}
+        # event-driven timers (``next_wakeup``): inputs since the last tick, the last 'have' sent
+        self._inputs = 0
+        self._inputs_seen = -1
+        self._last_tick = float("-inf")
+        self._have_at = float("-inf")
+        self._have_sig: tuple | None = None
+        self._behind = False                        # a peer reports holding events we lack
         self.table = self._new_table()
         for raw in (log_entries or [genesis.raw])[1:]:
             self.log_entries.append(raw)
@@ -388,7 +399,7 @@ class Peer:
         if self._resync:
             return False
         if self._own_claimed():
-            return self._claim_since is not None and self._now - self._claim_since >= RESYNC_WAIT
+            return self._claim_since is not None and self._now >= self._claim_since + RESYNC_WAIT
         return True
 
     def my_event_in_step(self) -> Event | None:
@@ -447,7 +458,14 @@ class Peer:
         out = self._ensure_seat_secret() + out
         return out + self._after_change([])
 
+    def _input(self) -> None:
+        """Every input: counted (``next_wakeup``), and the clock read when the shell gave one."""
+        self._inputs += 1
+        if self._clock is not None:
+            self._now = self._clock()
+
     def connected(self, peer: bytes) -> list:
+        self._input()
         self.remote[peer] = {"have": None, "certs": []}
         return [Send(peer, self.hello())]
 
@@ -457,6 +475,7 @@ class Peer:
 
     def act(self, action: Any) -> list:
         """Our own move for the current step (checked exactly as a peer's would be)."""
+        self._input()
         st = self.table.step
         if not self.needs_decision():
             raise IllegalAction("it is not your turn to move")
@@ -469,6 +488,7 @@ class Peer:
         return out + self._emit(st, "act", {"phase": st.phase, "action": norm})
 
     def receive(self, peer: bytes, data: bytes) -> list:
+        self._input()
         try:
             msg = decode(data)
             if not isinstance(msg, list) or not msg or not isinstance(msg[0], str):
@@ -479,17 +499,59 @@ class Peer:
         except (ValueError, TypeError, IndexError, KeyError) as exc:
             return [Disconnect(peer, "malformed message: %s" % exc)]
 
+    def _have_signature(self) -> tuple:
+        return (tuple(self.have.values()), sum(len(v) for v in self.certs.values()))
+
+    def next_wakeup(self) -> float:
+        """When ``tick`` next has something to do (on the clock ``tick`` is given), so a shell can
+        sleep until then instead of ticking: a step clock to start, our vote (at the step's
+        time, then whenever something arrived after it, and at the escalation), re-sending the
+        votes held, a 'have' (soon after a change or while a peer holds what we lack, else a
+        keep-alive every KEEPALIVE s), the resync gate, the watchdog.  An input (``receive``,
+        ``act``, ``connected``) may bring it forward: ask again after each.  A moment already
+        covered by a tick is never answered again (no busy loop)."""
+        last = self._last_tick
+        fresh = self._inputs != self._inputs_seen
+        at = [self._have_at + (HAVE_GAP if self._behind or self._have_signature() != self._have_sig else KEEPALIVE)]
+
+        def due(t: float | None) -> None:
+            if t is not None and t > last:
+                at.append(t)
+
+        st = self.table.step
+        if st is not None:
+            if self.voter.clock is None or self.voter.clock[0] != (st.phase, st.prev):
+                return self._now
+            d = self.voter.deadline(st)
+            if d is not None and d <= last and fresh:
+                at.append(self._now)               # past the step's time: what arrived may change our vote
+            due(d)
+            first = self.voter.first_vote.get((st.phase, st.prev))
+            due(None if first is None else first + self.voter.step_time(st))    # escalation
+            if self.voter.held_for(st.phase, st.prev):
+                due(self.voter.resent_at + VOTE_RESEND)
+            if self._progress_mark is not None and (self._behind or not self.waiting()):
+                due(self._progress_mark[1] + WATCHDOG_AFTER)
+        if self._resync and self._first_tick is not None:
+            due(self._first_tick + RESYNC_WAIT)
+        if self._claim_since is not None:
+            due(self._claim_since + RESYNC_WAIT)
+        return min(at)
+
     def tick(self, now: float) -> list:
-        """Periodic work: time-out votes, anti-entropy, the resync gate, the watchdog."""
+        """Timed work, whatever is due at ``now``: time-out votes, anti-entropy, the resync gate,
+        the watchdog (``next_wakeup`` says when; calling it more often is harmless)."""
         out: list = []
         self._now = now
+        self._last_tick = now
+        self._inputs_seen = self._inputs
         if self._first_tick is None:
             self._first_tick = now
         self._prune_votes()
         could = self.may_sign()
         if self._resync:
             others = {s for s in range(len(self.keys)) if s != self.seat}
-            if others <= self._heard or now - self._first_tick >= RESYNC_WAIT:
+            if others <= self._heard or now >= self._first_tick + RESYNC_WAIT:
                 self._resync = False
         claimed = self._own_claimed()
         if claimed and self._claim_since is None:
@@ -505,10 +567,16 @@ class Peer:
             self.voter.observe(st, now)
             if self.voter.vote_due(st, now):
                 out += self._maybe_vote(st, now)
-            # re-send current votes (they are not part of any author's chain)
-            for seats, voter, sig in self.voter.held_for(st.phase, st.prev):
-                out.append(Broadcast(encode(["vote", st.phase, st.prev, list(seats), voter, sig])))
-        out.append(Broadcast(msg_have(self.have_vector(), self.cert_phases())))
+            # re-send the votes held for this step (they are not part of any author's chain)
+            held = self.voter.held_for(st.phase, st.prev)
+            if held and self.voter.resend_due(now):
+                for seats, voter, sig in held:
+                    out.append(Broadcast(encode(["vote", st.phase, st.prev, list(seats), voter, sig])))
+        sig = self._have_signature()
+        gap = HAVE_GAP if self._behind or sig != self._have_sig else KEEPALIVE
+        if now >= self._have_at + gap or now < self._have_at:   # the very sum next_wakeup gives
+            self._have_at, self._have_sig = now, sig
+            out.append(Broadcast(msg_have(self.have_vector(), self.cert_phases())))
         return out + self._take_alerts()
 
     def _watchdog(self, now: float) -> list:
@@ -524,7 +592,7 @@ class Peer:
         if self._progress_mark is None or self._progress_mark[0] != pos:
             self._progress_mark = (pos, now)
             return []
-        if now - self._progress_mark[1] < WATCHDOG_AFTER:
+        if now < self._progress_mark[1] + WATCHDOG_AFTER:
             return []
         self._progress_mark = (pos, now)
         behind = any(
@@ -608,6 +676,7 @@ class Peer:
         prev = st.get("have") or {}
         fork_sends = [Send(peer, encode(["entry", ev.raw])) for ev in forks]
         st["have"] = theirs
+        self._behind = any((r.get("have") or {}).get(k, -1) > self.have[k] for r in self.remote.values() for k in self.keys)
         stale = st.setdefault("stale", {})
         sent = st.setdefault("sent", {})
         out: list = []

@@ -93,28 +93,12 @@ class TimeoutVoter:
             return None
         return self.clock[1] + self.step_time(st)
 
-    def next_due(self, st: Any, voting: bool) -> float | None:
-        """The next moment ``due`` may answer something new for step ``st``: the vote, the
-        escalation, or the next re-broadcast of the votes held (``voting``: we hold votes for it)."""
-        if st is None:
-            return None
-        at = []
-        d = self.deadline(st)
-        if d is not None:
-            at.append(d)
-        first = self.first_vote.get((st.phase, st.prev))
-        if first is not None:
-            at.append(first + self.step_time(st))
-        if voting:
-            at.append(self.resent_at + VOTE_RESEND)
-        return min(at) if at else None
-
     def vote_due(self, st: Any, now: float) -> bool:
         d = self.deadline(st)
         return d is not None and now >= d
 
     def resend_due(self, now: float) -> bool:
-        if now - self.resent_at >= VOTE_RESEND:
+        if now >= self.resent_at + VOTE_RESEND:   # the very sum Peer.next_wakeup gives
             self.resent_at = now
             return True
         return False
@@ -134,7 +118,7 @@ class TimeoutVoter:
             return None
         missing = tuple(s for s in st.seats if s not in held and s != self.seat)
         first = self.first_vote.get((st.phase, st.prev))
-        if missing and first is not None and now - first >= self.step_time(st):
+        if missing and first is not None and now >= first + self.step_time(st):
             voted = {v for (phase, prev, _), vs in self.votes.items() if phase == st.phase and prev == st.prev for v in vs}
             silent = {s for s in range(self.n) if s != self.seat and s not in voted}
             missing = tuple(sorted(set(missing) | silent))
