@@ -117,5 +117,5 @@ def protocol_limits() -> dict:
         name: getattr(protocol, name)
         for name in ("MAX_SEQ_AHEAD", "MAX_BUFFERED_PER_AUTHOR", "MAX_VOTES_PER_STEP_SEAT", "VOTES_AHEAD",
                      "VOTES_BEHIND", "MAX_CERTS_PER_PHASE", "MAX_SEND_PER_HAVE", "REPAIR_INTERVAL", "WATCHDOG_AFTER", "RESYNC_WAIT",
-                     "MAX_CUT_MOVES")
+                     "MAX_CUT_MOVES", "KEEPALIVE", "HAVE_GAP", "VOTE_RESEND")
     }
