@@ -399,6 +399,15 @@ def _generators(n: int) -> tuple[tuple[bytes, ...], bytes]:
     return gens, dhash("deal/gen-set", n, b"".join(gens))
 
 
+@lru_cache(maxsize=8)
+def _hsum(n: int) -> bytes:
+    """h_1 + .. + h_N (a constant of N, for the verifier's c-bar)."""
+    acc = IDENTITY
+    for p in _generators(n)[0][1:]:
+        acc = _add(acc, p)
+    return acc
+
+
 def generators(n: int) -> list[bytes]:
     """[h, h_1, .., h_N]: h_i = from_uniform(dhash("deal/gen", i)); hashed to the curve, so nobody
     knows a discrete log of one to another or to G (docs/deal.md §2)."""
@@ -556,7 +565,8 @@ def verify_shuffle_proof(deck_in: Sequence[bytes], deck_out: Sequence[bytes], pr
     try:
         cbar = IDENTITY
         for i in range(n):
-            cbar = _sub(_add(cbar, coms[i]), hs[i])
+            cbar = _add(cbar, coms[i])
+        cbar = _sub(cbar, _hsum(n))
         uprod = _ONE
         for x in u:
             uprod = _smul(uprod, x)

@@ -235,9 +235,7 @@ def drive(n: int, seed: bytes, secrets: list, stop=None, tamper=None, max_steps:
         t = GAME.turn(state)
         if t.kind == "over":
             return state
-        if t.kind == "chance":     # the shuffle proofs' challenge (the table's beacon at a table)
-            state = GAME.chance(state, entropy(state, k))
-            continue
+        assert t.kind != "chance", "the deal asks for no shared randomness"
         chosen = []
         for s in t.seats:
             if t.auto:
@@ -254,10 +252,6 @@ def drive(n: int, seed: bytes, secrets: list, stop=None, tamper=None, max_steps:
 
 
 SEED = bytes(range(32))
-
-
-def entropy(state, k: int) -> bytes:
-    return dhash("test/private-beacon", state.gid)   # one chance per game: the shuffle proofs' challenge
 
 
 @pytest.mark.parametrize("honest", [0, 1, 2])
