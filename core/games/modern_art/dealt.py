@@ -8,7 +8,7 @@ with the deal's public record and runs the deal as automatic steps
    derived from the seat secret, so it is the public commitment to it.
 2. **shuffles** (sequential, seat 0, 1, ...): ``{"deck": [64-byte ct] * 70,
    "proof": bytes}``, the deck with its Terelius-Wikstrom proof of a shuffle
-   (``deal.prove_shuffle``, docs/deal.md §3), checked at once by every peer
+   (``deal.prove_shuffle``, docs/deal.md §2a), checked at once by every peer
    (``deal.check_deck`` then ``deal.verify_shuffle_proof``) before any share
    is given: a wrong shuffle is refused naming the seat.  The proof's
    challenge is a hash of the whole statement (Fiat-Shamir), so no step of
@@ -60,13 +60,12 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from ... import deal
-from ...encoding import encode
 from ...engine import IllegalAction, OVER, Turn
 from . import rules
 from .cards import N_CARDS, card_name
 
 __all__ = ["DState", "setup", "turn", "check", "apply", "chance", "auto_action", "seal_action", "default_action",
-           "view", "result", "describe", "legal_actions", "known_cards"]
+           "view", "result", "describe", "legal_actions", "known_cards", "dead_positions"]
 
 AUTO_STAGES = ("keys", "shuffle", "deal", "check", "disclose")
 
@@ -84,21 +83,6 @@ def _initial(gid: bytes) -> tuple:
 @lru_cache(maxsize=16)
 def _joint(keys: tuple) -> bytes:
     return deal.joint_key(list(keys))
-
-
-class _Enc:
-    """A value that hashes and compares as its canonical encoding (a cache key for peer data)."""
-
-    __slots__ = ("value", "raw")
-
-    def __init__(self, value: Any) -> None:
-        self.value, self.raw = value, encode(value)
-
-    def __hash__(self) -> int:
-        return hash(self.raw)
-
-    def __eq__(self, other: Any) -> bool:
-        return isinstance(other, _Enc) and other.raw == self.raw
 
 
 @lru_cache(maxsize=64)
