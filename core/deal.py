@@ -23,12 +23,16 @@ is computed, never sent).  Seat 0, 1, ... in turn permute and re-randomise
 every ciphertext (C1 + r*G, C2 + r*Y), permutation and r's derived from the
 seat secret, so disclosing the secret at the end lets anyone redo the shuffle.
 
-Shuffle proof (cut and choose, Sako-Kilian): with its output a seat commits to
-SHADOWS shadow shuffles of its input (hashes only); after a challenge drawn
-from the table's beacon once every shuffle is in, it opens each shadow either
-to the input (its seed) or to the output (permutation and re-randomisers);
-every peer checks before giving any share.  A wrong shuffle passes with
-probability 2^-SHADOWS; the disclosure at the end catches it always.
+Shuffle proof (Terelius-Wikstrom, as the pseudo-code of Haenni, Locher,
+Koenig, Dubuis, FC 2017): with its output a seat publishes a proof that the
+output is a permutation and re-encryption of its input: a Pedersen commitment
+to the permutation (generators h, h_1..h_N hashed to the curve, nobody knows a
+discrete log between them), a chain of commitments to the permuted challenges,
+and a Sigma-protocol made non-interactive by Fiat-Shamir over the whole
+statement (game id, seat, joint key, both decks, the generators, the prover's
+commitments).  A wrong shuffle passes with probability about (N+2)/L per hash
+query (docs/deal.md §4: < 2^-245 at N = 70); every peer checks it before it
+gives any share; the disclosure at the end redoes every shuffle exactly.
 
 Dealing position j to seat k: every other seat s publishes D_s = y_s*C1_j with
 a DLEQ proof log_G(Y_s) = log_C1(D_s); the owner gets P = C2 - sum D_s - y_k*C1
@@ -42,6 +46,7 @@ counts what it does there; nothing else is counted or kept.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Sequence
 
 import nacl.bindings as _nb
@@ -56,8 +61,7 @@ __all__ = [
     "keygen", "public_of", "verify_key", "joint_key", "verify_disclosure",
     "card_points", "card_table", "initial_deck", "check_deck",
     "shuffle", "verify_shuffle_disclosed", "audit_shuffles",
-    "SHADOWS", "shadow_seed", "shadow_deck", "shuffle_commit", "challenge_bits", "prove_shuffle",
-    "verify_shuffle_proof",
+    "generators", "proof_bytes", "prove_shuffle", "verify_shuffle_proof", "SOUNDNESS_BITS",
     "share", "verify_share", "open_card", "verify_play", "assign_positions",
 ]
 
@@ -78,19 +82,14 @@ TAGS = (
     "deal/rerand",       # (0|1), secret, game_id, seat, i, try -> r for output position i
     "deal/share-nonce",  # (0|1), y, game_id, seat, pos, C1 -> DLEQ nonce
     "deal/share-proof",  # (0|1), game_id, seat, pos, Y_s, C1, D, A, B -> DLEQ challenge
-    # the shuffle proof (cut-and-choose shadow shuffles, docs/deal.md §3)
-    "deal/shadow",        # secret, game_id, seat, i -> seed_i of shadow shuffle i (32 bytes)
-    "deal/shadow-perm",   # seed_i, game_id, seat -> PRNG seed of shadow i's permutation
-    "deal/shadow-rerand", # (0|1), seed_i, game_id, seat, j, try -> shadow i's r for output position j
-    "deal/shadow-deck",   # game_id, seat, i, shadow deck bytes -> commitment H_i
-    "deal/challenge",     # beacon entropy, game_id -> the challenge bits
+    # the shuffle proof (Terelius-Wikstrom, docs/deal.md §3)
+    "deal/gen",           # i -> 32 bytes for from_uniform: generator h (i = 0) and h_1..h_N (i = 1..N)
+    "deal/gen-set",       # N, h || h_1 || .. || h_N -> the generators' context (in the statement)
+    "deal/pi-stmt",       # game_id, seat, joint, N, gen-set, deck_in, deck_out, commitments -> statement hash
+    "deal/pi-u",          # (0|1), statement, i -> challenge u_i (one per input position)
+    "deal/pi-challenge",  # (0|1), statement, chain, t1, t2, t3, t41, t42, t^ -> challenge c
+    "deal/pi-nonce",      # (0|1), secret, game_id, seat, [statement,] what, i -> the prover's randomness
 )
-
-# Shadow shuffles per shuffle proof.  A shuffle that is not a permutation and
-# re-encryption of its input passes the proof only if every challenge bit is the
-# one its shadows were prepared for: probability 2^-SHADOWS (docs/deal.md §4
-# argues the number and gives its cost; the disclosure catches it always).
-SHADOWS = 12
 
 IDENTITY = b"\x01" + bytes(31)  # canonical encoding of the neutral element (never sent)
 _ONE = (1).to_bytes(32, "little")
@@ -327,14 +326,6 @@ def _shuffle_plan(secret: bytes, n: int, game_id: bytes, seat: int) -> tuple[lis
     return _plan(secret, n, game_id, seat, "deal/perm", "deal/rerand")
 
 
-def _shadow_plan(seed: bytes, n: int, game_id: bytes, seat: int) -> tuple[list[int], list[bytes]]:
-    """Shadow shuffle's permutation and re-randomisers: the real shuffle's code on seed_i."""
-    if type(seed) is not bytes or len(seed) != 32:
-        raise DealError("a shadow seed must be 32 bytes")
-    _check_ctx(game_id, seat)
-    return _plan(seed, n, game_id, seat, "deal/shadow-perm", "deal/shadow-rerand")
-
-
 def _reencrypt(ct: bytes, r: bytes, joint: bytes, ops: Counter) -> bytes:
     c1, c2 = ct[:32], ct[32:]
     return _add(c1, _base(r, ops)) + _add(c2, _mul(r, joint, ops))
@@ -366,140 +357,238 @@ def shuffle(deck: Sequence[bytes], secret: bytes, joint: bytes, game_id: bytes, 
 
 # --------------------------------------------------------------------------- the shuffle proof
 #
-# Cut and choose with shadow shuffles (Sako-Kilian).  With its output the shuffler
-# publishes H_i = dhash("deal/shadow-deck", game_id, seat, i, shadow_i) for k shadow
-# shuffles of its *input* deck.  After a challenge it cannot know (the table's
-# beacon, drawn after every shuffle is in), it opens each shadow one way: bit 0,
-# input -> shadow (the seed the shadow comes from); bit 1, shadow -> output (the
-# permutation and re-randomisers that take shadow_i to the output).  Both openings
-# of one shadow would prove the output a shuffle of the input, so a wrong output
-# survives each bit with probability 1/2 at most.  An opening reveals nothing of
-# the real shuffle: bit 0 is independent of it, bit 1 is masked by the shadow.
+# Terelius-Wikstrom proof of a shuffle, following GenShuffleProof / CheckShuffleProof of
+# Haenni, Locher, Koenig, Dubuis, "Pseudo-code algorithms for verifiable re-encryption
+# mix-nets" (FC 2017), written additively over the prime-order subgroup of edwards25519.
+# Their ciphertext (a, b) = (m*pk^r, g^r) is our (C2, C1); their psi is our perm (output j
+# takes input perm[j]); their r~_j our r_j.  The proof is sent in the compact form
+# (challenge, responses): the verifier recomputes every t-value and then the challenge,
+# which is equivalent to Haenni's check "t = t'" (the same hash of the same values) and
+# sends and checks N + 4 points fewer.  docs/deal.md §2-§4 has the bytes and the argument.
+
+# The soundness error of one proof for a prover that cannot compute discrete logs in the
+# group: (N + 2)/L per hash query (docs/deal.md §4); at N = 70, log2(L / 72) > 245.
+SOUNDNESS_BITS = 245
+_MAX_N = 4096
 
 
-def shadow_seed(secret: bytes, game_id: bytes, seat: int, i: int) -> bytes:
-    """seed_i = dhash("deal/shadow", secret, game_id, seat, i): shadow i of the seat's shuffle."""
-    if type(secret) is not bytes or len(secret) != SECRET_BYTES:
-        raise DealError("seat secret must be %d bytes" % SECRET_BYTES)
-    _check_ctx(game_id, seat)
-    return dhash("deal/shadow", secret, game_id, seat, i)
+def _mul0(k: bytes, p: bytes, ops: Counter) -> bytes:
+    """k*p allowing k = 0 or p = O (their product is O); libsodium refuses both."""
+    if k == _ZERO or p == IDENTITY:
+        return IDENTITY
+    return _mul(k, p, ops)
 
 
-def shadow_deck(deck_in: Sequence[bytes], seed: bytes, joint: bytes, game_id: bytes, seat: int,
-                ops: Counter | None = None) -> list[bytes]:
-    """The shadow shuffle of ``deck_in`` that ``seed`` gives (the real shuffle's code, other tags)."""
+def _base0(k: bytes, ops: Counter) -> bytes:
+    return IDENTITY if k == _ZERO else _base(k, ops)
+
+
+def _msum(pairs: Any, ops: Counter, start: bytes = IDENTITY) -> bytes:
+    """start + sum of k*p over (k, p) pairs (one variable-base multiplication each)."""
+    acc = start
+    for k, p in pairs:
+        acc = _add(acc, _mul0(k, p, ops))
+    return acc
+
+
+@lru_cache(maxsize=8)
+def _generators(n: int) -> tuple[tuple[bytes, ...], bytes]:
+    gens = tuple(_nb.crypto_core_ed25519_from_uniform(dhash("deal/gen", i)) for i in range(n + 1))
+    if len(set(gens)) != n + 1 or G in gens or not all(_is_point(p) for p in gens):  # pragma: no cover
+        raise DealError("generators collide")
+    return gens, dhash("deal/gen-set", n, b"".join(gens))
+
+
+@lru_cache(maxsize=8)
+def _hsum(n: int) -> bytes:
+    """h_1 + .. + h_N (a constant of N, for the verifier's c-bar)."""
+    acc = IDENTITY
+    for p in _generators(n)[0][1:]:
+        acc = _add(acc, p)
+    return acc
+
+
+def generators(n: int) -> list[bytes]:
+    """[h, h_1, .., h_N]: h_i = from_uniform(dhash("deal/gen", i)); hashed to the curve, so nobody
+    knows a discrete log of one to another or to G (docs/deal.md §2)."""
+    if type(n) is not int or not 1 <= n <= _MAX_N:
+        raise DealError("number of cards must be 1..%d" % _MAX_N)
+    return list(_generators(n)[0])
+
+
+def proof_bytes(n: int) -> int:
+    """Length of a shuffle proof of n ciphertexts: 2n points and 2n + 5 scalars."""
+    return 32 * (4 * n + 5)
+
+
+def _statement(deck_in: Sequence[bytes], deck_out: Sequence[bytes], coms: Sequence[bytes], joint: bytes,
+               game_id: bytes, seat: int) -> bytes:
+    n = len(deck_in)
+    return dhash("deal/pi-stmt", game_id, seat, joint, n, _generators(n)[1], b"".join(deck_in),
+                 b"".join(deck_out), b"".join(coms))
+
+
+def _challenge(stmt: bytes, chain: Sequence[bytes], t1: bytes, t2: bytes, t3: bytes, t41: bytes, t42: bytes,
+               that: Sequence[bytes]) -> bytes:
+    return _scalar("deal/pi-challenge", stmt, b"".join(chain), t1, t2, t3, t41, t42, b"".join(that))
+
+
+def _tw_prove(deck_in: Sequence[bytes], deck_out: Sequence[bytes], perm: Sequence[int], rs: Sequence[bytes],
+              joint: bytes, game_id: bytes, seat: int, key: bytes, ops: Counter) -> bytes:
+    """GenShuffleProof for the witness (perm, rs): out[j] = in[perm[j]] + rs[j]*(G, Y).
+
+    ``key`` is the prover's secret from which its randomness is derived (deterministic, as
+    EdDSA nonces: the statement is hashed in).  Kept separate from prove_shuffle so tests can
+    prove a forged witness (which must fail)."""
+    n = len(deck_in)
+    gens, _ = _generators(n)
+    h, hs = gens[0], gens[1:]
+    nonce = lambda *parts: _scalar("deal/pi-nonce", key, game_id, seat, *parts)  # noqa: E731
+    # permutation commitment: c_{perm[j]} = cr_{perm[j]}*G + h_j
+    cr = [nonce("r", i) for i in range(n)]
+    coms: list[bytes] = [b""] * n
+    for j in range(n):
+        i = perm[j]
+        coms[i] = _add(_base(cr[i], ops), hs[j])
+    stmt = _statement(deck_in, deck_out, coms, joint, game_id, seat)
+    u = [_scalar("deal/pi-u", stmt, i) for i in range(n)]
+    up = [u[perm[j]] for j in range(n)]
+    # commitment chain: chat_0 = h, chat_j = rh_j*G + u'_j*chat_{j-1}
+    rh = [nonce(stmt, "rhat", j) for j in range(n)]
+    chain = []
+    prev = h
+    for j in range(n):
+        prev = _add(_base(rh[j], ops), _mul(up[j], prev, ops))
+        chain.append(prev)
+    # rbar = sum cr; rhat = sum rh_j v_j (v_{n-1} = 1, v_{j-1} = u'_j v_j); rtil = sum cr_i u_i; rp = sum r_j u'_j
+    rbar = _ZERO
+    rtil = _ZERO
+    for i in range(n):
+        rbar = _sadd(rbar, cr[i])
+        rtil = _sadd(rtil, _smul(cr[i], u[i]))
+    rhat = _ZERO
+    v = _ONE
+    for j in range(n - 1, -1, -1):
+        rhat = _sadd(rhat, _smul(rh[j], v))
+        v = _smul(up[j], v)
+    rp = _ZERO
+    for j in range(n):
+        rp = _sadd(rp, _smul(rs[j], up[j]))
+    w1, w2, w3, w4 = (nonce(stmt, "w", i) for i in range(1, 5))
+    wh = [nonce(stmt, "what", j) for j in range(n)]
+    wp = [nonce(stmt, "wprime", j) for j in range(n)]
+    nw4 = _nb.crypto_core_ed25519_scalar_negate(w4)
+    t1 = _base(w1, ops)
+    t2 = _base(w2, ops)
+    t3 = _msum(zip(wp, hs), ops, _base(w3, ops))
+    t41 = _msum(zip(wp, (ct[32:] for ct in deck_out)), ops, _mul(nw4, joint, ops))
+    t42 = _msum(zip(wp, (ct[:32] for ct in deck_out)), ops, _base(nw4, ops))
+    that = []
+    prev = h
+    for j in range(n):
+        that.append(_add(_base(wh[j], ops), _mul(wp[j], prev, ops)))
+        prev = chain[j]
+    c = _challenge(stmt, chain, t1, t2, t3, t41, t42, that)
+    resp = [_sadd(w1, _smul(c, rbar)), _sadd(w2, _smul(c, rhat)), _sadd(w3, _smul(c, rtil)), _sadd(w4, _smul(c, rp))]
+    sh = [_sadd(wh[j], _smul(c, rh[j])) for j in range(n)]
+    sp = [_sadd(wp[j], _smul(c, up[j])) for j in range(n)]
+    return b"".join(coms) + b"".join(chain) + c + b"".join(resp) + b"".join(sh) + b"".join(sp)
+
+
+def prove_shuffle(deck_in: Sequence[bytes], deck_out: Sequence[bytes], secret: bytes, joint: bytes,
+                  game_id: bytes, seat: int, ops: Counter | None = None) -> bytes:
+    """The seat's proof that ``deck_out`` (= shuffle(deck_in, secret, ...)) is a shuffle of ``deck_in``.
+
+    Permutation and re-randomisers come from the seat secret (as in ``shuffle``), the proof's
+    randomness from it too (``"deal/pi-nonce"``), so the same inputs give the same bytes.
+    Costs 3N + 4 fixed-base and 5N + 1 variable-base multiplications."""
     ops = ops or _NULL
     _check_shuffle_args(deck_in, joint)
-    perm, rs = _shadow_plan(seed, len(deck_in), game_id, seat)
-    return _permute(deck_in, perm, rs, joint, ops)
+    n = len(deck_in)
+    if not 1 <= n <= _MAX_N or not isinstance(deck_out, list) and not isinstance(deck_out, tuple) \
+            or len(deck_out) != n:
+        raise DealError("the decks must have the same size, 1..%d" % _MAX_N)
+    perm, rs = _shuffle_plan(secret, n, game_id, seat)
+    return _tw_prove(deck_in, deck_out, perm, rs, joint, game_id, seat, secret, ops)
 
 
-def _shadow_hash(game_id: bytes, seat: int, i: int, deck: Sequence[bytes]) -> bytes:
-    return dhash("deal/shadow-deck", game_id, seat, i, b"".join(deck))
+def verify_shuffle_proof(deck_in: Sequence[bytes], deck_out: Sequence[bytes], proof: Any, joint: bytes,
+                         game_id: bytes, seat: int, ops: Counter | None = None) -> str | None:
+    """CheckShuffleProof: None if ``proof`` shows ``deck_out`` a permutation and re-encryption of ``deck_in``.
 
-
-def shuffle_commit(deck_in: Sequence[bytes], secret: bytes, joint: bytes, game_id: bytes, seat: int,
-                   k: int = SHADOWS, ops: Counter | None = None) -> list[bytes]:
-    """[H_0 .. H_{k-1}]: the commitments to the seat's k shadow shuffles of its input deck."""
-    ops = ops or _NULL
-    return [_shadow_hash(game_id, seat, i,
-                         shadow_deck(deck_in, shadow_seed(secret, game_id, seat, i), joint, game_id, seat, ops))
-            for i in range(k)]
-
-
-def challenge_bits(entropy: Any, game_id: bytes, k: int = SHADOWS) -> list[int]:
-    """Bit i of dhash("deal/challenge", entropy, game_id), i < k (bit i: byte i // 8, bit i % 8, LSB first)."""
-    if type(entropy) is not bytes or len(entropy) != 32:
-        raise DealError("challenge entropy must be 32 bytes")
-    _check_ctx(game_id, 0)
-    if type(k) is not int or not 1 <= k <= 256:
-        raise DealError("number of shadows must be 1..256")
-    h = dhash("deal/challenge", entropy, game_id)
-    return [(h[i >> 3] >> (i & 7)) & 1 for i in range(k)]
-
-
-def prove_shuffle(n_cards: int, secret: bytes, game_id: bytes, seat: int, bits: Sequence[int]) -> list[Any]:
-    """The seat's openings for challenge ``bits`` (no multiplication: seeds and scalar arithmetic).
-
-    Bit 0: the 32-byte seed_i.  Bit 1: ``{"perm": p, "r": rs}`` with
-    output[j] = re-encryption of shadow_i[p[j]] by rs[j]: p = sigma^-1 . pi and
-    rs[j] = r_j - s_{p[j]} (pi, r the real shuffle's; sigma, s the shadow's).
-    """
-    perm, rs = _shuffle_plan(secret, n_cards, game_id, seat)
-    out: list[Any] = []
-    for i, b in enumerate(bits):
-        seed = shadow_seed(secret, game_id, seat, i)
-        if b == 0:
-            out.append(seed)
-            continue
-        sperm, srs = _shadow_plan(seed, n_cards, game_id, seat)
-        inv = [0] * n_cards
-        for m, x in enumerate(sperm):
-            inv[x] = m
-        p = [inv[perm[j]] for j in range(n_cards)]
-        out.append({"perm": p, "r": [_ssub(rs[j], srs[p[j]]) for j in range(n_cards)]})
-    return out
-
-
-def _unshuffle(deck_out: Sequence[bytes], p: list[int], rs: list[bytes], joint: bytes, ops: Counter) -> list[bytes]:
-    """The deck S with S[p[j]] = deck_out[j] - rs[j]*(G, Y) (p a permutation, rs canonical)."""
-    sh: list[bytes] = [b""] * len(deck_out)
-    for j, ct in enumerate(deck_out):
-        r = rs[j]
-        if r == _ZERO:
-            sh[p[j]] = ct
-        else:
-            sh[p[j]] = _sub(ct[:32], _base(r, ops)) + _sub(ct[32:], _mul(r, joint, ops))
-    return sh
-
-
-def verify_shuffle_proof(deck_in: Sequence[bytes], deck_out: Sequence[bytes], commit: Any, bits: Sequence[int],
-                         openings: Any, joint: bytes, game_id: bytes, seat: int,
-                         ops: Counter | None = None) -> str | None:
-    """Check a seat's shuffle proof: None if every shadow opens to its commitment, else the problem.
-
-    ``deck_in`` is the seat's input deck and ``deck_out`` its output, which must
-    already have passed ``check_deck`` (so the subtraction below works on valid
-    points); ``commit`` the published [H_i], ``bits`` the challenge.  Never
-    raises on peer bytes: a malformed opening is a problem naming the shadow.
+    ``deck_in`` is the initial deck (C1 = O) or a deck that passed ``check_deck``; ``deck_out``
+    must have passed ``check_deck`` (every half a valid point).  The checks, in this order
+    (docs/deal.md §3): the proof's length; no output C1 equal to an input C1 (a ciphertext
+    passed on without re-encryption); every scalar canonical; every point of the proof valid;
+    then the recomputed challenge equal to the proof's.  Never raises on peer bytes.
+    Costs 8N + 7 variable-base (N + 1 fewer on the initial deck, whose C1 are O) and N + 4 fixed-base
+    multiplications and 2N point checks.
     """
     ops = ops or _NULL
     _check_ctx(game_id, seat)
     n = len(deck_in)
-    k = len(bits)
-    if not isinstance(commit, list) or len(commit) != k or any(type(h) is not bytes or len(h) != 32 for h in commit):
-        return "the commitment must be a list of %d 32-byte hashes" % k
-    if not isinstance(openings, list) or len(openings) != k:
-        return "the proof must be a list of %d openings" % k
-    if not isinstance(deck_out, list) or len(deck_out) != n:
+    if not 1 <= n <= _MAX_N:
+        return "the input deck must hold 1..%d ciphertexts" % _MAX_N
+    if not isinstance(deck_out, (list, tuple)) or len(deck_out) != n:
         return "the shuffled deck has the wrong size"
-    for i, (b, o) in enumerate(zip(bits, openings)):
-        if b == 0:
-            if type(o) is not bytes or len(o) != 32:
-                return "shadow %d: challenge bit 0 is opened by its 32-byte seed" % i
-            try:
-                sh = shadow_deck(deck_in, o, joint, game_id, seat, ops)
-            except (DealError, _CryptoError):
-                return "shadow %d: the input deck cannot be shuffled" % i
-            if _shadow_hash(game_id, seat, i, sh) != commit[i]:
-                return "shadow %d: the seed does not give the committed shadow of the input deck" % i
-            continue
-        if not isinstance(o, dict) or set(o) != {"perm", "r"}:
-            return "shadow %d: challenge bit 1 is opened by a map with exactly perm and r" % i
-        p, rs = o["perm"], o["r"]
-        if not isinstance(p, list) or len(p) != n or any(type(x) is not int for x in p) or sorted(p) != list(range(n)):
-            return "shadow %d: perm is not a permutation of 0..%d" % (i, n - 1)
-        if not isinstance(rs, list) or len(rs) != n:
-            return "shadow %d: r must be a list of %d scalars" % (i, n)
-        for j, r in enumerate(rs):
-            if not _is_scalar(r):
-                return "shadow %d: r[%d] is not a canonical 32-byte scalar" % (i, j)
-        try:
-            sh = _unshuffle(deck_out, p, rs, joint, ops)
-        except _CryptoError:  # pragma: no cover (deck_out was checked: valid points)
-            return "shadow %d: the output deck cannot be opened" % i
-        if _shadow_hash(game_id, seat, i, sh) != commit[i]:
-            return "shadow %d: the output is not the committed shadow re-shuffled by perm and r" % i
+    if not _is_point(joint):
+        return "the joint key is not a valid point"
+    if type(proof) is not bytes or len(proof) != proof_bytes(n):
+        return "the shuffle proof must be %d bytes (%d ciphertexts)" % (proof_bytes(n), n)
+    ins = set()
+    for j, ct in enumerate(deck_in):
+        if type(ct) is not bytes or len(ct) != CT_BYTES:
+            return "input position %d is not a ciphertext" % j
+        ins.add(ct[:32])
+    for j, ct in enumerate(deck_out):
+        if type(ct) is not bytes or len(ct) != CT_BYTES:
+            return "output position %d is not a ciphertext" % j
+        if ct[:32] in ins:
+            return "output position %d keeps an input C1: not re-encrypted" % j
+    w = [proof[32 * i:32 * i + 32] for i in range(4 * n + 5)]
+    coms, chain = w[:n], w[n:2 * n]
+    c, s1, s2, s3, s4 = w[2 * n:2 * n + 5]
+    sh, sp = w[2 * n + 5:3 * n + 5], w[3 * n + 5:]
+    for i in range(2 * n, 4 * n + 5):
+        if not _is_scalar(w[i]):
+            return "scalar %d of the proof is not canonical" % (i - 2 * n)
+    for i in range(2 * n):
+        ops.checks += 1
+        if not _is_point(w[i]):
+            return "%s %d of the proof is not a valid point" % (("commitment", i) if i < n else ("chain link", i - n))
+    gens, _ = _generators(n)
+    h, hs = gens[0], gens[1:]
+    stmt = _statement(deck_in, deck_out, coms, joint, game_id, seat)
+    u = [_scalar("deal/pi-u", stmt, i) for i in range(n)]
+    neg = _nb.crypto_core_ed25519_scalar_negate
+    nc = neg(c)
+    try:
+        cbar = IDENTITY
+        for i in range(n):
+            cbar = _add(cbar, coms[i])
+        cbar = _sub(cbar, _hsum(n))
+        uprod = _ONE
+        for x in u:
+            uprod = _smul(uprod, x)
+        chat = _sub(chain[-1], _mul(uprod, h, ops))
+        ctil = _msum(zip(u, coms), ops)
+        a1 = _msum(zip(u, (ct[32:] for ct in deck_in)), ops)
+        b1 = _msum(zip(u, (ct[:32] for ct in deck_in)), ops)
+        t1 = _add(_mul0(nc, cbar, ops), _base0(s1, ops))
+        t2 = _add(_mul0(nc, chat, ops), _base0(s2, ops))
+        t3 = _msum(zip(sp, hs), ops, _add(_mul0(nc, ctil, ops), _base0(s3, ops)))
+        ns4 = neg(s4)
+        t41 = _msum(zip(sp, (ct[32:] for ct in deck_out)), ops, _add(_mul0(nc, a1, ops), _mul0(ns4, joint, ops)))
+        t42 = _msum(zip(sp, (ct[:32] for ct in deck_out)), ops, _add(_mul0(nc, b1, ops), _base0(ns4, ops)))
+        that = []
+        prev = h
+        for j in range(n):
+            that.append(_add(_add(_mul0(nc, chain[j], ops), _base0(sh[j], ops)), _mul0(sp[j], prev, ops)))
+            prev = chain[j]
+    except (_CryptoError, TypeError, ValueError):
+        return "the decks cannot be used (an input ciphertext is not a pair of valid points)"
+    if _challenge(stmt, chain, t1, t2, t3, t41, t42, that) != c:
+        return "the proof does not verify: the output is not proven a shuffle of the input"
     return None
 
 
@@ -544,10 +633,10 @@ def audit_shuffles(game_id: bytes, n_cards: int, publics: Sequence[bytes], decks
     would have refused at once); when every secret checks, a wrong output is
     decrypted and its duplicated / missing / non-card positions are listed.
 
-    ``proofs[s]`` (optional) is seat s's shuffle proof ``(commit, bits,
-    openings)``.  It is checked only for a seat whose secret is missing or
-    wrong: a disclosed secret redoes the shuffle exactly, which proves more
-    (so with every secret disclosed the audit costs one shuffle per seat).
+    ``proofs[s]`` (optional) is seat s's shuffle proof (bytes).  It is checked
+    only for a seat whose secret is missing or wrong: a disclosed secret redoes
+    the shuffle exactly, which proves more (so with every secret disclosed the
+    audit costs one shuffle per seat).
     """
     ops = ops or _NULL
     n = len(publics)
@@ -577,11 +666,7 @@ def audit_shuffles(game_id: bytes, n_cards: int, publics: Sequence[bytes], decks
             problems.append((s, "published deck is malformed: " + malformed))
             break
         if ys[s] is None and proofs is not None and proofs[s] is not None:
-            try:
-                commit, bits, openings = proofs[s]
-                bad = verify_shuffle_proof(deck, decks[s], commit, bits, openings, joint, game_id, s, ops)
-            except (TypeError, ValueError):
-                bad = "the proof is not (commit, bits, openings)"
+            bad = verify_shuffle_proof(deck, decks[s], proofs[s], joint, game_id, s, ops)
             if bad is not None:
                 problems.append((s, "shuffle proof fails: " + bad))
         if ys[s] is not None:

@@ -43,11 +43,12 @@ TAGS = (
     "deal/rerand",       # a seat's re-randomisers, from its seat secret
     "deal/share-nonce",  # Chaum-Pedersen nonce for a decryption share
     "deal/share-proof",  # Chaum-Pedersen challenge for a decryption share
-    "deal/shadow",        # a shadow shuffle's seed, from the seat secret (the shuffle proof)
-    "deal/shadow-perm",   # a shadow shuffle's permutation
-    "deal/shadow-rerand", # a shadow shuffle's re-randomisers
-    "deal/shadow-deck",   # the commitment to a shadow deck
-    "deal/challenge",     # the shuffle proof's challenge bits, from the beacon
+    "deal/gen",           # the shuffle proof's generators h, h_1..h_N (hashed to the curve)
+    "deal/gen-set",       # the generators' context, in the shuffle proof's statement
+    "deal/pi-stmt",       # the shuffle proof's statement hash
+    "deal/pi-u",          # the shuffle proof's per-position challenges u_i
+    "deal/pi-challenge",  # the shuffle proof's Fiat-Shamir challenge
+    "deal/pi-nonce",      # the shuffle prover's randomness (from its seat secret)
 )
 
 

@@ -33,26 +33,20 @@ class Table:
         self.table = D.card_table(GID, n_cards)
         deck = D.initial_deck(GID, n_cards)
         self.decks = []
-        ins, commits = [], []
-        for s in range(n):
-            out = D.shuffle(deck, self.secret(s), self.joint, GID, s)
-            commit = D.shuffle_commit(deck, self.secret(s), self.joint, GID, s)
-            if cheat is not None and cheat[0] == s:
-                out = cheat[1](self, deck, out)
-            self.publish("shuffle", s, {"deck": out, "commit": commit})
-            ins.append(deck)
-            commits.append(commit)
-            self.decks.append(out)
-            deck = out
-        # the shuffle proofs: a challenge drawn after every shuffle, every seat's openings
-        self.bits = D.challenge_bits(dhash("test/deal-beacon", tag), GID)
         self.proofs = []
         for s in range(n):
-            openings = D.prove_shuffle(n_cards, self.secret(s), GID, s, self.bits)
-            self.publish("proof", s, {"openings": openings})
-            self.proofs.append((commits[s], self.bits, openings))
-            bad = D.verify_shuffle_proof(ins[s], self.decks[s], commits[s], self.bits, openings, self.joint, GID, s)
-            assert (bad is None) == (cheat is None or cheat[0] != s or not any(self.bits)), bad
+            out = D.shuffle(deck, self.secret(s), self.joint, GID, s)
+            if cheat is not None and cheat[0] == s:
+                out = cheat[1](self, deck, out)
+            # the shuffle proof goes with the deck (a cheat's best: its honest witness for the wrong deck)
+            perm, rs = D._shuffle_plan(self.secret(s), n_cards, GID, s)
+            proof = D._tw_prove(deck, out, perm, rs, self.joint, GID, s, self.secret(s), D.Counter())
+            self.publish("shuffle", s, {"deck": out, "proof": proof})
+            bad = D.verify_shuffle_proof(deck, out, proof, self.joint, GID, s)
+            assert (bad is None) == (cheat is None or cheat[0] != s), bad
+            self.proofs.append(proof)
+            self.decks.append(out)
+            deck = out
         self.deck = deck
         self.next_pos = 0
         self.owner: dict[int, int] = {}
@@ -155,7 +149,7 @@ def test_no_card_identity_in_any_published_byte_before_it_is_dealt_or_played():
     preimages = [dhash("deal/card", GID, i) for i in range(n_cards)]
     blob = b"".join(raw for _, _, raw in t.published)
     assert len(blob) > 64 * n_cards * n  # the scan saw the decks, keys, shuffle proofs and shares
-    assert sum(1 for what, _, _ in t.published if what == "proof") == n
+    assert sum(1 for what, _, m in t.published if what == "shuffle" and b"proof" in m) == n   # each with its proof
     for i in range(n_cards):
         assert points[i] not in blob
         assert preimages[i] not in blob

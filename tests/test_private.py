@@ -3,8 +3,8 @@
 Seat secrets, automatic steps, seal_action, secret-aware views, disclosure and
 withholding, through the real table with in-memory sans-IO peers and through a
 local driver over the game object: no card identity in any byte a seat
-receives; the shuffle proofs are opened after a fresh beacon and before any
-share; the coalition of all seats but one cannot read the honest seat's hand;
+receives; every shuffle carries its proof and is checked before any share;
+a shuffle step closed by a time-out abandons the game before any hand is dealt; the coalition of all seats but one cannot read the honest seat's hand;
 a wrong share, a card play that was not dealt and a tampered shuffle are
 named with the seat (the tampered shuffle at once, by its proof); a restarted
 peer keeps its secret and hand; withholding ends the game with the withholder
@@ -34,7 +34,7 @@ from p2p.protocol import SEAT_SECRET, Broadcast, Peer, Send, WriteSecret
 from p2p.store import GameStore
 
 from .helpers import genesis_for, log_file, seat_keys, signer
-from .test_shuffle_proof import copy_cheat, forge
+from .test_shuffle_proof import copy_cheat
 
 # the registry the tables replay with: every registered game, and Modern Art (registered or not yet)
 GAMES = core.games.Registry([g for g in core.games.default() if g.info.name != "modern-art"] + [GAME])
@@ -144,8 +144,8 @@ def test_full_game_no_card_identity_in_any_byte_a_seat_receives_and_the_log_audi
             for x in idents:
                 assert x not in m, "a card identity reached seat %d" % seat
     assert total > 100_000     # the deal's messages went through the scan
-    # the shuffle proofs: after the last shuffle a seed step (fresh beacon, every seat), then the
-    # proofs, checked before the first share; replayed step by step from the log
+    # every shuffle carries its proof: the first share step follows the last shuffle at once (no
+    # challenge, no proof step); replayed step by step from the log
     t = replay(log[:1], GAMES)
     order = []
     for raw in log[1:]:
@@ -156,10 +156,10 @@ def test_full_game_no_card_identity_in_any_byte_a_seat_receives_and_the_log_audi
                 order.append(mark)
     stages = [m[0] for m in order]
     last_shuffle = max(i for i, m in enumerate(order) if m[0] == "shuffle")
-    assert order[last_shuffle + 1:last_shuffle + 4] == [("challenge", "commit", "seed"), ("challenge", "reveal", "seed"),
-                                                        ("proofs", "act", "auto")]
-    assert stages.index("proofs") < stages.index("deal")
-    assert len(t.state.challenge) == deal.SHADOWS and all(len(c) == deal.SHADOWS for c in t.state.commits)
+    assert [m for m in order if m[0] in ("keys", "shuffle")] == [("keys", "act", "auto"), ("shuffle", "act", "auto")]
+    assert order[last_shuffle + 1] == ("deal", "act", "auto")
+    assert "challenge" not in stages and "proofs" not in stages and all(m[2] != "seed" for m in order[1:])
+    assert len(t.state.proofs) == 3 and all(len(x) == deal.proof_bytes(N_CARDS) for x in t.state.proofs)
     # a seat's secret never went out before the disclosure, and went out in it
     secrets = [p.seat_secret for p in net.peers]
     assert all(s is not None and len(s) == 64 for s in secrets)
@@ -235,9 +235,7 @@ def drive(n: int, seed: bytes, secrets: list, stop=None, tamper=None, max_steps:
         t = GAME.turn(state)
         if t.kind == "over":
             return state
-        if t.kind == "chance":     # the shuffle proofs' challenge (the table's beacon at a table)
-            state = GAME.chance(state, entropy(state, k))
-            continue
+        assert t.kind != "chance", "the deal asks for no shared randomness"
         chosen = []
         for s in t.seats:
             if t.auto:
@@ -254,10 +252,6 @@ def drive(n: int, seed: bytes, secrets: list, stop=None, tamper=None, max_steps:
 
 
 SEED = bytes(range(32))
-
-
-def entropy(state, k: int) -> bytes:
-    return dhash("test/private-beacon", state.gid)   # one chance per game: the shuffle proofs' challenge
 
 
 @pytest.mark.parametrize("honest", [0, 1, 2])
@@ -338,33 +332,31 @@ def test_a_card_play_that_was_not_dealt_is_refused_at_once():
         GAME.check(st, seat, {"do": "play", "pos": theirs, "card": card, "double": None})
 
 
-def test_a_tampered_shuffle_is_refused_at_its_proof_and_the_game_ends_before_any_share():
+def test_a_tampered_shuffle_is_refused_at_once_and_its_time_out_abandons_the_game_before_any_share():
     secrets = [secret_of(s) for s in range(3)]
     refused = []
 
     def tamper(state, seat, action):
         if state.stage == "shuffle" and seat == 1:
-            # position 0 (round 1: seat 0's) becomes a re-randomised copy of position 20 (seat 2's);
-            # the commitments are the honest shadows of the input
-            return dict(action, deck=copy_cheat(action["deck"], dealt._joint(state.keys), 20, 0))
-        if state.stage == "proofs" and seat == 1:
-            with pytest.raises(IllegalAction, match=r"seat 1's shuffle proof is refused: shadow \d+: the output is not"):
-                GAME.check(state, 1, action)
-            refused.append(state.challenge)
+            # position 0 (round 1: seat 0's) becomes a re-randomised copy of position 20 (seat 2's)
+            cheat = dict(action, deck=copy_cheat(action["deck"], dealt._joint(state.keys), 20, 0))
+            with pytest.raises(IllegalAction, match="seat 1's shuffled deck is refused: the proof does not verify"):
+                GAME.check(state, 1, cheat)
+            refused.append(1)
             return GAME.default_action(state, 1)     # all it can do: be timed out
         assert state.stage not in ("deal", "check"), "a share step after an unproven shuffle"
         return action
 
     st = drive(3, SEED, secrets, tamper=tamper)
-    assert refused and 1 in refused[0]
+    assert refused == [1]
     res = GAME.result(st)
-    assert res["status"] == "withheld" and res["named"] == [[1, "withheld its shuffle proof"]]
-    assert res["ranking"][-1] == 1 and 1 not in res["winners"]
+    assert res["status"] == "abandoned" and res["ranking"] == []
+    assert res["named"] == [[1, "seat 1 was timed out of its shuffle: the deal cannot go on without it, no hand was dealt"]]
     assert st.shared == 0 and all(row == (None,) * 3 for row in st.shares)
 
 
 class _CheatingGame(type(GAME)):
-    """Seat ``CHEAT``'s peer: a copy cheat in its shuffle, and it sends its (failing) proof anyway."""
+    """Seat ``CHEAT``'s peer: a copy cheat in its shuffle, sent with its (failing) proof anyway."""
 
     CHEAT = 2
 
@@ -375,12 +367,12 @@ class _CheatingGame(type(GAME)):
         return a
 
     def check(self, state, seat, action):
-        if not isinstance(state, rules.State) and state.stage == "proofs" and seat == self.CHEAT:
+        if not isinstance(state, rules.State) and state.stage == "shuffle" and seat == self.CHEAT:
             return action      # its own peer does not refuse it; the others do
         return super().check(state, seat, action)
 
 
-def test_a_cheating_shuffle_at_the_table_is_caught_before_any_share_step():
+def test_a_cheating_shuffle_at_the_table_is_refused_and_the_game_abandoned_before_any_share():
     cheat = _CheatingGame()
     games = core.games.Registry([g for g in core.games.default() if g.info.name != "modern-art"] + [cheat])
     net = Net(3, seed=7, timeout=5.0, games={2: games})
@@ -389,22 +381,53 @@ def test_a_cheating_shuffle_at_the_table_is_caught_before_any_share_step():
     p0 = honest[0]
     assert p0.log_entries == honest[1].log_entries
     res = p0.table.result()
-    assert res["status"] == "withheld" and res["named"] == [[2, "withheld its shuffle proof"]]
-    assert res["ranking"][-1] == 2
-    # the cheat did send its proof: the honest peers received it and refused it (it is in no honest log)
+    assert res["status"] == "abandoned" and res["ranking"] == []
+    assert res["named"] == [[2, "seat 2 was timed out of its shuffle: the deal cannot go on without it, no hand was dealt"]]
+    # the cheat did send its shuffle: the honest peers received it and refused it (it is in no honest log)
     sent = []
     for m in net.seen[0]:
         msg = decode(m)
         if msg[0] == "entry":
             ev = parse_entry(msg[1], keys=net.keys)
             if isinstance(ev, Event) and ev.author == net.keys[2] and isinstance(ev.body.get("action"), dict) \
-                    and "openings" in ev.body["action"]:
+                    and "deck" in ev.body["action"]:
                 sent.append(msg[1])
     assert sent and not set(sent) & set(p0.log_entries)
     st = p0.table.state
     assert st.shared == 0 and all(row == (None,) * 3 for row in st.shares)   # no share was ever given
     rep = audit({"ma.log": log_file(p0.log_entries)}, GAMES)
-    assert rep["valid"] and rep["results"]["status"] == "withheld" and rep["results"]["named"][0][0] == 2
+    assert rep["valid"] and rep["results"]["status"] == "abandoned" and rep["results"]["named"][0][0] == 2
+
+
+@pytest.mark.parametrize("victim", [0, 2])
+def test_a_coalition_that_times_an_honest_seat_out_of_its_shuffle_gets_no_hand(victim):
+    """The attack of the old design: the other seats sign a time-out certificate against an honest
+    seat's shuffle step (here it is silent, so the certificate is genuine; a false one closes the step
+    the same way).  The deck shuffled by the coalition alone is never dealt: the game is abandoned."""
+    nets = []
+
+    class Silenced(type(GAME)):
+        def auto_action(self, state, seat, secret):
+            if state.stage == "shuffle" and seat == victim:
+                nets[0].dead.add(victim)   # from its shuffle on, nothing the victim sends arrives
+            return super().auto_action(state, seat, secret)
+
+    games = core.games.Registry([g for g in core.games.default() if g.info.name != "modern-art"] + [Silenced()])
+    net = Net(3, seed=11, timeout=5.0, games={victim: games})
+    nets.append(net)
+    net.until(lambda: all(p.table.over for p in net.live()))
+    p0 = net.live()[0]
+    assert all(p.log_entries == p0.log_entries for p in net.live())
+    res = p0.table.result()
+    assert res["status"] == "abandoned" and res["ranking"] == [] and res["winners"] == []
+    assert res["named"] == [[victim, "seat %d was timed out of its shuffle: the deal cannot go on without it, "
+                                     "no hand was dealt" % victim]]
+    st = p0.table.state
+    assert st.shared == 0 and all(row == (None,) * 3 for row in st.shares) and len(st.decks) == victim + 1
+    # the certificate is in the log and the audit agrees
+    assert any("timed out seats [%d]" % victim in n.text for n in p0.table.notes)
+    rep = audit({"ma.log": log_file(p0.log_entries)}, GAMES)
+    assert rep["valid"] and rep["results"]["status"] == "abandoned"
 
 
 def test_withholding_locally_and_defaults_of_automatic_steps():
@@ -427,15 +450,13 @@ def test_withholding_locally_and_defaults_of_automatic_steps():
     res = GAME.result(end)
     assert res["status"] == "not disclosed" and res["ranking"][-1] == 1
     assert res["named"] == [[1, "seat secret not disclosed"]]
-    # a timed-out shuffle passes the deck on: the game still completes
-    end = drive(3, SEED, secrets, tamper=lambda s, seat, a: {"deck": None} if s.stage == "shuffle" and seat == 0 else a)
-    assert GAME.result(end)["status"] == "complete"
-    # a timed-out shuffle proof is withheld: the game ends at once, that seat last
-    st = drive(3, SEED, secrets, stop=lambda s: s.stage == "proofs")
-    assert GAME.default_action(st, 2) == {"withhold": True}
-    end = drive(3, SEED, secrets, tamper=lambda s, seat, a: {"withhold": True} if s.stage == "proofs" and seat == 2 else a)
+    # a timed-out shuffle: the deal cannot go on without it, the game is abandoned, no hand dealt
+    st = drive(3, SEED, secrets, stop=lambda s: s.stage == "shuffle")
+    assert GAME.default_action(st, 0) == {"withhold": True}
+    end = drive(3, SEED, secrets, tamper=lambda s, seat, a: {"withhold": True} if s.stage == "shuffle" and seat == 0 else a)
     res = GAME.result(end)
-    assert res["status"] == "withheld" and res["ranking"][-1] == 2 and res["named"] == [[2, "withheld its shuffle proof"]]
+    assert res["status"] == "abandoned" and res["ranking"] == [] and end.shared == 0
+    assert res["named"] == [[0, "seat 0 was timed out of its shuffle: the deal cannot go on without it, no hand was dealt"]]
     # a disclosed secret that is not the key's is refused at once
     st = drive(3, SEED, secrets, stop=lambda s: s.stage == "disclose")
     with pytest.raises(IllegalAction, match="does not match its key"):
@@ -443,11 +464,15 @@ def test_withholding_locally_and_defaults_of_automatic_steps():
     assert GAME.result(st) is None     # not over (nor complete) before the disclosure
 
 
-def test_a_proven_deck_fault_stops_the_game_and_the_disclosure_names_the_shuffler():
-    """A shuffler whose shadows happen to fit the challenge (probability 2^-SHADOWS) passes the proof;
-    its tampered deck is still a proven deck fault at once, and the disclosure names it."""
+def _proofs_broken(monkeypatch):
+    """What a cheat would need to pass a wrong shuffle (probability < 2^-245 per try, docs/deal.md §4):
+    here every shuffle proof is taken as verified, so the deck-fault rules can be exercised."""
+    monkeypatch.setattr(dealt, "_proof_problem", lambda *a: None)
+
+
+def test_a_proven_deck_fault_stops_the_game_and_the_disclosure_names_the_shuffler(monkeypatch):
+    _proofs_broken(monkeypatch)
     secrets = [secret_of(s) for s in range(3)]
-    forged = {}
 
     def tamper(state, seat, action):
         if state.stage == "shuffle" and seat == 2:
@@ -455,12 +480,7 @@ def test_a_proven_deck_fault_stops_the_game_and_the_disclosure_names_the_shuffle
             # position 1 (seat 0's) opens to no card: its C2 shifted by G
             ct = deck[1]
             deck[1] = ct[:32] + deal._add(ct[32:], deal.G)
-            bits = deal.challenge_bits(entropy(state, 0), state.gid)   # the lucky guess
-            commit, forged["openings"] = forge(list(state.deck), deck, secrets[2], dealt._joint(state.keys),
-                                               state.gid, 2, bits)
-            return {"deck": deck, "commit": commit}
-        if state.stage == "proofs" and seat == 2:
-            return {"openings": forged["openings"]}
+            return dict(action, deck=deck)
         return action
 
     seen = []
@@ -469,3 +489,58 @@ def test_a_proven_deck_fault_stops_the_game_and_the_disclosure_names_the_shuffle
     res = GAME.result(st)
     assert res["status"] == "cheating" and [s for s, _ in res["named"]] == [2]
     assert st.ms.round == 1 and st.ms.phase == "play"   # stopped before any card was played
+
+
+def test_a_card_whose_twin_was_played_is_never_offered_and_proves_a_deck_fault(monkeypatch):
+    """deal.md §4: a duplicate is a deck fault, never an offered-then-refused move."""
+    _proofs_broken(monkeypatch)
+    secrets = [secret_of(s) for s in range(3)]
+    n0 = None
+
+    def tamper(state, seat, action):
+        nonlocal n0
+        if state.stage == "shuffle" and seat == 2:
+            # seat 1's first position becomes a re-randomised copy of seat 0's first position: twins
+            h0, h1 = state.ms.hands[0][0], state.ms.hands[1][0]
+            n0 = (h0, h1)
+            return dict(action, deck=copy_cheat(action["deck"], dealt._joint(state.keys), h0, h1))
+        return action
+
+    def twin_played(state):
+        if state.stage != "play" or state.ms.phase != "play" or n0 is None:
+            return False
+        card = dealt.known_cards(state, 0, secrets[0]).get(n0[0])
+        actor = state.ms.actor
+        return card is not None and card in state.ms.revealed and actor in (0, 1) and n0[actor] in state.ms.hands[actor]
+
+    st = drive(3, SEED, secrets, tamper=tamper, stop=twin_played)
+    holder = st.ms.actor
+    pos = n0[holder]
+    assert pos in st.ms.hands[holder]          # the actor still holds the twin of the played card
+    known = dealt.known_cards(st, holder, secrets[holder])
+    assert known[pos] in st.ms.revealed
+    legal = GAME.legal_actions(st, holder, secrets[holder])
+    plays = [a for a in legal if a.get("do") == "play"]
+    assert plays and all(a["pos"] != pos and (a["double"] or {}).get("pos") != pos for a in plays)
+    assert pos not in [c["pos"] for c in GAME.view(st, holder, secrets[holder]).get("cards", [])]
+    assert GAME.view(st, holder, secrets[holder])["deal"]["dead"] == [[pos, known[pos]]]
+    assert "dead" not in GAME.view(st, holder)["deal"]
+    fault = [a for a in legal if a.get("do") == "fault"]
+    assert len(fault) == 1 and [i[0] for i in fault[0]["fault"]] == [pos]
+    assert GAME.check(st, holder, fault[0]) == fault[0]
+    # a false claim (a live card of the hand) is refused like any illegal move: nothing happens
+    live = next(p for p in st.ms.hands[holder] if p != pos and p < st.shared)
+    D, proof = deal.share(secrets[holder], st.deck[live], st.gid, holder, live)
+    with pytest.raises(IllegalAction, match="deck fault is not proven: positions \\[%d\\] open to distinct cards" % live):
+        GAME.check(st, holder, {"do": "fault", "fault": [[live, D, proof]]})
+    # another seat, not on its turn, cannot claim
+    other = 2
+    with pytest.raises(IllegalAction, match="on one's own turn"):
+        GAME.check(st, other, {"do": "fault", "fault": fault[0]["fault"]})
+    # the proven fault stops the game; the disclosure names the shuffler
+    st = GAME.apply(st, holder, GAME.check(st, holder, fault[0]))
+    assert st.stage == "disclose" and st.fault == "seat %d proved a deck fault at position(s) [%d]" % (holder, pos)
+    for s in range(3):
+        st = GAME.apply(st, s, GAME.auto_action(st, s, secrets[s]))
+    res = GAME.result(st)
+    assert res["status"] == "cheating" and [s for s, _ in res["named"]] == [2]

@@ -1,13 +1,19 @@
-"""The shuffle proof (cut-and-choose shadow shuffles, docs/deal.md §3-4): honest proofs verify for
-every challenge; the copy cheat of a last shuffler is caught at once, naming the seat and the shadow;
-a cheat ready for one challenge fails every other; malformed openings are refused with a clear
-reason and nothing applied."""
+"""The shuffle proof (Terelius-Wikstrom, docs/deal.md §2-§4): honest proofs verify; every forged
+shuffle is refused (a duplicated card, a substituted card, a missing re-encryption, a proof for
+another deck, seat or game, a tampered commitment or response, a non-canonical scalar, an invalid
+point); the algebra holds on small decks (hypothesis); the test vector of docs/deal.md §2a is
+recomputed; through the game a refused proof names the seat, and a shuffle step closed by a
+time-out abandons the game with no hand dealt."""
 
 from __future__ import annotations
 
 import hashlib
+import re
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core import deal as D
 from core.engine import IllegalAction
@@ -17,7 +23,7 @@ from core.games.modern_art.game import MODERN_ART as GAME
 from core.hashing import dhash
 
 GID = dhash("test/shuffle-proof-game")
-K = D.SHADOWS
+DOC = Path(__file__).resolve().parent.parent / "docs" / "deal.md"
 
 
 def rand64(s: int, tag: str = "p") -> bytes:
@@ -25,23 +31,36 @@ def rand64(s: int, tag: str = "p") -> bytes:
 
 
 class Deal:
-    """n seats' keys and shuffles of an n_cards deck; ``decks[s]`` is seat s's input, ``decks[s+1]`` its output."""
+    """n seats' keys, shuffles and proofs of an n_cards deck; ``decks[s]`` is seat s's input,
+    ``decks[s+1]`` its output, ``proofs[s]`` its proof."""
 
-    def __init__(self, n: int = 4, n_cards: int = 24, tag: str = "p") -> None:
-        self.n, self.n_cards = n, n_cards
+    def __init__(self, n: int = 3, n_cards: int = 12, tag: str = "p", gid: bytes = GID) -> None:
+        self.n, self.n_cards, self.gid = n, n_cards, gid
         self.secrets = [rand64(s, tag) for s in range(n)]
-        self.publics = [D.keygen(self.secrets[s], GID, s)[1] for s in range(n)]
+        self.publics = [D.keygen(self.secrets[s], gid, s)[1] for s in range(n)]
         self.joint = D.joint_key(self.publics)
-        self.decks = [D.initial_deck(GID, n_cards)]
-        self.commits = []
+        self.decks = [D.initial_deck(gid, n_cards)]
+        self.proofs = []
         for s in range(n):
-            self.commits.append(D.shuffle_commit(self.decks[s], self.secrets[s], self.joint, GID, s))
-            self.decks.append(D.shuffle(self.decks[s], self.secrets[s], self.joint, GID, s))
+            out = D.shuffle(self.decks[s], self.secrets[s], self.joint, gid, s)
+            self.proofs.append(D.prove_shuffle(self.decks[s], out, self.secrets[s], self.joint, gid, s))
+            self.decks.append(out)
 
-    def verify(self, s: int, bits, openings, out=None, commit=None) -> str | None:
-        return D.verify_shuffle_proof(self.decks[s], self.decks[s + 1] if out is None else out,
-                                      self.commits[s] if commit is None else commit, bits, openings,
-                                      self.joint, GID, s)
+    def verify(self, s: int, out=None, proof=None, deck_in=None, seat=None, gid=None) -> str | None:
+        return D.verify_shuffle_proof(self.decks[s] if deck_in is None else deck_in,
+                                      self.decks[s + 1] if out is None else out,
+                                      self.proofs[s] if proof is None else proof, self.joint,
+                                      self.gid if gid is None else gid, s if seat is None else seat)
+
+    def witness(self, s: int):
+        return D._shuffle_plan(self.secrets[s], self.n_cards, self.gid, s)
+
+    def forged(self, s: int, out: list, perm=None, rs=None) -> bytes:
+        """The cheat's best proof of a wrong ``out``: the proof algebra run on a witness of its choice
+        (by default its honest permutation and re-randomisers)."""
+        p, r = self.witness(s)
+        return D._tw_prove(self.decks[s], out, p if perm is None else perm, r if rs is None else rs,
+                           self.joint, self.gid, s, self.secrets[s], D.Counter())
 
 
 def copy_cheat(deck_out: list, joint: bytes, victim_pos: int, own_pos: int) -> list:
@@ -52,314 +71,316 @@ def copy_cheat(deck_out: list, joint: bytes, victim_pos: int, own_pos: int) -> l
     return out
 
 
-def forge(deck_in: list, deck_out: list, secret: bytes, joint: bytes, gid: bytes, seat: int, bits) -> tuple:
-    """The best a cheat can do: shadows that open for the challenge ``bits`` it guesses.
-
-    Bit 0: an honest shadow of the input (opened by its seed); bit 1: a shadow made backwards from
-    the (wrong) output with a permutation and re-randomisers of its choice (opened by them).
-    Returns (commit, openings)."""
-    n = len(deck_in)
-    commit, openings = [], []
-    for i, b in enumerate(bits):
-        if b == 0:
-            seed = D.shadow_seed(secret, gid, seat, i)
-            sh = D.shadow_deck(deck_in, seed, joint, gid, seat)
-            openings.append(seed)
-        else:
-            perm = list(range(n))
-            perm = perm[i % n:] + perm[:i % n]
-            rs = [D._scalar("test/forge", seat, i, j) for j in range(n)]
-            sh = D._unshuffle(deck_out, perm, rs, joint, D.Counter())
-            openings.append({"perm": perm, "r": rs})
-        commit.append(D._shadow_hash(gid, seat, i, sh))
-    return commit, openings
+def substitute(deck_out: list, pos: int) -> list:
+    """Position ``pos`` made to hold another point: C2 shifted by G (a card replaced by a non-card)."""
+    out = list(deck_out)
+    out[pos] = out[pos][:32] + D._add(out[pos][32:], D.G)
+    return out
 
 
-ALL0, ALL1 = [0] * K, [1] * K
-MIXED = [int(i % 3 == 1) for i in range(K)]
+N = 12
+
+
+@pytest.fixture(scope="module")
+def d() -> Deal:
+    return Deal(3, N)
+
+
+def _scalars_at(n: int) -> dict:
+    """Byte offsets of the proof's fields (docs/deal.md §2a)."""
+    return {"c_0": 0, "chain_1": 32 * n, "challenge": 64 * n, "s1": 64 * n + 32, "s4": 64 * n + 128,
+            "shat_1": 64 * n + 160, "sprime_1": 96 * n + 160, "sprime_N": 128 * n + 128}
+
+
+def _put(proof: bytes, off: int, x: bytes) -> bytes:
+    return proof[:off] + x + proof[off + 32:]
 
 
 # --------------------------------------------------------------------------- honest proofs
 
 
-@pytest.mark.parametrize("bits", [ALL0, ALL1, MIXED], ids=["all-0", "all-1", "mixed"])
-def test_honest_shuffles_and_proofs_verify_for_every_challenge_pattern(bits):
-    d = Deal()
+def test_honest_proofs_verify_for_every_seat_and_are_deterministic(d):
     for s in range(d.n):
-        openings = D.prove_shuffle(d.n_cards, d.secrets[s], GID, s, bits)
-        assert len(openings) == K
-        for b, o in zip(bits, openings):
-            assert (type(o) is bytes) == (b == 0)
-        assert d.verify(s, bits, openings) is None
-        # and the proof is bound to its output (a bit 1 looks at it), seat and commitment
-        if any(bits):
-            assert d.verify(s, bits, openings, out=d.decks[s]) is not None
-        assert D.verify_shuffle_proof(d.decks[s], d.decks[s + 1], d.commits[s], bits, openings, d.joint, GID,
-                                      (s + 1) % d.n) is not None
-        other = list(d.commits[s])
-        other[K - 1] = d.commits[(s + 1) % d.n][K - 1]
-        assert d.verify(s, bits, openings, commit=other) == "shadow %d: %s" % (
-            K - 1, "the seed does not give the committed shadow of the input deck" if bits[K - 1] == 0
-            else "the output is not the committed shadow re-shuffled by perm and r")
+        assert d.verify(s) is None
+        assert len(d.proofs[s]) == D.proof_bytes(N) == 32 * (4 * N + 5)
+    again = Deal(3, N)
+    assert again.proofs == d.proofs and again.decks == d.decks
 
 
-def test_challenge_bits_come_from_the_entropy_and_the_game():
-    e = dhash("test/beacon")
-    bits = D.challenge_bits(e, GID)
-    h = dhash("deal/challenge", e, GID)
-    assert bits == [(h[i // 8] >> (i % 8)) & 1 for i in range(K)] and set(bits) == {0, 1}
-    assert D.challenge_bits(dhash("test/beacon2"), GID) != bits
-    assert D.challenge_bits(e, dhash("another game")) != bits
+def test_costs_are_the_documented_counts(d):
+    for s in range(d.n):
+        pro, ver = D.Counter(), D.Counter()
+        D.prove_shuffle(d.decks[s], d.decks[s + 1], d.secrets[s], d.joint, GID, s, pro)
+        assert d.verify(s) is None
+        assert D.verify_shuffle_proof(d.decks[s], d.decks[s + 1], d.proofs[s], d.joint, GID, s, ver) is None
+        assert (pro.base, pro.var) == (3 * N + 4, 5 * N + 1)
+        # seat 0's input is the initial deck (C1 = O): its N products u_i*O cost nothing
+        assert (ver.base, ver.var, ver.checks) == (N + 4, 8 * N + 7 if s else 7 * N + 6, 2 * N)
+
+
+def test_generators_are_hashed_to_the_curve_distinct_and_valid():
+    gens = D.generators(N)
+    assert len(gens) == N + 1 and len(set(gens)) == N + 1 and D.G not in gens
+    assert all(D._is_point(h) for h in gens)
+    assert gens[3] == D._nb.crypto_core_ed25519_from_uniform(dhash("deal/gen", 3))
+    assert D.generators(N + 5)[:N + 1] == gens      # the same h_i whatever the deck size
+    assert not set(gens) & set(D.card_points(GID, 70))
     with pytest.raises(D.DealError):
-        D.challenge_bits(b"short", GID)
+        D.generators(0)
 
 
-def test_openings_reveal_neither_the_real_permutation_nor_the_re_randomisers():
-    d = Deal(3, 20)
-    s = 2
-    perm, rs = D._shuffle_plan(d.secrets[s], d.n_cards, GID, s)
-    openings = D.prove_shuffle(d.n_cards, d.secrets[s], GID, s, ALL1)
-    for i, o in enumerate(openings):
-        assert o["perm"] != perm and not set(o["r"]) & set(rs)
-        # the opening is the real shuffle composed with the (unopened) shadow: together they give it
-        sperm, srs = D._shadow_plan(D.shadow_seed(d.secrets[s], GID, s, i), d.n_cards, GID, s)
-        assert [sperm[o["perm"][j]] for j in range(d.n_cards)] == perm
-    # the seeds of bit 0 are not the secret, nor derived the way the real plan is
-    seeds = D.prove_shuffle(d.n_cards, d.secrets[s], GID, s, ALL0)
-    assert len(set(seeds)) == K and all(x not in d.secrets[s] for x in seeds)
+# --------------------------------------------------------------------------- forged shuffles
 
 
-def test_verifying_costs_one_shuffle_per_shadow_and_proving_costs_nothing():
-    d = Deal(3, 20)
+def test_a_duplicated_card_is_refused(d):
+    out = copy_cheat(d.decks[3], d.joint, 2, 7)
+    assert d.verify(2, out=out) is not None                        # the honest proof is for another deck
+    assert d.verify(2, out=out, proof=d.forged(2, out)) == \
+        "the proof does not verify: the output is not proven a shuffle of the input"
+
+
+def test_a_substituted_card_is_refused(d):
+    out = substitute(d.decks[2], 4)
+    assert D.check_deck(out, N) is None
+    assert d.verify(1, out=out, proof=d.forged(1, out)) is not None
+    assert d.verify(1, out=out) is not None
+
+
+def test_a_missing_re_encryption_is_refused(d):
+    # an output ciphertext equal to an input one (the rest an honest shuffle)
+    perm, rs = d.witness(1)
+    out = list(d.decks[2])
+    out[5] = d.decks[1][perm[5]]
+    assert D.check_deck(out, N) is None
+    assert d.verify(1, out=out, proof=d.forged(1, out)) == "output position 5 keeps an input C1: not re-encrypted"
+    # even with the witness r = 0 that makes it an algebraically valid "re-encryption"
+    rs0 = list(rs)
+    rs0[5] = bytes(32)
+    assert d.verify(1, out=out, proof=d.forged(1, out, rs=rs0)) == "output position 5 keeps an input C1: not re-encrypted"
+    # only C1 re-randomised (C2 passed on as it was)
+    out = list(d.decks[2])
+    ct = d.decks[1][perm[5]]
+    out[5] = D._add(ct[:32], D._base(rs[5], D.Counter())) + ct[32:]
+    assert d.verify(1, out=out, proof=d.forged(1, out)) == \
+        "the proof does not verify: the output is not proven a shuffle of the input"
+    # only C2 re-randomised (C1 kept)
+    out = list(d.decks[2])
+    out[5] = ct[:32] + D._add(ct[32:], D._mul(rs[5], d.joint, D.Counter()))
+    assert d.verify(1, out=out, proof=d.forged(1, out)) == "output position 5 keeps an input C1: not re-encrypted"
+
+
+def test_a_wrong_permutation_witness_does_not_help(d):
+    out = copy_cheat(d.decks[2], d.joint, 0, 1)
+    perm, rs = d.witness(1)
+    for p in ([perm[1]] + perm[1:], list(range(N)), perm[::-1]):   # not a permutation; others
+        assert d.verify(1, out=out, proof=d.forged(1, out, perm=p)) is not None
+
+
+def test_a_proof_for_another_deck_seat_or_game_is_refused(d):
+    bad = "the proof does not verify: the output is not proven a shuffle of the input"
+    # another input deck (seat 1's proof presented against seat 0's input)
+    assert d.verify(1, deck_in=d.decks[0]) is not None
+    # another output deck: seat 2's proof with seat 1's output
+    assert d.verify(1, proof=d.proofs[2]) == bad
+    # another seat: seat 1's shuffle and proof claimed for seat 2
+    assert d.verify(1, seat=2) == bad
+    # another game id
+    assert d.verify(1, gid=dhash("test/another-game")) == bad
+    # another joint key
+    assert D.verify_shuffle_proof(d.decks[1], d.decks[2], d.proofs[1], d.publics[0], GID, 1) == bad
+
+
+@pytest.mark.parametrize("field", ["c_0", "chain_1", "challenge", "s1", "s4", "shat_1", "sprime_1", "sprime_N"])
+def test_a_tampered_commitment_or_response_is_refused(d, field):
+    off = _scalars_at(N)[field]
+    proof = d.proofs[1]
+    if off < 64 * N:     # a point: another valid point
+        other = D._add(proof[off:off + 32], D.G)
+    else:                # a scalar: another canonical scalar
+        other = D._sadd(proof[off:off + 32], D._ONE)
+    assert d.verify(1, proof=_put(proof, off, other)) == \
+        "the proof does not verify: the output is not proven a shuffle of the input"
+
+
+def test_a_non_canonical_scalar_is_refused(d):
+    proof = d.proofs[0]
+    off = _scalars_at(N)["s1"]
+    s = int.from_bytes(proof[off:off + 32], "little")
+    if s + D.L >= 2 ** 256:     # pragma: no cover (s < 2^252 always leaves room)
+        pytest.skip("no room")
+    assert d.verify(0, proof=_put(proof, off, (s + D.L).to_bytes(32, "little"))) == \
+        "scalar 1 of the proof is not canonical"
+    off = _scalars_at(N)["challenge"]
+    assert d.verify(0, proof=_put(proof, off, b"\xff" * 32)) == "scalar 0 of the proof is not canonical"
+
+
+def test_an_invalid_point_is_refused(d):
+    proof = d.proofs[0]
+    small = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")  # order 8
+    for off, what in ((0, "commitment 0"), (32 * N + 32, "chain link 1")):
+        for bad in (D.IDENTITY, small, b"\xff" * 32, bytes(32)):
+            assert d.verify(0, proof=_put(proof, off, bad)) == "%s of the proof is not a valid point" % what
+
+
+def test_malformed_proofs_and_decks_get_a_reason_never_an_exception(d):
+    for junk in (None, b"", d.proofs[0][:-1], d.proofs[0] + b"\x00", "text", [d.proofs[0]]):
+        assert D.verify_shuffle_proof(d.decks[0], d.decks[1], junk, d.joint, GID, 0) == "the shuffle proof must be %d bytes (%d ciphertexts)" % (D.proof_bytes(N), N)
+    assert d.verify(0, out=d.decks[1][:-1]) == "the shuffled deck has the wrong size"
+    assert d.verify(0, out=d.decks[1][:-1] + [b"x"]) == "output position %d is not a ciphertext" % (N - 1)
+    assert D.verify_shuffle_proof([], [], b"", d.joint, GID, 0) == "the input deck must hold 1..4096 ciphertexts"
+    assert D.verify_shuffle_proof(d.decks[0], d.decks[1], d.proofs[0], D.IDENTITY, GID, 0) == \
+        "the joint key is not a valid point"
+
+
+def test_the_audit_checks_the_proof_of_a_seat_whose_secret_is_missing(d):
+    decks = d.decks[1:]
+    missing = [d.secrets[0], None, d.secrets[2]]
+    assert D.audit_shuffles(GID, N, d.publics, decks, missing, proofs=d.proofs) == [(1, "seat secret not disclosed")]
+    wrong = [d.proofs[0], d.proofs[2], d.proofs[2]]
+    got = D.audit_shuffles(GID, N, d.publics, decks, missing, proofs=wrong)
+    assert got == [(1, "seat secret not disclosed"),
+                   (1, "shuffle proof fails: the proof does not verify: the output is not proven a shuffle of the input")]
+    assert D.audit_shuffles(GID, N, d.publics, decks, missing, proofs=[None, "junk", None])[1][1].startswith(
+        "shuffle proof fails: the shuffle proof must be")
+    # with every secret disclosed the proofs are not needed (the shuffles are redone exactly)
     ops = D.Counter()
-    D.shuffle_commit(d.decks[0], d.secrets[0], d.joint, GID, 0, K, ops)
-    assert (ops.base, ops.var) == (K * 20, K * 20)
-    ops = D.Counter()
-    assert d.verify(1, MIXED, D.prove_shuffle(20, d.secrets[1], GID, 1, MIXED)) is None
-    assert D.verify_shuffle_proof(d.decks[1], d.decks[2], d.commits[1], MIXED,
-                                  D.prove_shuffle(20, d.secrets[1], GID, 1, MIXED), d.joint, GID, 1, ops) is None
-    assert (ops.base, ops.var) == (K * 20, K * 20)
+    assert D.audit_shuffles(GID, N, d.publics, decks, d.secrets, ops, proofs=wrong) == []
+    assert ops.mults < 3 * N * 2 + 10
 
 
-# --------------------------------------------------------------------------- cheats
+# --------------------------------------------------------------------------- the algebra, small decks
 
 
-def test_the_copy_cheat_of_the_last_shuffler_is_caught_by_any_challenge_with_a_one_bit():
-    n, n_cards = 3, 30
-    d = Deal(n, n_cards)
-    last = n - 1
-    # round 1 deals 10 positions per seat in order: 0-9 seat 0 (the victim), 20-29 the cheat's own
-    cheat = copy_cheat(d.decks[last + 1], d.joint, victim_pos=3, own_pos=25)
-    # honest-looking shadows: its real commitments, and the openings its secret gives
-    for bits in (ALL1, MIXED, [0] * (K - 1) + [1]):
-        openings = D.prove_shuffle(n_cards, d.secrets[last], GID, last, bits)
-        bad = d.verify(last, bits, openings, out=cheat)
-        first = bits.index(1)
-        assert bad == "shadow %d: the output is not the committed shadow re-shuffled by perm and r" % first
-    # only the challenge with no bit 1 lets it through: probability 2^-K with a fresh beacon
-    assert d.verify(last, ALL0, D.prove_shuffle(n_cards, d.secrets[last], GID, last, ALL0), out=cheat) is None
-    # and the audit then names it anyway, with certainty
-    decks = d.decks[1:last + 1] + [cheat]
-    problems = D.audit_shuffles(GID, n_cards, d.publics, decks, d.secrets)
-    assert [s for s, _ in problems] == [last] and "duplicated card" in problems[0][1]
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(1, 6), seat=st.integers(0, 3), key=st.binary(min_size=64, max_size=64),
+       where=st.integers(0, 5), how=st.sampled_from(["shift-c2", "shift-c1", "copy", "swap-in"]))
+def test_honest_proofs_verify_and_any_single_element_change_fails(n, seat, key, where, how):
+    gid = dhash("test/shuffle-proof-property", key)
+    secrets = [dhash("x", key, s) + dhash("y", key, s) for s in range(4)]
+    publics = [D.keygen(secrets[s], gid, s)[1] for s in range(4)]
+    joint = D.joint_key(publics)
+    deck = D.initial_deck(gid, n)
+    for s in range(seat):          # the input: the initial deck or earlier seats' output
+        deck = D.shuffle(deck, secrets[s], joint, gid, s)
+    out = D.shuffle(deck, secrets[seat], joint, gid, seat)
+    proof = D.prove_shuffle(deck, out, secrets[seat], joint, gid, seat)
+    assert D.verify_shuffle_proof(deck, out, proof, joint, gid, seat) is None
+    j = where % n
+    bad = list(out)
+    if how == "shift-c2":
+        bad[j] = out[j][:32] + D._add(out[j][32:], D.G)
+    elif how == "shift-c1":
+        bad[j] = D._add(out[j][:32], D.G) + out[j][32:]
+    elif how == "copy":            # another position's card, re-randomised (n = 1: its own, shifted)
+        src = out[(j + 1) % n] if n > 1 else out[j][:32] + D._add(out[j][32:], D.G)
+        bad[j] = D._reencrypt(src, D._scalar("test/copy", key), joint, D.Counter())
+    else:                          # an input ciphertext of a fresh deck put in (a card from outside)
+        alien = D.shuffle(D.initial_deck(dhash("test/alien", key), n), secrets[0], joint, gid, 0)
+        bad[j] = alien[j]
+    perm, rs = D._shuffle_plan(secrets[seat], n, gid, seat)
+    forged = D._tw_prove(deck, bad, perm, rs, joint, gid, seat, secrets[seat], D.Counter())
+    assert D.verify_shuffle_proof(deck, bad, forged, joint, gid, seat) is not None
+    assert D.verify_shuffle_proof(deck, bad, proof, joint, gid, seat) is not None
 
 
-def test_a_cheat_prepared_for_one_challenge_fails_every_other():
-    n, n_cards = 3, 30
-    d = Deal(n, n_cards)
-    last = n - 1
-    cheat = copy_cheat(d.decks[last + 1], d.joint, victim_pos=3, own_pos=25)
-    guess = MIXED
-    commit, openings = forge(d.decks[last], cheat, d.secrets[last], d.joint, GID, last, guess)
-    # the guessed challenge: the forged proof passes (this is the 2^-K the proof leaves)
-    assert d.verify(last, guess, openings, out=cheat, commit=commit) is None
-    # each challenge that differs in one bit i fails at shadow i, whatever it opens there
-    for i in range(K):
-        bits = list(guess)
-        bits[i] ^= 1
-        honest = D.prove_shuffle(n_cards, d.secrets[last], GID, last, bits)
-        for attempt in (honest[i], openings[i]):
-            o = list(openings)
-            o[i] = attempt
-            bad = d.verify(last, bits, o, out=cheat, commit=commit)
-            assert bad is not None and bad.startswith("shadow %d: " % i), (i, bad)
-    # a shuffle that is right passes every challenge with its honest openings (above); a wrong one
-    # passes exactly one challenge out of 2^K with any prepared shadows: one per shadow is fixed
+# --------------------------------------------------------------------------- the test vector (docs/deal.md §2a)
 
 
-def test_the_proof_also_catches_a_substituted_or_alien_card():
-    d = Deal(3, 20)
-    out = list(d.decks[2])   # seat 1's output
-    out[4] = d.decks[2][4][:32] + D._add(d.decks[2][4][32:], D.G)     # opens to no card
-    assert D.check_deck(out, 20) is None
-    bad = d.verify(1, ALL1, D.prove_shuffle(20, d.secrets[1], GID, 1, ALL1), out=out)
-    assert bad is not None and bad.startswith("shadow 0:")
+def vector() -> dict:
+    gid = bytes(range(32))
+    secrets = [bytes([s]) * 64 for s in range(2)]
+    publics = [D.keygen(secrets[s], gid, s)[1] for s in range(2)]
+    joint = D.joint_key(publics)
+    deck = D.initial_deck(gid, 3)
+    out = D.shuffle(deck, secrets[0], joint, gid, 0)
+    proof = D.prove_shuffle(deck, out, secrets[0], joint, gid, 0)
+    perm, _ = D._shuffle_plan(secrets[0], 3, gid, 0)
+    coms = [proof[32 * i:32 * i + 32] for i in range(3)]
+    return {"joint": joint, "h": D.generators(3)[0], "h_1": D.generators(3)[1], "perm": perm,
+            "statement": D._statement(deck, out, coms, joint, gid, 0), "out_0": out[0], "proof": proof,
+            "challenge": proof[64 * 3:64 * 3 + 32], "sha256(proof)": hashlib.sha256(proof).digest()}
 
 
-# --------------------------------------------------------------------------- malformed openings
+def test_the_vector_of_the_spec_is_recomputed():
+    text = DOC.read_text()
+    block = text[text.index("<!-- shuffle-proof-vector:begin -->"):text.index("<!-- shuffle-proof-vector:end -->")]
+    want = dict(re.findall(r"^([\w()_0-9]+) += ([0-9a-f\[\], ]+)$", block, re.M))
+    got = vector()
+    assert set(want) == set(got) - {"proof"}
+    for k, v in got.items():
+        if k == "proof":
+            continue
+        shown = str(v).replace(" ", "") if k == "perm" else v.hex()
+        assert want[k].replace(" ", "") == shown, k
+    proof_hex = "".join(re.findall(r"^    ([0-9a-f]{64})$", block, re.M))
+    assert proof_hex == got["proof"].hex()
+    assert D.verify_shuffle_proof(D.initial_deck(bytes(range(32)), 3),
+                                  D.shuffle(D.initial_deck(bytes(range(32)), 3), bytes(64), got["joint"],
+                                            bytes(range(32)), 0), got["proof"], got["joint"], bytes(range(32)), 0) is None
 
 
-def _noncanonical(x: bytes) -> bytes:
-    return (int.from_bytes(x, "little") + D.L).to_bytes(32, "little")
+# --------------------------------------------------------------------------- through the game
 
-
-def test_tampered_openings_are_refused_with_the_reason_and_the_shadow():
-    d = Deal(3, 20)
-    s, bits = 1, MIXED
-    good = D.prove_shuffle(20, d.secrets[s], GID, s, bits)
-    assert d.verify(s, bits, good) is None
-    i0, i1 = bits.index(0), bits.index(1)
-
-    def with_(i, o):
-        out = list(good)
-        out[i] = o
-        return out
-
-    p, r = good[i1]["perm"], good[i1]["r"]
-    cases = [
-        (with_(i0, dhash("wrong seed")), "shadow %d: the seed does not give" % i0),
-        (with_(i0, good[i0][:31]), "shadow %d: challenge bit 0 is opened by its 32-byte seed" % i0),
-        (with_(i0, good[i1]), "shadow %d: challenge bit 0" % i0),
-        (with_(i1, good[i0]), "shadow %d: challenge bit 1 is opened by a map" % i1),
-        (with_(i1, {"perm": p}), "shadow %d: challenge bit 1 is opened by a map" % i1),
-        (with_(i1, {"perm": p[:1] + p[:-1], "r": r}), "shadow %d: perm is not a permutation" % i1),
-        (with_(i1, {"perm": p[:-1], "r": r}), "shadow %d: perm is not a permutation" % i1),
-        (with_(i1, {"perm": p[:-1] + [20], "r": r}), "shadow %d: perm is not a permutation" % i1),
-        (with_(i1, {"perm": [bool(x) if x == 1 else x for x in p], "r": r}), "shadow %d: perm is not a permutation" % i1),
-        (with_(i1, {"perm": p, "r": r[:-1]}), "shadow %d: r must be a list of 20 scalars" % i1),
-        (with_(i1, {"perm": p, "r": r[:5] + [_noncanonical(r[5])] + r[6:]}), "shadow %d: r[5] is not a canonical" % i1),
-        (with_(i1, {"perm": p, "r": r[:5] + [r[5][:31]] + r[6:]}), "shadow %d: r[5] is not a canonical" % i1),
-        (with_(i1, {"perm": p[1:] + p[:1], "r": r}), "shadow %d: the output is not the committed shadow" % i1),
-        (with_(i1, {"perm": p, "r": r[1:] + r[:1]}), "shadow %d: the output is not the committed shadow" % i1),
-        (good[:-1], "the proof must be a list of %d openings" % K),
-        (good + [good[0]], "the proof must be a list of %d openings" % K),
-        ("not a list", "the proof must be a list"),
-    ]
-    for openings, words in cases:
-        bad = d.verify(s, bits, openings)
-        assert bad is not None and bad.startswith(words), (words, bad)
-    assert d.verify(s, bits, good, commit=d.commits[s][:-1]).startswith("the commitment must be a list")
-
-
-# --------------------------------------------------------------------------- through the game object
-
-
+SEED = bytes(range(32))
 SECRETS = [rand64(s, "game") for s in range(3)]
-SEED = dhash("test/shuffle-proof-seed")
 
 
-def _to_proofs(tamper=None):
-    """Keys and shuffles (``tamper(state, seat, action)`` may change a shuffle), then the challenge."""
-    st = GAME.setup(GAME.configure({}, 3), 3, SEED)
-    while st.stage in ("keys", "shuffle"):
-        t = GAME.turn(st)
-        acts = []
-        for s in t.seats:
-            a = GAME.auto_action(st, s, SECRETS[s])
-            if tamper is not None:
-                a = tamper(st, s, a)
-            acts.append((s, GAME.check(st, s, a)))
-        for s, a in acts:
-            st = GAME.apply(st, s, a)
-    assert st.stage == "challenge" and GAME.turn(st).kind == "chance" and GAME.turn(st).seats == (0, 1, 2)
-    with pytest.raises(IllegalAction, match="nobody moves now"):
-        GAME.check(st, 0, {"openings": []})
-    st = GAME.chance(st, dhash("test/beacon", 7))
-    assert st.stage == "proofs" and 1 in st.challenge and 0 in st.challenge
-    return st
-
-
-def test_a_tampered_opening_through_the_game_is_refused_naming_the_seat_and_nothing_applied():
-    st = _to_proofs()
-    good = GAME.auto_action(st, 2, SECRETS[2])
-    assert GAME.check(st, 2, good) == good
-    i1 = st.challenge.index(1)
-    bad = {"openings": list(good["openings"])}
-    bad["openings"][i1] = {"perm": good["openings"][i1]["perm"],
-                           "r": [_noncanonical(good["openings"][i1]["r"][0])] + good["openings"][i1]["r"][1:]}
-    with pytest.raises(IllegalAction, match=r"seat 2's shuffle proof is refused: shadow %d: r\[0\] is not a canonical" % i1):
-        GAME.check(st, 2, bad)
-    with pytest.raises(IllegalAction, match="seat 2's shuffle proof must open %d shadows" % K):
-        GAME.check(st, 2, {"openings": good["openings"][1:]})
-    with pytest.raises(IllegalAction, match="exactly openings"):
-        GAME.check(st, 2, {"openings": good["openings"], "extra": 1})
-    # another seat's openings do not prove this seat's shuffle
-    with pytest.raises(IllegalAction, match="seat 2's shuffle proof is refused: shadow"):
-        GAME.check(st, 2, GAME.auto_action(st, 1, SECRETS[1]))
-    # refusing changed nothing: the step still waits for every shuffler
-    assert st.stage == "proofs" and st.pending == (0, 1, 2) and GAME.problems(st, 2, bad)
-    after = st
-    for s in (0, 1, 2):
-        after = GAME.apply(after, s, GAME.auto_action(st, s, SECRETS[s]))
-    assert after.stage == "deal"
-
-
-def test_a_copy_cheat_through_the_game_is_refused_before_any_share():
-    def tamper(state, seat, action):
-        if state.stage == "shuffle" and seat == 2:
-            return dict(action, deck=copy_cheat(action["deck"], dealt._joint(state.keys), 3, 25))
-        return action
-
-    st = _to_proofs(tamper)
-    assert st.ms.dealt > 0 and all(x == (None,) * 3 for x in st.shares)   # positions dealt, no share given
-    for s in (0, 1):
-        GAME.check(st, s, GAME.auto_action(st, s, SECRETS[s]))
-    i1 = st.challenge.index(1)
-    with pytest.raises(IllegalAction, match="seat 2's shuffle proof is refused: shadow %d: the output is not" % i1):
-        GAME.check(st, 2, GAME.auto_action(st, 2, SECRETS[2]))
-    # it can only stay silent: timed out, its proof is withheld and the game ends, the cheat last
-    for s in (0, 1):
-        st = GAME.apply(st, s, GAME.auto_action(st, s, SECRETS[s]))
-    st = GAME.apply(st, 2, GAME.default_action(st, 2))
-    res = GAME.result(st)
-    assert res["status"] == "withheld" and res["named"] == [[2, "withheld its shuffle proof"]]
-    assert res["ranking"][-1] == 2 and 2 not in res["winners"]
-    assert all(x == (None,) * 3 for x in st.shares)    # no share was ever given
-
-
-def test_a_pass_needs_no_proof_and_a_shuffle_must_commit():
-    def tamper(state, seat, action):
-        return {"deck": None} if state.stage == "shuffle" and seat == 1 else action
-
-    st = _to_proofs(tamper)
-    assert st.pending == (0, 2) and st.commits[1] is None
-    with pytest.raises(IllegalAction, match="not asked"):
-        GAME.check(st, 1, {"openings": []})
+def _to_shuffle(seat: int):
     st0 = GAME.setup(GAME.configure({}, 3), 3, SEED)
     for s in range(3):
         st0 = GAME.apply(st0, s, GAME.auto_action(st0, s, SECRETS[s]))
-    a = GAME.auto_action(st0, 0, SECRETS[0])
-    assert len(a["commit"]) == K
-    with pytest.raises(IllegalAction, match="commit to %d shadow shuffles" % K):
-        GAME.check(st0, 0, dict(a, commit=a["commit"][1:]))
-    with pytest.raises(IllegalAction, match="exactly deck, commit"):
-        GAME.check(st0, 0, {"deck": a["deck"]})
-    with pytest.raises(IllegalAction, match="shadow commitment must be 32 bytes"):
-        GAME.check(st0, 0, dict(a, commit=[b"x"] * K))
+    for s in range(seat):
+        st0 = GAME.apply(st0, s, GAME.check(st0, s, GAME.auto_action(st0, s, SECRETS[s])))
+    assert st0.stage == "shuffle" and st0.shuffler == seat
+    return st0
 
 
-def test_the_audit_checks_the_proof_of_a_seat_whose_secret_is_missing():
-    d = Deal(3, 20)
-    bits = MIXED
-    proofs = [(d.commits[s], bits, D.prove_shuffle(20, d.secrets[s], GID, s, bits)) for s in range(3)]
-    decks = d.decks[1:]
-    missing = [d.secrets[0], None, d.secrets[2]]
-    assert D.audit_shuffles(GID, 20, d.publics, decks, missing, proofs=proofs) == [(1, "seat secret not disclosed")]
-    # a wrong proof for the undisclosed shuffle is named
-    wrong = list(proofs)
-    wrong[1] = (d.commits[1], bits, proofs[2][2])
-    got = D.audit_shuffles(GID, 20, d.publics, decks, missing, proofs=wrong)
-    assert got[0] == (1, "seat secret not disclosed") and got[1][0] == 1 and got[1][1].startswith("shuffle proof fails: shadow")
-    # with every secret disclosed the proofs are not needed (the shuffles are redone exactly)
-    ops = D.Counter()
-    assert D.audit_shuffles(GID, 20, d.publics, decks, d.secrets, ops, proofs=wrong) == []
-    assert ops.mults < 3 * 20 * 2 + 10
-    assert D.audit_shuffles(GID, 20, d.publics, decks, missing, proofs=[None, "junk", None])[1][1] == \
-        "shuffle proof fails: the proof is not (commit, bits, openings)"
+def test_a_forged_shuffle_through_the_game_is_refused_naming_the_seat_and_nothing_applied():
+    st0 = _to_shuffle(2)
+    good = GAME.auto_action(st0, 2, SECRETS[2])
+    assert GAME.check(st0, 2, good) == good and set(good) == {"deck", "proof"}
+    cheat = dict(good, deck=copy_cheat(good["deck"], dealt._joint(st0.keys), 3, 25))
+    with pytest.raises(IllegalAction, match="seat 2's shuffled deck is refused: the proof does not verify"):
+        GAME.check(st0, 2, cheat)
+    with pytest.raises(IllegalAction, match="seat 2's shuffle proof must be %d bytes" % D.proof_bytes(N_CARDS)):
+        GAME.check(st0, 2, dict(good, proof=good["proof"][1:]))
+    with pytest.raises(IllegalAction, match="exactly deck, proof"):
+        GAME.check(st0, 2, {"deck": good["deck"]})
+    with pytest.raises(IllegalAction, match="exactly deck, proof"):
+        GAME.check(st0, 2, {"deck": None})     # passing the deck on is no longer a move
+    # another seat's shuffle and proof are not this seat's
+    st1 = _to_shuffle(1)
+    with pytest.raises(IllegalAction, match="seat 2's shuffled deck is refused"):
+        GAME.check(st0, 2, GAME.auto_action(st1, 1, SECRETS[1]))
+    assert st0.stage == "shuffle" and GAME.problems(st0, 2, cheat)
+    after = GAME.apply(st0, 2, good)
+    assert after.stage == "deal" and len(after.proofs) == 3 and after.proofs[2] == good["proof"]
 
 
-def test_state_records_the_commitments_and_the_challenge():
-    st = _to_proofs()
-    assert [len(c) for c in st.commits] == [K] * 3 and len(st.challenge) == K
-    assert st.challenge == tuple(D.challenge_bits(dhash("test/beacon", 7), SEED))
-    assert len(st.decks) == 4 and len(st.decks[0]) == N_CARDS
+@pytest.mark.parametrize("seat", [0, 1, 2])
+def test_a_timed_out_shuffle_abandons_the_game_before_any_hand_is_dealt(seat):
+    st0 = _to_shuffle(seat)
+    default = GAME.default_action(st0, seat)
+    assert default == {"withhold": True} and GAME.check(st0, seat, default) == default
+    end = GAME.apply(st0, seat, default)
+    res = GAME.result(end)
+    assert res["status"] == "abandoned" and res["ranking"] == [] and res["winners"] == []
+    assert res["named"] == [[seat, "seat %d was timed out of its shuffle: the deal cannot go on without it, "
+                                   "no hand was dealt" % seat]]
+    assert end.shared == 0 and all(row == (None,) * 3 for row in end.shares) and GAME.turn(end).kind == "over"
+
+
+def test_a_timed_out_key_abandons_the_game():
+    st0 = GAME.setup(GAME.configure({}, 3), 3, SEED)
+    for s in range(3):
+        st0 = GAME.apply(st0, s, GAME.default_action(st0, s) if s == 1 else GAME.auto_action(st0, s, SECRETS[s]))
+    res = GAME.result(st0)
+    assert res["status"] == "abandoned" and res["named"] == [
+        [1, "seat 1 was timed out of its deal key: the deal cannot go on without it, no hand was dealt"]]
+
+
+def test_the_deal_asks_for_no_shared_randomness():
+    assert GAME.info.chance is False
+    st0 = _to_shuffle(0)
+    with pytest.raises(IllegalAction, match="no shared randomness"):
+        GAME.chance(st0, bytes(32))

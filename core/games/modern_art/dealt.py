@@ -7,16 +7,12 @@ with the deal's public record and runs the deal as automatic steps
 1. **keys** (simultaneous, every seat): ``{"key": Y_s, "proof"}``; ``Y_s`` is
    derived from the seat secret, so it is the public commitment to it.
 2. **shuffles** (sequential, seat 0, 1, ...): ``{"deck": [64-byte ct] * 70,
-   "commit": [32-byte H_i] * deal.SHADOWS}`` (the commitments of the seat's
-   shadow shuffles, docs/deal.md §3); a timed-out seat passes the deck on
-   unchanged (``{"deck": None}``).
-2a. **challenge** (a chance turn naming every seat): after the last shuffle the
-   table draws a fresh beacon (a seed step: the shuffles were open moves, so
-   the beacon they saw is spent) and ``chance`` keeps its challenge bits.
-2b. **proofs** (simultaneous, the seats that shuffled): each opens its shadows
-   for the challenge, ``{"openings": [...]}``, checked at once by every peer
-   (``deal.verify_shuffle_proof``) before any share is given: a wrong shuffle
-   is refused naming the seat and the shadow.  A timed-out proof is withheld.
+   "proof": bytes}``, the deck with its Terelius-Wikstrom proof of a shuffle
+   (``deal.prove_shuffle``, docs/deal.md §2a), checked at once by every peer
+   (``deal.check_deck`` then ``deal.verify_shuffle_proof``) before any share
+   is given: a wrong shuffle is refused naming the seat.  The proof's
+   challenge is a hash of the whole statement (Fiat-Shamir), so no step of
+   the table and no coalition can steer it.
 3. **deal** (simultaneous, once per round that deals cards): every seat gives,
    in one message, its Chaum-Pedersen-proven decryption shares for every
    position just dealt to another seat: ``{"shares": [[pos, D, proof], ...]}``.
@@ -33,12 +29,25 @@ with the deal's public record and runs the deal as automatic steps
    ``{"secret": 64 bytes}``, checked against the seat's key at once; then every
    shuffle is redone from the secrets and a seat whose output differs is named.
 
-Withholding (``{"withhold": True}``, the default of a timed-out key, proof,
-share or disclosure step: only that seat can give it): a missing key abandons
-the game before it starts (nobody ranked); a missing shuffle proof or share
-ends the game at once, the withholding seat(s) named and ranked last, the
-others by money; a missing disclosure leaves the game not complete, that seat
-named and ranked last.
+Withholding (``{"withhold": True}``, the default of every deal step but the
+hand check: only that seat can give it).  The deal's privacy rests on every
+seat's key and every seat's shuffle, so a missing key or shuffle (a time-out
+certificate, or the marker sent by the seat itself) **abandons** the game:
+status "abandoned", nobody ranked, the reason named ("seat N was timed out of
+its shuffle: the deal cannot go on without it, no hand was dealt"), no share
+ever asked.  A missing share ends the game at once, the withholding seat(s)
+named and ranked last, the others by money; a missing disclosure leaves the
+game not complete, that seat named and ranked last.  docs/deal.md §4 says,
+step by step, what a false time-out would give a coalition and why it costs
+no honest seat's secrecy.
+
+**Deck faults** (a card that opens to no card, a card held twice, a card whose
+twin was already played) are never offered as moves (``legal_actions`` leaves
+them out); the owner proves one with its own shares, in the hand check after
+a deal or, for a twin played later, with ``{"do": "fault", "fault": [[pos,
+D, proof], ...]}`` on its next turn; a proven fault stops the game and goes to
+the disclosure, where the audit names the shuffler.  A claim that does not
+prove a fault is refused like any illegal move (it never enters the log).
 
 The Fiat-Shamir context of every proof ("game id" in docs/deal.md) is the
 table's shared seed (32 bytes, fresh per game, known to every peer before the
@@ -51,15 +60,14 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from ... import deal
-from ...encoding import encode
 from ...engine import IllegalAction, OVER, Turn
 from . import rules
 from .cards import N_CARDS, card_name
 
 __all__ = ["DState", "setup", "turn", "check", "apply", "chance", "auto_action", "seal_action", "default_action",
-           "view", "result", "describe", "legal_actions", "known_cards"]
+           "view", "result", "describe", "legal_actions", "known_cards", "dead_positions"]
 
-AUTO_STAGES = ("keys", "shuffle", "proofs", "deal", "check", "disclose")
+AUTO_STAGES = ("keys", "shuffle", "deal", "check", "disclose")
 
 
 @lru_cache(maxsize=16)
@@ -77,47 +85,27 @@ def _joint(keys: tuple) -> bytes:
     return deal.joint_key(list(keys))
 
 
-class _Enc:
-    """A value that hashes and compares as its canonical encoding (a cache key for peer data)."""
-
-    __slots__ = ("value", "raw")
-
-    def __init__(self, value: Any) -> None:
-        self.value, self.raw = value, encode(value)
-
-    def __hash__(self) -> int:
-        return hash(self.raw)
-
-    def __eq__(self, other: Any) -> bool:
-        return isinstance(other, _Enc) and other.raw == self.raw
-
-
 @lru_cache(maxsize=64)
-def _cached_proof_problem(gid: bytes, seat: int, deck_in: tuple, deck_out: tuple, commit: tuple, bits: tuple,
-                          joint: bytes, openings: _Enc) -> str | None:
-    return deal.verify_shuffle_proof(list(deck_in), list(deck_out), list(commit), list(bits), openings.value,
-                                     joint, gid, seat)
+def _cached_proof_problem(gid: bytes, seat: int, deck_in: tuple, deck_out: tuple, proof: bytes,
+                          joint: bytes) -> str | None:
+    return deal.verify_shuffle_proof(deck_in, deck_out, proof, joint, gid, seat)
 
 
-def _proof_problem(st: "DState", seat: int, openings: Any) -> str | None:
-    """deal.verify_shuffle_proof of ``seat``'s openings, remembered: the author checks its own
-    proof before it signs it and again when it places the event (the table remembers a verdict
-    per event, not per move), ~10 ms per shadow each time.  Pure: the answer is a function of
+def _proof_problem(st: "DState", seat: int, deck_out: list, proof: Any) -> str | None:
+    """deal.verify_shuffle_proof of ``seat``'s shuffle, remembered: the author checks its own
+    proof before it signs it and every peer again when it places the event (the table remembers
+    a verdict per event, not per move), ~0.1 s each time.  Pure: the answer is a function of
     the arguments, which are the cache key."""
-    args = (st.gid, seat, st.decks[seat], st.decks[seat + 1], st.commits[seat], st.challenge, _joint(st.keys))
-    try:
-        key = _Enc(openings)
-    except Exception:   # not canonical-encodable: cannot come from the wire; checked uncached
-        return deal.verify_shuffle_proof(list(args[2]), list(args[3]), list(args[4]), list(args[5]), openings,
-                                         args[6], args[0], seat)
-    return _cached_proof_problem(*args, key)
+    if type(proof) is not bytes:
+        return "the shuffle proof must be bytes"
+    return _cached_proof_problem(st.gid, seat, st.deck, tuple(deck_out), proof, _joint(st.keys))
 
 
 class DState:
     """The rules' state plus the deal's public record.  Immutable by convention."""
 
-    __slots__ = ("ms", "n", "gid", "stage", "pending", "keys", "decks", "shuffled", "shuffler", "commits",
-                 "challenge", "shares", "owner", "shared", "lo", "hi", "secrets", "named", "status", "fault")
+    __slots__ = ("ms", "n", "gid", "stage", "pending", "keys", "decks", "shuffled", "shuffler", "proofs",
+                 "shares", "owner", "shared", "lo", "hi", "secrets", "named", "status", "fault")
 
     def _replace(self, **kw: Any) -> "DState":
         w = DState.__new__(DState)
@@ -137,7 +125,7 @@ def setup(config: Mapping[str, Any], players: int, seed: bytes) -> DState:
     ms = rules.setup(config, players, seed)
     s = DState.__new__(DState)
     init = dict(ms=ms, n=players, gid=bytes(seed), stage="keys", pending=tuple(range(players)),
-                keys=(None,) * players, decks=(), shuffled=(), shuffler=0, commits=(), challenge=(),
+                keys=(None,) * players, decks=(), shuffled=(), shuffler=0, proofs=(),
                 shares=((None,) * players,) * N_CARDS, owner=(-1,) * N_CARDS, shared=0, lo=0, hi=0,
                 secrets=(None,) * players, named=(), status="", fault="")
     for k, v in init.items():
@@ -156,10 +144,7 @@ def turn(st: DState) -> Turn:
         return rules.turn(st.ms)
     if g == "shuffle":
         return Turn("sequential", (st.shuffler,), auto=True, label="the deal: seat %d shuffles" % st.shuffler)
-    if g == "challenge":
-        # fresh entropy from every seat, drawn after the last shuffle (docs/deal.md §3)
-        return Turn("chance", tuple(range(st.n)), label="the deal: challenge for the shuffle proofs")
-    labels = {"keys": "the deal: keys", "proofs": "the deal: shuffle proofs opened",
+    labels = {"keys": "the deal: keys",
               "deal": "the deal: shares for positions %d-%d" % (st.lo, st.hi - 1),
               "check": "the deal: new cards checked", "disclose": "the deal: seat secrets disclosed"}
     return Turn("simultaneous", st.pending, auto=True, label=labels[g])
@@ -248,6 +233,24 @@ def _verify_reveal(st: DState, seat: int, pos: int, card: int, reveal: Any) -> d
     return {"share": reveal["share"], "proof": reveal["proof"]}
 
 
+def _check_play_fault(st: DState, seat: int, action: Any, verify: bool) -> dict:
+    """A deck fault proven during play: a card of the seat's hand whose twin was played (or that it
+    holds twice, or that opens to no card), shown with the owner's own shares, on its own turn."""
+    t = rules.turn(st.ms)
+    if seat not in t.seats or t.sealed:
+        raise IllegalAction("a deck fault is shown on one's own turn to play, bid in the open or pass")
+    a = _exact(action, ("do", "fault"), "a deck fault")
+    items = _share_list(a["fault"], "fault")
+    poss = [i[0] for i in items]
+    if not items or poss != sorted(set(poss)) or any(p not in st.ms.hands[seat] or p >= st.shared for p in poss):
+        raise IllegalAction("a deck fault names distinct positions of your own dealt hand, ascending")
+    if verify:
+        bad = _fault_problem(st, seat, items)
+        if bad is not None:
+            raise IllegalAction("seat %d's deck fault is not proven: %s" % (seat, bad))
+    return {"do": "fault", "fault": items}
+
+
 def check(st: DState, seat: Any, action: Any, verify: bool = True) -> Any:
     """The action made canonical, or IllegalAction.  ``verify=False`` skips the proofs (apply)."""
     try:
@@ -260,11 +263,11 @@ def _check(st: DState, seat: Any, action: Any, verify: bool) -> Any:
     g = st.stage
     if g == "over":
         raise IllegalAction("the game is over")
-    if g == "challenge":
-        raise IllegalAction("nobody moves now: the table draws the challenge for the shuffle proofs")
     if type(seat) is not int or not 0 <= seat < st.n:
         raise IllegalAction("there is no seat %r at this table" % (seat,))
     if g == "play":
+        if isinstance(action, dict) and action.get("do") == "fault":
+            return _check_play_fault(st, seat, action, verify)
         a = rules.check(st.ms, seat, action)
         if a["do"] in ("play", "add"):
             if verify:
@@ -283,7 +286,7 @@ def _check(st: DState, seat: Any, action: Any, verify: bool) -> Any:
             raise IllegalAction("it is seat %d's shuffle, not seat %d's" % (st.shuffler, seat))
     elif seat not in st.pending:
         raise IllegalAction("seat %d is not asked in this step of the deal" % seat)
-    if g in ("keys", "proofs", "deal", "disclose") and _withhold(action):
+    if g in ("keys", "shuffle", "deal", "disclose") and _withhold(action):
         return {"withhold": True}
     if g == "keys":
         a = _exact(action, ("key", "proof"), "a key")
@@ -292,30 +295,18 @@ def _check(st: DState, seat: Any, action: Any, verify: bool) -> Any:
             raise IllegalAction("seat %d's key proof does not verify" % seat)
         return {"key": key, "proof": proof}
     if g == "shuffle":
-        if action == {"deck": None}:
-            return {"deck": None}
-        a = _exact(action, ("deck", "commit"), "a shuffle (or {deck: null} to pass)")
-        commit = a["commit"]
-        if not isinstance(commit, list) or len(commit) != deal.SHADOWS:
-            raise IllegalAction("seat %d's shuffle must commit to %d shadow shuffles" % (seat, deal.SHADOWS))
-        commit = [_bytes(h, 32, "a shadow commitment") for h in commit]
+        a = _exact(action, ("deck", "proof"), "a shuffle")
+        if type(a["proof"]) is not bytes or len(a["proof"]) != deal.proof_bytes(N_CARDS):
+            raise IllegalAction("seat %d's shuffle proof must be %d bytes" % (seat, deal.proof_bytes(N_CARDS)))
         if verify:
             bad = deal.check_deck(a["deck"], N_CARDS)
+            if bad is None:
+                bad = _proof_problem(st, seat, a["deck"], a["proof"])
             if bad is not None:
                 raise IllegalAction("seat %d's shuffled deck is refused: %s" % (seat, bad))
         elif not isinstance(a["deck"], list):
             raise IllegalAction("a deck is a list")
-        return {"deck": list(a["deck"]), "commit": commit}
-    if g == "proofs":
-        a = _exact(action, ("openings",), "a shuffle proof")
-        openings = a["openings"]
-        if not isinstance(openings, list) or len(openings) != deal.SHADOWS:
-            raise IllegalAction("seat %d's shuffle proof must open %d shadows" % (seat, deal.SHADOWS))
-        if verify:
-            bad = _proof_problem(st, seat, openings)
-            if bad is not None:
-                raise IllegalAction("seat %d's shuffle proof is refused: %s" % (seat, bad))
-        return {"openings": list(openings)}
+        return {"deck": list(a["deck"]), "proof": a["proof"]}
     if g == "deal":
         a = _exact(action, ("shares",), "a deal message")
         items = _share_list(a["shares"], "shares")
@@ -357,6 +348,9 @@ def apply(st: DState, seat: int, action: Any) -> DState:
     a = check(st, seat, action, verify=False)
     g = st.stage
     if g == "play":
+        if a.get("do") == "fault":
+            return st._replace(stage="disclose", pending=tuple(range(st.n)),
+                               fault="seat %d proved a deck fault at position(s) %s" % (seat, [i[0] for i in a["fault"]]))
         ms = rules.apply_unchecked(st.ms, seat, a)
         return _sync(st._replace(ms=ms))
     if g == "keys":
@@ -367,28 +361,15 @@ def apply(st: DState, seat: int, action: Any) -> DState:
             return w
         missing = [s for s in range(w.n) if w.keys[s] is None]
         if missing:
-            return w._replace(stage="over", status="abandoned",
-                              named=tuple((s, "withheld its deal key: the deal could not begin") for s in missing))
+            return w._replace(stage="over", status="abandoned", named=tuple((s, _gone(s, "deal key")) for s in missing))
         return w._replace(stage="shuffle", shuffler=0, decks=(_initial(w.gid),))
     if g == "shuffle":
-        deck = st.deck if a["deck"] is None else tuple(a["deck"])
-        commit = None if a["deck"] is None else tuple(a["commit"])
-        w = st._replace(decks=st.decks + (deck,), shuffled=st.shuffled + (a["deck"] is not None,),
-                        commits=st.commits + (commit,), shuffler=st.shuffler + 1)
+        if "withhold" in a:
+            return st._replace(stage="over", status="abandoned", named=((seat, _gone(seat, "shuffle")),), pending=())
+        w = st._replace(decks=st.decks + (tuple(a["deck"]),), shuffled=st.shuffled + (True,),
+                        proofs=st.proofs + (a["proof"],), shuffler=st.shuffler + 1)
         if w.shuffler < w.n:
             return w
-        if not any(w.shuffled):
-            return w._replace(stage="over", status="abandoned",
-                              named=tuple((s, "did not shuffle") for s in range(w.n)))
-        return w._replace(stage="challenge", pending=())
-    if g == "proofs":
-        w = _done(st, seat)
-        if "withhold" in a:
-            w = w._replace(named=w.named + ((seat, "withheld its shuffle proof"),))
-        if w.pending:
-            return w
-        if w.named:
-            return w._replace(stage="over", status="withheld")
         return _sync(w)
     if g == "deal":
         w = _done(st, seat)
@@ -426,14 +407,13 @@ def apply(st: DState, seat: int, action: Any) -> DState:
     return _audit(w)
 
 
+def _gone(seat: int, what: str) -> str:
+    return "seat %d was timed out of its %s: the deal cannot go on without it, no hand was dealt" % (seat, what)
+
+
 def chance(st: DState, entropy: bytes) -> DState:
-    """The challenge of the shuffle proofs, from the beacon drawn after the last shuffle."""
-    if st.stage != "challenge":
-        raise IllegalAction("the deal asks for no shared randomness now")
-    if type(entropy) is not bytes or len(entropy) != 32:
-        raise IllegalAction("the challenge needs 32 bytes of entropy")
-    bits = tuple(deal.challenge_bits(entropy, st.gid, deal.SHADOWS))
-    return st._replace(stage="proofs", challenge=bits, pending=tuple(s for s in range(st.n) if st.shuffled[s]))
+    """The deal never asks for shared randomness (its shuffle proofs are non-interactive)."""
+    raise IllegalAction("the deal asks for no shared randomness")
 
 
 def _audit(w: DState) -> DState:
@@ -445,7 +425,7 @@ def _audit(w: DState) -> DState:
         if sec is None:
             named.append((s, "seat secret not disclosed"))
             continue
-        if w.shuffled[s]:
+        if s < len(w.decks) - 1:
             bad = deal.verify_shuffle_disclosed(list(w.decks[s]), list(w.decks[s + 1]), sec, joint, w.gid, s)
             if bad is not None:
                 named.append((s, "shuffle is wrong: %s" % bad))
@@ -455,7 +435,7 @@ def _audit(w: DState) -> DState:
     elif named:
         status = "not disclosed"
     elif w.fault:
-        status = "deck fault"   # cannot happen with every shuffle proven (kept for the record)
+        status = "deck fault"   # every shuffle redone and right, yet a fault was proven: cannot happen
     else:
         status = "complete"
     return w._replace(stage="over", status=status, named=tuple(named), pending=())
@@ -495,10 +475,8 @@ def auto_action(st: DState, seat: int, secret: bytes) -> Any:
         return {"key": pub, "proof": proof}
     if g == "shuffle":
         joint = _joint(st.keys)
-        return {"deck": deal.shuffle(list(st.deck), secret, joint, st.gid, seat),
-                "commit": deal.shuffle_commit(list(st.deck), secret, joint, st.gid, seat, deal.SHADOWS)}
-    if g == "proofs":
-        return {"openings": deal.prove_shuffle(N_CARDS, secret, st.gid, seat, st.challenge)}
+        out = deal.shuffle(list(st.deck), secret, joint, st.gid, seat)
+        return {"deck": out, "proof": deal.prove_shuffle(list(st.deck), out, secret, joint, st.gid, seat)}
     if g == "deal":
         items = []
         for pos in range(st.lo, st.hi):
@@ -556,13 +534,26 @@ def seal_action(st: DState, seat: int, action: Any, secret: bytes) -> Any:
 
 def default_action(st: DState, seat: int) -> Any:
     g = st.stage
-    if g in ("keys", "proofs", "deal", "disclose"):
+    if g in ("keys", "shuffle", "deal", "disclose"):
         return {"withhold": True}
-    if g == "shuffle":
-        return {"deck": None}
     if g == "check":
         return {"fault": []}
     return rules.default_action(st.ms, seat)
+
+
+def dead_positions(st: DState, seat: int, known: dict) -> set:
+    """Positions of ``seat``'s dealt hand that prove a deck fault: a card already played (its twin),
+    a card the hand holds twice, a position that opens to no card.  Never offered as a play."""
+    dead = {p for p in st.ms.hands[seat] if p < st.shared and p not in known}
+    seen: dict = {}
+    for p, c in known.items():
+        if c in st.ms.revealed:
+            dead.add(p)
+        seen.setdefault(c, []).append(p)
+    for ps in seen.values():
+        if len(ps) > 1:
+            dead.update(ps)
+    return dead
 
 
 def legal_actions(st: DState, seat: int, secret: bytes | None = None) -> list:
@@ -574,7 +565,16 @@ def legal_actions(st: DState, seat: int, secret: bytes | None = None) -> list:
         return out + [default_action(st, seat)]
     if secret is not None:
         known = known_cards(st, seat, secret)
-        return [seal_action(st, seat, a, secret) for a in rules.legal_actions(st.ms, seat, known)]
+        dead = dead_positions(st, seat, known)
+        live = {p: c for p, c in known.items() if p not in dead}
+        out = [seal_action(st, seat, a, secret) for a in rules.legal_actions(st.ms, seat, live)]
+        if dead and out and not turn(st).sealed:
+            items = []
+            for pos in sorted(dead):
+                D, proof = deal.share(secret, st.deck[pos], st.gid, seat, pos)
+                items.append([pos, D, proof])
+            out.append({"do": "fault", "fault": items})
+        return out
     return [a for a in rules.legal_actions(st.ms, seat) if a["do"] not in ("play", "add")]
 
 
@@ -584,9 +584,10 @@ def legal_actions(st: DState, seat: int, secret: bytes | None = None) -> list:
 def view(st: DState, seat: int | None, secret: bytes | None = None) -> dict:
     me = seat if type(seat) is int and 0 <= seat < st.n else None
     known = known_cards(st, me, secret) if me is not None and secret is not None else None
-    v = rules.view(st.ms, seat, known)
+    dead = dead_positions(st, me, known) if known is not None else set()
+    v = rules.view(st.ms, seat, None if known is None else {p: c for p, c in known.items() if p not in dead})
     t = turn(st)
-    if st.stage in AUTO_STAGES or st.stage in ("challenge", "over"):
+    if st.stage in AUTO_STAGES or st.stage == "over":
         v["label"] = t.label if t.kind != "over" else "game over"
         v["waiting"] = list(t.seats) if t.kind != "over" else []
     v["deal"] = {
@@ -598,6 +599,8 @@ def view(st: DState, seat: int | None, secret: bytes | None = None) -> dict:
         "fault": st.fault,
         "named": [[s, text] for s, text in st.named],
     }
+    if dead:   # own view only: positions that prove a deck fault, never offered as plays
+        v["deal"]["dead"] = [[p, known.get(p)] for p in sorted(dead)]
     v.pop("result", None)
     res = result(st)
     if res is not None:
@@ -629,19 +632,18 @@ def describe(st: DState, seat: int, action: Any) -> str:
     g = st.stage
     who = "seat %s" % (seat,)
     if g == "play":
+        if isinstance(action, dict) and action.get("do") == "fault":
+            return "seat %s proves a deck fault at position(s) %s" % (seat, [i[0] for i in action.get("fault") or []])
         return rules.describe(st.ms, seat, action)
     if _withhold(action):
-        return "%s withholds its %s" % (who, {"keys": "deal key", "proofs": "shuffle proof", "deal": "shares",
+        return "%s withholds its %s" % (who, {"keys": "deal key", "shuffle": "shuffle", "deal": "shares",
                                               "disclose": "seat secret"}.get(g, "move"))
     if not isinstance(action, dict):
         return "%s: unreadable action" % who
     if g == "keys":
         return "%s publishes its deal key" % who
     if g == "shuffle":
-        return "%s %s" % (who, "passes the deck on unshuffled" if action.get("deck") is None else "masks and shuffles the deck")
-    if g == "proofs":
-        n = len(action.get("openings") or [])
-        return "%s opens its shuffle proof (%d shadow shuffle%s)" % (who, n, "" if n == 1 else "s")
+        return "%s masks and shuffles the deck, with its proof" % who
     if g == "deal":
         n = len(action.get("shares") or [])
         return "%s gives %d decryption share%s" % (who, n, "" if n == 1 else "s")

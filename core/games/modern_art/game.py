@@ -4,8 +4,8 @@ The table's game is the rules (rules.py) wrapped in the trustless deal
 (dealt.py): keys, shuffles, shares, hand checks and the disclosure are
 automatic steps; card plays carry the owner's proven share.  ``info.secrets``
 is True: every seat has a seat secret (core/engine.py, "Private information");
-``info.chance`` is True: the deal draws the challenge of its shuffle proofs
-from the table's beacon once, after the last shuffle (the rules alone never do).
+``info.chance`` is False: neither the rules nor the deal ask for shared
+randomness after setup (the shuffle proofs are non-interactive, docs/deal.md §3).
 
 Every method also accepts the rules' bare ``rules.State`` (an open, offline
 game: tests, the screen's previews, ``bots.play_game``) and then behaves as
@@ -29,8 +29,8 @@ def _bots() -> dict:
 
 
 class ModernArtGame:
-    # at the table the deal asks for shared randomness once (the shuffle proofs' challenge)
-    info: GameInfo = replace(rules.INFO, chance=True)
+    # no chance turn: the shuffle proofs' challenge is Fiat-Shamir (docs/deal.md §3), not the beacon
+    info: GameInfo = replace(rules.INFO, chance=False)
 
     @property
     def bots(self) -> Mapping[str, Any]:
@@ -52,7 +52,7 @@ class ModernArtGame:
         return rules.apply(state, seat, action) if _bare(state) else dealt.apply(state, seat, action)
 
     def chance(self, state: Any, entropy: bytes) -> Any:
-        # the rules never ask for randomness after setup; the deal does once, for the shuffle proofs
+        # neither the rules nor the deal ask for randomness after setup (both refuse)
         return rules.chance(state, entropy) if _bare(state) else dealt.chance(state, entropy)
 
     def default_action(self, state: Any, seat: int) -> Any:
