@@ -230,13 +230,17 @@ class Beat:
 
     ``board`` None keeps the screen's ``board_lines``; ``middle`` goes under the
     caption, above the screen's usual middle pane; ``hold`` is how many beats
-    long it stays (the last beat of a reveal often holds 2).
+    long it stays (the last beat of a reveal often holds 2).  ``after``: from
+    this beat on, the panes show the table after the step (the reveal has
+    reached its result: e.g. the market refilled); before it they show the
+    table as it was before the step.
     """
 
     caption: str
     board: list | None = None
     middle: list = field(default_factory=list)
     hold: int = 1
+    after: bool = False
 
 
 @dataclass(frozen=True)

@@ -1363,6 +1363,9 @@ def _event_style(text: str) -> str:
     return ""
 
 
+_REACHED = re.compile(r"Paint Market receives|game over")
+
+
 def night_beats(before: Any, after: Any, me: int | None) -> list[Beat]:
     """The night and the start of a day, one happening at a time: announcements, each sale (food, cubes
     back, stars), each collection action, starving, the marker passing and the Paint Market's draw."""
@@ -1394,7 +1397,9 @@ def night_beats(before: Any, after: Any, me: int | None) -> list[Beat]:
                 middle.append([("class:label", "    " + t)])
             else:
                 middle.append([("bold", "  > "), (_event_style(t) or "bold", t)])
-        beats.append(Beat(text, None, middle, hold=2 if k == len(texts) - 1 and len(texts) > 1 else 1))
+        # from the Paint Market's draw on (the night is over) the panes show the table after it
+        beats.append(Beat(text, None, middle, hold=2 if k == len(texts) - 1 and len(texts) > 1 else 1,
+                          after=_REACHED.search(text) is not None or (beats[-1].after if beats else False)))
     return beats
 
 
