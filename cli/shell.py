@@ -676,13 +676,17 @@ class GameUI(_BaseUI):
         def _(event) -> None:
             self._toggle_help()
 
-        @kb.add("escape", filter=Condition(lambda: self._help_shown))
+        # Esc is eager and always bound: prompt-toolkit's own bindings would otherwise read it as the
+        # start of a Meta key and take the next letter typed within a second with it ("bid" -> "id")
+        @kb.add("escape", eager=True)
         def _(event) -> None:
-            self._toggle_help(False)
+            if self._help_shown:
+                self._toggle_help(False)
+            else:
+                self.skip_beats()
 
         revealing = Condition(lambda: self.revealing)
 
-        @kb.add("escape", filter=revealing & ~Condition(lambda: self._help_shown))
         @kb.add(" ", filter=revealing & empty)
         def _(event) -> None:
             self.skip_beats()
@@ -1155,7 +1159,7 @@ class ReplayUI(_BaseUI):
         bind(["q"], self._exit_now)
         bind(["?"], self._toggle_help)
 
-        @kb.add("escape", filter=Condition(lambda: self._help_shown))
+        @kb.add("escape", eager=True)       # eager: never the start of a Meta key (see GameUI)
         def _(event) -> None:
             self._toggle_help(False)
 

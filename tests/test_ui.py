@@ -371,6 +371,28 @@ async def test_help_page_replaces_the_middle_pane_and_explains_the_rules():
                 await until(lambda: ui.closed)
 
 
+async def test_a_command_typed_right_after_esc_keeps_its_first_letter():
+    """Esc then "bid 1 3" at once: the b is not eaten as Meta-b (measured: "unknown command 'id'")."""
+    net = Net(2)
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:
+            ui = GameUI(0, input=inp, output=DummyOutput())
+            ui.update(net.table, [], "")
+            async with running(ui):
+                async with deciding(ui, net):
+                    inp.send_text(ESC + "bid 1 3" + ENTER)
+                    await until(lambda: "bids: #1=3" in flat(ui) or "unknown command" in flat(ui))
+                    assert "unknown command" not in flat(ui)
+                    inp.send_text("help" + ENTER)
+                    await until(lambda: "The Painting Game in short" in flat(ui))
+                    inp.send_text(ESC + "bid 2 4" + ENTER)   # Esc closes the help, the command goes through
+                    await until(lambda: "#2=4" in flat(ui) or "unknown command" in flat(ui))
+                    assert "unknown command" not in flat(ui) and "Sheets on offer" in flat(ui)
+                    inp.send_text(CTRL_Q + CTRL_Q)
+                    await until(lambda: ui.closed)
+                    ui._pending.event.set()
+
+
 async def test_draft_lists_every_problem_at_once_and_the_move_waits():
     net = Net(2, {"starting_garnets": 0})
     with trio.fail_after(LIMIT):
