@@ -56,7 +56,8 @@ from . import (
     Send,
     Snapshot,
     layout_cards,
-    ordinal,
+    place_words,
+    plural,
     seat_name,
     who,
     wrap,
@@ -832,17 +833,19 @@ class StarvingArtistsScreen(Screen):
             res.get("days", "?"), res.get("reason") or "the game ended"))]]
         lines.append([("class:label", "     %-14s %6s %5s %5s %6s" % ("", "points", "sold", "food", "cubes"))])
         places = res.get("places") or []
-        winners = set(res.get("winners") or [])
+        solo = len(res["ranking"]) == 1
+        winners = set(res.get("winners") or []) if not solo else set()   # a solo game has a rating, no winner
         for s in res["ranking"]:
             place = places[s] if s < len(places) else res["ranking"].index(s) + 1
+            tied = sum(1 for o in res["ranking"] if (places[o] if o < len(places) else 0) == place) > 1
             notes = []
             if s in winners:
                 notes.append("winner")
             if (res.get("starved") or [False] * (s + 1))[s]:
                 notes.append("starved")
-            row = "%3d. %-14s %6d %5d %5d %6d  %s" % (
-                place, seat_name(s, me), res["points"][s], res["sold"][s], res["food"][s], res["cubes"][s],
-                ", ".join(notes))
+            row = "%s %-14s %6d %5d %5d %6d  %s" % (
+                "    " if solo else "%3d%s" % (place, "=" if tied else "."), seat_name(s, me), res["points"][s],
+                res["sold"][s], res["food"][s], res["cubes"][s], ", ".join(notes))
             lines.append([("class:you" if s == me else "", row.rstrip())])
         if res.get("rating"):
             lines.append([("bold", "Solo rating: %s" % res["rating"]),
@@ -861,9 +864,18 @@ class StarvingArtistsScreen(Screen):
         places = res.get("places") or []
         place = places[s] if s < len(places) else res["ranking"].index(s) + 1
         pts = res["points"][s]
-        text = "Game over after day %s: you finished %s of %d with %d point%s and %d canvas%s sold." % (
-            res.get("days", "?"), ordinal(place), len(res["ranking"]), pts, "" if pts == 1 else "s",
-            res["sold"][s], "" if res["sold"][s] == 1 else "es")
+        n = len(res["ranking"])
+        if n == 1:          # a solo game: no place to finish in, a rating
+            text = "Game over after day %s: you scored %s with %s sold%s." % (
+                res.get("days", "?"), plural(pts, "point"), plural(res["sold"][s], "canvas", "canvases"),
+                " (you starved)" if (res.get("starved") or [False] * (s + 1))[s] else "")
+            if res.get("rating"):
+                text += " Solo rating: %s." % res["rating"]
+            return text
+        shared = sum(1 for o in res["ranking"] if (places[o] if o < len(places) else 0) == place) > 1
+        text = "Game over after day %s: you finished %s with %s and %s sold." % (
+            res.get("days", "?"), place_words(place, n, shared), plural(pts, "point"),
+            plural(res["sold"][s], "canvas", "canvases"))
         if res.get("rating"):
             text += " Solo rating: %s." % res["rating"]
         elif s in (res.get("winners") or []):
