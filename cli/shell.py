@@ -1114,10 +1114,12 @@ class ReplayUI(_BaseUI):
 
     def __init__(self, entries: list[bytes], seat: int | None, *, input=None, output=None,
                  title: str = "Easel replay", start: int = 0, games: Any = registry, screen: Screen | None = None,
-                 secret: bytes | None = None, secret_words: str = "") -> None:
+                 secret: bytes | None = None, secret_words: str = "", warning: Sequence[str] = ()) -> None:
         """``secret``: the seat's own secret (a game with seat secrets), so its view shows its
-        hand at every entry; ``secret_words`` says where it came from (shown under the title)."""
+        hand at every entry; ``secret_words`` says where it came from (shown under the title).
+        ``warning``: lines shown at every entry (the audit's words for a damaged or unfinished log)."""
         super().__init__(seat, title, screen)
+        self.warning = [str(w) for w in warning]
         if not entries:
             raise ValueError("an empty log has nothing to replay")
         self.entries = list(entries)
@@ -1267,7 +1269,10 @@ class ReplayUI(_BaseUI):
     # -- panes -----------------------------------------------------------------
     def _pane_entry(self, width: int | None = None) -> list:
         width = width or self._cols()
-        lines = wrap([("bold", "Entry %d of %d: " % (self.pos, self.last)), ("", self._descs[self.pos])], width)
+        lines = []
+        for i, w in enumerate(self.warning[:4]):
+            lines += wrap([("class:error" if i == 0 else "class:label", w)], width, "    ")
+        lines += wrap([("bold", "Entry %d of %d: " % (self.pos, self.last)), ("", self._descs[self.pos])], width)
         if self._error is not None and self.pos == len(self._snaps) - 1:
             lines += wrap([("class:error", self._error)], width)
         if self._seat_note:
