@@ -25,6 +25,7 @@ from p2p.node import Faults, GameNode, load_roster, save_roster
 from p2p.store import GameStore, StoreError, describe_os_error, remove_temp_files, write_atomic
 
 from .common import (
+    EXIT_INTERRUPTED,
     EXIT_INVALID,
     EXIT_OK,
     UNSAFE_SEED_ALERT,
@@ -245,7 +246,7 @@ def report(node: GameNode, interactive: bool = False) -> int:
             return EXIT_OK
         bots = " (and restarts its bots)" if (node.store.dir / BOTS_FILE).exists() else ""
         print("easel: you left an unfinished game; `easel resume %s` continues it%s" % (node.store.dir, bots))
-        return EXIT_OK
+        return EXIT_INTERRUPTED     # the help's "130 interrupted": the game did not end
     print(json.dumps(jsonable({"seat": node.seat, "head": t.head, "over": t.over, "result": t.result(), "log": str(node.store.dir / "log")}), sort_keys=True))
     return EXIT_OK if t.over else EXIT_INVALID
 

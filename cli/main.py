@@ -253,7 +253,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="easel", formatter_class=raw,
         description="Art board games, peer to peer, no server. Without a command: easel play.",
         epilog="Run easel COMMAND --help for a command's options.\n"
-               "Exit status: 0 done, 1 invalid or failed, 2 usage error, 130 interrupted,\n"
+               "Exit status: 0 done, 1 invalid or failed, 2 usage error, 130 interrupted or a game left\n"
+               "before its end (easel resume continues it),\n"
                "141 the reader of our output closed the pipe early.")
     ap.add_argument("--version", action="version", version="easel %s" % _version(),
                     help="print easel's version and exit")
