@@ -854,8 +854,9 @@ def resolve_table(args) -> None:
 UNSAFE_TITLE = "Easel - UNSAFE SEED: sealed moves are not secret"
 
 
-def ui_factory_for(title: str = "Easel", unsafe: bool = False):
-    """The game UI's factory; ``unsafe`` (an accepted ``--seed``) puts UNSAFE SEED in its title."""
+def ui_factory_for(title: str = "Easel", unsafe: bool = False, send_at_once: bool | None = None):
+    """The game UI's factory; ``unsafe`` (an accepted ``--seed``) puts UNSAFE SEED in its title;
+    ``send_at_once`` (--send-at-once; None: EASEL_SEND_AT_ONCE) sends a complete move as soon as it is typed."""
     if unsafe:
         title = UNSAFE_TITLE
 
@@ -866,12 +867,13 @@ def ui_factory_for(title: str = "Easel", unsafe: bool = False):
         if unsafe:
             log.warning("UNSAFE SEED in use: %s", UNSAFE_SEED_ALERT)
         # the player's identity, as a short fingerprint, stays in the title bar; the game's title follows the table
-        return GameUI(node_seat, title=title, key=identity_or_exit().fingerprint)
+        return GameUI(node_seat, title=title, key=identity_or_exit().fingerprint, send_at_once=send_at_once)
 
     return make
 
 
 def dispatch(args) -> int:
+    at_once = True if getattr(args, "send_at_once", False) else None
     try:
         # say what is wrong with the arguments before anything else (the terminal check included)
         if args.cmd in ("play", "host", "demo"):
@@ -894,9 +896,9 @@ def dispatch(args) -> int:
         if args.cmd == "resume" and not args.level:
             need_terminal()
         if args.cmd == "host":
-            return trio.run(host_main, args, None if args.auto else ui_factory_for(unsafe=unsafe))
+            return trio.run(host_main, args, None if args.auto else ui_factory_for(unsafe=unsafe, send_at_once=at_once))
         if args.cmd == "play":
-            return trio.run(host_main, _play_args(args), ui_factory_for())
+            return trio.run(host_main, _play_args(args), ui_factory_for(send_at_once=at_once))
         if args.cmd == "bot":
             host, port = parse_hostport(args.join)
             if args.level is not None and args.level not in all_levels():
@@ -906,9 +908,9 @@ def dispatch(args) -> int:
             if not args.address:
                 return trio.run(list_tables, args.wait)
             host, port = parse_hostport(args.address)
-            return trio.run(lambda: join_main(host, port, None, seed=None, name=os.environ.get("USER", "player"), ui_factory=ui_factory_for()))
+            return trio.run(lambda: join_main(host, port, None, seed=None, name=os.environ.get("USER", "player"), ui_factory=ui_factory_for(send_at_once=at_once)))
         if args.cmd == "resume":
-            return trio.run(resume_main, args, ui_factory_for(unsafe=unsafe))
+            return trio.run(resume_main, args, ui_factory_for(unsafe=unsafe, send_at_once=at_once))
     except StoreError as exc:
         print("easel: %s" % exc, file=sys.stderr)
         return EXIT_INVALID

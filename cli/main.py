@@ -292,6 +292,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="seconds each seat has for each step before the others vote it out of that step "
                             "(it then plays the empty move); whole seconds, 1 to 86400 (default: %d)" % timeout)
 
+    def send_flag(p) -> None:
+        p.add_argument("--send-at-once", action="store_true",
+                       help="send a complete move as soon as it is typed (by default every command edits the draft "
+                            "shown under the board and Enter on an empty line sends it; also EASEL_SEND_AT_ONCE=1)")
+
     def add(name: str, help: str, description: str | None = None, epilog: str | None = None):
         return sub.add_parser(name, help=help, description=description or help[:1].upper() + help[1:] + ".",
                               epilog=epilog, formatter_class=raw)
@@ -299,10 +304,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("play", "a local table: you and bot peers over loopback (the default command)",
             epilog="The other seats are bot processes on this machine; it needs a terminal.")
     table_flags(p, 300.0, "you included")
+    send_flag(p)
 
     p = add("host", "open a table on the LAN for people (easel join) and bots (easel bot --join)",
             epilog="It prints the lobby's port; the others join with easel join HOST:PORT (or find it on the LAN).")
     table_flags(p, 300.0, "you included")
+    send_flag(p)
     p.add_argument("--bots", type=int, default=0, metavar="K",
                    help="seats taken by bot processes started on this machine, 0 to players-1 (default: 0)")
     p.add_argument("--port", type=int, default=0, metavar="PORT",
@@ -319,6 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the table's lobby address, as its host printed it (omit it to list open tables)")
     p.add_argument("--wait", type=float, default=3.0, metavar="SECONDS",
                    help="seconds to browse the LAN for open tables, when no HOST:PORT is given (default: 3)")
+    send_flag(p)
 
     p = add("bot", "a bot peer that joins a table and plays one seat")
     p.add_argument("--join", required=True, metavar="HOST:PORT", help="the table's lobby address (required)")
@@ -334,6 +342,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the game's directory, <home>/games/<game id> (the one holding its log and roster)")
     p.add_argument("--level", default=None, metavar="LEVEL",
                    help="play our seat with this bot level instead of you in the UI (one of: %s)" % ", ".join(all_levels()))
+    send_flag(p)
     seed_flags(p)
 
     p = add("demo", "a headless game: every seat a bot in its own process",

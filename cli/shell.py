@@ -23,9 +23,15 @@ act: once a round in one game, many times a day in another.  Every call is
 one action; the shell never assumes one decision per round and never resets
 the screen's draft (the screen does, when its game needs it).
 
+One way to play every game: each command edits the draft shown under the
+board (a screen's own draft, or a complete move a command composed, which the
+shell holds), and Enter on an empty line (or ``send``) sends it; with
+``send_at_once`` (``--send-at-once``, ``EASEL_SEND_AT_ONCE=1``) a complete move
+goes out as soon as it is typed.
+
 Shell commands (the screen adds its own, see its help page):
 
-    submit  (or Enter on an empty line)    send what the screen composed
+    submit, send  (or Enter on an empty line)    send the draft
     help  (or ? on an empty line)          the help page in the middle pane
 Keys: q (on an empty line), Ctrl-Q or Ctrl-C quit (mid-game they ask once more);
 Esc closes the help; Space (on an empty line) or Esc skips a reveal; PgUp/PgDn scroll the middle pane; Up/Down recall earlier commands.
@@ -113,6 +119,7 @@ from .snapshot import (  # noqa: F401 - re-exported: callers import them from he
     LOG_KEEP,
     _PLACEHOLDER,
     _effect,
+    _without_seat,
     _seats_lines,
     _title_text,
     describe_entry,
@@ -443,7 +450,10 @@ class _BaseUI:
     def _help_sections(self) -> list:
         ctx = self._ctx()
         screen = self._screen()
-        return [("Commands", list(screen.command_help(ctx)) + _SHELL_HELP)] + list(screen.rules_help(ctx))
+        return [("Commands", list(screen.command_help(ctx)) + self._shell_help())] + list(screen.rules_help(ctx))
+
+    def _shell_help(self) -> list:
+        return list(_SHELL_HELP)
 
     def _toggle_help(self, show: bool | None = None) -> None:
         new = (not self._help_shown) if show is None else show
@@ -643,9 +653,14 @@ class GameUI(_BaseUI):
     """
 
     def __init__(self, seat: int | None, *, title: str = "Easel", input=None, output=None,
-                 screen: Screen | None = None, key: str | None = None, pace: float | None = None) -> None:
+                 screen: Screen | None = None, key: str | None = None, pace: float | None = None,
+                 send_at_once: bool | None = None) -> None:
         super().__init__(seat, title, screen, key)
         self.pace = default_pace(input, output) if pace is None else max(0.0, min(10.0, float(pace)))
+        # one way to play every game: a command edits the draft, Enter on an empty line sends it;
+        # send_at_once (--send-at-once, EASEL_SEND_AT_ONCE=1) sends a complete move as soon as it is typed
+        self.send_at_once = default_send_at_once() if send_at_once is None else bool(send_at_once)
+        self._held: tuple[_Pending, Any, str] | None = None   # a complete move the screen composed, not sent yet
         self._status = ""
         self._alerts: list[str] = []
         self._table: Table | None = None           # trio thread only (the UI thread reads just our seat's
@@ -869,6 +884,13 @@ class GameUI(_BaseUI):
         return Context(seat=self.seat, snap=snap, view=snap.view, game=snap.game, state=snap.state,
                        sent=self.sent, reveal=True)
 
+    def _shell_help(self) -> list:
+        send = ("Enter, send", "send your draft (Enter on an empty line): every command only edits the draft, "
+                "in every game" if not self.send_at_once else
+                "send your draft (Enter on an empty line); with --send-at-once a complete move goes out as soon "
+                "as it is typed")
+        return [send] + list(_SHELL_HELP)
+
     def _say(self, text: str, style: str = "class:info") -> None:
         self._message = (style, text)
 
@@ -923,11 +945,42 @@ class GameUI(_BaseUI):
             raise CommandError("the game is over: there are no more moves (q quits)")
         self._outcome(screen.command(self._ctx(), name, args))
 
-    def _outcome(self, out: Say | Send | None) -> None:
+    def _outcome(self, out: Say | Send | None, submitted: bool = False) -> None:
+        """What a screen's command (or its submit, ``submitted``) gave: a move to hold in the draft
+        (sent by Enter on an empty line), or to send now (submit, or ``send_at_once``); or words."""
         if isinstance(out, Send):
-            self._send(out.action)
+            if submitted or self.send_at_once:
+                self._held = None
+                self._send(out.action)
+            else:
+                self._hold(out.action)
         elif isinstance(out, Say):
+            self._held = None           # another command: the screen's own draft (or its words) replace ours
             self._say(out.text, out.style)
+
+    def _hold(self, action: Any) -> None:
+        """Keep ``action`` as the draft (checked now, as it will be sent); Enter on an empty line sends it."""
+        p = self._deciding()
+        if p is None:
+            raise self._not_your_turn()
+        if p.game is not None:
+            try:
+                action = check(p.game, p.state, p.seat, action, secret_of(self._table, p.seat))
+            except IllegalAction as exc:
+                raise CommandError("illegal move: %s - fix it and try again" % exc) from None
+        try:
+            text = self._screen().describe(p.game, p.state, p.seat, action) if p.game is not None else repr(action)
+        except Exception:
+            text = repr(action)
+        self._held = (p, action, _without_seat(text, p.seat))
+        self._say("Draft: %s - Enter on an empty line sends it (or type another command)." % self._held[2],
+                  "class:info")
+
+    def _held_now(self) -> tuple[_Pending, Any, str] | None:
+        held = self._held
+        if held is not None and held[0] is not self._deciding():
+            self._held = held = None        # its step is gone (sent, timed out, closed)
+        return held
 
     def _typing(self, _buffer: Buffer) -> None:
         self._quit_armed = False
@@ -954,10 +1007,15 @@ class GameUI(_BaseUI):
         snap = self._snap
         if self._deciding() is None and snap is not None and snap.over:
             raise CommandError("the game is over (q quits)")
+        held = self._held_now()
+        if held is not None:
+            self._held = None
+            self._send(held[1])
+            return
         out = self._screen().submit(self._ctx())
         if out is None and self._deciding() is None:
             raise self._not_your_turn()
-        self._outcome(out)
+        self._outcome(out, submitted=True)
 
     def _send(self, action: Any) -> None:
         """Check ``action`` with the game and hand it to the node (UI thread)."""
@@ -1021,6 +1079,11 @@ class GameUI(_BaseUI):
             # the draft of the next move would tell what the reveal is about to show (what is left after it)
             return self._wrapped([("class:label", "Your move is open: the reveal plays first (Space or Esc skips "
                                                   "it), or type a command to start now.")], width)
+        held = self._held_now()
+        if held is not None:
+            return self._wrapped([("bold", "Draft: "), ("", held[2]),
+                                  ("class:label", " (Enter on an empty line sends it; another command replaces it)")],
+                                 width)
         line = self._screen().draft_line(self._ctx())
         return self._wrapped(line, width) if line else [("", "")]
 
@@ -1084,6 +1147,11 @@ def _deadline_of(peer: Any, table: Any, estimate: bool = False) -> float | None:
     if not isinstance(at, (int, float)) or isinstance(at, bool):
         return None
     return time.monotonic() + max(0.0, at - now)
+
+
+def default_send_at_once() -> bool:
+    """EASEL_SEND_AT_ONCE=1 (or true/yes): a complete move is sent as soon as it is typed."""
+    return os.environ.get("EASEL_SEND_AT_ONCE", "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def default_pace(input: Any = None, output: Any = None) -> float:

@@ -529,7 +529,7 @@ async def test_a_whole_day_played_through_the_ui_with_bots_at_the_other_seats():
     net = SANet(3)
     with trio.fail_after(LIMIT):
         with create_pipe_input() as inp:
-            ui = GameUI(0, input=inp, output=DummyOutput())
+            ui = GameUI(0, input=inp, output=DummyOutput(), send_at_once=True)  # these tests are about the moves, not the draft
             ui.update(net.table, [], "3/3 peers connected")
             assert isinstance(ui.screen, StarvingArtistsScreen)
             async with running(ui):
@@ -628,7 +628,7 @@ async def test_a_night_with_a_sale_and_collections_typed_through_the_ui():
     others = [1, 2]
     with trio.fail_after(LIMIT):
         with create_pipe_input() as inp:
-            ui = GameUI(0, input=inp, output=DummyOutput())
+            ui = GameUI(0, input=inp, output=DummyOutput(), send_at_once=True)  # these tests are about the moves, not the draft
             ui.update(net.table, [], "3/3 peers connected")
             async with running(ui):
                 # the announcement
@@ -692,7 +692,7 @@ async def test_full_screen_keeps_every_part_on_screen(rows, cols):
     with trio.fail_after(LIMIT):
         with create_pipe_input() as inp:
             out = Vt100_Output(io.StringIO(), lambda: Size(rows=rows, columns=cols), term="xterm")
-            ui = GameUI(0, input=inp, output=out)
+            ui = GameUI(0, input=inp, output=out, send_at_once=True)  # these tests are about the moves, not the draft
             ui.update(net.table, [], "4/4 peers connected")
             async with running(ui):
                 async with deciding(ui, net) as got:
