@@ -145,6 +145,7 @@ __all__ = [
 PACE = 0.8              # seconds a reveal beat shows, on a terminal (EASEL_PACE overrides; 0 = instant)
 LOG_TEXT_LINES = 20     # event-log lines in render_text()
 TEXT_WIDTH = 100        # width used to lay out the panes in render_text()
+WARN_TIMEOUT = 10       # seconds left on our decision from which the warning line says so
 
 HELP_GAME_OVER = "game over | help | PgUp/PgDn scroll | q quit"
 HELP_SPECTATOR = "spectating | help | PgUp/PgDn scroll | q / Ctrl-Q quit"
@@ -717,6 +718,7 @@ class GameUI(_BaseUI):
             Window(ftc(self._pane_status), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
             Window(ftc(self._pane_draft), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
             Window(ftc(self._pane_message), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
+            Window(ftc(self._pane_warning), dont_extend_height=True, wrap_lines=False, height=D(min=0, max=1)),
             self._input_window,
             Window(ftc(self._pane_help), height=1, wrap_lines=False, style="class:help"),
         ]
@@ -1094,6 +1096,30 @@ class GameUI(_BaseUI):
         style, text = self._message
         return self._wrapped([(style, text)], width) if text else [("", "")]
 
+    def warning(self) -> str:
+        """The one line above the prompt: what the next step costs our seat if nothing changes (the
+        game's own ``warnings`` hook on the view the panes show), or a time-out close at hand."""
+        snap = self._shown()
+        if self.seat is None or snap is None or snap.over:
+            return ""
+        p = self._deciding()
+        if p is not None and self._deadline is not None:
+            left = int(self._deadline - time.monotonic())
+            if 0 <= left <= WARN_TIMEOUT:
+                held = self._held_now() is not None
+                return "Time-out in %d s: %s, or it counts as no move%s." % (
+                    left, "press Enter to send your draft" if held else "send your move now", _effect(self._screen()))
+        return first_warning(snap.game, snap.view, self.seat)
+
+    def _pane_warning(self, width: int | None = None) -> list:
+        text = self.warning()
+        if not text:
+            return []
+        cols = width or self._cols()
+        if len(text) + 4 > cols:
+            text = text[:max(0, cols - 5)] + "…"
+        return [("class:alert", "!! " + text)]
+
     def _pane_help(self, width: int | None = None) -> list:
         if self.seat is None:
             return [("class:help", HELP_SPECTATOR)]
@@ -1110,7 +1136,9 @@ class GameUI(_BaseUI):
         """Plain text of the main panes, the status, the draft and the message (for tests), TEXT_WIDTH wide."""
         parts = [self._main_text()]
         w = TEXT_WIDTH
-        for pane in (self._pane_status(w), self._pane_draft(w), self._pane_message(w), self._pane_help(w)):
+        warning = self._pane_warning(w)
+        for pane in (self._pane_status(w), self._pane_draft(w), self._pane_message(w)) + ((warning,) if warning else ()) \
+                + (self._pane_help(w),):
             parts.append(fragment_list_to_text(pane) + "\n")
         return "".join(parts)
 
@@ -1147,6 +1175,20 @@ def _deadline_of(peer: Any, table: Any, estimate: bool = False) -> float | None:
     if not isinstance(at, (int, float)) or isinstance(at, bool):
         return None
     return time.monotonic() + max(0.0, at - now)
+
+
+def first_warning(game: Any, view: Any, seat: int | None) -> str:
+    """The first sentence of the game's ``warnings(view, seat)`` hook (core/games/<game>/warnings.py),
+    "" without one; a failing hook says nothing (a warning is a help, never a crash)."""
+    hook = getattr(game, "warnings", None)
+    if not callable(hook) or view is None or seat is None:
+        return ""
+    try:
+        out = hook(view, seat)
+    except Exception:
+        log.debug("the game's warnings hook failed", exc_info=True)
+        return ""
+    return str(out[0]) if out else ""
 
 
 def default_send_at_once() -> bool:
