@@ -97,3 +97,20 @@ async def test_a_newer_command_replaces_the_draft_and_send_at_once_sends_a_compl
                 assert got["action"] == {"do": "work"}
                 inp.send_text(CTRL_Q + CTRL_Q)
                 await until(lambda: ui.closed)
+
+
+def test_the_day_summary_never_hides_a_seat_starving_behind_earlier_lines():
+    """Measured: the day summary hid "seat 0 starves" behind "... 4 earlier (see the event log)", and the
+    event log lists actions only."""
+    from dataclasses import replace
+
+    from cli.screens.starving_artists import StarvingArtistsScreen
+
+    from .test_starving_screen import ctx_for, state
+
+    st = state()
+    events = ((1, "seat 0 starves and is out of the game"),) + tuple((1, "the Paint Market receives R%d" % k) for k in range(18))
+    st = replace(st, events=events)
+    text = "\n".join("".join(t for _, t in line) for line in StarvingArtistsScreen().middle_lines(ctx_for(st, 1), 100))
+    assert "seat 0 starves and is out of the game" in text
+    assert "... 4 earlier today" in text

@@ -813,14 +813,18 @@ class StarvingArtistsScreen(Screen):
             return []
         lines: list[Line] = [[("class:header", "Day %d so far" % v["day"]),
                               ("class:label", " (draws, flips, sales and collections; newest first)")]]
-        for _, text in reversed(today[-14:]):
-            text = compact_event(text)
+        # the latest 14, and any older one that decides the game (a seat starving) is never hidden
+        shown = [k for k in range(len(today)) if k >= len(today) - 14 or _PINNED.search(today[k][1])]
+        for k in reversed(shown):
+            text = compact_event(today[k][1])
             if me is not None:
                 text = re.sub(r"\bseat %d\b" % me, "seat %d (you)" % me, text)
             style = "class:log.mine" if me is not None and "seat %d" % me in text else ""
+            if _PINNED.search(text):
+                style = "class:error"
             lines += wrap([(style, "  " + text)], width, "      ")
-        if len(today) > 14:
-            lines.append([("class:label", "  ... %d earlier (see the event log)" % (len(today) - 14))])
+        if len(today) > len(shown):
+            lines.append([("class:label", "  ... %d earlier today (the first ones)" % (len(today) - len(shown)))])
         return lines
 
     # -- game over ---------------------------------------------------------------
@@ -1375,6 +1379,7 @@ def _event_style(text: str) -> str:
     return ""
 
 
+_PINNED = re.compile(r"\bstarves\b|\bstarved\b|game over|\bout of the game\b")
 _REACHED = re.compile(r"Paint Market receives|game over")
 
 
