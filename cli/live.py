@@ -271,6 +271,11 @@ class LocalBot:
     reported: bool = False
 
 
+def bot_link_name(seat: int) -> str:
+    """The bot's log in the game directory, named by the seat it plays (bot-seat-5.log plays seat 5)."""
+    return "bot-seat-%d.log" % seat
+
+
 def bot_log_path(index: int) -> Path:
     return data_dir() / "bots" / ("bot-%d.log" % index)
 
@@ -331,7 +336,9 @@ def record_bots(genesis, bots: list[LocalBot]) -> None:
         except (IdentityError, OSError, ValueError):
             continue
         bot.seat = seats.index(key) if key in seats else None
-        link = gdir / ("bot-%d.log" % bot.index)
+        if bot.seat is None:
+            continue
+        link = gdir / bot_link_name(bot.seat)       # named by the seat it plays, as the screen shows it
         try:
             if link.exists():
                 link.unlink()
@@ -382,8 +389,10 @@ def restart_bots(d: Path, genesis, seed: str | None) -> tuple[list[LocalBot], li
     started = []
     for rec in records:
         home = Path(rec["home"])
+        by_seat = d / bot_link_name(rec["seat"])
         bot = LocalBot(index=rec["index"], home=home, level=rec["level"], name=rec["name"], seat=rec["seat"],
-                       log=d / ("bot-%d.log" % rec["index"]))
+                       log=by_seat if by_seat.exists() or not (d / ("bot-%d.log" % rec["index"])).exists()
+                       else d / ("bot-%d.log" % rec["index"]))      # (games recorded before: by index)
         bdir = home / "games" / genesis.game_id.hex()
         if not (bdir / "roster").is_file():
             notes.append("%s (seat %d) cannot be restarted: its game files %s are missing; the table waits for it "
