@@ -15,12 +15,14 @@ from core.engine import ConfigError
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 EXIT_PIPE = 141   # like a process killed by SIGPIPE: the reader of our output closed the pipe early
+EXIT_INTERRUPTED = 130   # like Ctrl-C: the player left a game before its end (easel resume continues it)
 
 __all__ = [
     "EXIT_OK",
     "EXIT_INVALID",
     "EXIT_USAGE",
     "EXIT_PIPE",
+    "EXIT_INTERRUPTED",
     "UsageError",
     "jsonable",
     "parse_hostport",

@@ -208,6 +208,7 @@ class Exporter:
         self.store = Lines()
         self.frames: list[Frame] = []
         self.error: str | None = None
+        self.start: int | None = None   # the first entry that applied a move (the page opens there)
 
     def ctx(self, snap: Snapshot) -> Context:
         return Context(seat=self.seat, snap=snap, view=snap.view, game=snap.game, state=snap.state)
@@ -231,6 +232,8 @@ class Exporter:
                 break
             before, snap = snap, snapshot_of_table(t, self.seat, self.screen)
             self.frames.append(self.frame(i, snap, before, desc))
+            if self.start is None and snap.moves > 0:
+                self.start = i          # the first move: where the page opens
         return self
 
     def frame(self, n: int, snap: Snapshot, before: Snapshot | None, desc: str) -> Frame:
@@ -473,6 +476,7 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
         "styles": len(ex.store.styles),
         "lines": ex.store.lines,
         "frames": [f.packed() for f in ex.frames],
+        "start": ex.start if ex.start is not None else len(ex.frames) - 1,   # the entry the page opens at
         "mark_words": list(ex.screen.mark_words),
         "replay_error": ex.error,
         "log_name": save_as,
@@ -495,7 +499,8 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
             place = "%s" % _ordinal(ranking.index(s) + 1)
         rows.append('<tr%s><td>seat %d%s</td><td class="fp">%s</td><td>%s</td></tr>' % (
             ' class="me"' if s == seat else "", s, " (this view)" if s == seat else "", e(fingerprint(k)), e(place)))
-    static = render_frame_html(ex, ex.frames[-1])
+    start = doc["start"]
+    static = render_frame_html(ex, ex.frames[start])      # the page opens at the first move, as its script does
     if seat is None:
         view = "the public view (what a spectator saw)"
     elif own.words:
@@ -522,6 +527,7 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
         "@@REPLAYERR@@": ('<p class="bad">%s</p>' % e(ex.error)) if ex.error else "",
         "@@LOGNAME@@": e(save_as),
         "@@LAST@@": str(len(ex.frames) - 1),
+        "@@START@@": str(start),
         "@@MARK@@": e(ex.screen.mark_words[0]),
         "@@BOARDW@@": str(doc["board_width"]),
         "@@WIDTH@@": str(WIDTH),
@@ -658,8 +664,8 @@ footer{padding:0 18px 16px;color:#666;font-size:12.5px}
 <button id="b-next" title="one entry on (Right)">entry &rsaquo;</button>
 <button id="b-nmark" title="the next @@MARK@@ (Down)">@@MARK@@ &rsaquo;</button>
 <button id="b-last" title="the last entry (End)">last &raquo;</button>
-<input id="slider" type="range" min="0" max="@@LAST@@" value="@@LAST@@" step="1" aria-label="entry">
-<span id="pos">entry @@LAST@@ of @@LAST@@</span>
+<input id="slider" type="range" min="0" max="@@LAST@@" value="@@START@@" step="1" aria-label="entry">
+<span id="pos">entry @@START@@ of @@LAST@@</span>
 </nav>
 <div class="term" id="term">@@STATIC@@</div>
 @@REPLAYERR@@
@@ -778,6 +784,6 @@ SCRIPT = r"""(function () {
     if (fn) { ev.preventDefault(); stop(); fn(); }
   }, true);
   var m = /^#(\d+)$/.exec(location.hash);
-  show(m ? +m[1] : 0);
+  show(m ? +m[1] : D.start);   // the first move, not the genesis's empty board
 })();
 """

@@ -25,6 +25,7 @@ from p2p.node import Faults, GameNode, load_roster, save_roster
 from p2p.store import GameStore, StoreError, describe_os_error, remove_temp_files, write_atomic
 
 from .common import (
+    EXIT_INTERRUPTED,
     EXIT_INVALID,
     EXIT_OK,
     UNSAFE_SEED_ALERT,
@@ -246,7 +247,7 @@ def report(node: GameNode, interactive: bool = False) -> int:
             return EXIT_OK
         bots = " (and restarts its bots)" if (node.store.dir / BOTS_FILE).exists() else ""
         print("easel: you left an unfinished game; `easel resume %s` continues it%s" % (node.store.dir, bots))
-        return EXIT_OK
+        return EXIT_INTERRUPTED     # the help's "130 interrupted": the game did not end
     print(json.dumps(jsonable({"seat": node.seat, "head": t.head, "over": t.over, "result": t.result(), "log": str(node.store.dir / "log")}), sort_keys=True))
     return EXIT_OK if t.over else EXIT_INVALID
 
@@ -269,6 +270,11 @@ class LocalBot:
     proc: subprocess.Popen | None = None
     exited_at: float | None = None
     reported: bool = False
+
+
+def bot_link_name(seat: int) -> str:
+    """The bot's log in the game directory, named by the seat it plays (bot-seat-5.log plays seat 5)."""
+    return "bot-seat-%d.log" % seat
 
 
 def bot_log_path(index: int) -> Path:
@@ -331,7 +337,9 @@ def record_bots(genesis, bots: list[LocalBot]) -> None:
         except (IdentityError, OSError, ValueError):
             continue
         bot.seat = seats.index(key) if key in seats else None
-        link = gdir / ("bot-%d.log" % bot.index)
+        if bot.seat is None:
+            continue
+        link = gdir / bot_link_name(bot.seat)       # named by the seat it plays, as the screen shows it
         try:
             if link.exists():
                 link.unlink()
@@ -382,8 +390,10 @@ def restart_bots(d: Path, genesis, seed: str | None) -> tuple[list[LocalBot], li
     started = []
     for rec in records:
         home = Path(rec["home"])
+        by_seat = d / bot_link_name(rec["seat"])
         bot = LocalBot(index=rec["index"], home=home, level=rec["level"], name=rec["name"], seat=rec["seat"],
-                       log=d / ("bot-%d.log" % rec["index"]))
+                       log=by_seat if by_seat.exists() or not (d / ("bot-%d.log" % rec["index"])).exists()
+                       else d / ("bot-%d.log" % rec["index"]))      # (games recorded before: by index)
         bdir = home / "games" / genesis.game_id.hex()
         if not (bdir / "roster").is_file():
             notes.append("%s (seat %d) cannot be restarted: its game files %s are missing; the table waits for it "
@@ -854,8 +864,9 @@ def resolve_table(args) -> None:
 UNSAFE_TITLE = "Easel - UNSAFE SEED: sealed moves are not secret"
 
 
-def ui_factory_for(title: str = "Easel", unsafe: bool = False):
-    """The game UI's factory; ``unsafe`` (an accepted ``--seed``) puts UNSAFE SEED in its title."""
+def ui_factory_for(title: str = "Easel", unsafe: bool = False, send_at_once: bool | None = None):
+    """The game UI's factory; ``unsafe`` (an accepted ``--seed``) puts UNSAFE SEED in its title;
+    ``send_at_once`` (--send-at-once; None: EASEL_SEND_AT_ONCE) sends a complete move as soon as it is typed."""
     if unsafe:
         title = UNSAFE_TITLE
 
@@ -866,12 +877,13 @@ def ui_factory_for(title: str = "Easel", unsafe: bool = False):
         if unsafe:
             log.warning("UNSAFE SEED in use: %s", UNSAFE_SEED_ALERT)
         # the player's identity, as a short fingerprint, stays in the title bar; the game's title follows the table
-        return GameUI(node_seat, title=title, key=identity_or_exit().fingerprint)
+        return GameUI(node_seat, title=title, key=identity_or_exit().fingerprint, send_at_once=send_at_once)
 
     return make
 
 
 def dispatch(args) -> int:
+    at_once = True if getattr(args, "send_at_once", False) else None
     try:
         # say what is wrong with the arguments before anything else (the terminal check included)
         if args.cmd in ("play", "host", "demo"):
@@ -894,9 +906,9 @@ def dispatch(args) -> int:
         if args.cmd == "resume" and not args.level:
             need_terminal()
         if args.cmd == "host":
-            return trio.run(host_main, args, None if args.auto else ui_factory_for(unsafe=unsafe))
+            return trio.run(host_main, args, None if args.auto else ui_factory_for(unsafe=unsafe, send_at_once=at_once))
         if args.cmd == "play":
-            return trio.run(host_main, _play_args(args), ui_factory_for())
+            return trio.run(host_main, _play_args(args), ui_factory_for(send_at_once=at_once))
         if args.cmd == "bot":
             host, port = parse_hostport(args.join)
             if args.level is not None and args.level not in all_levels():
@@ -906,9 +918,9 @@ def dispatch(args) -> int:
             if not args.address:
                 return trio.run(list_tables, args.wait)
             host, port = parse_hostport(args.address)
-            return trio.run(lambda: join_main(host, port, None, seed=None, name=os.environ.get("USER", "player"), ui_factory=ui_factory_for()))
+            return trio.run(lambda: join_main(host, port, None, seed=None, name=os.environ.get("USER", "player"), ui_factory=ui_factory_for(send_at_once=at_once)))
         if args.cmd == "resume":
-            return trio.run(resume_main, args, ui_factory_for(unsafe=unsafe))
+            return trio.run(resume_main, args, ui_factory_for(unsafe=unsafe, send_at_once=at_once))
     except StoreError as exc:
         print("easel: %s" % exc, file=sys.stderr)
         return EXIT_INVALID

@@ -9,7 +9,8 @@
                                         (a demo is deterministic: its sealed moves are NOT secret)
     easel games [--json]                the games, their editions, options and bot levels
     easel audit FILE... [--json]        exit 0 valid and finished, 1 invalid, 2 usage
-    easel replay FILE [--as SEAT]
+    easel history [--json]              past games: date, game, seats, result, the log file
+    easel replay FILE [--as SEAT]       (FILE 'last': the newest game's log, here and below)
     easel show FILE [--at N] [--as SEAT] --json
     easel export FILE --html OUT [--as SEAT]   one self-contained HTML page replaying the game
     easel --version
@@ -48,27 +49,22 @@ from .common import (  # noqa: F401 - re-exported: older callers import them fro
 # ----------------------------------------------------------------------------- offline commands
 def cmd_audit(args) -> int:
     from .auditing import audit_files
+    from .history import audit_lines, resolve_log
 
-    files = {f: read_file(f) for f in args.files}
+    names = [resolve_log(f) for f in args.files]
+    files = {f: read_file(f) for f in names}
     rep = audit_files(files, games=registry)
     if args.json:
         print(json.dumps(jsonable(rep), indent=None, sort_keys=True))
     else:
-        status = "VALID" if rep["valid"] else "INVALID"
-        print("%s  game=%s  entries=%d  head=%s" % (status, rep["game"], rep["events"], rep["head"]))
-        for p in rep["problems"]:
-            where = "entry %s" % p["index"] if p.get("index") is not None else "-"
-            print("  problem: %s %s: %s" % (p.get("file"), where, p["problem"]))
-        if rep.get("cut_moves"):
-            print("  DISPUTED: %d signed move(s) were cut by time-out certificates although they were made "
-                  "(the notes name each, and who signed the certificate)" % len(rep["cut_moves"]))
-        for p in rep["notes"]:
-            print("  note: entry %s: %s" % (p["index"], p["note"]))
-        if rep["valid"] and not rep["complete"]:
-            print("  the log is valid so far but the game is not finished")
-        if rep["complete"]:
-            print("  result: %s" % json.dumps(jsonable(rep["results"]), sort_keys=True))
+        print("\n".join(audit_lines(rep)))
     return EXIT_OK if rep["valid"] and rep["complete"] else EXIT_INVALID
+
+
+def cmd_history(args) -> int:
+    from .history import print_history
+
+    return print_history(args.json)
 
 
 def load_log_entries(path: str) -> list[bytes]:
@@ -106,6 +102,8 @@ def check_seat(seat: int, players: int) -> None:
 
 
 SHOW_FIELDS = """\
+A damaged or unfinished log gets the warning easel audit gives, on standard error.
+
 output: one JSON object (byte strings as hex):
   entry        the entry shown (0 is the genesis)
   entries      how many entries the log holds
@@ -134,13 +132,19 @@ output: one JSON object (byte strings as hex):
 
 def cmd_export(args) -> int:
     from .export import export
+    from .history import resolve_log
 
-    export(args.file, args.html, args.as_seat)
+    export(resolve_log(args.file), args.html, args.as_seat)
     return EXIT_OK
 
 
 def cmd_show(args) -> int:
+    from .history import log_warning, resolve_log
+
+    args.file = resolve_log(args.file)
     entries = load_log_entries(args.file)
+    for line in log_warning(args.file, read_file(args.file)):     # as easel audit would say it
+        print(line, file=sys.stderr)
     t, n = table_at(entries, args.at)
     if args.as_seat is not None:
         check_seat(args.as_seat, t.players)
@@ -173,8 +177,10 @@ def cmd_show(args) -> int:
 def cmd_replay(args) -> int:
     import trio
 
+    from .history import log_warning, resolve_log
     from .shell import ReplayUI
 
+    args.file = resolve_log(args.file)
     entries = load_log_entries(args.file)
     if args.as_seat is not None:
         t, _ = table_at(entries, 0)
@@ -185,7 +191,8 @@ def cmd_replay(args) -> int:
 
     own = find_seat_secret(entries, args.as_seat, args.file, registry)
     try:
-        ui = ReplayUI(entries, args.as_seat, secret=own.secret, secret_words=own.words)
+        ui = ReplayUI(entries, args.as_seat, secret=own.secret, secret_words=own.words,
+                      warning=log_warning(args.file, read_file(args.file)))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     trio.run(ui.run)
@@ -246,7 +253,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="easel", formatter_class=raw,
         description="Art board games, peer to peer, no server. Without a command: easel play.",
         epilog="Run easel COMMAND --help for a command's options.\n"
-               "Exit status: 0 done, 1 invalid or failed, 2 usage error, 130 interrupted,\n"
+               "Exit status: 0 done, 1 invalid or failed, 2 usage error, 130 interrupted or a game left\n"
+               "before its end (easel resume continues it),\n"
                "141 the reader of our output closed the pipe early.")
     ap.add_argument("--version", action="version", version="easel %s" % _version(),
                     help="print easel's version and exit")
@@ -284,6 +292,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="seconds each seat has for each step before the others vote it out of that step "
                             "(it then plays the empty move); whole seconds, 1 to 86400 (default: %d)" % timeout)
 
+    def send_flag(p) -> None:
+        p.add_argument("--send-at-once", action="store_true",
+                       help="send a complete move as soon as it is typed (by default every command edits the draft "
+                            "shown under the board and Enter on an empty line sends it; also EASEL_SEND_AT_ONCE=1)")
+
     def add(name: str, help: str, description: str | None = None, epilog: str | None = None):
         return sub.add_parser(name, help=help, description=description or help[:1].upper() + help[1:] + ".",
                               epilog=epilog, formatter_class=raw)
@@ -291,10 +304,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("play", "a local table: you and bot peers over loopback (the default command)",
             epilog="The other seats are bot processes on this machine; it needs a terminal.")
     table_flags(p, 300.0, "you included")
+    send_flag(p)
 
     p = add("host", "open a table on the LAN for people (easel join) and bots (easel bot --join)",
             epilog="It prints the lobby's port; the others join with easel join HOST:PORT (or find it on the LAN).")
     table_flags(p, 300.0, "you included")
+    send_flag(p)
     p.add_argument("--bots", type=int, default=0, metavar="K",
                    help="seats taken by bot processes started on this machine, 0 to players-1 (default: 0)")
     p.add_argument("--port", type=int, default=0, metavar="PORT",
@@ -311,6 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the table's lobby address, as its host printed it (omit it to list open tables)")
     p.add_argument("--wait", type=float, default=3.0, metavar="SECONDS",
                    help="seconds to browse the LAN for open tables, when no HOST:PORT is given (default: 3)")
+    send_flag(p)
 
     p = add("bot", "a bot peer that joins a table and plays one seat")
     p.add_argument("--join", required=True, metavar="HOST:PORT", help="the table's lobby address (required)")
@@ -326,6 +342,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the game's directory, <home>/games/<game id> (the one holding its log and roster)")
     p.add_argument("--level", default=None, metavar="LEVEL",
                    help="play our seat with this bot level instead of you in the UI (one of: %s)" % ", ".join(all_levels()))
+    send_flag(p)
     seed_flags(p)
 
     p = add("demo", "a headless game: every seat a bot in its own process",
@@ -349,13 +366,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help="print the report as one JSON object: valid, complete, game, events, head, results, problems, notes")
 
-    p = add("replay", "step through a game in the terminal (Left/Right, Up/Down, Home/End)")
-    p.add_argument("file", metavar="FILE", help="a game's log file")
+    p = add("history", "the games played from this home: date, game, seats, result and the log file",
+            epilog="Newest first. Wherever a command takes a log FILE, 'last' is the newest game's log.")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON list: log, date, game, players, seat (ours), entries, status, result")
+
+    p = add("replay", "step through a game in the terminal (Left/Right, Up/Down, Home/End)",
+            epilog="A damaged or unfinished log is replayed as far as it goes, under the warning easel audit gives.")
+    p.add_argument("file", metavar="FILE", help="a game's log file ('last': the newest game, see easel history)")
     p.add_argument("--as", dest="as_seat", type=int, default=None, metavar="SEAT",
                    help="see the game as seat SEAT saw it, 0 to players-1 (default: the public view)")
 
     p = add("show", "the table after entry N, as JSON", epilog=SHOW_FIELDS)
-    p.add_argument("file", metavar="FILE", help="a game's log file")
+    p.add_argument("file", metavar="FILE", help="a game's log file ('last': the newest game)")
     p.add_argument("--at", type=int, default=None, metavar="N",
                    help="the entry after which to show the table, 0 (the genesis) to entries-1 (default: the last)")
     p.add_argument("--as", dest="as_seat", type=int, default=None, metavar="SEAT",
@@ -367,7 +390,7 @@ def build_parser() -> argparse.ArgumentParser:
             epilog="The page needs no network: open it in any browser, step with the buttons, the slider or the\n"
                    "arrow keys (Left/Right one entry, Up/Down one step, Home/End). It shows the audit's verdict\n"
                    "and every seat key's fingerprint.")
-    p.add_argument("file", metavar="FILE", help="a game's log file")
+    p.add_argument("file", metavar="FILE", help="a game's log file ('last': the newest game)")
     p.add_argument("--html", required=True, metavar="OUT",
                    help="the HTML file to write (- for standard output) (required)")
     p.add_argument("--as", dest="as_seat", type=int, default=None, metavar="SEAT",
@@ -442,6 +465,8 @@ def _main(argv: list[str] | None) -> int:
             return cmd_games(args)
         if args.cmd == "export":
             return cmd_export(args)
+        if args.cmd == "history":
+            return cmd_history(args)
         from . import live
 
         return live.dispatch(args)

@@ -23,9 +23,15 @@ act: once a round in one game, many times a day in another.  Every call is
 one action; the shell never assumes one decision per round and never resets
 the screen's draft (the screen does, when its game needs it).
 
+One way to play every game: each command edits the draft shown under the
+board (a screen's own draft, or a complete move a command composed, which the
+shell holds), and Enter on an empty line (or ``send``) sends it; with
+``send_at_once`` (``--send-at-once``, ``EASEL_SEND_AT_ONCE=1``) a complete move
+goes out as soon as it is typed.
+
 Shell commands (the screen adds its own, see its help page):
 
-    submit  (or Enter on an empty line)    send what the screen composed
+    submit, send  (or Enter on an empty line)    send the draft
     help  (or ? on an empty line)          the help page in the middle pane
 Keys: q (on an empty line), Ctrl-Q or Ctrl-C quit (mid-game they ask once more);
 Esc closes the help; Space (on an empty line) or Esc skips a reveal; PgUp/PgDn scroll the middle pane; Up/Down recall earlier commands.
@@ -64,7 +70,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, Callable, Sequence
 
 import trio
 from prompt_toolkit.application import Application
@@ -88,14 +94,14 @@ from prompt_toolkit.styles import DynamicStyle, Style
 import core.engine as engine
 import core.games as registry
 from core.engine import IllegalAction
-from core.events import Event, Genesis, Timeout, parse_entry
+from core.events import parse_entry
 from core.table import RuleError, Table
 
+from .reveal import Reel, Reeled
 from .screens import (
     Beat,
     CommandError,
     Context,
-    GenericScreen,
     Line,
     Say,
     Screen,
@@ -105,10 +111,21 @@ from .screens import (
     join,
     plain_label,
     screen_for,
-    seat_name,
     who,
     width_of,
     wrap,
+)
+from .snapshot import (  # noqa: F401 - re-exported: callers import them from here
+    LOG_KEEP,
+    _PLACEHOLDER,
+    _effect,
+    _without_seat,
+    _seats_lines,
+    _title_text,
+    describe_entry,
+    seat_status,
+    snapshot_of,
+    step_status,
 )
 
 __all__ = [
@@ -125,13 +142,10 @@ __all__ = [
     "HELP_GAME_OVER",
 ]
 
-LOG_KEEP = 300          # event-log lines kept in a snapshot
-MOVES_KEEP = 64         # raw moves kept in a snapshot (moves_tail), for the screens' reveal beats
-BEATS_KEEP = 40         # beats queued at most (older ones are dropped when a table races ahead)
 PACE = 0.8              # seconds a reveal beat shows, on a terminal (EASEL_PACE overrides; 0 = instant)
 LOG_TEXT_LINES = 20     # event-log lines in render_text()
-ALERTS_SHOWN = 5
 TEXT_WIDTH = 100        # width used to lay out the panes in render_text()
+WARN_TIMEOUT = 10       # seconds left on our decision from which the warning line says so
 
 HELP_GAME_OVER = "game over | help | PgUp/PgDn scroll | q quit"
 HELP_SPECTATOR = "spectating | help | PgUp/PgDn scroll | q / Ctrl-Q quit"
@@ -165,8 +179,6 @@ STYLE = {
     "reveal": "reverse bold fg:ansimagenta",
     "reveal.caption": "bold",
 }
-
-_PLACEHOLDER = GenericScreen()   # until the first table tells which game it is
 
 log = logging.getLogger("easel.ui")
 
@@ -249,215 +261,7 @@ def secret_of(table: Any, seat: int | None) -> bytes | None:
     return sec if isinstance(sec, bytes) else None
 
 
-# --------------------------------------------------------------------------- snapshots
-
-
-def _round_of_phase(moves: Sequence) -> dict:
-    phases = sorted({m[1] for m in moves})
-    return {ph: i + 1 for i, ph in enumerate(phases)}
-
-
-def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), status: str = "",
-                waiting: Sequence[int] | None = None, screen: Screen | None = None,
-                before: Snapshot | None = None) -> Snapshot:
-    """Copy what the UI needs out of ``table`` (call it in the thread that owns the table).
-
-    ``before``: the previous snapshot of the same table and seat, if any: the
-    new one's ``prev_view`` is then the view before the latest step that
-    applied moves (what a screen compares with to show what changed).
-
-    ``waiting``: the seats the current step still waits for, if the caller
-    knows better than ``table.missing()`` (a peer places a step's events in
-    the log only once all of them are in, so its table's ``missing()`` lists
-    every seat of the step until it closes).
-    """
-    screen = screen or _PLACEHOLDER
-    step = table.step
-    missing = tuple(table.missing())
-    if waiting is not None:
-        missing = tuple(s for s in missing if s in set(waiting))
-    view = table.view(seat)
-    steps = _round_of_phase(table.moves)
-    items: list = []
-    start = max(0, len(table.moves) - LOG_KEEP)
-    for k, (idx, ph, s, action) in enumerate(table.moves[start:], start):
-        # each move in the words of the state it was made in (the market, the standing
-        # bid as they were then), the current state once that has been let go
-        was = table.state_before(k)
-        try:
-            text = screen.describe(table.game, table.state if was is None else was, s, action)
-        except Exception:  # describe is total, but never crash the UI
-            text = "seat %s moved" % s
-        if s == seat:
-            text = text.replace("seat %d " % s, "seat %d (you) " % s, 1)
-        items.append((idx, 1, "class:log.mine" if s == seat else "", "%s  %s" % (screen.log_tag(steps.get(ph, 0)), text)))
-    for note in table.notes[-LOG_KEEP:]:
-        items.append((note.index, 0, "class:log.note", "!   " + _note_text(table, note, seat, screen)))
-    items.sort(key=lambda it: (it[0], it[1]))
-    log = tuple((style, text) for _, _, style, text in items[-LOG_KEEP:])
-    info = getattr(table.game, "info", None)
-    first = max(0, len(table.moves) - MOVES_KEEP)
-    tail = tuple((first + i, s, action) for i, (_, _, s, action) in enumerate(table.moves[first:]))
-    prev_view = None
-    if before is not None and before.seat == seat:
-        prev_view = before.view if len(table.moves) > before.moves else before.prev_view
-    return Snapshot(
-        seat=seat,
-        players=table.players,
-        view=view,
-        phase=table.phase,
-        step_kind=None if step is None else step.kind,
-        step_purpose=None if step is None else step.purpose,
-        step_label="" if step is None else step.label,
-        step_seats=() if step is None else tuple(step.seats),
-        missing=missing,
-        over=table.over,
-        result=table.result(),
-        log=log,
-        moves=len(table.moves),
-        entries=table.count,
-        alerts=tuple(alerts[-ALERTS_SHOWN:]) if alerts else (),
-        status=status or "",
-        config=dict(table.config) if isinstance(getattr(table, "config", None), dict) else None,
-        game_name=getattr(info, "name", "") or table.genesis.doc.get("game", ""),
-        game_title=getattr(info, "title", ""),
-        game=table.game,
-        state=table.state,
-        moves_tail=tail,
-        prev_view=prev_view,
-    )
-
-
-def _effect(screen: Screen) -> str:
-    return " (%s)" % screen.timeout_effect if screen.timeout_effect else ""
-
-
-def _note_text(table: Table, note: Any, me: int | None, screen: Screen) -> str:
-    """A table note in players' words (time-outs name the seats, "you" included)."""
-    timed_out = table.timeouts.get(note.phase) if note.seat is None else None
-    if timed_out is not None and note.text.startswith("timed out"):
-        label = note.text[note.text.find("(") + 1:-1] if "(" in note.text else ""
-        return "time-out: %s did not move in time%s - counted as no move%s" % (
-            who(timed_out, me), " (%s)" % plain_label(label) if label else "", _effect(screen))
-    prefix = "" if note.seat is None else "%s: " % seat_name(note.seat, me)
-    return prefix + note.text
-
-
-def _without_seat(text: str, seat: int | None) -> str:
-    """ "seat 3 bids ..." -> "bids ..." (when the line already says who)."""
-    prefix = "seat %s " % seat
-    return text[len(prefix):] if text.startswith(prefix) else text
-
-
-def step_status(snap: Snapshot, screen: Screen) -> tuple[str, str]:
-    """(style, text) for the line that says what the table waits for."""
-    me = snap.seat
-    if snap.over:
-        return "class:over", "Game over - the final ranking is at the top of the middle pane."
-    whom = who(snap.missing, me) or "nobody"
-    if snap.view is None:
-        return "class:waiting", "Drawing the shared seed - waiting for %s" % whom
-    if snap.step_purpose == "seed":
-        what = "%s (%s)" % (screen.chance_words,
-                            "peers seal their random shares" if snap.step_kind == "commit" else "peers open their random shares")
-    else:
-        what = plain_label(snap.step_label)
-        if snap.step_kind == "commit":
-            what += " (seats choose their sealed moves)"
-        elif snap.step_kind == "reveal":
-            what += " (the sealed moves are being opened)"
-    return "class:waiting", "%s - waiting for %s" % (what, whom)
-
-
-def seat_status(snap: Snapshot, s: int) -> str:
-    if snap.over or s not in snap.step_seats:
-        return ""
-    waiting = s in snap.missing
-    if snap.step_purpose == "seed":
-        return "seed.." if waiting else "seed ok"
-    if snap.step_kind == "commit":
-        return "choosing" if waiting else "sealed"
-    if snap.step_kind == "reveal":
-        return "opening" if waiting else "opened"
-    return "to move" if waiting else "moved"
-
-
-def _seats_lines(snap: Snapshot, screen: Screen, ctx: Context) -> list[Line]:
-    me = snap.seat
-    cols = screen.seat_columns(ctx)
-    lines: list[Line] = [[("class:header", "Seats")]]
-    lines.append([("class:label", "%s %-13s" % (" ", "") + "".join(" %*s" % (w, h) for h, w in cols) + "  now")])
-    for s in range(snap.players):
-        mark = ">" if s == me else " "
-        cells = screen.seat_cells(ctx, s) if cols else []
-        row = "%s %-13s" % (mark, seat_name(s, me)) + "".join(" %*s" % (w, c) for (_, w), c in zip(cols, cells)) + "  "
-        st = seat_status(snap, s)
-        style = "class:you" if s == me else ""
-        lines.append([(style, row), ("class:waiting" if st in ("choosing", "opening", "to move", "seed..") else "class:label", st)])
-    return lines
-
-
-def _title_text(title: str, snap: Snapshot | None, screen: Screen, ctx: Context, key: str | None = None,
-                extra: str = "") -> str:
-    head = title
-    if snap is not None and snap.game_title and snap.game_title.lower() not in title.lower():
-        head = "%s - %s" % (title, snap.game_title)
-    parts = [head]
-    if key:
-        parts.append("key %s" % key)
-    if snap is not None:
-        parts.append("spectator" if snap.seat is None else "you are seat %d" % snap.seat)
-        if snap.over:
-            parts.append("game over")
-        parts += screen.title_parts(ctx)
-        if snap.status:
-            parts.append(snap.status)
-    if extra:
-        parts.append(extra)
-    return " " + " | ".join(parts)
-
-
-def describe_entry(table: Table, ent: Any, me: int | None, screen: Screen) -> str:
-    """One log entry in words, before it is applied to ``table`` (the replay viewer, the export)."""
-    if isinstance(ent, Timeout):
-        return "time-out certificate: %s did not move in time%s - counted as no move" % (
-            who(list(ent.seats), me) or "nobody", " (%s)" % plain_label(table.step.label) if table.step else "")
-    if isinstance(ent, Genesis):
-        return "a second genesis"
-    ev: Event = ent
-    seat = table.seat_of(ev.author)
-    st = table.step
-    name = "seat %s" % seat if seat != me else "seat %s (you)" % seat
-    purpose = st.purpose if st is not None else "move"
-    if ev.kind == "commit":
-        label = plain_label(st.label) if st is not None else ""
-        return "%s commits to %s" % (name, "its share of the shared randomness" if purpose == "seed" else "a sealed move (%s)" % label)
-    if ev.kind == "reveal":
-        if purpose == "seed":
-            return "%s reveals its share of the shared randomness" % name
-        try:
-            return "%s reveals: %s" % (name, _without_seat(screen.describe(table.game, table.state, seat, ev.body["value"]), seat))
-        except Exception:
-            return "%s reveals its move" % name
-    try:
-        return "%s plays: %s" % (name, _without_seat(screen.describe(table.game, table.state, seat, ev.body["action"]), seat))
-    except Exception:
-        return "%s moves" % name
-
-
 # --------------------------------------------------------------------------- base
-
-
-class _Reeled(NamedTuple):
-    """One beat on the reel (times on time.monotonic())."""
-
-    start: float
-    end: float
-    beat: Beat
-    k: int                      # its number in the reveal (1-based) ...
-    n: int                      # ... of this many (everything queued in one reveal)
-    before: Snapshot | None     # the table as it was before the step its batch reveals (shown meanwhile)
-    note: str = ""              # a line under its caption (e.g. earlier beats skipped)
 
 
 class _BaseUI:
@@ -481,10 +285,9 @@ class _BaseUI:
         self._help_shown = False    # the middle pane shows the help page
         self._style = self._make_style()
         self.pace = 0.0             # seconds a reveal beat shows (0: beats are not played)
-        self._reel: tuple = ()      # (_Reeled, ...): the beats to play, one after the other
+        self.reel = Reel()          # the beats to play, one after the other (cli/reveal.py)
         self._reel_wake = trio.Event()
         self._beats_failed = False  # a screen's beats raised once (logged once)
-        self._reveals = 0           # reveals begun so far
 
     # -- the screen --------------------------------------------------------------
     def _screen(self) -> Screen:
@@ -513,10 +316,7 @@ class _BaseUI:
     def _shown(self) -> Snapshot | None:
         """The snapshot the panes show: while a beat plays, the table as it was before the step
         the beat reveals (so no result shows before its beat); else the latest."""
-        now = self._beat_now()
-        if now is not None and now.before is not None:
-            return now.before
-        return self._snap
+        return self.reel.shown(self._snap)
 
     def _past_ctx(self, snap: Snapshot) -> Context:
         """A context for rendering ``snap`` (an earlier snapshot) while a reveal plays."""
@@ -554,57 +354,28 @@ class _BaseUI:
             return join(now.beat.board)
         return join(self._screen().board_lines(self._view_ctx()))
 
-    # -- the reveal: beats played one after the other --------------------------------
-    def _beat_now(self) -> _Reeled | None:
-        """The beat showing now, or None (any thread: it only reads ``_reel``)."""
-        reel = self._reel
-        if not reel:
-            return None
-        now = time.monotonic()
-        for item in reel:
-            if item.start <= now < item.end:
-                return item
-        return None
+    # -- the reveal: beats played one after the other (cli/reveal.py) ----------------
+    @property
+    def _reel(self) -> tuple:
+        return self.reel.items
 
-    def _queue_beats(self, beats: Sequence[Beat], before: Snapshot | None = None) -> None:
-        """Play ``beats`` (what the step after ``before`` revealed) next (trio thread).
+    @property
+    def _reveals(self) -> int:
+        return self.reel.reveals
 
-        The reveal never lags the table by more than one transition: when new
-        beats come while older ones still play, the beat showing finishes (at
-        most one pace more) and the older ones not shown yet are dropped; the
-        first new beat says how many were skipped.  Beats are numbered across
-        one reveal (k/n over all queued since it began), so the counter never
-        starts over while it plays.
-        """
-        beats = [b for b in beats if isinstance(b, Beat)][-BEATS_KEEP:]
-        if not beats or self.pace <= 0:
-            return
-        now = time.monotonic()
-        current = self._beat_now()
-        if current is None:
-            self._reveals += 1          # a new reveal begins (not more beats of the one playing)
-        skipped = sum(1 for it in self._reel if it.start > now)
-        reel: list[_Reeled] = []
-        t, shown = now, 0
-        if current is not None:
-            shown = current.k
-            t = min(current.end, now + self.pace)
-        n = shown + len(beats)
-        if current is not None:
-            reel.append(current._replace(end=t, n=n))
-        note = ("%d earlier beat%s skipped: the table moved on" % (skipped, "" if skipped == 1 else "s")
-                if skipped else "")
-        for i, b in enumerate(beats):
-            end = t + self.pace * max(1, min(4, int(b.hold or 1)))
-            reel.append(_Reeled(t, end, b, shown + i + 1, n, before, note if i == 0 else ""))
-            t = end
-        self._reel = tuple(reel)
-        self._reel_wake.set()
+    def _beat_now(self) -> Reeled | None:
+        """The beat showing now, or None (any thread: it only reads the reel)."""
+        return self.reel.now()
+
+    def _queue_beats(self, beats: Sequence[Beat], before: Snapshot | None = None,
+                     after: Snapshot | None = None) -> None:
+        """Play ``beats`` (what the step after ``before`` revealed) instead of any older reveal (trio thread)."""
+        if self.reel.queue(beats, self.pace, before, after):
+            self._reel_wake.set()
 
     def skip_beats(self) -> bool:
         """Stop the reveal (Space or Esc); True if one was playing (any thread)."""
-        playing = self._beat_now() is not None
-        self._reel = ()
+        playing = self.reel.skip()
         self._invalidate()
         return playing
 
@@ -616,31 +387,17 @@ class _BaseUI:
         """Repaint at each beat's start and end (trio)."""
         while True:
             self._reel_wake = trio.Event()
-            now = time.monotonic()
-            times = [t for it in self._reel for t in (it.start, it.end) if t > now]
+            times = self.reel.times()
             if times:
-                with trio.move_on_after(min(times) - now + 0.01):
+                with trio.move_on_after(min(times) - time.monotonic() + 0.01):
                     await self._reel_wake.wait()
             else:
                 await self._reel_wake.wait()
-            if self._reel and self._reel[-1].end <= time.monotonic():
-                self._reel = ()
+            self.reel.tidy()
             self._invalidate()
 
     def _beat_lines(self, width: int) -> list[Line]:
-        now = self._beat_now()
-        if now is None:
-            return []
-        beat = now.beat
-        head = [("class:reveal", " REVEAL %d/%d " % (now.k, now.n) if now.n > 1 else " REVEAL "),
-                ("class:reveal.caption", " " + beat.caption),
-                ("class:label", "  (Space or Esc skips)")]
-        lines = wrap(head, width, "  ")
-        if now.note:
-            lines += wrap([("class:label", "  (%s)" % now.note)], width, "  ")
-        for line in beat.middle or []:
-            lines += wrap(list(line), width, "  ")
-        return lines + [[]]
+        return self.reel.lines(width)
 
     def _pane_seats(self) -> list:
         ctx = self._view_ctx()
@@ -694,7 +451,10 @@ class _BaseUI:
     def _help_sections(self) -> list:
         ctx = self._ctx()
         screen = self._screen()
-        return [("Commands", list(screen.command_help(ctx)) + _SHELL_HELP)] + list(screen.rules_help(ctx))
+        return [("Commands", list(screen.command_help(ctx)) + self._shell_help())] + list(screen.rules_help(ctx))
+
+    def _shell_help(self) -> list:
+        return list(_SHELL_HELP)
 
     def _toggle_help(self, show: bool | None = None) -> None:
         new = (not self._help_shown) if show is None else show
@@ -894,9 +654,14 @@ class GameUI(_BaseUI):
     """
 
     def __init__(self, seat: int | None, *, title: str = "Easel", input=None, output=None,
-                 screen: Screen | None = None, key: str | None = None, pace: float | None = None) -> None:
+                 screen: Screen | None = None, key: str | None = None, pace: float | None = None,
+                 send_at_once: bool | None = None) -> None:
         super().__init__(seat, title, screen, key)
         self.pace = default_pace(input, output) if pace is None else max(0.0, min(10.0, float(pace)))
+        # one way to play every game: a command edits the draft, Enter on an empty line sends it;
+        # send_at_once (--send-at-once, EASEL_SEND_AT_ONCE=1) sends a complete move as soon as it is typed
+        self.send_at_once = default_send_at_once() if send_at_once is None else bool(send_at_once)
+        self._held: tuple[_Pending, Any, str] | None = None   # a complete move the screen composed, not sent yet
         self._status = ""
         self._alerts: list[str] = []
         self._table: Table | None = None           # trio thread only (the UI thread reads just our seat's
@@ -928,13 +693,17 @@ class GameUI(_BaseUI):
         def _(event) -> None:
             self._toggle_help()
 
-        @kb.add("escape", filter=Condition(lambda: self._help_shown))
+        # Esc is eager and always bound: prompt-toolkit's own bindings would otherwise read it as the
+        # start of a Meta key and take the next letter typed within a second with it ("bid" -> "id")
+        @kb.add("escape", eager=True)
         def _(event) -> None:
-            self._toggle_help(False)
+            if self._help_shown:
+                self._toggle_help(False)
+            else:
+                self.skip_beats()
 
         revealing = Condition(lambda: self.revealing)
 
-        @kb.add("escape", filter=revealing & ~Condition(lambda: self._help_shown))
         @kb.add(" ", filter=revealing & empty)
         def _(event) -> None:
             self.skip_beats()
@@ -950,6 +719,7 @@ class GameUI(_BaseUI):
             Window(ftc(self._pane_status), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
             Window(ftc(self._pane_draft), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
             Window(ftc(self._pane_message), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
+            Window(ftc(self._pane_warning), dont_extend_height=True, wrap_lines=False, height=D(min=0, max=1)),
             self._input_window,
             Window(ftc(self._pane_help), height=1, wrap_lines=False, style="class:help"),
         ]
@@ -985,7 +755,7 @@ class GameUI(_BaseUI):
                     self._beats_failed = True
                     log.warning("the %s screen's reveal failed; no reveal is shown for it (further failures "
                                 "are not logged)", type(self._screen()).__name__, exc_info=True)
-            self._queue_beats(beats or [], before)
+            self._queue_beats(beats or [], before, self._snap)
         self._report_timeouts(table)
         p = self._pending
         if p is not None and table.phase != p.phase and not p.event.is_set():
@@ -1128,6 +898,13 @@ class GameUI(_BaseUI):
         return Context(seat=self.seat, snap=snap, view=snap.view, game=snap.game, state=snap.state,
                        sent=self.sent, reveal=True)
 
+    def _shell_help(self) -> list:
+        send = ("Enter, send", "send your draft (Enter on an empty line): every command only edits the draft, "
+                "in every game" if not self.send_at_once else
+                "send your draft (Enter on an empty line); with --send-at-once a complete move goes out as soon "
+                "as it is typed")
+        return [send] + list(_SHELL_HELP)
+
     def _say(self, text: str, style: str = "class:info") -> None:
         self._message = (style, text)
 
@@ -1182,11 +959,42 @@ class GameUI(_BaseUI):
             raise CommandError("the game is over: there are no more moves (q quits)")
         self._outcome(screen.command(self._ctx(), name, args))
 
-    def _outcome(self, out: Say | Send | None) -> None:
+    def _outcome(self, out: Say | Send | None, submitted: bool = False) -> None:
+        """What a screen's command (or its submit, ``submitted``) gave: a move to hold in the draft
+        (sent by Enter on an empty line), or to send now (submit, or ``send_at_once``); or words."""
         if isinstance(out, Send):
-            self._send(out.action)
+            if submitted or self.send_at_once:
+                self._held = None
+                self._send(out.action)
+            else:
+                self._hold(out.action)
         elif isinstance(out, Say):
+            self._held = None           # another command: the screen's own draft (or its words) replace ours
             self._say(out.text, out.style)
+
+    def _hold(self, action: Any) -> None:
+        """Keep ``action`` as the draft (checked now, as it will be sent); Enter on an empty line sends it."""
+        p = self._deciding()
+        if p is None:
+            raise self._not_your_turn()
+        if p.game is not None:
+            try:
+                action = check(p.game, p.state, p.seat, action, secret_of(self._table, p.seat))
+            except IllegalAction as exc:
+                raise CommandError("illegal move: %s - fix it and try again" % exc) from None
+        try:
+            text = self._screen().describe(p.game, p.state, p.seat, action) if p.game is not None else repr(action)
+        except Exception:
+            text = repr(action)
+        self._held = (p, action, _without_seat(text, p.seat))
+        self._say("Draft: %s - Enter on an empty line sends it (or type another command)." % self._held[2],
+                  "class:info")
+
+    def _held_now(self) -> tuple[_Pending, Any, str] | None:
+        held = self._held
+        if held is not None and held[0] is not self._deciding():
+            self._held = held = None        # its step is gone (sent, timed out, closed)
+        return held
 
     def _typing(self, _buffer: Buffer) -> None:
         self._quit_armed = False
@@ -1213,10 +1021,15 @@ class GameUI(_BaseUI):
         snap = self._snap
         if self._deciding() is None and snap is not None and snap.over:
             raise CommandError("the game is over (q quits)")
+        held = self._held_now()
+        if held is not None:
+            self._held = None
+            self._send(held[1])
+            return
         out = self._screen().submit(self._ctx())
         if out is None and self._deciding() is None:
             raise self._not_your_turn()
-        self._outcome(out)
+        self._outcome(out, submitted=True)
 
     def _send(self, action: Any) -> None:
         """Check ``action`` with the game and hand it to the node (UI thread)."""
@@ -1280,6 +1093,11 @@ class GameUI(_BaseUI):
             # the draft of the next move would tell what the reveal is about to show (what is left after it)
             return self._wrapped([("class:label", "Your move is open: the reveal plays first (Space or Esc skips "
                                                   "it), or type a command to start now.")], width)
+        held = self._held_now()
+        if held is not None:
+            return self._wrapped([("bold", "Draft: "), ("", held[2]),
+                                  ("class:label", " (Enter on an empty line sends it; another command replaces it)")],
+                                 width)
         line = self._screen().draft_line(self._ctx())
         return self._wrapped(line, width) if line else [("", "")]
 
@@ -1289,6 +1107,30 @@ class GameUI(_BaseUI):
             self._message, self._after_reveal = held, None
         style, text = self._message
         return self._wrapped([(style, text)], width) if text else [("", "")]
+
+    def warning(self) -> str:
+        """The one line above the prompt: what the next step costs our seat if nothing changes (the
+        game's own ``warnings`` hook on the view the panes show), or a time-out close at hand."""
+        snap = self._shown()
+        if self.seat is None or snap is None or snap.over:
+            return ""
+        p = self._deciding()
+        if p is not None and self._deadline is not None:
+            left = int(self._deadline - time.monotonic())
+            if 0 <= left <= WARN_TIMEOUT:
+                held = self._held_now() is not None
+                return "Time-out in %d s: %s, or it counts as no move%s." % (
+                    left, "press Enter to send your draft" if held else "send your move now", _effect(self._screen()))
+        return first_warning(snap.game, snap.view, self.seat)
+
+    def _pane_warning(self, width: int | None = None) -> list:
+        text = self.warning()
+        if not text:
+            return []
+        cols = width or self._cols()
+        if len(text) + 4 > cols:
+            text = text[:max(0, cols - 5)] + "…"
+        return [("class:alert", "!! " + text)]
 
     def _pane_help(self, width: int | None = None) -> list:
         if self.seat is None:
@@ -1306,7 +1148,9 @@ class GameUI(_BaseUI):
         """Plain text of the main panes, the status, the draft and the message (for tests), TEXT_WIDTH wide."""
         parts = [self._main_text()]
         w = TEXT_WIDTH
-        for pane in (self._pane_status(w), self._pane_draft(w), self._pane_message(w), self._pane_help(w)):
+        warning = self._pane_warning(w)
+        for pane in (self._pane_status(w), self._pane_draft(w), self._pane_message(w)) + ((warning,) if warning else ()) \
+                + (self._pane_help(w),):
             parts.append(fragment_list_to_text(pane) + "\n")
         return "".join(parts)
 
@@ -1345,6 +1189,25 @@ def _deadline_of(peer: Any, table: Any, estimate: bool = False) -> float | None:
     return time.monotonic() + max(0.0, at - now)
 
 
+def first_warning(game: Any, view: Any, seat: int | None) -> str:
+    """The first sentence of the game's ``warnings(view, seat)`` hook (core/games/<game>/warnings.py),
+    "" without one; a failing hook says nothing (a warning is a help, never a crash)."""
+    hook = getattr(game, "warnings", None)
+    if not callable(hook) or view is None or seat is None:
+        return ""
+    try:
+        out = hook(view, seat)
+    except Exception:
+        log.debug("the game's warnings hook failed", exc_info=True)
+        return ""
+    return str(out[0]) if out else ""
+
+
+def default_send_at_once() -> bool:
+    """EASEL_SEND_AT_ONCE=1 (or true/yes): a complete move is sent as soon as it is typed."""
+    return os.environ.get("EASEL_SEND_AT_ONCE", "").strip().lower() in ("1", "true", "yes", "on")
+
+
 def default_pace(input: Any = None, output: Any = None) -> float:
     """Seconds a reveal beat shows: 0 (instant) unless the UI runs on the real terminal (not given an
     input or output, as tests are, and stdin and stdout are TTYs); there EASEL_PACE if set (0 turns
@@ -1373,10 +1236,12 @@ class ReplayUI(_BaseUI):
 
     def __init__(self, entries: list[bytes], seat: int | None, *, input=None, output=None,
                  title: str = "Easel replay", start: int = 0, games: Any = registry, screen: Screen | None = None,
-                 secret: bytes | None = None, secret_words: str = "") -> None:
+                 secret: bytes | None = None, secret_words: str = "", warning: Sequence[str] = ()) -> None:
         """``secret``: the seat's own secret (a game with seat secrets), so its view shows its
-        hand at every entry; ``secret_words`` says where it came from (shown under the title)."""
+        hand at every entry; ``secret_words`` says where it came from (shown under the title).
+        ``warning``: lines shown at every entry (the audit's words for a damaged or unfinished log)."""
         super().__init__(seat, title, screen)
+        self.warning = [str(w) for w in warning]
         if not entries:
             raise ValueError("an empty log has nothing to replay")
         self.entries = list(entries)
@@ -1418,7 +1283,7 @@ class ReplayUI(_BaseUI):
         bind(["q"], self._exit_now)
         bind(["?"], self._toggle_help)
 
-        @kb.add("escape", filter=Condition(lambda: self._help_shown))
+        @kb.add("escape", eager=True)       # eager: never the start of a Meta key (see GameUI)
         def _(event) -> None:
             self._toggle_help(False)
 
@@ -1526,7 +1391,10 @@ class ReplayUI(_BaseUI):
     # -- panes -----------------------------------------------------------------
     def _pane_entry(self, width: int | None = None) -> list:
         width = width or self._cols()
-        lines = wrap([("bold", "Entry %d of %d: " % (self.pos, self.last)), ("", self._descs[self.pos])], width)
+        lines = []
+        for i, w in enumerate(self.warning[:4]):
+            lines += wrap([("class:error" if i == 0 else "class:label", w)], width, "    ")
+        lines += wrap([("bold", "Entry %d of %d: " % (self.pos, self.last)), ("", self._descs[self.pos])], width)
         if self._error is not None and self.pos == len(self._snaps) - 1:
             lines += wrap([("class:error", self._error)], width)
         if self._seat_note:

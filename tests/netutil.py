@@ -466,16 +466,39 @@ def sigkill_bot_and_resume(game: str, level: str, seed: str, homes, reached, *, 
     procs = [host] + bots
     try:
         follow = LogFollower(homes[1])
-
-        def there() -> bool:
-            if any(p.poll() is not None for p in procs):
-                return True  # someone exited early: stop waiting, the assertion below says who and why
-            t = follow.poll()
-            return t is not None and t.state is not None and not t.over and reached(t)
-
-        ok = wait_for(there, timeout=reach_timeout, interval=0.005)
-        assert ok and all(p.poll() is None for p in procs), "bot 1 never reached %s: %r" % (what, finish_procs(procs, 1))
         victim = bots[0]
+
+        def log_size() -> int:
+            logs = logs_under(homes[1])
+            try:
+                return logs[0].stat().st_size if logs else 0
+            except OSError:
+                return 0
+
+        def gone() -> bool:
+            return any(p.poll() is not None for p in procs)
+
+        # The game must not run past the point we watch for while we look (under load the replay
+        # used to fall behind and the game finished first). So once the victim's log exists it is
+        # stepped: SIGSTOP, replay what its log holds and test ``reached``; if not yet, SIGCONT until
+        # its log grows (an event, not a guess), SIGSTOP again. While it is stopped the others cannot
+        # get past the victim's next move, and a window lets only a few entries through.
+        deadline = time.monotonic() + reach_timeout
+        ok = wait_for(lambda: gone() or log_size() > 0, timeout=reach_timeout, interval=0.005)
+        t = None
+        while ok and not gone() and time.monotonic() < deadline:
+            victim.send_signal(signal.SIGSTOP)
+            t = follow.poll()
+            if t is not None and t.state is not None and not t.over and reached(t):
+                break
+            size = log_size()
+            victim.send_signal(signal.SIGCONT)
+            wait_for(lambda: gone() or log_size() != size, timeout=max(0.0, deadline - time.monotonic()),
+                     interval=0.002)
+        else:
+            t = None
+        reached_it = t is not None and not gone()
+        assert reached_it, "bot 1 never reached %s: %r" % (what, finish_procs(procs, 1))
         victim.send_signal(signal.SIGKILL)
         victim.wait(timeout=10)
         assert victim.returncode == -signal.SIGKILL

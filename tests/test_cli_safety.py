@@ -323,11 +323,11 @@ def test_play_bots_die_then_resume_restarts_them_and_the_game_finishes(tmp_path)
         gdir = logs()[0].parent
         bots_file = json.loads((gdir / "local-bots.json").read_text())
         assert [(b["seat"], b["level"], b["home"]) for b in bots_file["bots"]] == [(1, "heuristic", str(home / "bots" / "bot-0"))]
-        assert (gdir / "bot-0.log").exists()
+        assert (gdir / "bot-seat-1.log").exists()        # named by the seat it plays
         kids = children(host.pid)
         assert len(kids) == 1
         os.kill(kids[0], signal.SIGKILL)
-        alert = "bot 1 (seat 1) was killed by signal 9 before the game ended; its log: %s" % (gdir / "bot-0.log")
+        alert = "bot 1 (seat 1) was killed by signal 9 before the game ended; its log: %s" % (gdir / "bot-seat-1.log")
         err = b""
         deadline = time.monotonic() + 15
         os.set_blocking(host.stderr.fileno(), False)
@@ -350,7 +350,7 @@ def test_play_bots_die_then_resume_restarts_them_and_the_game_finishes(tmp_path)
     assert wait_for(lambda: bot_log.read_bytes() == (gdir / "log").read_bytes(), timeout=20)
     audit = easel("audit", gdir / "log", bot_log, home=home)
     assert audit.returncode == 0 and audit.stdout.startswith("VALID"), audit.stdout
-    assert "started" in (gdir / "bot-0.log").read_text()
+    assert "started" in (gdir / "bot-seat-1.log").read_text()
     assert "Traceback" not in r.stderr
 
 

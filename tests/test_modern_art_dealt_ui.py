@@ -125,7 +125,7 @@ async def test_a_person_auctions_a_card_of_its_hand_on_a_dealt_table():
     hand = hand_order([{"pos": p, "id": c} for p, c in known.items()])
     with trio.fail_after(LIMIT):
         with create_pipe_input() as inp:
-            ui = GameUI(me, input=inp, output=DummyOutput())
+            ui = GameUI(me, input=inp, output=DummyOutput(), send_at_once=True)  # these tests are about the moves, not the draft
             ui.update(t, [], "")
             async with running(ui):
                 async with deciding(ui, net, me) as got:
@@ -169,7 +169,7 @@ async def test_a_short_card_name_plays_too_and_the_legal_list_is_sealed():
     card = next(c for c in hand if CARDS[c["id"]].type != "double")
     with trio.fail_after(LIMIT):
         with create_pipe_input() as inp:
-            ui = GameUI(me, input=inp, output=DummyOutput())
+            ui = GameUI(me, input=inp, output=DummyOutput(), send_at_once=True)  # these tests are about the moves, not the draft
             ui.update(t, [], "")
             async with running(ui):
                 async with deciding(ui, net, me) as got:

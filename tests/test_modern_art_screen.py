@@ -608,7 +608,7 @@ async def _full_screen(st: rules.State, seat: int, rows: int, cols: int, lines_i
     snap = snap_for(st, seat)
     with create_pipe_input() as inp:
         out = Vt100_Output(io.StringIO(), lambda: Size(rows=rows, columns=cols), term="xterm")
-        ui = GameUI(seat, input=inp, output=out, screen=ModernArtScreen())
+        ui = GameUI(seat, input=inp, output=out, screen=ModernArtScreen(), send_at_once=True)  # these tests are about the moves, not the draft
         ui._snap = snap
         pending = shell._Pending(seat=seat, view=snap.view, game=GAME, state=st, phase=snap.phase,
                                  token=trio.lowlevel.current_trio_token())

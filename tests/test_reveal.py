@@ -440,16 +440,17 @@ async def test_a_command_typed_during_the_reveal_shows_the_live_draft():
 # --------------------------------------------------------------------------- the reveal keeps up with the table
 
 
-def test_the_reveal_never_lags_more_than_one_transition_and_counts_across_the_queue(monkeypatch):
+def test_a_new_reveal_replaces_a_stale_one_and_the_panes_follow_it(monkeypatch):
     """Starving Artists at quick play: a night's beats are still playing when the next night comes.
-    The beat showing finishes (within a pace), the older beats not shown yet are dropped (the first
-    new beat says how many), the counter goes on (k/n over the whole reveal), and the panes show
-    the table as it was before the newest night, not three days behind."""
-    import cli.shell as shell_mod
+    The new night's reveal replaces the old one at once (the stale beats are dropped, the first new
+    beat says how many), it counts from 1 over its own beats only (never 'REVEAL 5/9' across two
+    nights), and the panes show the table before the newest night, then after it from the Paint
+    Market's draw on, then the table as it is."""
+    import cli.reveal as reveal_mod
     from types import SimpleNamespace
 
     clock = [1000.0]
-    monkeypatch.setattr(shell_mod, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    monkeypatch.setattr(reveal_mod, "time", SimpleNamespace(monotonic=lambda: clock[0]))
     pace = 1.0
     net = SANet(3)
     ui = GameUI(0, output=DummyOutput(), pace=pace)
@@ -483,22 +484,23 @@ def test_the_reveal_never_lags_more_than_one_transition_and_counts_across_the_qu
             clock[0] += pace + 0.01                                 # one beat later: beat 2 shows
             assert "REVEAL 2/%d " % len(first) in ui.render_text()
             continue
-        # a newer transition while the first is still at its beat 2 (quick play): no lag of days
+        # a newer night while the first is still at its beat 2: it replaces it at once
         reel = ui._reel
-        dropped = len(first) - 2
-        total = 2 + len(new)
-        assert reel[0].beat is first[1].beat and reel[0].before is first[1].before   # the beat showing finishes
-        assert reel[0].end <= clock[0] + pace and (reel[0].k, reel[0].n) == (2, total)
-        assert list(reel[1:]) == new and [(it.k, it.n) for it in new] == [(k, total) for k in range(3, total + 1)]
-        assert new[0].note == "%d earlier beat%s skipped: the table moved on" % (dropped, "" if dropped == 1 else "s")
+        dropped = len(first) - 1                    # beat 2 (showing) and the ones after it
+        assert list(reel) == new and [(it.k, it.n) for it in new] == [(k, len(new)) for k in range(1, len(new) + 1)]
+        assert new[0].note == "%d beat%s of an earlier step skipped: the table moved on" % (
+            dropped, "" if dropped == 1 else "s")
         assert all(not it.note for it in new[1:])
-        assert "REVEAL 2/%d " % total in ui.render_text()             # the counter goes on, it does not restart
-        clock[0] = reel[0].end + 0.01
         text = " ".join(ui.render_text().split())
-        assert "REVEAL 3/%d " % total in text and "(%s)" % new[0].note in text
-        assert ui._shown() is prev                                     # the table just before the newest transition
+        assert "REVEAL 1/%d " % len(new) in text and "(%s)" % new[0].note in text
+        assert ui._shown() is prev                                     # the table just before the newest night
         if isinstance(prev.view, dict) and prev.view.get("phase") != "over":
             assert "day %d" % prev.view["day"] in title()
+        drawn = [i for i, it in enumerate(new) if "Paint Market receives" in it.beat.caption]
+        if drawn:                                  # from the market's draw on, the panes show the new day
+            assert all(it.reached for it in new[drawn[0]:]) and not any(it.reached for it in new[:drawn[0]])
+            clock[0] = new[drawn[0]].start + 0.01
+            assert ui._shown() is ui._snap
         clock[0] = new[-1].end + 0.01                                  # the reveal ends: the table as it is now
         assert not ui.revealing and "REVEAL" not in ui.render_text()
         v = ui._snap.view
@@ -508,12 +510,29 @@ def test_the_reveal_never_lags_more_than_one_transition_and_counts_across_the_qu
     assert batches == 2, "the game should bring a second reveal"
 
 
+def test_nothing_of_an_earlier_step_plays_after_the_last_one(monkeypatch):
+    """Three steps revealed in quick succession (as after a resume or under load): only the last
+    step's beats are on the reel, numbered over that step alone."""
+    import cli.reveal as reveal_mod
+    from types import SimpleNamespace
+
+    clock = [10.0]
+    monkeypatch.setattr(reveal_mod, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    ui = GameUI(0, output=DummyOutput(), pace=1.0)
+    for r in range(3):
+        ui._queue_beats([Beat("round %d beat %d" % (r, i)) for i in range(15)])
+        clock[0] += 0.5
+    assert [it.beat.caption for it in ui._reel] == ["round 2 beat %d" % i for i in range(15)]
+    assert (ui._reel[0].k, ui._reel[-1].k, ui._reel[-1].n) == (1, 15, 15)
+    assert ui.skip_beats() and not ui.revealing and ui._reel == ()
+
+
 def test_a_new_reveal_after_the_last_one_ended_counts_from_1(monkeypatch):
-    import cli.shell as shell_mod
+    import cli.reveal as reveal_mod
     from types import SimpleNamespace
 
     clock = [50.0]
-    monkeypatch.setattr(shell_mod, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    monkeypatch.setattr(reveal_mod, "time", SimpleNamespace(monotonic=lambda: clock[0]))
     ui = GameUI(0, output=DummyOutput(), pace=1.0)
     ui._queue_beats([Beat("a"), Beat("b", hold=2)])
     assert [(it.k, it.n, it.end - it.start) for it in ui._reel] == [(1, 2, 1.0), (2, 2, 2.0)]

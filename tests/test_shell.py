@@ -246,7 +246,7 @@ async def test_decide_is_called_several_times_in_one_round():
     screen = CountScreen()
     with trio.fail_after(LIMIT):
         with create_pipe_input() as inp:
-            ui = GameUI(0, input=inp, output=DummyOutput(), screen=screen)
+            ui = GameUI(0, input=inp, output=DummyOutput(), screen=screen, send_at_once=True)  # these tests are about the moves, not the draft
             ui.update(table, [], "")
             async with running(ui):
                 got = []
@@ -304,7 +304,7 @@ async def test_generic_screen_sends_json_and_picks_from_the_legal_actions():
     table = FakeTable()
     with trio.fail_after(LIMIT):
         with create_pipe_input() as inp:
-            ui = GameUI(0, input=inp, output=DummyOutput())
+            ui = GameUI(0, input=inp, output=DummyOutput(), send_at_once=True)  # these tests are about the moves, not the draft
             ui.update(table, [], "")
             assert type(ui.screen) is GenericScreen       # no cli/screens/fake_multi.py
             async with running(ui):

@@ -418,6 +418,25 @@ def test_game_over_lines_final_words_and_solo_rating():
     sctx = ctx_for(solo, 0, deciding=False)
     assert "Solo rating: Expert" in "\n".join("".join(t for _, t in l) for l in sc.game_over_lines(sctx, 100))
     assert sc.final_words(sctx).endswith("Solo rating: Expert.")
+    # measured: a solo game ended "1. seat 0 (you) ... winner, starved" and "you finished 1st of 1"
+    starved = replace(solo, alive=(False,), score=(3,))
+    octx = ctx_for(starved, 0, deciding=False)
+    text = "\n".join("".join(t for _, t in l) for l in sc.game_over_lines(octx, 100))
+    assert "winner" not in text and "1. seat" not in text and re.search(r"seat 0 \(you\)\s+3 .*starved", text)
+    words = sc.final_words(octx)
+    assert "1st of 1" not in words and words.startswith("Game over after day 1: you scored 3 points with 0 canvases sold (you starved).")
+
+
+def test_seats_tied_on_every_tie_break_share_a_place():
+    sc = StarvingArtistsScreen()
+    ctx = ctx_for(state(), 2, deciding=False)
+    res = {"ranking": [1, 0, 2], "places": [2, 1, 2], "winners": [1], "points": [9, 14, 9], "sold": [2, 3, 2],
+           "food": [4, 6, 4], "cubes": [3, 0, 3], "starved": [False, False, False], "days": 5, "reason": "x"}
+    ctx = replace(ctx, snap=replace(ctx.snap, result=res))
+    text = "\n".join("".join(t for _, t in l) for l in sc.game_over_lines(ctx, 100))
+    assert re.search(r"2= seat 0\s+9", text) and re.search(r"2= seat 2 \(you\)\s+9", text), text
+    assert re.search(r"1\. seat 1\s+14", text)
+    assert "you finished joint 2nd of 3 with 9 points" in sc.final_words(ctx)
 
 
 def test_help_rules_table_description_and_marks():
@@ -510,7 +529,7 @@ async def test_a_whole_day_played_through_the_ui_with_bots_at_the_other_seats():
     net = SANet(3)
     with trio.fail_after(LIMIT):
         with create_pipe_input() as inp:
-            ui = GameUI(0, input=inp, output=DummyOutput())
+            ui = GameUI(0, input=inp, output=DummyOutput(), send_at_once=True)  # these tests are about the moves, not the draft
             ui.update(net.table, [], "3/3 peers connected")
             assert isinstance(ui.screen, StarvingArtistsScreen)
             async with running(ui):
@@ -609,7 +628,7 @@ async def test_a_night_with_a_sale_and_collections_typed_through_the_ui():
     others = [1, 2]
     with trio.fail_after(LIMIT):
         with create_pipe_input() as inp:
-            ui = GameUI(0, input=inp, output=DummyOutput())
+            ui = GameUI(0, input=inp, output=DummyOutput(), send_at_once=True)  # these tests are about the moves, not the draft
             ui.update(net.table, [], "3/3 peers connected")
             async with running(ui):
                 # the announcement
@@ -673,7 +692,7 @@ async def test_full_screen_keeps_every_part_on_screen(rows, cols):
     with trio.fail_after(LIMIT):
         with create_pipe_input() as inp:
             out = Vt100_Output(io.StringIO(), lambda: Size(rows=rows, columns=cols), term="xterm")
-            ui = GameUI(0, input=inp, output=out)
+            ui = GameUI(0, input=inp, output=out, send_at_once=True)  # these tests are about the moves, not the draft
             ui.update(net.table, [], "4/4 peers connected")
             async with running(ui):
                 async with deciding(ui, net) as got:

@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 import pytest
 import trio
 from prompt_toolkit.data_structures import Size
+from prompt_toolkit.formatted_text import fragment_list_to_text as text_of
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.output.vt100 import Vt100_Output
@@ -371,6 +372,28 @@ async def test_help_page_replaces_the_middle_pane_and_explains_the_rules():
                 await until(lambda: ui.closed)
 
 
+async def test_a_command_typed_right_after_esc_keeps_its_first_letter():
+    """Esc then "bid 1 3" at once: the b is not eaten as Meta-b (measured: "unknown command 'id'")."""
+    net = Net(2)
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:
+            ui = GameUI(0, input=inp, output=DummyOutput())
+            ui.update(net.table, [], "")
+            async with running(ui):
+                async with deciding(ui, net):
+                    inp.send_text(ESC + "bid 1 3" + ENTER)
+                    await until(lambda: "bids: #1=3" in flat(ui) or "unknown command" in flat(ui))
+                    assert "unknown command" not in flat(ui)
+                    inp.send_text("help" + ENTER)
+                    await until(lambda: "The Painting Game in short" in flat(ui))
+                    inp.send_text(ESC + "bid 2 4" + ENTER)   # Esc closes the help, the command goes through
+                    await until(lambda: "#2=4" in flat(ui) or "unknown command" in flat(ui))
+                    assert "unknown command" not in flat(ui) and "Sheets on offer" in flat(ui)
+                    inp.send_text(CTRL_Q + CTRL_Q)
+                    await until(lambda: ui.closed)
+                    ui._pending.event.set()
+
+
 async def test_draft_lists_every_problem_at_once_and_the_move_waits():
     net = Net(2, {"starting_garnets": 0})
     with trio.fail_after(LIMIT):
@@ -556,6 +579,21 @@ def test_black_cells_legend_and_extra_column():
     assert "free" not in text
 
 
+def test_seats_tied_on_points_and_tokens_share_a_place_and_one_token_is_singular():
+    """Measured: "2. seat 0 ... 80 tokens", "3. seat 2 ... 80 tokens", then "you finished 3rd of 3"."""
+    from cli.screens.painting import _final_words, _result_lines
+
+    res = {"ranking": [1, 0, 2], "points": {"0": 12, "1": 20, "2": 12}, "tokens": {"0": 80, "1": 1, "2": 80},
+           "garnets_earned": {"0": 0, "1": 1, "2": 0}, "winners": [1], "tokens_of_life": {"1": 2},
+           "elimination_candidates": [0, 2], "draw": False}
+    text = "\n".join(text_of(line) for line in _result_lines(res, 3, 2))
+    assert re.search(r" 1\. seat 1\s+20 pts\s+1 token  ", text), text
+    assert re.search(r" 2= seat 0\s+12 pts\s+80 tokens", text) and re.search(r" 2= seat 2 \(you\)\s+12 pts", text)
+    assert " 3" not in text.split("\n", 1)[1][:4]
+    assert _final_words(res, 2).startswith("Game over: you finished joint 2nd of 3 with 12 points.")
+    assert _final_words(res, 1).startswith("Game over: you finished 1st of 3 with 20 points.")
+
+
 def test_game_over_shows_a_ranking_table_and_the_player_result():
     net = Net(3, {"rounds": 2})
     net.bots()
@@ -564,12 +602,20 @@ def test_game_over_shows_a_ranking_table_and_the_player_result():
     ui.update(net.table, [], "game over - q quits", waiting=[])
     text = ui.render_text()
     assert "GAME OVER - final ranking (points, then tokens left)" in text
-    for i, s in enumerate(res["ranking"]):
+    def key(s):
+        return res["points"][str(s)], res["tokens"][str(s)]
+
+    places = {s: 1 + sum(1 for o in res["ranking"] if key(o) > key(s)) for s in res["ranking"]}
+    for s in res["ranking"]:
         name = "seat %d (you)" % s if s == 1 else "seat %d" % s
-        assert re.search(r"\n %d\. %s\s+%d pts\s+%d tokens  \+%d garnets?" % (
-            i + 1, re.escape(name), res["points"][str(s)], res["tokens"][str(s)], res["garnets_earned"][str(s)]), text)
-    place = res["ranking"].index(1) + 1
-    assert "Game over: you finished %s of 3 with %d point" % ({1: "1st", 2: "2nd", 3: "3rd"}[place], res["points"]["1"]) in text
+        tied = sum(1 for o in places if places[o] == places[s]) > 1
+        assert re.search(r"\n %d%s %s\s+%d pts\s+%d tokens?  \+%d garnets?" % (
+            places[s], "=" if tied else r"\.", re.escape(name), res["points"][str(s)], res["tokens"][str(s)],
+            res["garnets_earned"][str(s)]), text)
+    place = places[1]
+    shared = sum(1 for o in places if places[o] == place) > 1
+    assert "Game over: you finished %s%s of 3 with %d point" % (
+        "joint " if shared else "", {1: "1st", 2: "2nd", 3: "3rd"}[place], res["points"]["1"]) in text
     if not res["draw"]:
         assert "winner" in text and "Token" in text and "elimination candidate" in text
     assert "game over | help | PgUp/PgDn scroll | q quit" in text
@@ -729,8 +775,6 @@ async def test_quitting_mid_game_asks_first():
 
 
 async def test_narrow_terminal_gets_shorter_status_and_key_help():
-    from prompt_toolkit.formatted_text import fragment_list_to_text as text_of
-
     net = Net(2)
     with trio.fail_after(LIMIT):
         ui = GameUI(0, output=DummyOutput())

@@ -161,6 +161,9 @@ __all__ = [
     "who",
     "plain_label",
     "ordinal",
+    "place_words",
+    "plural",
+    "shared_places",
 ]
 
 Frag = tuple  # (style, text)
@@ -230,13 +233,17 @@ class Beat:
 
     ``board`` None keeps the screen's ``board_lines``; ``middle`` goes under the
     caption, above the screen's usual middle pane; ``hold`` is how many beats
-    long it stays (the last beat of a reveal often holds 2).
+    long it stays (the last beat of a reveal often holds 2).  ``after``: from
+    this beat on, the panes show the table after the step (the reveal has
+    reached its result: e.g. the market refilled); before it they show the
+    table as it was before the step.
     """
 
     caption: str
     board: list | None = None
     middle: list = field(default_factory=list)
     hold: int = 1
+    after: bool = False
 
 
 @dataclass(frozen=True)
@@ -303,6 +310,26 @@ def who(seats: Sequence[int], me: int | None) -> str:
 
 def ordinal(n: int) -> str:
     return "%d%s" % (n, "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th"))
+
+
+def shared_places(ranking: Sequence[int], key: Callable[[int], Any]) -> dict[int, int]:
+    """Each seat's place in ``ranking`` (best first), seats with the same ``key`` sharing one:
+    standard competition ranking (1, 2, 2, 4)."""
+    places: dict[int, int] = {}
+    for i, s in enumerate(ranking):
+        prev = ranking[i - 1] if i else None
+        places[s] = places[prev] if prev is not None and key(prev) == key(s) else i + 1
+    return places
+
+
+def place_words(place: int, of: int, shared: bool = False) -> str:
+    """ "2nd of 3", "joint 2nd of 3" (a place shared with another seat)."""
+    return "%s%s of %d" % ("joint " if shared else "", ordinal(place), of)
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """ "1 token", "2 tokens" ("1 canvas", "2 canvases" with ``many``)."""
+    return "%d %s" % (n, word if n == 1 else (many or word + "s"))
 
 
 def plain_label(label: str) -> str:

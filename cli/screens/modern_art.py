@@ -54,7 +54,7 @@ from . import (
     Send,
     Snapshot,
     layout_cards,
-    ordinal,
+    place_words,
     seat_name,
     who,
     width_of,
@@ -1090,8 +1090,9 @@ class ModernArtScreen(Screen):
         places = res.get("places") or []
         place = places[s] if s < len(places) else res["ranking"].index(s) + 1
         money = (res.get("money") or [0] * (s + 1))[s]
-        text = "Game over after round %d: you finished %s of %d with %d money." % (
-            res.get("rounds", _rules.ROUNDS), ordinal(place), len(res["ranking"]), money)
+        shared = sum(1 for o in res["ranking"] if (places[o] if o < len(places) else 0) == place) > 1
+        text = "Game over after round %d: you finished %s with %d money." % (
+            res.get("rounds", _rules.ROUNDS), place_words(place, len(res["ranking"]), shared), money)
         winners = list(res.get("winners") or [])
         if s in winners:
             text += " You win!" if len(winners) == 1 else " You share the win."

@@ -45,7 +45,9 @@ from . import (
     Screen,
     Send,
     layout_cards,
-    ordinal,
+    place_words,
+    plural,
+    shared_places,
     seat_name,
     who,
     width_of,
@@ -706,7 +708,8 @@ def _result_lines(res: dict | None, players: int, me: int | None) -> list[Line]:
     earned = res.get("garnets_earned", {})
     winners = set(res.get("winners", []))
     ecs = set(res.get("elimination_candidates", []))
-    for i, s in enumerate(res["ranking"]):
+    places = _places(res)
+    for s in res["ranking"]:
         notes = []
         if s in winners:
             notes.append("winner")
@@ -716,8 +719,10 @@ def _result_lines(res: dict | None, players: int, me: int | None) -> list[Line]:
         if s in ecs:
             notes.append("elimination candidate")
         g = earned.get(str(s), 0)
-        row = "%2d. %-13s %4d pts %5d tokens  +%d garnet%s  %s" % (
-            i + 1, seat_name(s, me), res["points"][str(s)], res["tokens"][str(s)], g, "" if g == 1 else "s", ", ".join(notes))
+        tied = sum(1 for p in places.values() if p == places[s]) > 1
+        row = "%2d%s %-13s %4d pts %12s  +%d garnet%s  %s" % (
+            places[s], "=" if tied else ".", seat_name(s, me), res["points"][str(s)],
+            plural(res["tokens"][str(s)], "token"), g, "" if g == 1 else "s", ", ".join(notes))
         lines.append([("class:you" if s == me else "", row.rstrip())])
     if res.get("draw"):
         lines.append([("", "Draw: every seat has the same points - no winner, no Tokens of Life, no elimination "
@@ -773,13 +778,22 @@ def new_round_words(view: dict, seat: int, sent: tuple | None) -> str:
     return "%s Round %d: %s." % (head, lr["round"], "; ".join(mine))
 
 
+def _places(res: dict) -> dict[int, int]:
+    """Each seat's place: seats with the same points and tokens left share one (the ranking's order)."""
+    return shared_places(res["ranking"], lambda s: (res["points"].get(str(s)), res["tokens"].get(str(s))))
+
+
 def _final_words(res: dict | None, seat: int) -> str:
     if not res:
         return "The game is over."
-    place = res["ranking"].index(seat) + 1 if seat in res["ranking"] else 0
+    if seat not in res["ranking"]:
+        return "The game is over."
+    places = _places(res)
+    place = places[seat]
+    shared = sum(1 for p in places.values() if p == place) > 1
     pts = res["points"].get(str(seat), 0)
-    text = "Game over: you finished %s of %d with %d point%s." % (
-        ordinal(place), len(res["ranking"]), pts, "" if pts == 1 else "s")
+    text = "Game over: you finished %s with %d point%s." % (
+        place_words(place, len(res["ranking"]), shared), pts, "" if pts == 1 else "s")
     if res.get("draw"):
         return text + " Everyone has the same points: a draw, a new match is played."
     tol = res.get("tokens_of_life", {}).get(str(seat), 0)

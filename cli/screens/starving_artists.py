@@ -56,7 +56,8 @@ from . import (
     Send,
     Snapshot,
     layout_cards,
-    ordinal,
+    place_words,
+    plural,
     seat_name,
     who,
     wrap,
@@ -812,14 +813,18 @@ class StarvingArtistsScreen(Screen):
             return []
         lines: list[Line] = [[("class:header", "Day %d so far" % v["day"]),
                               ("class:label", " (draws, flips, sales and collections; newest first)")]]
-        for _, text in reversed(today[-14:]):
-            text = compact_event(text)
+        # the latest 14, and any older one that decides the game (a seat starving) is never hidden
+        shown = [k for k in range(len(today)) if k >= len(today) - 14 or _PINNED.search(today[k][1])]
+        for k in reversed(shown):
+            text = compact_event(today[k][1])
             if me is not None:
                 text = re.sub(r"\bseat %d\b" % me, "seat %d (you)" % me, text)
             style = "class:log.mine" if me is not None and "seat %d" % me in text else ""
+            if _PINNED.search(text):
+                style = "class:error"
             lines += wrap([(style, "  " + text)], width, "      ")
-        if len(today) > 14:
-            lines.append([("class:label", "  ... %d earlier (see the event log)" % (len(today) - 14))])
+        if len(today) > len(shown):
+            lines.append([("class:label", "  ... %d earlier today (the first ones)" % (len(today) - len(shown)))])
         return lines
 
     # -- game over ---------------------------------------------------------------
@@ -832,17 +837,19 @@ class StarvingArtistsScreen(Screen):
             res.get("days", "?"), res.get("reason") or "the game ended"))]]
         lines.append([("class:label", "     %-14s %6s %5s %5s %6s" % ("", "points", "sold", "food", "cubes"))])
         places = res.get("places") or []
-        winners = set(res.get("winners") or [])
+        solo = len(res["ranking"]) == 1
+        winners = set(res.get("winners") or []) if not solo else set()   # a solo game has a rating, no winner
         for s in res["ranking"]:
             place = places[s] if s < len(places) else res["ranking"].index(s) + 1
+            tied = sum(1 for o in res["ranking"] if (places[o] if o < len(places) else 0) == place) > 1
             notes = []
             if s in winners:
                 notes.append("winner")
             if (res.get("starved") or [False] * (s + 1))[s]:
                 notes.append("starved")
-            row = "%3d. %-14s %6d %5d %5d %6d  %s" % (
-                place, seat_name(s, me), res["points"][s], res["sold"][s], res["food"][s], res["cubes"][s],
-                ", ".join(notes))
+            row = "%s %-14s %6d %5d %5d %6d  %s" % (
+                "    " if solo else "%3d%s" % (place, "=" if tied else "."), seat_name(s, me), res["points"][s],
+                res["sold"][s], res["food"][s], res["cubes"][s], ", ".join(notes))
             lines.append([("class:you" if s == me else "", row.rstrip())])
         if res.get("rating"):
             lines.append([("bold", "Solo rating: %s" % res["rating"]),
@@ -861,9 +868,18 @@ class StarvingArtistsScreen(Screen):
         places = res.get("places") or []
         place = places[s] if s < len(places) else res["ranking"].index(s) + 1
         pts = res["points"][s]
-        text = "Game over after day %s: you finished %s of %d with %d point%s and %d canvas%s sold." % (
-            res.get("days", "?"), ordinal(place), len(res["ranking"]), pts, "" if pts == 1 else "s",
-            res["sold"][s], "" if res["sold"][s] == 1 else "es")
+        n = len(res["ranking"])
+        if n == 1:          # a solo game: no place to finish in, a rating
+            text = "Game over after day %s: you scored %s with %s sold%s." % (
+                res.get("days", "?"), plural(pts, "point"), plural(res["sold"][s], "canvas", "canvases"),
+                " (you starved)" if (res.get("starved") or [False] * (s + 1))[s] else "")
+            if res.get("rating"):
+                text += " Solo rating: %s." % res["rating"]
+            return text
+        shared = sum(1 for o in res["ranking"] if (places[o] if o < len(places) else 0) == place) > 1
+        text = "Game over after day %s: you finished %s with %s and %s sold." % (
+            res.get("days", "?"), place_words(place, n, shared), plural(pts, "point"),
+            plural(res["sold"][s], "canvas", "canvases"))
         if res.get("rating"):
             text += " Solo rating: %s." % res["rating"]
         elif s in (res.get("winners") or []):
@@ -1363,6 +1379,10 @@ def _event_style(text: str) -> str:
     return ""
 
 
+_PINNED = re.compile(r"\bstarves\b|\bstarved\b|game over|\bout of the game\b")
+_REACHED = re.compile(r"Paint Market receives|game over")
+
+
 def night_beats(before: Any, after: Any, me: int | None) -> list[Beat]:
     """The night and the start of a day, one happening at a time: announcements, each sale (food, cubes
     back, stars), each collection action, starving, the marker passing and the Paint Market's draw."""
@@ -1394,7 +1414,9 @@ def night_beats(before: Any, after: Any, me: int | None) -> list[Beat]:
                 middle.append([("class:label", "    " + t)])
             else:
                 middle.append([("bold", "  > "), (_event_style(t) or "bold", t)])
-        beats.append(Beat(text, None, middle, hold=2 if k == len(texts) - 1 and len(texts) > 1 else 1))
+        # from the Paint Market's draw on (the night is over) the panes show the table after it
+        beats.append(Beat(text, None, middle, hold=2 if k == len(texts) - 1 and len(texts) > 1 else 1,
+                          after=_REACHED.search(text) is not None or (beats[-1].after if beats else False)))
     return beats
 
 

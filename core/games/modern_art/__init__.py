@@ -8,3 +8,8 @@ dealt by all seats together and by no one.
 from .game import MODERN_ART as GAME
 
 __all__ = ["GAME"]
+
+# what the next step costs a seat if nothing changes: a pure hook on the seat's view (warnings.py)
+from . import warnings as _warnings  # noqa: E402
+
+GAME.warnings = _warnings.warnings

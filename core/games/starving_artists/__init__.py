@@ -11,3 +11,8 @@ from .bots import RandomBot, play_game
 __all__ = ["GAME", "RandomBot", "HeuristicBot", "SearchBot", "play_game"]
 
 GAME = RulesGame(rules, {"random": RandomBot, "heuristic": HeuristicBot, "search": SearchBot})
+
+# what the next step costs a seat if nothing changes: a pure hook on the seat's view (warnings.py)
+from . import warnings as _warnings  # noqa: E402
+
+GAME.warnings = _warnings.warnings

@@ -1,0 +1,228 @@
+"""Snapshots: what the UI shows of a table, copied out of it (pure; no I/O, no clock).
+
+``snapshot_of`` copies what the panes need out of a ``Table`` in the thread
+that owns it (the UI thread then only reads immutable snapshots); the rest
+words a snapshot or a log entry for the panes (the step status line, the
+seats, the title) and is shared by the live shell, the replay viewer and the
+export.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from core.events import Event, Genesis, Timeout
+from core.table import Table
+
+from .screens import (
+    Context,
+    GenericScreen,
+    Line,
+    Screen,
+    Snapshot,
+    plain_label,
+    seat_name,
+    who,
+)
+
+LOG_KEEP = 300          # event-log lines kept in a snapshot
+MOVES_KEEP = 64         # raw moves kept in a snapshot (moves_tail), for the screens' reveal beats
+ALERTS_SHOWN = 5
+
+_PLACEHOLDER = GenericScreen()   # until the first table tells which game it is
+
+
+# --------------------------------------------------------------------------- snapshots
+
+
+def _round_of_phase(moves: Sequence) -> dict:
+    phases = sorted({m[1] for m in moves})
+    return {ph: i + 1 for i, ph in enumerate(phases)}
+
+
+def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), status: str = "",
+                waiting: Sequence[int] | None = None, screen: Screen | None = None,
+                before: Snapshot | None = None) -> Snapshot:
+    """Copy what the UI needs out of ``table`` (call it in the thread that owns the table).
+
+    ``before``: the previous snapshot of the same table and seat, if any: the
+    new one's ``prev_view`` is then the view before the latest step that
+    applied moves (what a screen compares with to show what changed).
+
+    ``waiting``: the seats the current step still waits for, if the caller
+    knows better than ``table.missing()`` (a peer places a step's events in
+    the log only once all of them are in, so its table's ``missing()`` lists
+    every seat of the step until it closes).
+    """
+    screen = screen or _PLACEHOLDER
+    step = table.step
+    missing = tuple(table.missing())
+    if waiting is not None:
+        missing = tuple(s for s in missing if s in set(waiting))
+    view = table.view(seat)
+    steps = _round_of_phase(table.moves)
+    items: list = []
+    start = max(0, len(table.moves) - LOG_KEEP)
+    for k, (idx, ph, s, action) in enumerate(table.moves[start:], start):
+        # each move in the words of the state it was made in (the market, the standing
+        # bid as they were then), the current state once that has been let go
+        was = table.state_before(k)
+        try:
+            text = screen.describe(table.game, table.state if was is None else was, s, action)
+        except Exception:  # describe is total, but never crash the UI
+            text = "seat %s moved" % s
+        if s == seat:
+            text = text.replace("seat %d " % s, "seat %d (you) " % s, 1)
+        items.append((idx, 1, "class:log.mine" if s == seat else "", "%s  %s" % (screen.log_tag(steps.get(ph, 0)), text)))
+    for note in table.notes[-LOG_KEEP:]:
+        items.append((note.index, 0, "class:log.note", "!   " + _note_text(table, note, seat, screen)))
+    items.sort(key=lambda it: (it[0], it[1]))
+    log = tuple((style, text) for _, _, style, text in items[-LOG_KEEP:])
+    info = getattr(table.game, "info", None)
+    first = max(0, len(table.moves) - MOVES_KEEP)
+    tail = tuple((first + i, s, action) for i, (_, _, s, action) in enumerate(table.moves[first:]))
+    prev_view = None
+    if before is not None and before.seat == seat:
+        prev_view = before.view if len(table.moves) > before.moves else before.prev_view
+    return Snapshot(
+        seat=seat,
+        players=table.players,
+        view=view,
+        phase=table.phase,
+        step_kind=None if step is None else step.kind,
+        step_purpose=None if step is None else step.purpose,
+        step_label="" if step is None else step.label,
+        step_seats=() if step is None else tuple(step.seats),
+        missing=missing,
+        over=table.over,
+        result=table.result(),
+        log=log,
+        moves=len(table.moves),
+        entries=table.count,
+        alerts=tuple(alerts[-ALERTS_SHOWN:]) if alerts else (),
+        status=status or "",
+        config=dict(table.config) if isinstance(getattr(table, "config", None), dict) else None,
+        game_name=getattr(info, "name", "") or table.genesis.doc.get("game", ""),
+        game_title=getattr(info, "title", ""),
+        game=table.game,
+        state=table.state,
+        moves_tail=tail,
+        prev_view=prev_view,
+    )
+
+
+def _effect(screen: Screen) -> str:
+    return " (%s)" % screen.timeout_effect if screen.timeout_effect else ""
+
+
+def _note_text(table: Table, note: Any, me: int | None, screen: Screen) -> str:
+    """A table note in players' words (time-outs name the seats, "you" included)."""
+    timed_out = table.timeouts.get(note.phase) if note.seat is None else None
+    if timed_out is not None and note.text.startswith("timed out"):
+        label = note.text[note.text.find("(") + 1:-1] if "(" in note.text else ""
+        return "time-out: %s did not move in time%s - counted as no move%s" % (
+            who(timed_out, me), " (%s)" % plain_label(label) if label else "", _effect(screen))
+    prefix = "" if note.seat is None else "%s: " % seat_name(note.seat, me)
+    return prefix + note.text
+
+
+def _without_seat(text: str, seat: int | None) -> str:
+    """ "seat 3 bids ..." -> "bids ..." (when the line already says who)."""
+    prefix = "seat %s " % seat
+    return text[len(prefix):] if text.startswith(prefix) else text
+
+
+def step_status(snap: Snapshot, screen: Screen) -> tuple[str, str]:
+    """(style, text) for the line that says what the table waits for."""
+    me = snap.seat
+    if snap.over:
+        return "class:over", "Game over - the final ranking is at the top of the middle pane."
+    whom = who(snap.missing, me) or "nobody"
+    if snap.view is None:
+        return "class:waiting", "Drawing the shared seed - waiting for %s" % whom
+    if snap.step_purpose == "seed":
+        what = "%s (%s)" % (screen.chance_words,
+                            "peers seal their random shares" if snap.step_kind == "commit" else "peers open their random shares")
+    else:
+        what = plain_label(snap.step_label)
+        if snap.step_kind == "commit":
+            what += " (seats choose their sealed moves)"
+        elif snap.step_kind == "reveal":
+            what += " (the sealed moves are being opened)"
+    return "class:waiting", "%s - waiting for %s" % (what, whom)
+
+
+def seat_status(snap: Snapshot, s: int) -> str:
+    if snap.over or s not in snap.step_seats:
+        return ""
+    waiting = s in snap.missing
+    if snap.step_purpose == "seed":
+        return "seed.." if waiting else "seed ok"
+    if snap.step_kind == "commit":
+        return "choosing" if waiting else "sealed"
+    if snap.step_kind == "reveal":
+        return "opening" if waiting else "opened"
+    return "to move" if waiting else "moved"
+
+
+def _seats_lines(snap: Snapshot, screen: Screen, ctx: Context) -> list[Line]:
+    me = snap.seat
+    cols = screen.seat_columns(ctx)
+    lines: list[Line] = [[("class:header", "Seats")]]
+    lines.append([("class:label", "%s %-13s" % (" ", "") + "".join(" %*s" % (w, h) for h, w in cols) + "  now")])
+    for s in range(snap.players):
+        mark = ">" if s == me else " "
+        cells = screen.seat_cells(ctx, s) if cols else []
+        row = "%s %-13s" % (mark, seat_name(s, me)) + "".join(" %*s" % (w, c) for (_, w), c in zip(cols, cells)) + "  "
+        st = seat_status(snap, s)
+        style = "class:you" if s == me else ""
+        lines.append([(style, row), ("class:waiting" if st in ("choosing", "opening", "to move", "seed..") else "class:label", st)])
+    return lines
+
+
+def _title_text(title: str, snap: Snapshot | None, screen: Screen, ctx: Context, key: str | None = None,
+                extra: str = "") -> str:
+    head = title
+    if snap is not None and snap.game_title and snap.game_title.lower() not in title.lower():
+        head = "%s - %s" % (title, snap.game_title)
+    parts = [head]
+    if key:
+        parts.append("key %s" % key)
+    if snap is not None:
+        parts.append("spectator" if snap.seat is None else "you are seat %d" % snap.seat)
+        if snap.over:
+            parts.append("game over")
+        parts += screen.title_parts(ctx)
+        if snap.status:
+            parts.append(snap.status)
+    if extra:
+        parts.append(extra)
+    return " " + " | ".join(parts)
+
+
+def describe_entry(table: Table, ent: Any, me: int | None, screen: Screen) -> str:
+    """One log entry in words, before it is applied to ``table`` (the replay viewer, the export)."""
+    if isinstance(ent, Timeout):
+        return "time-out certificate: %s did not move in time%s - counted as no move" % (
+            who(list(ent.seats), me) or "nobody", " (%s)" % plain_label(table.step.label) if table.step else "")
+    if isinstance(ent, Genesis):
+        return "a second genesis"
+    ev: Event = ent
+    seat = table.seat_of(ev.author)
+    st = table.step
+    name = "seat %s" % seat if seat != me else "seat %s (you)" % seat
+    purpose = st.purpose if st is not None else "move"
+    if ev.kind == "commit":
+        label = plain_label(st.label) if st is not None else ""
+        return "%s commits to %s" % (name, "its share of the shared randomness" if purpose == "seed" else "a sealed move (%s)" % label)
+    if ev.kind == "reveal":
+        if purpose == "seed":
+            return "%s reveals its share of the shared randomness" % name
+        try:
+            return "%s reveals: %s" % (name, _without_seat(screen.describe(table.game, table.state, seat, ev.body["value"]), seat))
+        except Exception:
+            return "%s reveals its move" % name
+    try:
+        return "%s plays: %s" % (name, _without_seat(screen.describe(table.game, table.state, seat, ev.body["action"]), seat))
+    except Exception:
+        return "%s moves" % name

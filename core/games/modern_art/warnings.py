@@ -1,0 +1,41 @@
+"""What the next step costs a seat if nothing changes (a pure hook: the seat's view in, sentences out).
+
+Registered on ``GAME.warnings`` (core/games/modern_art/__init__.py).  From RULES.md:
+"The 5th card of an artist played in a round ends the round at once" (it is not
+auctioned); a bid above the bidder's money is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from .cards import ARTISTS
+
+__all__ = ["warnings"]
+
+ROUND_ENDS_AT = 5
+
+
+def warnings(view: Any, seat: int | None) -> list[str]:
+    if not isinstance(view, Mapping) or seat is None or view.get("phase") == "over" or view.get("result"):
+        return []
+    out: list[str] = []
+    try:
+        money = view["money"][seat]
+        played = list(view.get("played") or [])
+    except (KeyError, IndexError, TypeError):
+        return []
+    auction = view.get("auction")
+    if isinstance(auction, Mapping) and auction.get("auctioneer") != seat:
+        high = auction.get("high") or 0
+        if auction.get("type") in ("open", "once_around") and high >= money and auction.get("high_bidder") != seat:
+            out.append("You cannot outbid the standing %d: you have %d money." % (high, money))
+        price = auction.get("price")
+        if auction.get("type") == "fixed_price" and price is not None and price > money:
+            out.append("You cannot buy at the fixed price %d: you have %d money." % (price, money))
+    if view.get("phase") == "play" and view.get("actor") == seat:
+        ending = [ARTISTS[a] for a, k in enumerate(played) if k == ROUND_ENDS_AT - 1 and a < len(ARTISTS)]
+        if ending:
+            out.append("A card of %s ends the round at once (4 played) and is not auctioned."
+                       % " or ".join(ending))
+    return out

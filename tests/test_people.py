@@ -1,0 +1,116 @@
+"""Paper cuts found by playing every game as a new user (each measured before the fix)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+from cli.common import EXIT_INTERRUPTED, EXIT_OK
+from cli.live import report
+
+
+def _node(tmp_path: Path, over: bool):
+    table = SimpleNamespace(over=over, head=b"", result=lambda: None)
+    return SimpleNamespace(peer=SimpleNamespace(table=table), failed=None, store=SimpleNamespace(dir=tmp_path), seat=0)
+
+
+def test_leaving_an_unfinished_game_exits_130_as_the_help_says(tmp_path, capsys):
+    """Measured: quitting an unfinished game exited 0 although easel --help says 130 interrupted."""
+    assert report(_node(tmp_path, over=False), interactive=True) == EXIT_INTERRUPTED == 130
+    assert "easel resume %s" % tmp_path in capsys.readouterr().out
+    assert report(_node(tmp_path, over=True), interactive=True) == EXIT_OK
+
+
+# --------------------------------------------------------------------------- one way to play every game
+import trio  # noqa: E402
+from prompt_toolkit.input import create_pipe_input  # noqa: E402
+from prompt_toolkit.output import DummyOutput  # noqa: E402
+
+from cli.shell import GameUI  # noqa: E402
+
+from .test_starving_screen import SANet  # noqa: E402
+from .test_ui import deciding, flat, running, until  # noqa: E402
+
+ENTER = "\r"
+CTRL_Q = "\x11"
+LIMIT = 20
+
+
+async def test_starving_artists_commands_edit_the_draft_and_enter_sends_it():
+    """Measured: in Starving Artists a valid command went out at once ('paint 1 5 blue' while 'paint
+    auto' was suggesting 3 cubes), in the Painting Game commands edit a draft. Now every command
+    edits the draft shown under the board and Enter on an empty line sends it, in every game."""
+    net = SANet(3)
+    net.bots([1, 2])
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:
+            ui = GameUI(0, input=inp, output=DummyOutput())
+            ui.update(net.table, [], "")
+            assert not ui.send_at_once
+            async with running(ui):
+                async with deciding(ui, net) as got:
+                    await until(lambda: "YOUR MOVE" in flat(ui))
+                    inp.send_text("work" + ENTER)
+                    await until(lambda: "Draft: works" in flat(ui))
+                    await trio.sleep(0.05)
+                    assert "action" not in got and ui._pending is not None        # not sent: a draft
+                    assert "Enter on an empty line sends it" in flat(ui)
+                    inp.send_text("send" + ENTER)                                # 'send' (or Enter) sends it
+                assert got["action"] == {"do": "work"}
+                inp.send_text(CTRL_Q + CTRL_Q)
+                await until(lambda: ui.closed)
+
+
+async def test_a_newer_command_replaces_the_draft_and_send_at_once_sends_a_complete_move(monkeypatch):
+    net = SANet(3)
+    net.bots([1, 2])
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:
+            ui = GameUI(0, input=inp, output=DummyOutput())
+            ui.update(net.table, [], "")
+            async with running(ui):
+                async with deciding(ui, net) as got:
+                    await until(lambda: "YOUR MOVE" in flat(ui))
+                    inp.send_text("work" + ENTER)
+                    await until(lambda: "Draft: works" in flat(ui))
+                    inp.send_text("help" + ENTER)                               # help is no command: the draft stays
+                    await until(lambda: ui._help_shown)
+                    inp.send_text("help" + ENTER)
+                    await until(lambda: not ui._help_shown)
+                    assert "Draft: works" in flat(ui)
+                    inp.send_text(ENTER)
+                assert got["action"] == {"do": "work"}
+                inp.send_text(CTRL_Q + CTRL_Q)
+                await until(lambda: ui.closed)
+    monkeypatch.setenv("EASEL_SEND_AT_ONCE", "1")
+    net = SANet(3)
+    net.bots([1, 2])
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:
+            ui = GameUI(0, input=inp, output=DummyOutput())
+            assert ui.send_at_once
+            ui.update(net.table, [], "")
+            async with running(ui):
+                async with deciding(ui, net) as got:
+                    await until(lambda: "YOUR MOVE" in flat(ui))
+                    inp.send_text("work" + ENTER)
+                assert got["action"] == {"do": "work"}
+                inp.send_text(CTRL_Q + CTRL_Q)
+                await until(lambda: ui.closed)
+
+
+def test_the_day_summary_never_hides_a_seat_starving_behind_earlier_lines():
+    """Measured: the day summary hid "seat 0 starves" behind "... 4 earlier (see the event log)", and the
+    event log lists actions only."""
+    from dataclasses import replace
+
+    from cli.screens.starving_artists import StarvingArtistsScreen
+
+    from .test_starving_screen import ctx_for, state
+
+    st = state()
+    events = ((1, "seat 0 starves and is out of the game"),) + tuple((1, "the Paint Market receives R%d" % k) for k in range(18))
+    st = replace(st, events=events)
+    text = "\n".join("".join(t for _, t in line) for line in StarvingArtistsScreen().middle_lines(ctx_for(st, 1), 100))
+    assert "seat 0 starves and is out of the game" in text
+    assert "... 4 earlier today" in text
