@@ -361,7 +361,23 @@ def parse_event(raw: bytes, verify: bool = True, obj: Any = None, pending: list 
             pending.append((author, _event_sign_msg_from_raw(raw), sig))
         elif not verify_sig(author, _event_sign_msg_from_raw(raw), sig):
             raise EntryError("event: signature does not verify")
-    return Event(gid, author, seq, prev, kind, body, sig, raw, entry_id(raw))
+    # Event(...) written out: a frozen dataclass's __init__ sets each field through
+    # object.__setattr__, a third of this function's time on every entry of every log
+    ev = _new(Event)
+    d = ev.__dict__
+    d["game_id"] = gid
+    d["author"] = author
+    d["seq"] = seq
+    d["prev"] = prev
+    d["kind"] = kind
+    d["body"] = body
+    d["sig"] = sig
+    d["raw"] = raw
+    d["id"] = entry_id(raw)
+    return ev
+
+
+_new = object.__new__
 
 
 # --------------------------------------------------------------------------- time-outs
