@@ -128,14 +128,15 @@ def snapshot(pids: list[int]) -> dict:
 
 
 def pair_bytes(a: dict, b: dict) -> dict[tuple[int, int], int]:
-    """Bytes sent from pid x to pid y between snapshots a and b (sockets alive at both)."""
+    """Bytes sent from pid x to pid y between snapshots a and b (sockets alive at b; one closed
+    meanwhile is not seen: its last bytes are missed, a reconnection's are counted)."""
     owner = {local: pid for (local, _), (pid, _) in b["socks"].items()}
     out: dict = {}
     for key, (pid, sent) in b["socks"].items():
         other = owner.get(key[1])
         if other is None or other == pid:
             continue
-        before = a["socks"].get(key, (pid, sent if key not in a["socks"] else 0))[1]
+        before = a["socks"].get(key, (pid, 0))[1]   # a connection opened meanwhile: all its bytes
         out[(pid, other)] = out.get((pid, other), 0) + max(0, sent - before)
     return out
 

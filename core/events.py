@@ -136,9 +136,7 @@ def next_head(head: bytes, eid: bytes) -> bytes:
     if len(head) != 32 or len(eid) != 32:
         return dhash("head", head, eid)
     h = _HEAD_BASE.copy()
-    h.update(head)
-    h.update(b"\xc4\x20")
-    h.update(eid)
+    h.update(head + b"\xc4\x20" + eid)
     return h.digest()
 
 
