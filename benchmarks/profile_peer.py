@@ -4,7 +4,7 @@ the network costs nothing), the others as usual.  Prints the top entries as text
 profile, not a benchmark: its figures come from one game).
 
     python benchmarks/profile_peer.py [--game painting] [--players 6] [--level random] [--top 30]
-                                      [--filter REGEX] [--out FILE.prof]
+                                      [--filter REGEX] [--out FILE.prof] [--option rounds=20]
 
 ``--filter`` keeps the functions whose file matches (default: easel's own packages, core/ p2p/
 cli/); start-up (imports, key and certificate set-up) is in the profile too: compare the step's
@@ -52,6 +52,7 @@ def main() -> None:
     ap.add_argument("--filter", default=r"/(core|p2p|cli)/")
     ap.add_argument("--sort", default="tottime")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a table option (e.g. rounds=20: a longer game)")
     a = ap.parse_args()
     out = a.out or os.path.join(tempfile.gettempdir(), "easel-peer-%d.prof" % os.getpid())
     with tempfile.TemporaryDirectory() as d:
@@ -64,6 +65,8 @@ def main() -> None:
             if k == 0:
                 cmd = easel_command("host", "--game", a.game, "--players", str(a.players), "--port", str(port), "--auto", a.level,
                                     "--seed", "profile", "--unsafe-seed", "--bind", "127.0.0.1", "--no-advertise")
+                for opt in a.option:
+                    cmd += ["--option", opt]
             else:
                 cmd = easel_command("bot", "--join", "127.0.0.1:%d" % port, "--level", a.level, "--seed", "profile", "--unsafe-seed")
                 if k == 1:   # the profiled seat: a bot, like most of the table
