@@ -30,12 +30,32 @@ def _latency(res: dict, bots: str, peers: int) -> dict:
     raise KeyError("move_latency %s %d" % (bots, peers))
 
 
+def _bench(res: dict, name: str) -> dict:
+    """The result of benchmark ``name`` (compare.py keys it "name" or "name/<game>")."""
+    for k, v in res.items():
+        if k == name or k.startswith(name + "/"):
+            return v
+    raise KeyError(name)
+
+
 # (what, figure from a run's "results", ">=" or "<=", target)
 GOALS: list[tuple[str, Callable[[dict], float], str, float]] = [
     ("audit, one Painting file after another on one core / raw verify (one core)",
      lambda r: r["audit"]["one_core"]["painting"]["ratio"]["median"], ">=", 0.8),
     ("audit, 4,096 Painting files on every core / (cores x raw verify)",
      lambda r: _one(r["audit"]["many_files"], logs=4096)["ratio_to_cores_x_one_core_verify"]["median"], ">=", 0.8),
+    ("audit, one 31,001-entry file on every core (2) / raw verify (one core)",
+     lambda r: r["audit"]["one_large_file"]["ratio_to_one_core_verify"]["median"], ">=", 1.6),
+    ("idle table, 6 peers waiting for a person: CPU of all peers (% of one core)",
+     lambda r: _bench(r, "idle")["cpu_pct_of_one_core"]["total"]["median"], "<=", 2.0),
+    ("idle table: CPU of the busiest peer (% of one core)",
+     lambda r: _bench(r, "idle")["cpu_pct_of_one_core"]["worst_peer"]["median"], "<=", 0.3),
+    ("idle table: wake-ups per second of the busiest peer",
+     lambda r: _bench(r, "idle")["wakeups_per_s_per_peer"]["worst_peer"]["median"], "<=", 2.0),
+    ("idle table: bytes per second, busiest peer to one other",
+     lambda r: _bench(r, "idle")["bytes_per_s_to_each_peer"]["worst_pair"]["median"], "<=", 200.0),
+    ("Modern Art, 5 seats: table sealed -> first auction open (s)",
+     lambda r: _bench(r, "deal_start")["seal_to_first_auction_s"]["median"], "<=", 1.5),
     ("latency, 6 seats, random bots: step-closing p99 / floor p99",
      lambda r: _latency(r, "random", 6)["vs_floor"]["step_closing_p99_ratio"]["per_run"]["median"], "<=", 1.5),
     ("latency, 6 seats, random bots: any-event p99 / floor p99",

@@ -47,3 +47,5 @@ python bench_starving.py
 python bench_deal.py
 python bench_flood.py
 python bench_modern_art.py --games 50
+python bench_deal_start.py
+python bench_idle.py

@@ -19,7 +19,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from .events import EntryError, Event, Timeout, parse_entry, parse_genesis, reveal_commitment, verify_many
+from .events import (
+    EVENT_PREFIX,
+    EntryError,
+    Event,
+    Timeout,
+    check_entry_signatures,
+    parse_entry,
+    parse_genesis,
+    reveal_commitment,
+    verify_many,
+)
 from .logfile import parse
 from .table import RuleError, Table
 
@@ -28,7 +38,13 @@ from .table import RuleError, Table
 #   session.ready(n)    jobs[:n] are final: they may be checked from now on (elsewhere);
 #   session.join(stop)  the index of the first triple among jobs[:stop] that does not
 #                       verify, or None (jobs[:stop] were all made ready before).
-Verifier = Callable[[list], Any]
+#
+# A verifier may instead check whole entries (``verifier.by_entry`` true): ``verifier(entries,
+# keys)`` is called with every entry of the file (the genesis first) before they are parsed
+# here, and returns a session whose ``join(limit)`` is the first (index, text) among entries
+# 1 .. limit - 1 whose signatures do not verify (core.events.check_entry_signatures), or None.
+# The entries are then parsed here without their signatures (nothing is hashed for them).
+Verifier = Callable[..., Any]
 
 
 class VerifyHere:
@@ -104,19 +120,32 @@ def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = No
     keys = table.keys
 
     # 1. parse every entry; its signature checks go to ``jobs`` (entry i owns jobs[first[k]:first[k+1]])
+    #    or, with a by-entry verifier, to the verifier's session straight from the entries' bytes
+    by_entry = bool(getattr(verifier, "by_entry", False))
     jobs: list = []
-    session = (verifier or VerifyHere)(jobs)
+    if by_entry:
+        session = verifier(entries, keys)
+        scratch: list = []   # a time-out's votes: checked by the session
+    else:
+        session = (verifier or VerifyHere)(jobs)
     handed = 0                   # jobs[:handed] were handed to the session
     parsed: list = []            # (i, entry) of the entries before the first that does not parse
     first: list = []
     bad: tuple | None = None     # (i, text): the first entry that does not parse
     index = rep.index
+    n_prefix = len(EVENT_PREFIX)
     for i in range(1, len(entries)):
         raw = entries[i]
         try:
             if bad is None:
                 n0 = len(jobs)
-                ent = parse_entry(raw, keys=keys, pending=jobs)
+                if not by_entry:
+                    ent = parse_entry(raw, keys=keys, pending=jobs)
+                elif raw[:n_prefix] == EVENT_PREFIX:
+                    ent = parse_entry(raw, verify=False)
+                else:
+                    ent = parse_entry(raw, keys=keys, pending=scratch)
+                    scratch.clear()
                 parsed.append((i, ent))
                 first.append(n0)
             else:
@@ -134,7 +163,8 @@ def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = No
         if len(jobs) - handed >= 256:
             handed = len(jobs)
             session.ready(handed)
-    session.ready(len(jobs))
+    if not by_entry:
+        session.ready(len(jobs))
 
     # 2. replay, keeping the head after each entry (32 bytes each, one buffer)
     heads = bytearray(table.head)
@@ -153,15 +183,21 @@ def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = No
     # 3. signatures of every entry up to the one where the replay or the parse stopped
     # (parsed[k] is entry k + 1: the jobs of entries 1..stop are jobs[:first[stop]])
     stop = min(x[0] for x in (failed, bad, (len(entries), "")) if x is not None)
-    j = session.join(first[stop] if stop < len(parsed) else len(jobs))
     unsigned: tuple | None = None
-    if j is not None:
-        k = _owner(first, j)
-        i, ent = parsed[k]
-        if isinstance(ent, Timeout):
-            unsigned = (i, "time-out: bad vote signature from seat %d" % ent.votes[j - first[k]][0])
-        else:
-            unsigned = (i, "event: signature does not verify")
+    if by_entry:
+        # entries 1..stop (the one the rules refused is judged on its signature first), none
+        # from the first that does not parse on
+        limit = min(stop + 1, len(entries), bad[0] if bad is not None else len(entries))
+        unsigned = session.join(limit)
+    else:
+        j = session.join(first[stop] if stop < len(parsed) else len(jobs))
+        if j is not None:
+            k = _owner(first, j)
+            i, ent = parsed[k]
+            if isinstance(ent, Timeout):
+                unsigned = (i, "time-out: bad vote signature from seat %d" % ent.votes[j - first[k]][0])
+            else:
+                unsigned = (i, "event: signature does not verify")
 
     # 4. the first failure wins (a bad signature before the rules at the same entry)
     first_bad = min((x for x in (unsigned, bad, failed) if x is not None), key=lambda x: x[0], default=None)
@@ -213,6 +249,19 @@ def _altered_commit(table: Table, parsed: list, at: int) -> str:
         "seat %d altered its commitment and signed it again: its own reveal (entry %d) does not open the "
         "commitment logged for it%s" % (seat, i, " at entry %d" % commit_at[seat] if seat in commit_at else "")
         for seat, i in named)
+
+
+class VerifyEntriesHere:
+    """A by-entry verifier that checks the entries' signatures in this process, when joined
+    (what a pool falls back to; tests compare the two)."""
+
+    by_entry = True
+
+    def __init__(self, entries: Sequence[bytes], keys: Sequence[bytes]) -> None:
+        self.entries, self.keys = entries, keys
+
+    def join(self, limit: int) -> tuple[int, str] | None:
+        return check_entry_signatures(self.entries, self.keys, 1, limit)
 
 
 def _owner(first: list, j: int) -> int:

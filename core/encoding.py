@@ -71,20 +71,24 @@ def _key_bytes(k: str) -> bytes:
     return k.encode("utf-8")
 
 
+# what msgpack decodes that needs no further look: an int it decodes always fits
+# -2**63 .. 2**64-1 (msgpack has no wider int), the other scalars are allowed as they are
+_DECODED_SCALARS = frozenset((str, bytes, bool, type(None), int))
+
+
 def _check_decoded(obj: Any, depth: int) -> None:
     """A decoded value is canonical only if maps are sorted and every type is allowed."""
     t = type(obj)
-    if t in _SCALARS:
-        return
-    if t is int:
-        if not _INT_MIN <= obj <= _INT_MAX:
+    if t in _DECODED_SCALARS:
+        if t is int and not _INT_MIN <= obj <= _INT_MAX:   # never from msgpack; kept for callers
             raise CanonicalError("integer out of range")
         return
     if depth > MAX_DEPTH:
         raise CanonicalError("nesting deeper than %d" % MAX_DEPTH)
+    ok = _DECODED_SCALARS
     if t is list:
         for x in obj:
-            if type(x) not in _SCALARS:
+            if type(x) not in ok:
                 _check_decoded(x, depth + 1)
         return
     if t is dict:
@@ -96,16 +100,21 @@ def _check_decoded(obj: Any, depth: int) -> None:
             if prev is not None and kb <= prev:
                 raise CanonicalError("bytes are not in canonical form")
             prev = kb
-            if type(v) not in _SCALARS:
+            if type(v) not in ok:
                 _check_decoded(v, depth + 1)
         return
     raise CanonicalError("type not allowed in canonical encoding: %s" % t.__name__)
 
 
+# one packer, reused: packing is one C call holding the GIL (our values never call back into
+# Python), and a failed pack resets its buffer, so sharing it between threads is safe
+_PACK = msgpack.Packer(use_bin_type=True).pack
+
+
 def encode(obj: Any) -> bytes:
     """Encode ``obj`` canonically. Raises CanonicalError for disallowed values."""
     try:
-        return msgpack.packb(_normalise(obj, 0), use_bin_type=True)
+        return _PACK(_normalise(obj, 0))
     except UnicodeEncodeError:
         raise CanonicalError("string is not valid UTF-8 (lone surrogate)") from None
 
@@ -138,6 +147,6 @@ def decode(data: bytes) -> Any:
         _check_decoded(obj, 0)
     except CanonicalError as exc:
         raise CanonicalError("value not allowed: %s" % exc) from None
-    if msgpack.packb(obj, use_bin_type=True) != data:
+    if _PACK(obj) != data:
         raise CanonicalError("bytes are not in canonical form")
     return obj

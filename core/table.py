@@ -127,6 +127,11 @@ class Table:
     before: dict = field(default_factory=dict, repr=False, compare=False)
     # the seats whose events made the step that closed last (None: only the genesis so far)
     last_made: tuple | None = field(default=None, repr=False, compare=False)
+    # seat key -> seat number (a cache of keys.index)
+    _seats: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._seats = {k: i for i, k in reversed(list(enumerate(self.keys)))}
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -213,11 +218,13 @@ class Table:
         st = self.step
         if st is None:
             raise RuleError("the game is over")
-        if ev.game_id != self.game_id:
+        if ev.game_id != self.genesis.game_id:
             raise RuleError("event belongs to another game")
-        seat = self.seat_of(ev.author)
-        if seat is None:
-            raise RuleError("author holds no seat at this table")
+        seat = self._seats.get(ev.author)
+        if seat is None or seat >= len(self.keys) or self.keys[seat] != ev.author:   # keys is a public list: a stale map is not trusted
+            seat = self.seat_of(ev.author)
+            if seat is None:
+                raise RuleError("author holds no seat at this table")
         if ev.seq <= self.last_seq.get(ev.author, -1):
             raise RuleError("sequence number %d not above the author's last (%d)" % (ev.seq, self.last_seq[ev.author]))
         if ev.body["phase"] != st.phase:
@@ -260,7 +267,8 @@ class Table:
             seat, action = self._check_event(entry)
             if seat in self.batch:
                 raise RuleError("seat %d already acted in phase %d" % (seat, st.phase))
-            if self.batch and seat < max(self.batch):
+            # the batch holds seats in ascending order (checked here): its last is its largest
+            if self.batch and seat < next(reversed(self.batch)):
                 raise RuleError("events of a step must be in seat order")
             self.batch[seat] = entry
             if st.kind == "act":

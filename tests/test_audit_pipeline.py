@@ -15,6 +15,7 @@ from core.audit import Summary, audit, combine
 from core.events import (
     EntryError,
     Event,
+    check_entry_signatures,
     commitment,
     parse_entry,
     parse_event,
@@ -248,17 +249,17 @@ def test_reveal_commitment_is_the_commitment_for_big_numbers():
 _PARENT = os.getpid()
 
 
-def _verify_failing_in_workers(jobs, start=0, stop=None):
+def _check_failing_in_workers(entries, keys, start, stop):
     if os.getpid() != _PARENT:
         raise RuntimeError("worker lost")
-    return verify_many(jobs, start, stop)
+    return check_entry_signatures(entries, keys, start, stop)
 
 
 def test_pooled_signature_checks_survive_failing_workers(monkeypatch):
     """A chunk whose worker fails is checked here: the report is still exact."""
     monkeypatch.setattr(auditing, "MIN_POOLED_BYTES", 1)
     monkeypatch.setattr(auditing.PooledVerifier.__init__, "__defaults__", (5,))
-    monkeypatch.setattr(auditing, "verify_many", _verify_failing_in_workers)
+    monkeypatch.setattr(auditing, "check_entry_signatures", _check_failing_in_workers)
     g, sks, entries = simulated(3, 12, rounds=3)
     forged = list(entries)
     ev = parse_entry(entries[-3], verify=False)
@@ -266,3 +267,117 @@ def test_pooled_signature_checks_survive_failing_workers(monkeypatch):
     for variant in (entries, forged):
         files = {"game.log": log_file(variant)}
         assert auditing.audit_files(files, workers=2, games=GAMES) == reference_audit(files)
+
+
+# ----------------------------------------------------------------------------- one big file on every core
+def _long_log(rounds: int = 40):
+    """A long toy log (every seat bets 0: the game lasts every round) and its signing keys."""
+    from .helpers import simulate
+    from .toy_game import ToyBot
+
+    class Steady(ToyBot):
+        def choose(self, view, seat, rng):
+            return {"bet": 0} if view["stage"] == "bet" else super().choose(view, seat, rng)
+
+    g, sks, peers = simulate(3, 5, config={"rounds": rounds}, bot=Steady())
+    return g, sks, list(peers[0].log_entries)
+
+
+@pytest.fixture(scope="module")
+def long_log():
+    return _long_log()
+
+
+def _damaged(entries: list) -> list:
+    """(label, file bytes): a valid long log and the same log damaged where a pool could miss it."""
+    n = len(entries)
+    events = [i for i in range(1, n) if isinstance(parse_entry(entries[i], verify=False), Event)]
+    out = [("valid", log_file(entries))]
+    for label, i in (("bad signature, early", events[1]), ("bad signature, late", events[-2]),
+                     ("bad signature, last entry", events[-1]), ("bad signature, mid", events[len(events) // 2])):
+        e = list(entries)
+        e[i] = e[i][:-64] + FOREIGN.sign(b"late").signature
+        out.append((label, log_file(e)))
+    e = list(entries)   # two bad signatures: the first is named
+    for i in (events[len(events) // 3], events[2 * len(events) // 3]):
+        e[i] = e[i][:-64] + FOREIGN.sign(b"two").signature
+    out.append(("two bad signatures", log_file(e)))
+    whole = log_file(entries)
+    out.append(("truncated mid-record", whole[: len(whole) - 37]))
+    out.append(("truncated at a record", log_file(entries[: n // 2])))
+    e = list(entries)   # a bad signature after a rules failure: the rules failure is named
+    e[n // 3], e[n // 3 + 1] = e[n // 3 + 1], e[n // 3]
+    j = events[-3]
+    e[j] = e[j][:-64] + FOREIGN.sign(b"after").signature
+    out.append(("swap then bad signature", fix_crc(log_file(e))))
+    e = list(entries)   # an entry that does not parse, a bad signature after it
+    e[n // 2] = e[n // 2][:-1]
+    e[-2] = e[-2][:-64] + FOREIGN.sign(b"after parse").signature
+    out.append(("unparsable then bad signature", log_file(e)))
+    return out
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64])
+def test_one_big_file_on_every_core_matches_the_serial_audit(monkeypatch, long_log, chunk):
+    """`easel audit` of one big file with its signatures checked by worker processes (by
+    entries, straight from their bytes) reports exactly what the serial audit reports, on a
+    valid log and on logs damaged early, late, twice, truncated, or broken before a bad signature."""
+    monkeypatch.setattr(auditing, "MIN_POOLED_BYTES", 1)
+    monkeypatch.setattr(auditing.PooledVerifier.__init__, "__defaults__", (chunk,))
+    g, sks, entries = long_log
+    assert len(entries) > 400
+    for label, data in _damaged(entries):
+        files = {"game.log": data}
+        serial = audit(files, GAMES)
+        assert auditing.audit_files(files, workers=2, games=GAMES) == serial == reference_audit(files), label
+        if label == "valid":
+            assert serial["valid"] and serial["complete"]
+        elif label == "truncated at a record":   # a valid prefix: an unfinished game
+            assert serial["valid"] and not serial["complete"]
+        else:
+            assert not serial["valid"], label
+
+
+def test_by_entry_verifier_here_matches_the_job_verifier(long_log):
+    from core.audit import VerifyEntriesHere, audit_log
+
+    g, sks, entries = long_log
+    for label, data in _damaged(entries):
+        a = audit_log("f", data, GAMES)
+        b = audit_log("f", data, GAMES, VerifyEntriesHere)
+        assert (a.valid, a.head, a.problems, a.index, a.results) == (b.valid, b.head, b.problems, b.index, b.results), label
+
+
+def test_check_entry_signatures_reads_events_from_their_bytes(long_log):
+    g, sks, entries = long_log
+    keys = parse_genesis(entries[0]).doc["seats"]
+    assert check_entry_signatures(entries, keys, 1, len(entries)) is None
+    i = len(entries) // 2
+    while not isinstance(parse_entry(entries[i], verify=False), Event):
+        i += 1
+    bad = list(entries)
+    bad[i] = bad[i][:-64] + FOREIGN.sign(b"b").signature
+    assert check_entry_signatures(bad, keys, 1, len(bad)) == (i, "event: signature does not verify")
+    assert check_entry_signatures(bad, keys, 1, i) is None and check_entry_signatures(bad, keys, i + 1, len(bad)) is None
+    bad[i] = b"\x99not an event"            # does not parse: not judged here
+    assert check_entry_signatures(bad, keys, 1, len(bad)) is None
+
+
+def test_big_files_use_every_core_by_default(monkeypatch, long_log):
+    """``easel audit`` pools the signature checks of a file of MIN_POOLED_BYTES or more, and only then."""
+    g, sks, entries = long_log
+    data = log_file(entries)
+    made = []
+    real = auditing._PooledSession.__init__
+
+    def spy(self, *a):
+        made.append(len(a[0]))
+        real(self, *a)
+
+    monkeypatch.setattr(auditing._PooledSession, "__init__", spy)
+    monkeypatch.setattr(auditing, "MIN_POOLED_BYTES", len(data) + 1)
+    auditing.audit_files({"a.log": data}, workers=2, games=GAMES)
+    assert made == []
+    monkeypatch.setattr(auditing, "MIN_POOLED_BYTES", len(data))
+    rep = auditing.audit_files({"a.log": data}, workers=2, games=GAMES)
+    assert made == [len(entries)] and rep["valid"] and rep["complete"]

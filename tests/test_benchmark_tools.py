@@ -18,17 +18,27 @@ import compare  # noqa: E402
 import goals  # noqa: E402
 
 BASELINES = sorted((BENCH / "baselines").glob("*.json"))
+FULL = [p for p in BASELINES if "partial" not in p.name]   # whole run_all.sh runs
 
 
 @pytest.fixture(scope="module")
 def baseline() -> dict:
-    assert BASELINES, "no result file kept in benchmarks/baselines/"
-    return json.loads(BASELINES[-1].read_text())
+    assert FULL, "no full run kept in benchmarks/baselines/"
+    return json.loads(FULL[-1].read_text())
 
 
-def test_every_goal_reads_a_figure_from_a_full_run(baseline):
+def merged_baselines() -> dict:
+    """Every kept result file's benchmarks, a later file's over an earlier's (a partial run,
+    e.g. of benchmarks added since the last full run, adds to the full one before it)."""
+    out: dict = {"results": {}}
+    for path in BASELINES:
+        out["results"].update(json.loads(path.read_text())["results"])
+    return out
+
+
+def test_every_goal_reads_a_figure_from_a_full_run():
     # a benchmark that renames a figure must not silently turn a goal into "-"
-    rows = goals.verdicts([baseline])
+    rows = goals.verdicts([merged_baselines()])
     assert [r["goal"] for r in rows if r["median"] is None] == []
     assert all(r["met"] in (True, False) for r in rows)
 
@@ -50,7 +60,7 @@ def test_a_run_without_a_figure_is_shown_as_missing(baseline, tmp_path):
     part = {"results": {"deal": baseline["results"]["deal"]}}
     p = tmp_path / "part.json"
     p.write_text(json.dumps(part))
-    r = subprocess.run([sys.executable, str(BENCH / "goals.py"), str(BASELINES[-1]), str(p)],
+    r = subprocess.run([sys.executable, str(BENCH / "goals.py"), str(FULL[-1]), str(p)],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     audit_line = next(line for line in r.stdout.splitlines() if line.startswith("audit, one Painting"))
@@ -73,3 +83,24 @@ def test_compare_names_figures_by_their_identifying_key_and_gives_ratios():
     assert paths == {"audit.many_files[logs=16].logs": 16, "audit.many_files[logs=16].rate.median": 12.0}
     rows = {p: ratio for p, _, _, ratio in compare.compare(old, new, out=open("/dev/null", "w"))}
     assert rows["audit.many_files[logs=16].rate.median"] == pytest.approx(1.2)
+
+
+def test_goals_find_a_benchmark_keyed_with_its_game():
+    # compare.py keys a result "idle/painting" when the object names its game
+    res = {"idle/painting": {"cpu_pct_of_one_core": {"total": {"median": 1.5}}}, "deal_start/modern-art": {"x": 1}}
+    assert goals._bench(res, "idle")["cpu_pct_of_one_core"]["total"]["median"] == 1.5
+    assert goals._bench(res, "deal_start") == {"x": 1}
+    with pytest.raises(KeyError):
+        goals._bench(res, "idl")
+    row = next(r for r in goals.verdicts([{"results": res}]) if r["goal"].startswith("idle table, 6 peers"))
+    assert row["median"] == 1.5 and row["met"] is True
+
+
+def test_idle_bench_attributes_bytes_to_the_peer_at_the_other_end():
+    import bench_idle
+
+    # pid 10 and 20 talk over one connection (each end a socket), 30 joins later
+    a = {"socks": {("127.0.0.1:5000", "127.0.0.1:6000"): (10, 1000), ("127.0.0.1:6000", "127.0.0.1:5000"): (20, 400)}}
+    b = {"socks": {("127.0.0.1:5000", "127.0.0.1:6000"): (10, 1600), ("127.0.0.1:6000", "127.0.0.1:5000"): (20, 500),
+                   ("127.0.0.1:7000", "127.0.0.1:5001"): (30, 50), ("127.0.0.1:5001", "127.0.0.1:7000"): (10, 70)}}
+    assert bench_idle.pair_bytes(a, b) == {(10, 20): 600, (20, 10): 100, (30, 10): 50, (10, 30): 70}
