@@ -74,7 +74,7 @@ REPAIR_INTERVAL = 0.2         # s between two resends of one author's events to 
 MAX_CERTS_PER_PHASE = 4       # certificates held per phase (from the wire; more are ignored)
 WATCHDOG_AFTER = 2.0          # s an open step may wait for nobody before we ask the peers again
 RESYNC_WAIT = 10.0            # s we wait, after losing our log's tail, to hear our own events back before signing
-KEEPALIVE = 2.0               # s between two 'have's when nothing changed and nothing is missing (event-driven, §9.5)
+KEEPALIVE = 4.0               # s between two 'have's when nothing changed and nothing is missing (event-driven, §9.5)
 HAVE_GAP = 0.1                # s at least between two 'have's: changes are coalesced, a lagging peer asked this often
 MAX_CUT_MOVES = 256           # signed moves cut by a certificate that we remember (and name) per game
 
