@@ -14,6 +14,7 @@ widths, a map's keys in any order), so we keep one ourselves:
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import msgpack
@@ -106,9 +107,18 @@ def _check_decoded(obj: Any, depth: int) -> None:
     raise CanonicalError("type not allowed in canonical encoding: %s" % t.__name__)
 
 
-# one packer, reused: packing is one C call holding the GIL (our values never call back into
-# Python), and a failed pack resets its buffer, so sharing it between threads is safe
-_PACK = msgpack.Packer(use_bin_type=True).pack
+# a packer reused for every encoding (msgpack.packb makes one a call: half its time), one per
+# thread: a pack allocates, an allocation may run the garbage collector, a finalizer may run
+# Python code and let another thread in, which must not write into the same buffer meanwhile
+_PACKERS = threading.local()
+
+
+def _PACK(obj: Any) -> bytes:
+    try:
+        pack = _PACKERS.pack
+    except AttributeError:
+        pack = _PACKERS.pack = msgpack.Packer(use_bin_type=True).pack
+    return pack(obj)
 
 
 def encode(obj: Any) -> bytes:
