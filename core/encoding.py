@@ -14,7 +14,6 @@ widths, a map's keys in any order), so we keep one ourselves:
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import msgpack
@@ -107,18 +106,10 @@ def _check_decoded(obj: Any, depth: int) -> None:
     raise CanonicalError("type not allowed in canonical encoding: %s" % t.__name__)
 
 
-# a packer reused for every encoding (msgpack.packb makes one a call: half its time), one per
-# thread: a pack allocates, an allocation may run the garbage collector, a finalizer may run
-# Python code and let another thread in, which must not write into the same buffer meanwhile
-_PACKERS = threading.local()
-
-
 def _PACK(obj: Any) -> bytes:
-    try:
-        pack = _PACKERS.pack
-    except AttributeError:
-        pack = _PACKERS.pack = msgpack.Packer(use_bin_type=True).pack
-    return pack(obj)
+    # msgpack.packb makes a packer a call; a shared one would need per-thread state, and
+    # core/ keeps none (the ~1 us it would save per encoding is not worth the threading import)
+    return msgpack.packb(obj, use_bin_type=True)
 
 
 def encode(obj: Any) -> bytes:
