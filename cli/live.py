@@ -734,6 +734,11 @@ async def resume_main(args, ui_factory=None) -> int:
     node = None
     try:
         ui = None if args.level else (ui_factory(node_seat=seat) if ui_factory else None)
+        if ui is not None and hasattr(ui, "step_open_hint"):
+            try:        # the step open at the crash began about when the log last grew: the countdown goes on
+                ui.step_open_hint((d / "log").stat().st_mtime)
+            except OSError:
+                pass
         decide = bot_decider(genesis.doc["game"], args.level, args.seed) if args.level else ui.decide
         bind = resume_bind(roster["addrs"][seat][0])
 

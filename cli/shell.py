@@ -662,6 +662,7 @@ class GameUI(_BaseUI):
         # send_at_once (--send-at-once, EASEL_SEND_AT_ONCE=1) sends a complete move as soon as it is typed
         self.send_at_once = default_send_at_once() if send_at_once is None else bool(send_at_once)
         self._held: tuple[_Pending, Any, str] | None = None   # a complete move the screen composed, not sent yet
+        self._open_hint: tuple[int | None, float] | None = None   # (table phase, wall time) a step opened, at a resume
         self._status = ""
         self._alerts: list[str] = []
         self._table: Table | None = None           # trio thread only (the UI thread reads just our seat's
@@ -734,6 +735,8 @@ class GameUI(_BaseUI):
         not arrived yet, when the caller knows (see ``snapshot_of``).
         """
         self._use_screen_for(table.genesis.doc.get("game", ""))
+        if self._open_hint is not None and self._open_hint[0] is None:
+            self._open_hint = (table.phase, self._open_hint[1])      # the step open when we resumed
         self._alerts = list(alerts or [])
         self._status = status or ""
         self._table = table
@@ -763,6 +766,22 @@ class GameUI(_BaseUI):
                                    "class:over")
             self._timeout_words = ""
         self._invalidate()
+
+    def step_open_hint(self, wall: float) -> None:
+        """At a resume: the step open when the table is first seen began about ``wall`` (time.time(), e.g.
+        the log's last change), so the countdown goes on from there instead of starting over (the
+        peer's own step clock only starts at the resume; the others' began with the step)."""
+        self._open_hint = (None, float(wall))
+
+    def _hinted(self, at: float | None, peer: Any, table: Any) -> float | None:
+        h = self._open_hint
+        if h is None or table is None or h[0] != getattr(table, "phase", None):
+            return at
+        timeout = _step_timeout(peer, table)
+        if timeout is None:
+            return at
+        hinted = time.monotonic() + (h[1] + timeout - time.time())
+        return hinted if at is None else min(at, hinted)
 
     def _report_timeouts(self, table: Table) -> None:
         """Say so, once, when a time-out certificate counted our seat as not moving."""
@@ -803,7 +822,7 @@ class GameUI(_BaseUI):
             phase=-1 if table is None else table.phase,
             token=trio.lowlevel.current_trio_token(),
         )
-        self._deadline = _deadline_of(peer, table, estimate=True)
+        self._deadline = self._hinted(_deadline_of(peer, table, estimate=True), peer, table)
         self._pending = p
         prompt = self._screen().on_decision(self._ctx())
         if prompt is not None:
@@ -831,7 +850,7 @@ class GameUI(_BaseUI):
             await trio.sleep(0.5)
             if self._pending is not p or p.submitted:
                 return
-            at = _deadline_of(peer, table)
+            at = self._hinted(_deadline_of(peer, table), peer, table)
             if at is not None and (self._deadline is None or abs(at - self._deadline) >= 1.0):
                 self._deadline = at
                 self._invalidate()
@@ -1162,19 +1181,25 @@ def _deadline_of(peer: Any, table: Any, estimate: bool = False) -> float | None:
     except (RuntimeError, TypeError, ValueError):
         return None
     if at is None and estimate:
-        timeout = getattr(peer, "timeout", None)
-        step_timeout = getattr(peer, "step_timeout", None)
-        if callable(step_timeout) and getattr(table, "step", None) is not None:
-            try:            # the step's own shorter time (an open auction's raise round)
-                timeout = step_timeout(table.step)
-            except (TypeError, ValueError, AttributeError):
-                pass
-        if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
-            return time.monotonic() + float(timeout)
-        return None
+        timeout = _step_timeout(peer, table)
+        return None if timeout is None else time.monotonic() + timeout
     if not isinstance(at, (int, float)) or isinstance(at, bool):
         return None
     return time.monotonic() + max(0.0, at - now)
+
+
+def _step_timeout(peer: Any, table: Any) -> float | None:
+    """The seconds the open step has in all: the peer's time-out, or the step's own shorter time."""
+    timeout = getattr(peer, "timeout", None)
+    step_timeout = getattr(peer, "step_timeout", None)
+    if callable(step_timeout) and getattr(table, "step", None) is not None:
+        try:            # the step's own shorter time (an open auction's raise round)
+            timeout = step_timeout(table.step)
+        except (TypeError, ValueError, AttributeError):
+            pass
+    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
+        return float(timeout)
+    return None
 
 
 def first_warning(game: Any, view: Any, seat: int | None) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -114,3 +115,28 @@ def test_the_day_summary_never_hides_a_seat_starving_behind_earlier_lines():
     text = "\n".join("".join(t for _, t in line) for line in StarvingArtistsScreen().middle_lines(ctx_for(st, 1), 100))
     assert "seat 0 starves and is out of the game" in text
     assert "... 4 earlier today" in text
+
+
+async def test_a_resumed_seats_countdown_goes_on_from_when_the_step_opened():
+    """Measured: after a resume the turn countdown restarted (4:54 against the host's 4:39): the
+    peer's step clock starts at the resume. The step opened about when the log last grew."""
+    from types import SimpleNamespace
+
+    from .test_ui import Net
+
+    net = Net(2)
+    ui = GameUI(0, output=DummyOutput())
+    ui.step_open_hint(time.time() - 21)            # the log last grew 21 s ago
+    ui.update(net.table, [], "")
+    peer = SimpleNamespace(table=net.table, timeout=300.0, deadline=lambda: None)
+    with trio.fail_after(LIMIT):
+        async with trio.open_nursery() as n:
+            n.start_soon(ui.decide, net.table.view(0), 0, peer)
+            await until(lambda: ui._pending is not None)
+            left = ui._deadline - time.monotonic()
+            assert 277 <= left <= 279.5, left
+            assert "about 4:3" in flat(ui)
+            # a later step (another phase) gets the whole time again
+            ui._open_hint = (net.table.phase + 1, time.time() - 21)
+            assert ui._hinted(None, peer, net.table) is None
+            n.cancel_scope.cancel()
