@@ -140,3 +140,30 @@ async def test_a_resumed_seats_countdown_goes_on_from_when_the_step_opened():
             ui._open_hint = (net.table.phase + 1, time.time() - 21)
             assert ui._hinted(None, peer, net.table) is None
             n.cancel_scope.cancel()
+
+
+async def test_the_screen_says_how_the_table_fills_while_the_bots_start():
+    """Measured: under load the screen stayed blank 3-10 s at the start with no progress."""
+    import io
+
+    from cli.live import seating_progress, seating_text
+
+    assert seating_text(2, 3, 4.6) == "easel: starting the table: 1 of 3 seats taken (4 s) - the bots are starting"
+    out = io.StringIO()
+    await seating_progress(SimpleNamespace(free=2), 3, out)          # not a terminal: once, then done
+    assert out.getvalue() == "easel: starting the table: 1 of 3 seats taken (0 s) - the bots are starting\n"
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty = Tty()
+    ht = SimpleNamespace(free=2)
+    with trio.move_on_after(0.3):
+        async with trio.open_nursery() as n:
+            n.start_soon(seating_progress, ht, 3, tty, 0.05)
+            await trio.sleep(0.12)
+            ht.free = 0
+            await trio.sleep(0.1)
+    text = tty.getvalue()
+    assert "1 of 3 seats taken" in text and "3 of 3 seats taken" in text and text.endswith("\r\x1b[K")
