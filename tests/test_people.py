@@ -167,3 +167,18 @@ async def test_the_screen_says_how_the_table_fills_while_the_bots_start():
             await trio.sleep(0.1)
     text = tty.getvalue()
     assert "1 of 3 seats taken" in text and "3 of 3 seats taken" in text and text.endswith("\r\x1b[K")
+
+
+def test_the_painting_boards_legend_fits_the_board_pane_at_any_terminal_width():
+    """Measured: "K  black (3 primari" cut at 100, 160 and 200 columns: the board pane is 20 wide."""
+    from cli.screens import width_of
+    from cli.screens.painting import PaintingScreen, RoundStory, _board_marks
+
+    grid = [["K"] * 5 for _ in range(5)]
+    for black, rule in (({(0, 0)}, "round"), ({(0, 0)}, "immediate")):
+        for now in ("K", "W"):
+            view = {"grid": [[now] * 5 for _ in range(5)], "rules": {"black": rule}}
+            story = RoundStory(2, None, grid, None, {(0, 0), (1, 1)}, black)
+            _, legend = _board_marks(view, story)
+            for line in legend:
+                assert width_of(line) <= PaintingScreen.board_width, line

@@ -343,7 +343,7 @@ def _board_marks(view: dict, story: RoundStory | None) -> tuple[dict, list[Line]
     elif cleared:
         legend.append([("class:cell.wasblack class:changed", "[k]"), ("class:label", " black r%d, now W" % story.round)])
     elif story.black:
-        legend.append([("class:cell.k", " K "), ("class:label", " black (3 primaries)")])
+        legend.append([("class:cell.k", " K "), ("class:label", " R+B+Y black")])   # fits board_width
     return marks, legend
 
 
