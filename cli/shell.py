@@ -145,6 +145,7 @@ __all__ = [
 PACE = 0.8              # seconds a reveal beat shows, on a terminal (EASEL_PACE overrides; 0 = instant)
 LOG_TEXT_LINES = 20     # event-log lines in render_text()
 TEXT_WIDTH = 100        # width used to lay out the panes in render_text()
+LATEST_LINES = 3        # newest event-log lines repeated at the top of a short middle pane
 WARN_TIMEOUT = 10       # seconds left on our decision from which the warning line says so
 
 HELP_GAME_OVER = "game over | help | PgUp/PgDn scroll | q quit"
@@ -413,8 +414,11 @@ class _BaseUI:
             lines += [[(style, text)] for style, text in reversed(shown.log)]
         return lines
 
-    def _middle_lines(self, width: int, log_limit: int | None = None) -> list[Line]:
-        """The scrollable middle: the result, the screen's part, the event log (or the help page)."""
+    def _middle_lines(self, width: int, log_limit: int | None = None, height: int | None = None) -> list[Line]:
+        """The scrollable middle: the result, the screen's part, the event log (or the help page).
+
+        ``height``: the pane's height; when the event log starts below it (a short terminal), its
+        newest lines are shown at the top too, so nobody needs PgDn to see what just happened."""
         if self._help_shown:
             return self._help_lines(width)
         ctx = self._view_ctx()
@@ -424,8 +428,14 @@ class _BaseUI:
             over = screen.game_over_lines(ctx, width)
             if over:
                 lines += over + [[]]
-        lines += screen.middle_lines(ctx, width)
+        body = screen.middle_lines(ctx, width)
         log = self._log_lines()
+        if height is not None and log and len(lines) + len(body) + 1 >= height and height >= 8:
+            latest: list[Line] = [[("class:header", "Latest"), ("class:label", " (the event log is below: PgDn)")]]
+            for line in log[:LATEST_LINES]:
+                latest += wrap(line, width, "      ")[:1]
+            lines += latest + [[]]
+        lines += body
         lines.append([("class:header", "Event log"), ("class:label", " (newest first)")])
         if not log:
             lines.append([("class:label", "  nothing yet")])
@@ -463,9 +473,9 @@ class _BaseUI:
             self._scroll = 0
 
     def _pane_middle(self) -> list:
-        lines = self._middle_lines(self._cols())
         info = self._middle_window.render_info
         height = info.window_height if info is not None else 20
+        lines = self._middle_lines(self._cols(), height=height)
         self._scroll = max(0, min(self._scroll, len(lines) - height))
         self._scroll_info = (self._scroll, height, len(lines))
         return join(lines[self._scroll:])
