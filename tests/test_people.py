@@ -182,3 +182,41 @@ def test_the_painting_boards_legend_fits_the_board_pane_at_any_terminal_width():
             _, legend = _board_marks(view, story)
             for line in legend:
                 assert width_of(line) <= PaintingScreen.board_width, line
+
+
+def test_a_seat_starving_goes_into_the_event_log():
+    """Measured: the event log listed actions only, not the starvation."""
+    from dataclasses import replace
+
+    from cli.screens.starving_artists import StarvingArtistsScreen
+    from cli.shell import snapshot_of
+    from core.games.starving_artists import GAME as SA
+
+    from .test_starving_screen import state
+    from .test_ui import Net
+
+    st = state()
+    after = replace(st, events=st.events + ((2, "seat 1 starves and is out of the game"), (2, "seat 0 works")))
+    sc = StarvingArtistsScreen()
+    assert sc.happenings(SA.view(st, 0), SA.view(after, 0)) == ["seat 1 starves and is out of the game"]
+    assert sc.happenings(SA.view(after, 0), SA.view(after, 0)) == []
+
+    # the shell puts a screen's happenings into the log where they happened, and keeps them
+    class Starving(type(sc)):
+        said = ["seat 1 starves and is out of the game"]
+
+        def happenings(self, before, view):
+            out, self.said = self.said, []
+            return out
+
+    net = Net(2)
+    screen = Starving()
+    first = snapshot_of(net.table, 0, screen=screen)
+    net.bots(upto_round=2)
+    second = snapshot_of(net.table, 0, screen=screen, before=first)
+    lines = [text for _, text in second.log]
+    assert "*   seat 1 starves and is out of the game" in lines
+    net.bots(upto_round=3)
+    third = snapshot_of(net.table, 0, screen=screen, before=second)
+    assert "*   seat 1 starves and is out of the game" in [text for _, text in third.log]
+    assert [text for _, text in third.log].index("*   seat 1 starves and is out of the game") < len(third.log) - 1
