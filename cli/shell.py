@@ -35,6 +35,13 @@ Shell commands (the screen adds its own, see its help page):
     help  (or ? on an empty line)          the help page in the middle pane
 Keys: q (on an empty line), Ctrl-Q or Ctrl-C quit (mid-game they ask once more);
 Esc closes the help; Space (on an empty line) or Esc skips a reveal; PgUp/PgDn scroll the middle pane; Up/Down recall earlier commands.
+Esc is bound eagerly: it is never read as the start of a Meta key, which
+would swallow the next letter typed within a second.
+
+Warnings: one line above the prompt says what the next step costs our seat
+if nothing changes, from the game's own pure ``warnings(view, seat)`` hook
+(core/games/<game>/warnings.py, set on the game object), or that our
+decision times out in 10 s or less.
 
 The status line shows an estimate of the time left on our decision (from the
 peer's step clock and time-out, when ``decide`` is given a peer that has them;
@@ -44,11 +51,11 @@ The reveal: when moves are applied, the screen's ``beats`` are played at the
 UI's pace (a trio timer repaints at each beat); Space on an empty line or Esc
 skips them.  Pace 0 (tests, pipes) plays nothing.  While they play, the title,
 board, seats, middle pane and event log show the table as it was before the
-step they reveal (its results show once the beats end or are skipped); a
-prompt that tells how the step went waits for the end too, and an open
-decision's draft shows once the player types.  A newer step's beats drop the
-older ones not shown yet (the reveal lags the table by one step at most),
-and beats are numbered across one reveal.
+step they reveal (its results show once the beats end or are skipped, or
+from a beat marked ``Beat.after`` on); a prompt that tells how the step went
+waits for the end too, and an open decision's draft shows once the player
+types.  A newer step's reveal replaces one still playing (cli/reveal.py: the
+reel and its rules), so nothing of an earlier step plays after a later one.
 
 Legality: a game with seat secrets (core/engine.py, "Private information")
 may need what only our peer can add before an action is legal (Modern Art: a
