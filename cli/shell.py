@@ -1011,7 +1011,7 @@ class GameUI(_BaseUI):
         except Exception:
             text = repr(action)
         self._held = (p, action, _without_seat(text, p.seat))
-        self._say("Draft: %s - Enter on an empty line sends it (or type another command)." % self._held[2],
+        self._say("Draft ready: Enter on an empty line sends it, or type another command to replace it.",
                   "class:info")
 
     def _held_now(self) -> tuple[_Pending, Any, str] | None:
