@@ -220,3 +220,29 @@ def test_a_seat_starving_goes_into_the_event_log():
     third = snapshot_of(net.table, 0, screen=screen, before=second)
     assert "*   seat 1 starves and is out of the game" in [text for _, text in third.log]
     assert [text for _, text in third.log].index("*   seat 1 starves and is out of the game") < len(third.log) - 1
+
+
+def test_the_painting_reveal_shows_the_results_in_every_pane_once_it_reaches_them(monkeypatch):
+    """Measured: the panes stayed frozen at the state before the step while the reveal text told the
+    results. Before the matches beat they show the round as it opened; from it on, the new table."""
+    from types import SimpleNamespace
+
+    import cli.reveal as reveal_mod
+
+    from .test_ui import Net
+
+    clock = [100.0]
+    monkeypatch.setattr(reveal_mod, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    net = Net(3)
+    ui = GameUI(0, output=DummyOutput(), pace=1.0)
+    ui.update(net.table, [], "")
+    before = ui._snap
+    net.bots(upto_round=2)
+    ui.update(net.table, [], "")
+    reel = ui._reel
+    assert reel and [it.reached for it in reel] == [False] * (len(reel) - 1) + [True]
+    assert reel[-1].beat.caption.startswith(("Matches", "Round 1: no owned sheet"))
+    clock[0] = reel[0].start + 0.01
+    assert ui._shown() is before and "round 1/" in ui.render_text().splitlines()[0]
+    clock[0] = reel[-1].start + 0.01
+    assert ui._shown() is ui._snap and "round 2/" in ui.render_text().splitlines()[0]

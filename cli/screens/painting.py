@@ -654,7 +654,8 @@ def reveal_beats(snap: Any, before: Any, me: int | None) -> list[Beat]:
         else:
             mid.append([("class:cell.k", " K "), ("", " black at %s: all three primaries - it matches nothing%s" % (
                 cells, "" if view.get("phase") == "over" else " and is white from the next round"))])
-    beats.append(Beat(cap, board(story.after, marks, "matches"), mid, hold=2))
+    # the last beat has reached the round's result: the panes (seats' points and tokens) show it too
+    beats.append(Beat(cap, board(story.after, marks, "matches"), mid, hold=2, after=True))
     return beats
 
 
