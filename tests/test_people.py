@@ -246,3 +246,21 @@ def test_the_painting_reveal_shows_the_results_in_every_pane_once_it_reaches_the
     assert ui._shown() is before and "round 1/" in ui.render_text().splitlines()[0]
     clock[0] = reel[-1].start + 0.01
     assert ui._shown() is ui._snap and "round 2/" in ui.render_text().splitlines()[0]
+
+
+def test_a_wide_terminal_puts_the_painting_sheets_side_by_side():
+    """Measured: at 160x50 the Painting screen used about two thirds of the width."""
+    from cli.screens import width_of
+
+    from .test_ui import Net
+
+    net = Net(3)
+    net.bots(upto_round=3)
+    ui = GameUI(0, output=DummyOutput())
+    ui.update(net.table, [], "")
+    wide = ui.screen.middle_lines(ui._ctx(), 160)
+    text = ["".join(t for _, t in line) for line in wide]
+    assert any("Sheets on offer" in t and "Owned sheets" in t for t in text)
+    assert all(width_of(line) <= 160 for line in wide)
+    narrow = ["".join(t for _, t in line) for line in ui.screen.middle_lines(ui._ctx(), 100)]
+    assert not any("Sheets on offer" in t and "Owned sheets" in t for t in narrow)

@@ -174,6 +174,7 @@ __all__ = [
     "place_words",
     "plural",
     "shared_places",
+    "side_by_side",
 ]
 
 Frag = tuple  # (style, text)
@@ -411,6 +412,17 @@ def layout_cards(cards: Sequence[list[Line]], width: int, gap: int = 3) -> list[
                 if pad and j < len(row) - 1:
                     line.append(("", " " * pad))
             out.append(line)
+    return out
+
+
+def side_by_side(left: Sequence[Line], right: Sequence[Line], left_width: int, gap: int = 3) -> list[Line]:
+    """Two columns of lines as one (a wide terminal): ``left`` padded to ``left_width``, then ``right``."""
+    out: list[Line] = []
+    for k in range(max(len(left), len(right))):
+        a = list(left[k]) if k < len(left) else []
+        b = list(right[k]) if k < len(right) else []
+        pad = max(0, left_width - width_of(a)) + gap
+        out.append(a + [("", " " * pad)] + b if b else a)
     return out
 
 
