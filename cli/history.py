@@ -173,7 +173,7 @@ def read_past_game(log: Path, me: bytes | None) -> PastGame | None:
         if t.over:
             status, words = "finished", _result_words(t.result(), seat)
         else:
-            words = "stopped at entry %d (easel resume %s)" % (t.count - 1, log.parent)
+            words = "stopped at entry %d (easel resume continues it)" % (t.count - 1)
     return PastGame(log, when, t.genesis.doc.get("game", "?"), t.players, seat, len(parsed.entries), status, words)
 
 

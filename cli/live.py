@@ -511,6 +511,7 @@ async def host_main(args, ui_factory=None) -> int:
 
         if bots:
             n.start_soon(bots_alive)
+            n.start_soon(seating_progress, ht, args.players, sys.stderr)
         try:
             genesis, roster = await ht.seal()
         except (LobbyError, trio.TooSlowError, ConnectionError, OSError) as exc:
@@ -537,6 +538,35 @@ async def host_main(args, ui_factory=None) -> int:
         return report(node, interactive=ui is not None)
     finally:
         finish_bots(node, bots)
+
+
+def seating_text(free: int, players: int, elapsed: float) -> str:
+    """The line shown while the table fills (bots take seconds to start on a loaded machine)."""
+    return "easel: starting the table: %d of %d seats taken (%d s)%s" % (
+        players - free, players, int(elapsed), " - the bots are starting" if free else " - dealing in")
+
+
+async def seating_progress(ht, players: int, out, interval: float = 0.5) -> None:
+    """Until cancelled (the table is sealed): one line, rewritten in place on a terminal, saying how
+    many seats are taken, so the screen is never blank while bots start (a pipe gets it once)."""
+    start = trio.current_time()
+    tty = False
+    try:
+        tty = out.isatty()
+    except (AttributeError, ValueError):
+        pass
+    try:
+        if not tty:
+            print(seating_text(ht.free, players, 0), file=out)
+            return
+        while True:
+            out.write("\r" + seating_text(ht.free, players, trio.current_time() - start) + "\x1b[K")
+            out.flush()
+            await trio.sleep(interval)
+    finally:
+        if tty:
+            out.write("\r\x1b[K")
+            out.flush()
 
 
 def _stop(procs: list) -> None:
@@ -735,6 +765,11 @@ async def resume_main(args, ui_factory=None) -> int:
     node = None
     try:
         ui = None if args.level else (ui_factory(node_seat=seat) if ui_factory else None)
+        if ui is not None and hasattr(ui, "step_open_hint"):
+            try:        # the step open at the crash began about when the log last grew: the countdown goes on
+                ui.step_open_hint((d / "log").stat().st_mtime)
+            except OSError:
+                pass
         decide = bot_decider(genesis.doc["game"], args.level, args.seed) if args.level else ui.decide
         bind = resume_bind(roster["addrs"][seat][0])
 

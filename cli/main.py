@@ -232,6 +232,10 @@ def cmd_games(args) -> int:
     return EXIT_OK
 
 
+OFFLINE = {"audit": cmd_audit, "show": cmd_show, "replay": cmd_replay, "games": cmd_games, "export": cmd_export,
+           "history": cmd_history}
+
+
 # ----------------------------------------------------------------------------- the parser
 def _version() -> str:
     try:
@@ -455,18 +459,9 @@ def _main(argv: list[str] | None) -> int:
     if args.cmd is None:
         args = ap.parse_args(["play"])
     try:
-        if args.cmd == "audit":
-            return cmd_audit(args)
-        if args.cmd == "show":
-            return cmd_show(args)
-        if args.cmd == "replay":
-            return cmd_replay(args)
-        if args.cmd == "games":
-            return cmd_games(args)
-        if args.cmd == "export":
-            return cmd_export(args)
-        if args.cmd == "history":
-            return cmd_history(args)
+        offline = OFFLINE.get(args.cmd)       # the commands that need no network (the rest: cli/live.py)
+        if offline is not None:
+            return offline(args)
         from . import live
 
         return live.dispatch(args)

@@ -35,6 +35,13 @@ Shell commands (the screen adds its own, see its help page):
     help  (or ? on an empty line)          the help page in the middle pane
 Keys: q (on an empty line), Ctrl-Q or Ctrl-C quit (mid-game they ask once more);
 Esc closes the help; Space (on an empty line) or Esc skips a reveal; PgUp/PgDn scroll the middle pane; Up/Down recall earlier commands.
+Esc is bound eagerly: it is never read as the start of a Meta key, which
+would swallow the next letter typed within a second.
+
+Warnings: one line above the prompt says what the next step costs our seat
+if nothing changes, from the game's own pure ``warnings(view, seat)`` hook
+(core/games/<game>/warnings.py, set on the game object), or that our
+decision times out in 10 s or less.
 
 The status line shows an estimate of the time left on our decision (from the
 peer's step clock and time-out, when ``decide`` is given a peer that has them;
@@ -44,11 +51,11 @@ The reveal: when moves are applied, the screen's ``beats`` are played at the
 UI's pace (a trio timer repaints at each beat); Space on an empty line or Esc
 skips them.  Pace 0 (tests, pipes) plays nothing.  While they play, the title,
 board, seats, middle pane and event log show the table as it was before the
-step they reveal (its results show once the beats end or are skipped); a
-prompt that tells how the step went waits for the end too, and an open
-decision's draft shows once the player types.  A newer step's beats drop the
-older ones not shown yet (the reveal lags the table by one step at most),
-and beats are numbered across one reveal.
+step they reveal (its results show once the beats end or are skipped, or
+from a beat marked ``Beat.after`` on); a prompt that tells how the step went
+waits for the end too, and an open decision's draft shows once the player
+types.  A newer step's reveal replaces one still playing (cli/reveal.py: the
+reel and its rules), so nothing of an earlier step plays after a later one.
 
 Legality: a game with seat secrets (core/engine.py, "Private information")
 may need what only our peer can add before an action is legal (Modern Art: a
@@ -145,6 +152,7 @@ __all__ = [
 PACE = 0.8              # seconds a reveal beat shows, on a terminal (EASEL_PACE overrides; 0 = instant)
 LOG_TEXT_LINES = 20     # event-log lines in render_text()
 TEXT_WIDTH = 100        # width used to lay out the panes in render_text()
+LATEST_LINES = 3        # newest event-log lines repeated at the top of a short middle pane
 WARN_TIMEOUT = 10       # seconds left on our decision from which the warning line says so
 
 HELP_GAME_OVER = "game over | help | PgUp/PgDn scroll | q quit"
@@ -413,8 +421,11 @@ class _BaseUI:
             lines += [[(style, text)] for style, text in reversed(shown.log)]
         return lines
 
-    def _middle_lines(self, width: int, log_limit: int | None = None) -> list[Line]:
-        """The scrollable middle: the result, the screen's part, the event log (or the help page)."""
+    def _middle_lines(self, width: int, log_limit: int | None = None, height: int | None = None) -> list[Line]:
+        """The scrollable middle: the result, the screen's part, the event log (or the help page).
+
+        ``height``: the pane's height; when the event log starts below it (a short terminal), its
+        newest lines are shown at the top too, so nobody needs PgDn to see what just happened."""
         if self._help_shown:
             return self._help_lines(width)
         ctx = self._view_ctx()
@@ -424,8 +435,14 @@ class _BaseUI:
             over = screen.game_over_lines(ctx, width)
             if over:
                 lines += over + [[]]
-        lines += screen.middle_lines(ctx, width)
+        body = screen.middle_lines(ctx, width)
         log = self._log_lines()
+        if height is not None and log and len(lines) + len(body) + 1 >= height and height >= 8:
+            latest: list[Line] = [[("class:header", "Latest"), ("class:label", " (the event log is below: PgDn)")]]
+            for line in log[:LATEST_LINES]:
+                latest += wrap(line, width, "      ")[:1]
+            lines += latest + [[]]
+        lines += body
         lines.append([("class:header", "Event log"), ("class:label", " (newest first)")])
         if not log:
             lines.append([("class:label", "  nothing yet")])
@@ -463,9 +480,9 @@ class _BaseUI:
             self._scroll = 0
 
     def _pane_middle(self) -> list:
-        lines = self._middle_lines(self._cols())
         info = self._middle_window.render_info
         height = info.window_height if info is not None else 20
+        lines = self._middle_lines(self._cols(), height=height)
         self._scroll = max(0, min(self._scroll, len(lines) - height))
         self._scroll_info = (self._scroll, height, len(lines))
         return join(lines[self._scroll:])
@@ -662,6 +679,7 @@ class GameUI(_BaseUI):
         # send_at_once (--send-at-once, EASEL_SEND_AT_ONCE=1) sends a complete move as soon as it is typed
         self.send_at_once = default_send_at_once() if send_at_once is None else bool(send_at_once)
         self._held: tuple[_Pending, Any, str] | None = None   # a complete move the screen composed, not sent yet
+        self._open_hint: tuple[int | None, float] | None = None   # (table phase, wall time) a step opened, at a resume
         self._status = ""
         self._alerts: list[str] = []
         self._table: Table | None = None           # trio thread only (the UI thread reads just our seat's
@@ -740,6 +758,8 @@ class GameUI(_BaseUI):
         if cut is not None:
             self._cut = dict(cut)
         self._use_screen_for(table.genesis.doc.get("game", ""))
+        if self._open_hint is not None and self._open_hint[0] is None:
+            self._open_hint = (table.phase, self._open_hint[1])      # the step open when we resumed
         self._alerts = list(alerts or [])
         self._status = status or ""
         self._table = table
@@ -769,6 +789,22 @@ class GameUI(_BaseUI):
                                    "class:over")
             self._timeout_words = ""
         self._invalidate()
+
+    def step_open_hint(self, wall: float) -> None:
+        """At a resume: the step open when the table is first seen began about ``wall`` (time.time(), e.g.
+        the log's last change), so the countdown goes on from there instead of starting over (the
+        peer's own step clock only starts at the resume; the others' began with the step)."""
+        self._open_hint = (None, float(wall))
+
+    def _hinted(self, at: float | None, peer: Any, table: Any) -> float | None:
+        h = self._open_hint
+        if h is None or table is None or h[0] != getattr(table, "phase", None):
+            return at
+        timeout = _step_timeout(peer, table)
+        if timeout is None:
+            return at
+        hinted = time.monotonic() + (h[1] + timeout - time.time())
+        return hinted if at is None else min(at, hinted)
 
     def _report_timeouts(self, table: Table) -> None:
         """Say so, once, when a time-out certificate counted our seat as not moving."""
@@ -815,7 +851,7 @@ class GameUI(_BaseUI):
             phase=-1 if table is None else table.phase,
             token=trio.lowlevel.current_trio_token(),
         )
-        self._deadline = _deadline_of(peer, table, estimate=True)
+        self._deadline = self._hinted(_deadline_of(peer, table, estimate=True), peer, table)
         self._pending = p
         prompt = self._screen().on_decision(self._ctx())
         if prompt is not None:
@@ -843,7 +879,7 @@ class GameUI(_BaseUI):
             await trio.sleep(0.5)
             if self._pending is not p or p.submitted:
                 return
-            at = _deadline_of(peer, table)
+            at = self._hinted(_deadline_of(peer, table), peer, table)
             if at is not None and (self._deadline is None or abs(at - self._deadline) >= 1.0):
                 self._deadline = at
                 self._invalidate()
@@ -987,7 +1023,7 @@ class GameUI(_BaseUI):
         except Exception:
             text = repr(action)
         self._held = (p, action, _without_seat(text, p.seat))
-        self._say("Draft: %s - Enter on an empty line sends it (or type another command)." % self._held[2],
+        self._say("Draft ready: Enter on an empty line sends it, or type another command to replace it.",
                   "class:info")
 
     def _held_now(self) -> tuple[_Pending, Any, str] | None:
@@ -1174,19 +1210,25 @@ def _deadline_of(peer: Any, table: Any, estimate: bool = False) -> float | None:
     except (RuntimeError, TypeError, ValueError):
         return None
     if at is None and estimate:
-        timeout = getattr(peer, "timeout", None)
-        step_timeout = getattr(peer, "step_timeout", None)
-        if callable(step_timeout) and getattr(table, "step", None) is not None:
-            try:            # the step's own shorter time (an open auction's raise round)
-                timeout = step_timeout(table.step)
-            except (TypeError, ValueError, AttributeError):
-                pass
-        if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
-            return time.monotonic() + float(timeout)
-        return None
+        timeout = _step_timeout(peer, table)
+        return None if timeout is None else time.monotonic() + timeout
     if not isinstance(at, (int, float)) or isinstance(at, bool):
         return None
     return time.monotonic() + max(0.0, at - now)
+
+
+def _step_timeout(peer: Any, table: Any) -> float | None:
+    """The seconds the open step has in all: the peer's time-out, or the step's own shorter time."""
+    timeout = getattr(peer, "timeout", None)
+    step_timeout = getattr(peer, "step_timeout", None)
+    if callable(step_timeout) and getattr(table, "step", None) is not None:
+        try:            # the step's own shorter time (an open auction's raise round)
+            timeout = step_timeout(table.step)
+        except (TypeError, ValueError, AttributeError):
+            pass
+    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
+        return float(timeout)
+    return None
 
 
 def first_warning(game: Any, view: Any, seat: int | None) -> str:

@@ -76,6 +76,18 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
         items.append((idx, 1, "class:log.mine" if s == seat else "", "%s  %s" % (screen.log_tag(steps.get(ph, 0)), text)))
     for note in table.notes[-LOG_KEEP:]:
         items.append((note.index, 0, "class:log.note", "!   " + _note_text(table, note, seat, screen)))
+    # the game's own events no move names (a seat starving), found between the last snapshot and this one
+    happened = tuple(before.happenings) if before is not None and before.seat == seat else ()
+    if before is not None and before.seat == seat and table.count > before.entries:
+        try:
+            new = [str(t) for t in screen.happenings(before.view, view)]
+        except Exception:
+            new = []
+        if seat is not None:
+            new = [t.replace("seat %d " % seat, "seat %d (you) " % seat) for t in new]
+        happened = (happened + tuple((table.count - 1, t) for t in new))[-LOG_KEEP:]
+    for idx, text in happened:
+        items.append((idx, 2, "class:log.note", "*   " + text))
     items.sort(key=lambda it: (it[0], it[1]))
     log = tuple((style, text) for _, _, style, text in items[-LOG_KEEP:])
     info = getattr(table.game, "info", None)
@@ -108,6 +120,7 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
         state=table.state,
         moves_tail=tail,
         prev_view=prev_view,
+        happenings=happened,
     )
 
 

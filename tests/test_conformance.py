@@ -245,6 +245,11 @@ def play(game, options: dict, players: int, seed: int, checks: bool = True) -> t
             record.append(("moves", chosen))
         if checks:
             views(game, state, players)   # every view is canonical-encodable
+            warn = getattr(game, "warnings", None)
+            if callable(warn) and step % 3 == 0:   # the optional warnings hook: sentences from a seat's view
+                for seat in range(players):
+                    said = warn(game.view(state, seat), seat)
+                    assert isinstance(said, list) and all(isinstance(x, str) and x for x in said), said
             if secrets and step % 3 == 0:
                 for seat in range(players):
                     mine = game.view(state, seat, seat_secret(seed, seat))

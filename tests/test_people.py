@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -114,3 +115,152 @@ def test_the_day_summary_never_hides_a_seat_starving_behind_earlier_lines():
     text = "\n".join("".join(t for _, t in line) for line in StarvingArtistsScreen().middle_lines(ctx_for(st, 1), 100))
     assert "seat 0 starves and is out of the game" in text
     assert "... 4 earlier today" in text
+
+
+async def test_a_resumed_seats_countdown_goes_on_from_when_the_step_opened():
+    """Measured: after a resume the turn countdown restarted (4:54 against the host's 4:39): the
+    peer's step clock starts at the resume. The step opened about when the log last grew."""
+    from types import SimpleNamespace
+
+    from .test_ui import Net
+
+    net = Net(2)
+    ui = GameUI(0, output=DummyOutput())
+    ui.step_open_hint(time.time() - 21)            # the log last grew 21 s ago
+    ui.update(net.table, [], "")
+    peer = SimpleNamespace(table=net.table, timeout=300.0, deadline=lambda: None)
+    with trio.fail_after(LIMIT):
+        async with trio.open_nursery() as n:
+            n.start_soon(ui.decide, net.table.view(0), 0, peer)
+            await until(lambda: ui._pending is not None)
+            left = ui._deadline - time.monotonic()
+            assert 277 <= left <= 279.5, left
+            assert "about 4:3" in flat(ui)
+            # a later step (another phase) gets the whole time again
+            ui._open_hint = (net.table.phase + 1, time.time() - 21)
+            assert ui._hinted(None, peer, net.table) is None
+            n.cancel_scope.cancel()
+
+
+async def test_the_screen_says_how_the_table_fills_while_the_bots_start():
+    """Measured: under load the screen stayed blank 3-10 s at the start with no progress."""
+    import io
+
+    from cli.live import seating_progress, seating_text
+
+    assert seating_text(2, 3, 4.6) == "easel: starting the table: 1 of 3 seats taken (4 s) - the bots are starting"
+    out = io.StringIO()
+    await seating_progress(SimpleNamespace(free=2), 3, out)          # not a terminal: once, then done
+    assert out.getvalue() == "easel: starting the table: 1 of 3 seats taken (0 s) - the bots are starting\n"
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty = Tty()
+    ht = SimpleNamespace(free=2)
+    with trio.move_on_after(0.3):
+        async with trio.open_nursery() as n:
+            n.start_soon(seating_progress, ht, 3, tty, 0.05)
+            await trio.sleep(0.12)
+            ht.free = 0
+            await trio.sleep(0.1)
+    text = tty.getvalue()
+    assert "1 of 3 seats taken" in text and "3 of 3 seats taken" in text and text.endswith("\r\x1b[K")
+
+
+def test_the_painting_boards_legend_fits_the_board_pane_at_any_terminal_width():
+    """Measured: "K  black (3 primari" cut at 100, 160 and 200 columns: the board pane is 20 wide."""
+    from cli.screens import width_of
+    from cli.screens.painting import PaintingScreen, RoundStory, _board_marks
+
+    grid = [["K"] * 5 for _ in range(5)]
+    for black, rule in (({(0, 0)}, "round"), ({(0, 0)}, "immediate")):
+        for now in ("K", "W"):
+            view = {"grid": [[now] * 5 for _ in range(5)], "rules": {"black": rule}}
+            story = RoundStory(2, None, grid, None, {(0, 0), (1, 1)}, black)
+            _, legend = _board_marks(view, story)
+            for line in legend:
+                assert width_of(line) <= PaintingScreen.board_width, line
+
+
+def test_a_seat_starving_goes_into_the_event_log():
+    """Measured: the event log listed actions only, not the starvation."""
+    from dataclasses import replace
+
+    from cli.screens.starving_artists import StarvingArtistsScreen
+    from cli.shell import snapshot_of
+    from core.games.starving_artists import GAME as SA
+
+    from .test_starving_screen import state
+    from .test_ui import Net
+
+    st = state()
+    after = replace(st, events=st.events + ((2, "seat 1 starves and is out of the game"), (2, "seat 0 works")))
+    sc = StarvingArtistsScreen()
+    assert sc.happenings(SA.view(st, 0), SA.view(after, 0)) == ["seat 1 starves and is out of the game"]
+    assert sc.happenings(SA.view(after, 0), SA.view(after, 0)) == []
+
+    # the shell puts a screen's happenings into the log where they happened, and keeps them
+    class Starving(type(sc)):
+        said = ["seat 1 starves and is out of the game"]
+
+        def happenings(self, before, view):
+            out, self.said = self.said, []
+            return out
+
+    net = Net(2)
+    screen = Starving()
+    first = snapshot_of(net.table, 0, screen=screen)
+    net.bots(upto_round=2)
+    second = snapshot_of(net.table, 0, screen=screen, before=first)
+    lines = [text for _, text in second.log]
+    assert "*   seat 1 starves and is out of the game" in lines
+    net.bots(upto_round=3)
+    third = snapshot_of(net.table, 0, screen=screen, before=second)
+    assert "*   seat 1 starves and is out of the game" in [text for _, text in third.log]
+    assert [text for _, text in third.log].index("*   seat 1 starves and is out of the game") < len(third.log) - 1
+
+
+def test_the_painting_reveal_shows_the_results_in_every_pane_once_it_reaches_them(monkeypatch):
+    """Measured: the panes stayed frozen at the state before the step while the reveal text told the
+    results. Before the matches beat they show the round as it opened; from it on, the new table."""
+    from types import SimpleNamespace
+
+    import cli.reveal as reveal_mod
+
+    from .test_ui import Net
+
+    clock = [100.0]
+    monkeypatch.setattr(reveal_mod, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    net = Net(3)
+    ui = GameUI(0, output=DummyOutput(), pace=1.0)
+    ui.update(net.table, [], "")
+    before = ui._snap
+    net.bots(upto_round=2)
+    ui.update(net.table, [], "")
+    reel = ui._reel
+    assert reel and [it.reached for it in reel] == [False] * (len(reel) - 1) + [True]
+    assert reel[-1].beat.caption.startswith(("Matches", "Round 1: no owned sheet"))
+    clock[0] = reel[0].start + 0.01
+    assert ui._shown() is before and "round 1/" in ui.render_text().splitlines()[0]
+    clock[0] = reel[-1].start + 0.01
+    assert ui._shown() is ui._snap and "round 2/" in ui.render_text().splitlines()[0]
+
+
+def test_a_wide_terminal_puts_the_painting_sheets_side_by_side():
+    """Measured: at 160x50 the Painting screen used about two thirds of the width."""
+    from cli.screens import width_of
+
+    from .test_ui import Net
+
+    net = Net(3)
+    net.bots(upto_round=3)
+    ui = GameUI(0, output=DummyOutput())
+    ui.update(net.table, [], "")
+    wide = ui.screen.middle_lines(ui._ctx(), 160)
+    text = ["".join(t for _, t in line) for line in wide]
+    assert any("Sheets on offer" in t and "Owned sheets" in t for t in text)
+    assert all(width_of(line) <= 160 for line in wide)
+    narrow = ["".join(t for _, t in line) for line in ui.screen.middle_lines(ui._ctx(), 100)]
+    assert not any("Sheets on offer" in t and "Owned sheets" in t for t in narrow)

@@ -716,6 +716,9 @@ async def test_full_screen_keeps_every_part_on_screen(rows, cols):
                     assert lines[rows - 1].startswith("work | buy SLOT")
                     middle = "\n".join(lines)
                     assert "Your canvases" in middle and "cost 1" in middle
+                    if rows <= 30:      # a short terminal: the newest log lines at the top, no PgDn needed
+                        assert any(l.startswith("Latest (the event log is below: PgDn)") for l in lines)
+                        assert "seat 3" in middle.split("Latest", 1)[1].split("\n\n", 1)[0]
                     if cols >= 160:
                         assert "cost 3" in middle and "Studios" in middle
                     inp.send_text("help" + ENTER)

@@ -67,7 +67,9 @@ def test_painting_warns_that_unscored_sheets_lose_value_and_score_nothing_after_
     """RULES.md, a round, 5: "Every owned sheet still unscored loses 1 point of value, but never goes below 1"."""
     v = {"round": 2, "rules": {"rounds": 6}, "phase": 1,
          "owned": [[{"id": 3, "value": 7}, {"id": 5, "value": 1}], []]}
-    assert painting_warnings.warnings(v, 0) == ["Unmatched after this round, your sheets #3 (7), #5 (1) lose 1 point of value each."]
+    assert painting_warnings.warnings(v, 0) == ["Unmatched after this round, your sheet #3 (7) loses 1 point of value."]
+    two = dict(v, owned=[[{"id": 3, "value": 7}, {"id": 4, "value": 2}, {"id": 5, "value": 1}]])
+    assert painting_warnings.warnings(two, 0) == ["Unmatched after this round, your sheets #3 (7), #4 (2) lose 1 point of value each."]
     assert painting_warnings.warnings(v, 1) == []
     last = dict(v, round=6)
     assert painting_warnings.warnings(last, 0)[0].startswith("Last round: your unscored sheets #3 (7), #5 (1) score nothing")
@@ -103,15 +105,14 @@ def test_a_time_out_close_at_hand_is_the_warning_line():
 
 def test_the_hooks_say_only_sentences_over_a_whole_game_of_every_seat():
     net = SANet(3)
-    seen = 0
-    for _ in range(400):
+    for _ in range(400):                       # bounded: a whole game, one bot move at a time
         if net.table.over:
             break
         for s in range(3):
             out = SA.warnings(net.table.view(s), s)
             assert isinstance(out, list) and all(isinstance(x, str) and x for x in out)
-            seen += bool(out)
-        net.bots([0, 1, 2], stop=lambda st, k=net.table.count: False, limit=1)
+        net.bots([0, 1, 2], limit=1)
+    assert net.table.over
     pnet = Net(3)
     pnet.bots()
     game = registry.get("painting")

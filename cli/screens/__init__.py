@@ -83,9 +83,12 @@ words, spectators and a finished game get the shell's error; otherwise the
 shell calls ``command(ctx, name, args)`` which returns:
 
 * ``Say(text, style)`` - the draft changed (or an answer): show the message;
-* ``Send(action)``     - send this action now (the shell checks it with the
-                         game, sends it, calls ``on_sent``);
+* ``Send(action)``     - a complete move: the shell checks it with the game
+                         and holds it as the draft (Enter on an empty line
+                         sends it, then calls ``on_sent``); with the player's
+                         ``send_at_once`` setting it is sent at once;
 * or raises ``CommandError(text)`` - shown as an error, nothing changes.
+(One way to play every game: every command edits the draft, Enter sends.)
 
 Submitting (empty line or submit) calls ``submit(ctx)`` - also when no
 decision is open (``ctx.deciding`` False: raise your own words, or return
@@ -113,11 +116,18 @@ its ``board`` lines (if any) replace ``board_lines`` and its caption and
 the rest.  Beats only show what already happened; nothing waits for them.
 While they play, the title, board, seats, middle pane and event log are
 drawn from ``before`` (``ctx.reveal`` True): the results show when the beats
-end or are skipped, not under them; the status, draft and command line stay
-live (a decision may be open).  The reveal never lags the table by more
-than one step: beats of an older step still queued when a newer step brings
-its own are dropped (the first new beat says how many), and beats are
-numbered across one reveal ("REVEAL k/n").
+end or are skipped, not under them, except from a beat marked ``after``
+on (the reveal has reached the step's result: they are drawn from the new
+table then); the status, draft and command line stay live (a decision may
+be open).  A newer step's reveal replaces one still playing (cli/reveal.py):
+the older beats are dropped (the first new beat says how many), the new ones
+count from 1 ("REVEAL k/n" over one step), and nothing of an earlier step
+plays after a later one or after the game is over.
+
+Happenings.  The event log lists the moves and the table's notes; a game's
+own events that no move names (a seat starving at dawn) come from
+``happenings(before_view, view) -> [str]`` (default: none), called with the
+views before and after each update, and go into the log at that point.
 A snapshot carries what a screen needs for this: ``moves_tail`` (the last
 moves applied, as ``(number, seat, action)``; ``snap.moves`` counts them, so
 the moves applied since ``before`` are those numbered ``>= before.moves``)
@@ -164,6 +174,7 @@ __all__ = [
     "place_words",
     "plural",
     "shared_places",
+    "side_by_side",
 ]
 
 Frag = tuple  # (style, text)
@@ -225,6 +236,7 @@ class Snapshot:
     state: Any = None           # the (immutable) engine state
     moves_tail: tuple = ()      # ((number, seat, action), ...): the last moves applied, oldest first
     prev_view: Any = None       # the view before the latest step that applied moves (None: unknown)
+    happenings: tuple = ()      # ((entry count, text), ...): the screen's happenings so far (Screen.happenings)
 
 
 @dataclass(frozen=True)
@@ -403,6 +415,17 @@ def layout_cards(cards: Sequence[list[Line]], width: int, gap: int = 3) -> list[
     return out
 
 
+def side_by_side(left: Sequence[Line], right: Sequence[Line], left_width: int, gap: int = 3) -> list[Line]:
+    """Two columns of lines as one (a wide terminal): ``left`` padded to ``left_width``, then ``right``."""
+    out: list[Line] = []
+    for k in range(max(len(left), len(right))):
+        a = list(left[k]) if k < len(left) else []
+        b = list(right[k]) if k < len(right) else []
+        pad = max(0, left_width - width_of(a)) + gap
+        out.append(a + [("", " " * pad)] + b if b else a)
+    return out
+
+
 def plain(value: Any, indent: str = "") -> list[str]:
     """A canonical value as indented text lines (bytes as hex), for the generic screen.
 
@@ -557,6 +580,10 @@ class Screen:
         return []
 
     # -- replay ------------------------------------------------------------------
+    def happenings(self, before: Any, view: Any) -> list[str]:
+        """The game's own events between two views that no move names, for the event log (default: none)."""
+        return []
+
     def describe_table(self, ctx: Context, config: Mapping[str, Any], players: int) -> str:
         title = ctx.snap.game_title if ctx.snap and ctx.snap.game_title else (ctx.snap.game_name if ctx.snap else "a game")
         opts = ", ".join("%s %s" % (k.replace("_", " "), v) for k, v in sorted(config.items())) or "default options"

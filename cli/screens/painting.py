@@ -48,6 +48,7 @@ from . import (
     place_words,
     plural,
     shared_places,
+    side_by_side,
     seat_name,
     who,
     width_of,
@@ -57,6 +58,7 @@ from . import (
 __all__ = ["PaintingScreen", "SCREEN", "Draft", "parse_space", "new_round_words"]
 
 SIZE = 5
+WIDE = 140          # from this many columns the sheets on offer and the owned ones sit side by side
 
 HELP_GAME = (
     "bid SHEET N [SHEET N..] | splash ROW COL R/B/Y | extra ROW COL R/B/Y | convert N | "
@@ -343,7 +345,7 @@ def _board_marks(view: dict, story: RoundStory | None) -> tuple[dict, list[Line]
     elif cleared:
         legend.append([("class:cell.wasblack class:changed", "[k]"), ("class:label", " black r%d, now W" % story.round)])
     elif story.black:
-        legend.append([("class:cell.k", " K "), ("class:label", " black (3 primaries)")])
+        legend.append([("class:cell.k", " K "), ("class:label", " R+B+Y black")])   # fits board_width
     return marks, legend
 
 
@@ -654,7 +656,8 @@ def reveal_beats(snap: Any, before: Any, me: int | None) -> list[Beat]:
         else:
             mid.append([("class:cell.k", " K "), ("", " black at %s: all three primaries - it matches nothing%s" % (
                 cells, "" if view.get("phase") == "over" else " and is white from the next round"))])
-    beats.append(Beat(cap, board(story.after, marks, "matches"), mid, hold=2))
+    # the last beat has reached the round's result: the panes (seats' points and tokens) show it too
+    beats.append(Beat(cap, board(story.after, marks, "matches"), mid, hold=2, after=True))
     return beats
 
 
@@ -1011,12 +1014,22 @@ class PaintingScreen(Screen):
             lines += wrap(_legend_line(view), width)
         if last or view is not None:
             lines.append([])
+        offer: list[Line] = []
         if not ctx.over:
             if not ctx.reveal:          # drawing an earlier round while a reveal plays: the draft is not its
                 self._sync(ctx)
             mine = not ctx.reveal or (isinstance(view, dict) and self.draft.round == view.get("round"))
-            lines += _offer_lines(view, dict(self.draft.bids) if mine else {}, width)
-            lines.append([])
+            offer = _offer_lines(view, dict(self.draft.bids) if mine else {}, width)
+        if offer and width >= WIDE:
+            # a wide terminal: the sheets on offer beside the owned and scored ones, not under them
+            half = (width - 3) // 2
+            left = _offer_lines(view, dict(self.draft.bids) if mine else {}, half)
+            rw = width - half - 3
+            right = _owned_lines(view, me, rw) + [[]] + _scored_lines(view, me, rw)
+            right = [part for line in right for part in (wrap(line, rw, "  ") if width_of(line) > rw else [line])]
+            return lines + side_by_side(left, right, half) + [[]]
+        if offer:
+            lines += offer + [[]]
         lines += _owned_lines(view, me, width)
         lines.append([])
         lines += _scored_lines(view, me, width)

@@ -1346,6 +1346,10 @@ class StarvingArtistsScreen(Screen):
         return night_beats(before.view if before is not None else None, ctx.snap.view if ctx.snap else None,
                            ctx.seat)
 
+    def happenings(self, before: Any, view: Any) -> list[str]:
+        """A seat starving (and the game's end), which no move names, for the event log."""
+        return [compact_event(text) for _, text in new_events(before, view) if _PINNED.search(text)]
+
     def is_mark(self, before: Snapshot, after: Snapshot) -> bool:
         a, b = before.view, after.view
         if not isinstance(b, dict):

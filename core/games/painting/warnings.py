@@ -24,13 +24,17 @@ def warnings(view: Any, seat: int | None) -> list[str]:
         return []
     if not owned:
         return []
-    names = ", ".join("#%d (%d)" % (h["id"], h["value"]) for h in owned[:4]) + (" ..." if len(owned) > 4 else "")
+    def names(sheets: list) -> str:
+        return ", ".join("#%d (%d)" % (h["id"], h["value"]) for h in sheets[:4]) + (" ..." if len(sheets) > 4 else "")
+
     if rnd >= rounds:
         total = sum(h["value"] for h in owned)
-        return ["Last round: your unscored sheet%s %s score nothing unless matched now (%d points at stake)."
-                % ("" if len(owned) == 1 else "s", names, total)]
-    losing = [h for h in owned if h["value"] > 1]
+        return ["Last round: your unscored sheet%s %s score%s nothing unless matched now (%d point%s at stake)."
+                % ("" if len(owned) == 1 else "s", names(owned), "s" if len(owned) == 1 else "", total,
+                   "" if total == 1 else "s")]
+    losing = [h for h in owned if h["value"] > 1]      # "never goes below 1"
     if not losing:
         return []
-    return ["Unmatched after this round, your sheet%s %s lose%s 1 point of value each."
-            % ("" if len(owned) == 1 else "s", names, "s" if len(owned) == 1 else "")]
+    if len(losing) == 1:
+        return ["Unmatched after this round, your sheet %s loses 1 point of value." % names(losing)]
+    return ["Unmatched after this round, your sheets %s lose 1 point of value each." % names(losing)]
