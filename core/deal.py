@@ -61,7 +61,7 @@ __all__ = [
     "keygen", "public_of", "verify_key", "joint_key", "verify_disclosure",
     "card_points", "card_table", "initial_deck", "check_deck",
     "shuffle", "verify_shuffle_disclosed", "audit_shuffles",
-    "generators", "proof_bytes", "prove_shuffle", "verify_shuffle_proof", "SOUNDNESS_BITS",
+    "generators", "proof_bytes", "prove_shuffle", "check_shuffle_form", "verify_shuffle_proof", "SOUNDNESS_BITS",
     "share", "verify_share", "open_card", "verify_play", "assign_positions",
 ]
 
@@ -512,18 +512,12 @@ def prove_shuffle(deck_in: Sequence[bytes], deck_out: Sequence[bytes], secret: b
     return _tw_prove(deck_in, deck_out, perm, rs, joint, game_id, seat, secret, ops)
 
 
-def verify_shuffle_proof(deck_in: Sequence[bytes], deck_out: Sequence[bytes], proof: Any, joint: bytes,
-                         game_id: bytes, seat: int, ops: Counter | None = None) -> str | None:
-    """CheckShuffleProof: None if ``proof`` shows ``deck_out`` a permutation and re-encryption of ``deck_in``.
-
-    ``deck_in`` is the initial deck (C1 = O) or a deck that passed ``check_deck``; ``deck_out``
-    must have passed ``check_deck`` (every half a valid point).  The checks, in this order
-    (docs/deal.md §3): the proof's length; no output C1 equal to an input C1 (a ciphertext
-    passed on without re-encryption); every scalar canonical; every point of the proof valid;
-    then the recomputed challenge equal to the proof's.  Never raises on peer bytes.
-    Costs 8N + 7 variable-base (N + 1 fewer on the initial deck, whose C1 are O) and N + 4 fixed-base
-    multiplications and 2N point checks.
-    """
+def check_shuffle_form(deck_in: Sequence[bytes], deck_out: Sequence[bytes], proof: Any, joint: bytes,
+                       game_id: bytes, seat: int, ops: Counter | None = None) -> str | None:
+    """The cheap part of ``verify_shuffle_proof`` (no multiplication): None if the proof is well
+    formed for these decks, else the problem.  Its length; no output C1 equal to an input C1 (a
+    ciphertext passed on without re-encryption); every scalar canonical; every point of the proof
+    valid (2N point checks).  ``deck_out`` must have passed ``check_deck``.  Never raises on peer bytes."""
     ops = ops or _NULL
     _check_ctx(game_id, seat)
     n = len(deck_in)
@@ -545,17 +539,37 @@ def verify_shuffle_proof(deck_in: Sequence[bytes], deck_out: Sequence[bytes], pr
             return "output position %d is not a ciphertext" % j
         if ct[:32] in ins:
             return "output position %d keeps an input C1: not re-encrypted" % j
+    for i in range(2 * n, 4 * n + 5):
+        if not _is_scalar(proof[32 * i:32 * i + 32]):
+            return "scalar %d of the proof is not canonical" % (i - 2 * n)
+    for i in range(2 * n):
+        ops.checks += 1
+        if not _is_point(proof[32 * i:32 * i + 32]):
+            return "%s %d of the proof is not a valid point" % (("commitment", i) if i < n else ("chain link", i - n))
+    return None
+
+
+def verify_shuffle_proof(deck_in: Sequence[bytes], deck_out: Sequence[bytes], proof: Any, joint: bytes,
+                         game_id: bytes, seat: int, ops: Counter | None = None) -> str | None:
+    """CheckShuffleProof: None if ``proof`` shows ``deck_out`` a permutation and re-encryption of ``deck_in``.
+
+    ``deck_in`` is the initial deck (C1 = O) or a deck that passed ``check_deck``; ``deck_out``
+    must have passed ``check_deck`` (every half a valid point).  The checks, in this order
+    (docs/deal.md §3): ``check_shuffle_form`` (the proof's length; no output C1 equal to an input
+    C1; every scalar canonical; every point of the proof valid); then the recomputed challenge
+    equal to the proof's.  Never raises on peer bytes.
+    Costs 8N + 7 variable-base (N + 1 fewer on the initial deck, whose C1 are O) and N + 4 fixed-base
+    multiplications and 2N point checks.
+    """
+    ops = ops or _NULL
+    bad = check_shuffle_form(deck_in, deck_out, proof, joint, game_id, seat, ops)
+    if bad is not None:
+        return bad
+    n = len(deck_in)
     w = [proof[32 * i:32 * i + 32] for i in range(4 * n + 5)]
     coms, chain = w[:n], w[n:2 * n]
     c, s1, s2, s3, s4 = w[2 * n:2 * n + 5]
     sh, sp = w[2 * n + 5:3 * n + 5], w[3 * n + 5:]
-    for i in range(2 * n, 4 * n + 5):
-        if not _is_scalar(w[i]):
-            return "scalar %d of the proof is not canonical" % (i - 2 * n)
-    for i in range(2 * n):
-        ops.checks += 1
-        if not _is_point(w[i]):
-            return "%s %d of the proof is not a valid point" % (("commitment", i) if i < n else ("chain link", i - n))
     gens, _ = _generators(n)
     h, hs = gens[0], gens[1:]
     stmt = _statement(deck_in, deck_out, coms, joint, game_id, seat)

@@ -335,24 +335,47 @@ def _to_shuffle(seat: int):
     return st0
 
 
-def test_a_forged_shuffle_through_the_game_is_refused_naming_the_seat_and_nothing_applied():
+def _refused(st, seat: int, action) -> list:
+    """What the game says of a shuffle that is well formed but whose proof fails: it is placed, and
+    applying it (the last shuffle) abandons the game naming the seat, before any share."""
+    assert GAME.check(st, seat, action) == action      # the form passes: placed; the next seat may go on
+    end = GAME.apply(st, seat, action)
+    res = GAME.result(end)
+    assert res["status"] == "abandoned" and res["ranking"] == [] and end.shared == 0
+    assert all(row == (None,) * 3 for row in end.shares) and GAME.turn(end).kind == "over"
+    return res["named"]
+
+
+def test_a_forged_shuffle_through_the_game_is_refused_naming_the_seat_before_any_share():
     st0 = _to_shuffle(2)
     good = GAME.auto_action(st0, 2, SECRETS[2])
     assert GAME.check(st0, 2, good) == good and set(good) == {"deck", "proof"}
     cheat = dict(good, deck=copy_cheat(good["deck"], dealt._joint(st0.keys), 3, 25))
-    with pytest.raises(IllegalAction, match="seat 2's shuffled deck is refused: the proof does not verify"):
-        GAME.check(st0, 2, cheat)
+    assert _refused(st0, 2, cheat) == [[2, "seat 2's shuffle is refused: the proof does not verify: the output is "
+                                           "not proven a shuffle of the input: the deal cannot go on, no hand was dealt"]]
     with pytest.raises(IllegalAction, match="seat 2's shuffle proof must be %d bytes" % D.proof_bytes(N_CARDS)):
         GAME.check(st0, 2, dict(good, proof=good["proof"][1:]))
     with pytest.raises(IllegalAction, match="exactly deck, proof"):
         GAME.check(st0, 2, {"deck": good["deck"]})
     with pytest.raises(IllegalAction, match="exactly deck, proof"):
         GAME.check(st0, 2, {"deck": None})     # passing the deck on is no longer a move
-    # another seat's shuffle and proof are not this seat's
+    # a deck passed on without re-encryption is refused at once (its form)
+    with pytest.raises(IllegalAction, match="seat 2's shuffled deck is refused: output position 0 keeps an input C1"):
+        GAME.check(st0, 2, dict(good, deck=list(st0.deck)))
+    # another seat's shuffle and proof are not this seat's (here seat 1's again: its own input's C1)
     st1 = _to_shuffle(1)
     with pytest.raises(IllegalAction, match="seat 2's shuffled deck is refused"):
         GAME.check(st0, 2, GAME.auto_action(st1, 1, SECRETS[1]))
-    assert st0.stage == "shuffle" and GAME.problems(st0, 2, cheat)
+    # seat 0's proof of seat 2's deck: well formed, so placed; its proof fails
+    forged = dict(good, proof=GAME.auto_action(_to_shuffle(0), 0, SECRETS[0])["proof"])
+    assert [s for s, _ in _refused(st0, 2, forged)] == [2]
+    # an earlier seat's bad proof is named too, when the last shuffle is applied
+    cheat1 = dict(GAME.auto_action(st1, 1, SECRETS[1]))
+    cheat1["deck"] = copy_cheat(cheat1["deck"], dealt._joint(st1.keys), 3, 25)
+    st2 = GAME.apply(st1, 1, GAME.check(st1, 1, cheat1))
+    assert st2.stage == "shuffle" and st2.shuffler == 2      # seat 2 shuffles on from the unchecked deck
+    assert [s for s, _ in _refused(st2, 2, GAME.auto_action(st2, 2, SECRETS[2]))] == [1]
+    assert st0.stage == "shuffle" and not GAME.problems(st0, 2, cheat)
     after = GAME.apply(st0, 2, good)
     assert after.stage == "deal" and len(after.proofs) == 3 and after.proofs[2] == good["proof"]
 

@@ -56,6 +56,7 @@ first key step).
 
 from __future__ import annotations
 
+import functools
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -65,7 +66,7 @@ from . import rules
 from .cards import N_CARDS, card_name
 
 __all__ = ["DState", "setup", "turn", "check", "apply", "chance", "auto_action", "seal_action", "default_action",
-           "view", "result", "describe", "legal_actions", "known_cards", "dead_positions"]
+           "view", "result", "describe", "legal_actions", "known_cards", "dead_positions", "precompute"]
 
 AUTO_STAGES = ("keys", "shuffle", "deal", "check", "disclose")
 
@@ -91,14 +92,34 @@ def _cached_proof_problem(gid: bytes, seat: int, deck_in: tuple, deck_out: tuple
     return deal.verify_shuffle_proof(deck_in, deck_out, proof, joint, gid, seat)
 
 
-def _proof_problem(st: "DState", seat: int, deck_out: list, proof: Any) -> str | None:
-    """deal.verify_shuffle_proof of ``seat``'s shuffle, remembered: the author checks its own
-    proof before it signs it and every peer again when it places the event (the table remembers
-    a verdict per event, not per move), ~0.1 s each time.  Pure: the answer is a function of
-    the arguments, which are the cache key."""
+# Proofs this process just made with deal.prove_shuffle from these very inputs: they verify
+# (completeness, tests/test_shuffle_proof.py), so the author does not verify its own proof again.
+# A memo of the same pure function's value, keyed by all of its inputs; bounded.
+_MADE: dict = {}
+_MADE_MAX = 16
+
+
+def _proof_problem(gid: bytes, seat: int, deck_in: tuple, deck_out: tuple, proof: Any,
+                   joint: bytes) -> str | None:
+    """deal.verify_shuffle_proof of ``seat``'s shuffle, remembered (~50 ms of CPU each).  Pure:
+    the answer is a function of the arguments, which are the cache key; a peer may compute it
+    ahead, in the background (``precompute``), and the table's apply then finds it."""
     if type(proof) is not bytes:
         return "the shuffle proof must be bytes"
-    return _cached_proof_problem(st.gid, seat, st.deck, tuple(deck_out), proof, _joint(st.keys))
+    if (gid, seat, deck_in, deck_out, proof, joint) in _MADE:
+        return None
+    return _cached_proof_problem(gid, seat, deck_in, deck_out, proof, joint)
+
+
+def _shuffle_problems(w: "DState") -> list:
+    """Every shuffle's proof checked against its input deck, in seat order: [(seat, problem)]."""
+    joint = _joint(w.keys)
+    out = []
+    for s in range(len(w.decks) - 1):
+        bad = _proof_problem(w.gid, s, w.decks[s], w.decks[s + 1], w.proofs[s], joint)
+        if bad is not None:
+            out.append((s, bad))
+    return out
 
 
 class DState:
@@ -143,9 +164,10 @@ def turn(st: DState) -> Turn:
     if g == "play":
         return rules.turn(st.ms)
     if g == "shuffle":
-        return Turn("sequential", (st.shuffler,), auto=True, label="the deal: seat %d shuffles" % st.shuffler)
+        return Turn("sequential", (st.shuffler,), auto=True,
+                    label="the deal: shuffling (seat %d, %d of %d)" % (st.shuffler, st.shuffler + 1, st.n))
     labels = {"keys": "the deal: keys",
-              "deal": "the deal: shares for positions %d-%d" % (st.lo, st.hi - 1),
+              "deal": "the deal: dealing (shares for positions %d-%d)" % (st.lo, st.hi - 1),
               "check": "the deal: new cards checked", "disclose": "the deal: seat secrets disclosed"}
     return Turn("simultaneous", st.pending, auto=True, label=labels[g])
 
@@ -299,9 +321,11 @@ def _check(st: DState, seat: Any, action: Any, verify: bool) -> Any:
         if type(a["proof"]) is not bytes or len(a["proof"]) != deal.proof_bytes(N_CARDS):
             raise IllegalAction("seat %d's shuffle proof must be %d bytes" % (seat, deal.proof_bytes(N_CARDS)))
         if verify:
+            # the deck and the proof's form at once (no multiplication); the proof itself when the
+            # last shuffle is applied, before any share (``_after_shuffles``, docs/deal.md §2a)
             bad = deal.check_deck(a["deck"], N_CARDS)
             if bad is None:
-                bad = _proof_problem(st, seat, a["deck"], a["proof"])
+                bad = deal.check_shuffle_form(st.deck, a["deck"], a["proof"], _joint(st.keys), st.gid, seat)
             if bad is not None:
                 raise IllegalAction("seat %d's shuffled deck is refused: %s" % (seat, bad))
         elif not isinstance(a["deck"], list):
@@ -370,7 +394,7 @@ def apply(st: DState, seat: int, action: Any) -> DState:
                         proofs=st.proofs + (a["proof"],), shuffler=st.shuffler + 1)
         if w.shuffler < w.n:
             return w
-        return _sync(w)
+        return _after_shuffles(w)
     if g == "deal":
         w = _done(st, seat)
         if "withhold" in a:
@@ -405,6 +429,17 @@ def apply(st: DState, seat: int, action: Any) -> DState:
     if w.pending:
         return w
     return _audit(w)
+
+
+def _after_shuffles(w: DState) -> DState:
+    """The last shuffle is in: every shuffle's proof is checked (by every peer, as it applies this
+    entry, before any share); a proof that fails abandons the game naming its seat, else the deal."""
+    bad = _shuffle_problems(w)
+    if bad:
+        return w._replace(stage="over", status="abandoned", pending=(), named=tuple(
+            (s, "seat %d's shuffle is refused: %s: the deal cannot go on, no hand was dealt" % (s, why))
+            for s, why in bad))
+    return _sync(w)
 
 
 def _gone(seat: int, what: str) -> str:
@@ -476,7 +511,11 @@ def auto_action(st: DState, seat: int, secret: bytes) -> Any:
     if g == "shuffle":
         joint = _joint(st.keys)
         out = deal.shuffle(list(st.deck), secret, joint, st.gid, seat)
-        return {"deck": out, "proof": deal.prove_shuffle(list(st.deck), out, secret, joint, st.gid, seat)}
+        proof = deal.prove_shuffle(list(st.deck), out, secret, joint, st.gid, seat)
+        if len(_MADE) >= _MADE_MAX:
+            _MADE.clear()
+        _MADE[(st.gid, seat, st.deck, tuple(out), proof, joint)] = None
+        return {"deck": out, "proof": proof}
     if g == "deal":
         items = []
         for pos in range(st.lo, st.hi):
@@ -502,6 +541,23 @@ def auto_action(st: DState, seat: int, secret: bytes) -> Any:
     if g == "disclose":
         return {"secret": secret}
     raise IllegalAction("no automatic step now")
+
+
+def precompute(st: DState, seat: int | None) -> list:
+    """Work a peer may do ahead, in the background, while it waits: zero-argument pure calls whose
+    results this module remembers (running them or not changes no result, only when the work is
+    done).  Here: the proof of every shuffle placed so far whose verdict is not known yet, so that
+    when the last shuffle is applied (``_after_shuffles``) the checks are mostly done."""
+    if st.stage != "shuffle" or len(st.decks) < 2:
+        return []
+    joint = _joint(st.keys)
+    out = []
+    for s in range(len(st.decks) - 1):
+        key = (st.gid, s, st.decks[s], st.decks[s + 1], st.proofs[s], joint)
+        if key in _MADE or type(st.proofs[s]) is not bytes:
+            continue
+        out.append(functools.partial(_proof_problem, *key))
+    return out
 
 
 def seal_action(st: DState, seat: int, action: Any, secret: bytes) -> Any:
