@@ -204,7 +204,7 @@ class Game(Protocol):
     def legal_actions(self, state: Any, seat: int) -> list: ...
     def problems(self, state: Any, seat: int, action: Any) -> list[str]: ...
     # optional: def determinize(self, state, seat, rng) -> state
-    # optional: def precompute(self, state, seat) -> [zero-argument pure calls]: work a peer may run
+    # optional: def precompute(self, state, seat, secret) -> [zero-argument pure calls]: work a peer may run
     #   ahead in the background (a worker thread) while it waits; the game memoises their results,
     #   so running them or not changes no result, only how soon it is known (docs/deal.md §2a)
     # with info.secrets (see "Private information" above):

@@ -519,7 +519,7 @@ class GameNode:
         while not self.peer.table.over:
             changed = self.changed
             try:
-                calls = self.peer.table.game.precompute(self.peer.table.state, self.seat)
+                calls = self.peer.table.game.precompute(self.peer.table.state, self.seat, self.peer.seat_secret)
             except Exception:   # never let a helper stop the peer
                 log.exception("seat %d: precompute failed", self.seat)
                 calls = []

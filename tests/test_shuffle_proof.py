@@ -407,3 +407,51 @@ def test_the_deal_asks_for_no_shared_randomness():
     st0 = _to_shuffle(0)
     with pytest.raises(IllegalAction, match="no shared randomness"):
         GAME.chance(st0, bytes(32))
+
+
+def test_the_prepared_shuffle_and_proof_are_the_same_bytes_and_cost_less_once_the_deck_arrives():
+    """shuffle_prep is the part of a seat's shuffle and proof that needs no deck (done while the
+    seat waits, docs/deal.md §3): with it, shuffle and prove_shuffle give exactly the same bytes."""
+    st = _to_shuffle(1)
+    joint = dealt._joint(st.keys)
+    plain, prepped, ahead = D.Counter(), D.Counter(), D.Counter()
+    out = D.shuffle(list(st.deck), SECRETS[1], joint, SEED, 1, plain)
+    proof = D.prove_shuffle(list(st.deck), out, SECRETS[1], joint, SEED, 1, plain)
+    prep = D.shuffle_prep(SECRETS[1], N_CARDS, joint, SEED, 1, ahead)
+    assert D.shuffle(list(st.deck), SECRETS[1], joint, SEED, 1, prepped, prep=prep) == out
+    assert D.prove_shuffle(list(st.deck), out, SECRETS[1], joint, SEED, 1, prepped, prep=prep) == proof
+    assert ahead.as_dict() == {"base": 2 * N_CARDS, "var": N_CARDS, "checks": 0, "mults": 3 * N_CARDS}
+    assert prepped.mults == plain.mults - 3 * N_CARDS
+    with pytest.raises(D.DealError, match="preparation is for another seat"):
+        D.shuffle(list(st.deck), SECRETS[2], joint, SEED, 2, prep=prep)
+
+
+def test_precompute_warms_the_verdicts_and_the_outcome_is_the_same_without_it():
+    """The game's precompute calls are pure and memoised: running them ahead (a peer's worker
+    thread) or not gives the same states; they cover the seat's own preparation while it waits
+    and every placed shuffle not made here."""
+    st = _to_shuffle(2)
+    assert [c.func.__name__ for c in GAME.precompute(st, 2, SECRETS[2])] == ["_prep"]   # both made here
+    dealt._MADE.clear()     # as at another peer: the shuffles placed were made elsewhere
+    calls = GAME.precompute(st, 2, SECRETS[2])
+    assert [c.func.__name__ for c in calls] == ["_prep", "_proof_problem", "_proof_problem"]
+    assert all(c() is None for c in calls[1:])
+    assert GAME.precompute(st, 0, SECRETS[0])[0].func.__name__ == "_proof_problem"   # seat 0 has shuffled
+    assert GAME.precompute(_to_shuffle(0), None) == [] and GAME.precompute(GAME.setup(GAME.configure({}, 3), 3, SEED), 0, SECRETS[0]) == []
+    a = GAME.apply(st, 2, GAME.check(st, 2, GAME.auto_action(st, 2, SECRETS[2])))
+    dealt._cached_proof_problem.cache_clear()
+    dealt._MADE.clear()
+    b = GAME.apply(st, 2, GAME.check(st, 2, GAME.auto_action(st, 2, SECRETS[2])))
+    assert a.stage == b.stage == "deal" and a.decks == b.decks
+
+
+def test_a_proof_with_an_invalid_point_passes_the_form_and_is_refused_by_the_proof():
+    st = _to_shuffle(2)
+    good = GAME.auto_action(st, 2, SECRETS[2])
+    bad = dict(good, proof=bytes(32) + good["proof"][32:])     # commitment 0: not a point
+    joint = dealt._joint(st.keys)
+    assert D.check_shuffle_form(st.deck, bad["deck"], bad["proof"], joint, SEED, 2) is None
+    assert D.verify_shuffle_proof(st.deck, bad["deck"], bad["proof"], joint, SEED, 2) == \
+        "commitment 0 of the proof is not a valid point"
+    assert _refused(st, 2, bad) == [[2, "seat 2's shuffle is refused: commitment 0 of the proof is not a valid point: "
+                                        "the deal cannot go on, no hand was dealt"]]

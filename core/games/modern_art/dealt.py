@@ -115,11 +115,13 @@ def _shuffle_problems(w: "DState") -> list:
     """Every shuffle's proof checked against its input deck, in seat order: [(seat, problem)]."""
     joint = _joint(w.keys)
     out = []
-    for s in range(len(w.decks) - 1):
+    # newest first: a peer's worker checks the placed proofs oldest first (``precompute``), so the
+    # one it may be busy with when the last shuffle comes is found done here, not checked twice
+    for s in reversed(range(len(w.decks) - 1)):
         bad = _proof_problem(w.gid, s, w.decks[s], w.decks[s + 1], w.proofs[s], joint)
         if bad is not None:
             out.append((s, bad))
-    return out
+    return sorted(out)
 
 
 class DState:
@@ -510,8 +512,9 @@ def auto_action(st: DState, seat: int, secret: bytes) -> Any:
         return {"key": pub, "proof": proof}
     if g == "shuffle":
         joint = _joint(st.keys)
-        out = deal.shuffle(list(st.deck), secret, joint, st.gid, seat)
-        proof = deal.prove_shuffle(list(st.deck), out, secret, joint, st.gid, seat)
+        prep = _prep(secret, joint, st.gid, seat)
+        out = deal.shuffle(list(st.deck), secret, joint, st.gid, seat, prep=prep)
+        proof = deal.prove_shuffle(list(st.deck), out, secret, joint, st.gid, seat, prep=prep)
         if len(_MADE) >= _MADE_MAX:
             _MADE.clear()
         _MADE[(st.gid, seat, st.deck, tuple(out), proof, joint)] = None
@@ -543,15 +546,26 @@ def auto_action(st: DState, seat: int, secret: bytes) -> Any:
     raise IllegalAction("no automatic step now")
 
 
-def precompute(st: DState, seat: int | None) -> list:
+@lru_cache(maxsize=4)
+def _prep(secret: bytes, joint: bytes, gid: bytes, seat: int) -> deal.ShufflePrep:
+    """deal.shuffle_prep, remembered: the part of the seat's shuffle and proof that needs no deck."""
+    return deal.shuffle_prep(secret, N_CARDS, joint, gid, seat)
+
+
+def precompute(st: DState, seat: int | None, secret: bytes | None = None) -> list:
     """Work a peer may do ahead, in the background, while it waits: zero-argument pure calls whose
     results this module remembers (running them or not changes no result, only when the work is
-    done).  Here: the proof of every shuffle placed so far whose verdict is not known yet, so that
-    when the last shuffle is applied (``_after_shuffles``) the checks are mostly done."""
-    if st.stage != "shuffle" or len(st.decks) < 2:
+    done).  Here: while the seats before it shuffle, the part of the seat's own shuffle and proof
+    that needs no deck (``deal.shuffle_prep``); and the proof of every shuffle placed so far whose
+    verdict is not known yet, so that when the last shuffle is applied (``_after_shuffles``) the
+    checks are mostly done."""
+    if st.stage != "shuffle":
         return []
     joint = _joint(st.keys)
     out = []
+    if type(seat) is int and 0 <= seat < st.n and st.shuffler <= seat and type(secret) is bytes \
+            and len(secret) == deal.SECRET_BYTES:
+        out.append(functools.partial(_prep, secret, joint, st.gid, seat))
     for s in range(len(st.decks) - 1):
         key = (st.gid, s, st.decks[s], st.decks[s + 1], st.proofs[s], joint)
         if key in _MADE or type(st.proofs[s]) is not bytes:
