@@ -167,9 +167,9 @@ def turn(st: DState) -> Turn:
         return rules.turn(st.ms)
     if g == "shuffle":
         return Turn("sequential", (st.shuffler,), auto=True,
-                    label="the deal: shuffling (seat %d, %d of %d)" % (st.shuffler, st.shuffler + 1, st.n))
+                    label="the deal: seat %d shuffles (%d of %d)" % (st.shuffler, st.shuffler + 1, st.n))
     labels = {"keys": "the deal: keys",
-              "deal": "the deal: dealing (shares for positions %d-%d)" % (st.lo, st.hi - 1),
+              "deal": "the deal: dealing (positions %d-%d)" % (st.lo, st.hi - 1),
               "check": "the deal: new cards checked", "disclose": "the deal: seat secrets disclosed"}
     return Turn("simultaneous", st.pending, auto=True, label=labels[g])
 
