@@ -437,7 +437,10 @@ def test_precompute_warms_the_verdicts_and_the_outcome_is_the_same_without_it():
     assert [c.func.__name__ for c in calls] == ["_prep", "_proof_problem", "_proof_problem"]
     assert all(c() is None for c in calls[1:])
     assert GAME.precompute(st, 0, SECRETS[0])[0].func.__name__ == "_proof_problem"   # seat 0 has shuffled
-    assert GAME.precompute(_to_shuffle(0), None) == [] and GAME.precompute(GAME.setup(GAME.configure({}, 3), 3, SEED), 0, SECRETS[0]) == []
+    assert GAME.precompute(_to_shuffle(0), None) == []
+    keys = GAME.precompute(GAME.setup(GAME.configure({}, 3), 3, SEED), 0, SECRETS[0])
+    assert [c.func.__name__ for c in keys] == ["_initial", "_table", "generators"]
+    assert keys[1]() == D.card_table(SEED, N_CARDS) and keys[2]() == D.generators(N_CARDS)
     a = GAME.apply(st, 2, GAME.check(st, 2, GAME.auto_action(st, 2, SECRETS[2])))
     dealt._cached_proof_problem.cache_clear()
     dealt._MADE.clear()

@@ -73,7 +73,8 @@ AUTO_STAGES = ("keys", "shuffle", "deal", "check", "disclose")
 
 @lru_cache(maxsize=16)
 def _table(gid: bytes) -> dict:
-    return deal.card_table(gid, N_CARDS)
+    """deal.card_table, from the initial deck's card points (computed once for both)."""
+    return {ct[32:]: i for i, ct in enumerate(_initial(gid))}
 
 
 @lru_cache(maxsize=16)
@@ -580,10 +581,16 @@ def _prep(secret: bytes, joint: bytes, gid: bytes, seat: int) -> deal.ShufflePre
 def precompute(st: DState, seat: int | None, secret: bytes | None = None) -> list:
     """Work a peer may do ahead, in the background, while it waits: zero-argument pure calls whose
     results this module remembers (running them or not changes no result, only when the work is
-    done).  Here: while the seats before it shuffle, the part of the seat's own shuffle and proof
+    done).  Here: during the keys step, the card points, initial deck and generators; while the
+    seats before it shuffle, the part of the seat's own shuffle and proof
     that needs no deck (``deal.shuffle_prep``); and the proof of every shuffle placed so far whose
     verdict is not known yet, so that when the last shuffle is applied (``_after_shuffles``) the
     checks are mostly done."""
+    if st.stage == "keys":
+        # while the keys come: the card points, the initial deck and the proof's generators
+        # (the same for every game), which the first shuffle and every check need
+        return [functools.partial(_initial, st.gid), functools.partial(_table, st.gid),
+                functools.partial(deal.generators, N_CARDS)]
     if st.stage != "shuffle":
         return []
     joint = _joint(st.keys)
