@@ -520,14 +520,14 @@ class GameNode:
             changed = self.changed
             try:
                 calls = self.peer.table.game.precompute(self.peer.table.state, self.seat, self.peer.seat_secret)
-            except Exception:   # never let a helper stop the peer
-                log.exception("seat %d: precompute failed", self.seat)
+            except Exception as exc:   # never let a helper stop the peer (the step itself will say)
+                log.warning("seat %d: precompute failed: %s", self.seat, exc)
                 calls = []
             for call in calls:
                 try:
                     await trio.to_thread.run_sync(call)
-                except Exception:
-                    log.exception("seat %d: precompute failed", self.seat)
+                except Exception as exc:
+                    log.warning("seat %d: precompute failed: %s", self.seat, exc)
             if changed is self.changed:
                 await changed.wait()
 

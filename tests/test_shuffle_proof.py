@@ -458,3 +458,8 @@ def test_a_proof_with_an_invalid_point_passes_the_form_and_is_refused_by_the_pro
         "commitment 0 of the proof is not a valid point"
     assert _refused(st, 2, bad) == [[2, "seat 2's shuffle is refused: commitment 0 of the proof is not a valid point: "
                                         "the deal cannot go on, no hand was dealt"]]
+
+
+def test_precompute_before_the_tables_setup_asks_nothing():
+    """A peer's worker may ask before the seed step has set the game up (no state yet)."""
+    assert GAME.precompute(None, 0, SECRETS[0]) == [] and GAME.precompute(None, None) == []

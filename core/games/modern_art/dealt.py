@@ -586,6 +586,8 @@ def precompute(st: DState, seat: int | None, secret: bytes | None = None) -> lis
     that needs no deck (``deal.shuffle_prep``); and the proof of every shuffle placed so far whose
     verdict is not known yet, so that when the last shuffle is applied (``_after_shuffles``) the
     checks are mostly done."""
+    if not isinstance(st, DState):      # before the table's setup (the seed step): nothing yet
+        return []
     if st.stage == "keys":
         # while the keys come: the card points, the initial deck and the proof's generators
         # (the same for every game), which the first shuffle and every check need
