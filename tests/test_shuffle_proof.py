@@ -463,3 +463,24 @@ def test_a_proof_with_an_invalid_point_passes_the_form_and_is_refused_by_the_pro
 def test_precompute_before_the_tables_setup_asks_nothing():
     """A peer's worker may ask before the seed step has set the game up (no state yet)."""
     assert GAME.precompute(None, 0, SECRETS[0]) == [] and GAME.precompute(None, None) == []
+
+
+def test_at_five_seats_a_bad_proof_stops_the_deal_two_shuffles_later_and_no_share_is_asked():
+    """docs/deal.md §3: a shuffle's proof is checked when the shuffle two places after it is
+    applied (CHECK_LAG), the last ones with the last shuffle: seat 0's forged shuffle stops the deal
+    when seat 2's is applied; seats 3 and 4 are never asked to shuffle."""
+    secrets = [rand64(s, "five") for s in range(5)]
+    st = GAME.setup(GAME.configure({}, 5), 5, SEED)
+    for s in range(5):
+        st = GAME.apply(st, s, GAME.auto_action(st, s, secrets[s]))
+    asked = []
+    while st.stage == "shuffle":
+        s = st.shuffler
+        asked.append(s)
+        a = GAME.auto_action(st, s, secrets[s])
+        if s == 0:
+            a = dict(a, deck=copy_cheat(a["deck"], dealt._joint(st.keys), 3, 25))
+        st = GAME.apply(st, s, GAME.check(st, s, a))
+    assert dealt.CHECK_LAG == 2 and asked == [0, 1, 2]
+    res = GAME.result(st)
+    assert res["status"] == "abandoned" and [s for s, _ in res["named"]] == [0] and st.shared == 0

@@ -130,13 +130,19 @@ def _proof_problem(gid: bytes, seat: int, deck_in: tuple, deck_out: tuple, proof
     return _cached_proof_problem(gid, seat, deck_in, deck_out, proof, joint)
 
 
-def _shuffle_problems(w: "DState") -> list:
-    """Every shuffle's proof checked against its input deck, in seat order: [(seat, problem)]."""
+# A shuffle's proof is checked when the shuffle CHECK_LAG places after it is applied, and every
+# proof not checked yet when the last shuffle is (docs/deal.md §3): by then a peer's worker has
+# mostly checked it already (``precompute``), and a replay (an audit) spreads the checks too.
+CHECK_LAG = 2
+
+
+def _shuffle_problems(w: "DState", seats) -> list:
+    """The proofs of the shuffles of ``seats`` checked against their input decks: [(seat, problem)]."""
     joint = _joint(w.keys)
     out = []
     # newest first: a peer's worker checks the placed proofs oldest first (``precompute``), so the
-    # one it may be busy with when the last shuffle comes is found done here, not checked twice
-    for s in reversed(range(len(w.decks) - 1)):
+    # one it may be busy with is found done here, not checked twice
+    for s in sorted(seats, reverse=True):
         bad = _proof_problem(w.gid, s, w.decks[s], w.decks[s + 1], w.proofs[s], joint)
         if bad is not None:
             out.append((s, bad))
@@ -343,7 +349,7 @@ def _check(st: DState, seat: Any, action: Any, verify: bool) -> Any:
             raise IllegalAction("seat %d's shuffle proof must be %d bytes" % (seat, deal.proof_bytes(N_CARDS)))
         if verify and not _made_here(st, seat, a):
             # the deck and the proof's form at once (no multiplication); the proof itself when the
-            # last shuffle is applied, before any share (``_after_shuffles``, docs/deal.md §2a)
+            # shuffle CHECK_LAG later or the last is applied, before any share (``_after_shuffle``, docs/deal.md §3)
             bad = deal.check_deck(a["deck"], N_CARDS)
             if bad is None:
                 bad = deal.check_shuffle_form(st.deck, a["deck"], a["proof"], _joint(st.keys), st.gid, seat)
@@ -415,9 +421,7 @@ def apply(st: DState, seat: int, action: Any) -> DState:
             return st._replace(stage="over", status="abandoned", named=((seat, _gone(seat, "shuffle")),), pending=())
         w = st._replace(decks=st.decks + (tuple(a["deck"]),), shuffled=st.shuffled + (True,),
                         proofs=st.proofs + (a["proof"],), shuffler=st.shuffler + 1)
-        if w.shuffler < w.n:
-            return w
-        return _after_shuffles(w)
+        return _after_shuffle(w)
     if g == "deal":
         w = _done(st, seat)
         if "withhold" in a:
@@ -454,15 +458,21 @@ def apply(st: DState, seat: int, action: Any) -> DState:
     return _audit(w)
 
 
-def _after_shuffles(w: DState) -> DState:
-    """The last shuffle is in: every shuffle's proof is checked (by every peer, as it applies this
-    entry, before any share); a proof that fails abandons the game naming its seat, else the deal."""
-    bad = _shuffle_problems(w)
+def _after_shuffle(w: DState) -> DState:
+    """A shuffle is placed (``w.shuffler`` of them): the proof of the one CHECK_LAG before it is
+    checked, and when it is the last, every proof not checked yet (by every peer, as it applies
+    this entry, so before any share); a proof that fails abandons the game naming its seat."""
+    placed = w.shuffler
+    if placed < w.n:
+        seats = [placed - 1 - CHECK_LAG] if placed - 1 - CHECK_LAG >= 0 else []
+    else:
+        seats = range(max(0, w.n - 1 - CHECK_LAG), w.n)
+    bad = _shuffle_problems(w, seats)
     if bad:
         return w._replace(stage="over", status="abandoned", pending=(), named=tuple(
             (s, "seat %d's shuffle is refused: %s: the deal cannot go on, no hand was dealt" % (s, why))
             for s, why in bad))
-    return _sync(w)
+    return w if placed < w.n else _sync(w)
 
 
 def _gone(seat: int, what: str) -> str:
@@ -584,7 +594,7 @@ def precompute(st: DState, seat: int | None, secret: bytes | None = None) -> lis
     done).  Here: during the keys step, the card points, initial deck and generators; while the
     seats before it shuffle, the part of the seat's own shuffle and proof
     that needs no deck (``deal.shuffle_prep``); and the proof of every shuffle placed so far whose
-    verdict is not known yet, so that when the last shuffle is applied (``_after_shuffles``) the
+    verdict is not known yet, so that when it is needed (``_after_shuffle``) the
     checks are mostly done."""
     if not isinstance(st, DState):      # before the table's setup (the seed step): nothing yet
         return []
