@@ -8,9 +8,12 @@ with the deal's public record and runs the deal as automatic steps
    derived from the seat secret, so it is the public commitment to it.
 2. **shuffles** (sequential, seat 0, 1, ...): ``{"deck": [64-byte ct] * 70,
    "proof": bytes}``, the deck with its Terelius-Wikstrom proof of a shuffle
-   (``deal.prove_shuffle``, docs/deal.md §2a), checked at once by every peer
-   (``deal.check_deck`` then ``deal.verify_shuffle_proof``) before any share
-   is given: a wrong shuffle is refused naming the seat.  The proof's
+   (``deal.prove_shuffle``, docs/deal.md §2a).  Its form is checked at once
+   by every peer (``deal.check_deck``, ``deal.check_shuffle_form``: refused
+   naming the seat); the next seat shuffles on from it; its proof
+   (``deal.verify_shuffle_proof``) when the shuffle CHECK_LAG = 2 places later
+   is applied, the rest with the last, so before any share: a failing one
+   abandons the game naming the seat (docs/deal.md §3).  The proof's
    challenge is a hash of the whole statement (Fiat-Shamir), so no step of
    the table and no coalition can steer it.
 3. **deal** (simultaneous, once per round that deals cards): every seat gives,
