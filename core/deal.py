@@ -60,8 +60,8 @@ __all__ = [
     "DealError", "Counter",
     "keygen", "public_of", "verify_key", "joint_key", "verify_disclosure",
     "card_points", "card_table", "initial_deck", "check_deck",
-    "shuffle", "verify_shuffle_disclosed", "audit_shuffles",
-    "generators", "proof_bytes", "prove_shuffle", "verify_shuffle_proof", "SOUNDNESS_BITS",
+    "shuffle", "shuffle_prep", "ShufflePrep", "verify_shuffle_disclosed", "audit_shuffles",
+    "generators", "proof_bytes", "prove_shuffle", "check_shuffle_form", "verify_shuffle_proof", "SOUNDNESS_BITS",
     "share", "verify_share", "open_card", "verify_play", "assign_positions",
 ]
 
@@ -343,7 +343,7 @@ def _check_shuffle_args(deck: Sequence[bytes], joint: bytes) -> None:
 
 
 def shuffle(deck: Sequence[bytes], secret: bytes, joint: bytes, game_id: bytes, seat: int,
-            ops: Counter | None = None) -> list[bytes]:
+            ops: Counter | None = None, prep: "ShufflePrep | None" = None) -> list[bytes]:
     """Seat ``seat``'s shuffle: out[j] = re-encryption of deck[perm[j]] with r_j.
 
     perm and the r_j come from the seat secret (so they are disclosed with it).
@@ -351,8 +351,56 @@ def shuffle(deck: Sequence[bytes], secret: bytes, joint: bytes, game_id: bytes, 
     """
     ops = ops or _NULL
     _check_shuffle_args(deck, joint)
+    if prep is not None:
+        _check_prep(prep, secret, len(deck), joint, game_id, seat)
+        return [_add(deck[i][:32], rg) + _add(deck[i][32:], ry) for i, rg, ry in zip(prep.perm, prep.rG, prep.rY)]
     perm, rs = _shuffle_plan(secret, len(deck), game_id, seat)
     return _permute(deck, perm, rs, joint, ops)
+
+
+@dataclass(frozen=True)
+class ShufflePrep:
+    """Everything of a seat's shuffle and shuffle proof that does not depend on the input deck
+    (``shuffle_prep``): computed while the seat waits for the previous deck."""
+
+    secret: bytes
+    n: int
+    joint: bytes
+    game_id: bytes
+    seat: int
+    perm: tuple            # output j takes input perm[j]
+    rs: tuple              # re-randomisers r_j
+    rG: tuple              # r_j*G
+    rY: tuple              # r_j*Y
+    cr: tuple              # the permutation commitment's randomness cr_i ("deal/pi-nonce", "r", i)
+    coms: tuple            # the permutation commitment c_i = cr_i*G + h_{perm^-1(i)}
+
+
+def shuffle_prep(secret: bytes, n: int, joint: bytes, game_id: bytes, seat: int,
+                 ops: Counter | None = None) -> ShufflePrep:
+    """The deck-independent part of ``shuffle`` and ``prove_shuffle`` (pure; pass it to both as
+    ``prep``, same bytes out): the permutation, the re-randomisers with r_j*G and r_j*Y, and the
+    permutation commitment.  Costs 2N fixed-base and N variable-base multiplications."""
+    ops = ops or _NULL
+    if not _is_point(joint):
+        raise DealError("joint key is not a valid point")
+    if type(n) is not int or not 1 <= n <= _MAX_N:
+        raise DealError("number of cards must be 1..%d" % _MAX_N)
+    perm, rs = _shuffle_plan(secret, n, game_id, seat)
+    hs = _generators(n)[0][1:]
+    cr = [_scalar("deal/pi-nonce", secret, game_id, seat, "r", i) for i in range(n)]
+    coms: list[bytes] = [b""] * n
+    for j in range(n):
+        i = perm[j]
+        coms[i] = _add(_base(cr[i], ops), hs[j])
+    return ShufflePrep(secret, n, joint, game_id, seat, tuple(perm), tuple(rs), tuple(_base(r, ops) for r in rs),
+                       tuple(_mul(r, joint, ops) for r in rs), tuple(cr), tuple(coms))
+
+
+def _check_prep(prep: Any, secret: bytes, n: int, joint: bytes, game_id: bytes, seat: int) -> None:
+    if not isinstance(prep, ShufflePrep) or (prep.secret, prep.n, prep.joint, prep.game_id, prep.seat) != \
+            (secret, n, joint, game_id, seat):
+        raise DealError("the shuffle's preparation is for another seat, game, key or deck size")
 
 
 # --------------------------------------------------------------------------- the shuffle proof
@@ -434,7 +482,8 @@ def _challenge(stmt: bytes, chain: Sequence[bytes], t1: bytes, t2: bytes, t3: by
 
 
 def _tw_prove(deck_in: Sequence[bytes], deck_out: Sequence[bytes], perm: Sequence[int], rs: Sequence[bytes],
-              joint: bytes, game_id: bytes, seat: int, key: bytes, ops: Counter) -> bytes:
+              joint: bytes, game_id: bytes, seat: int, key: bytes, ops: Counter,
+              commitment: tuple | None = None) -> bytes:
     """GenShuffleProof for the witness (perm, rs): out[j] = in[perm[j]] + rs[j]*(G, Y).
 
     ``key`` is the prover's secret from which its randomness is derived (deterministic, as
@@ -445,11 +494,14 @@ def _tw_prove(deck_in: Sequence[bytes], deck_out: Sequence[bytes], perm: Sequenc
     h, hs = gens[0], gens[1:]
     nonce = lambda *parts: _scalar("deal/pi-nonce", key, game_id, seat, *parts)  # noqa: E731
     # permutation commitment: c_{perm[j]} = cr_{perm[j]}*G + h_j
-    cr = [nonce("r", i) for i in range(n)]
-    coms: list[bytes] = [b""] * n
-    for j in range(n):
-        i = perm[j]
-        coms[i] = _add(_base(cr[i], ops), hs[j])
+    if commitment is not None:      # shuffle_prep's cr and coms, computed ahead (the same values)
+        cr, coms = list(commitment[0]), list(commitment[1])
+    else:
+        cr = [nonce("r", i) for i in range(n)]
+        coms = [b""] * n
+        for j in range(n):
+            i = perm[j]
+            coms[i] = _add(_base(cr[i], ops), hs[j])
     stmt = _statement(deck_in, deck_out, coms, joint, game_id, seat)
     u = [_scalar("deal/pi-u", stmt, i) for i in range(n)]
     up = [u[perm[j]] for j in range(n)]
@@ -496,7 +548,7 @@ def _tw_prove(deck_in: Sequence[bytes], deck_out: Sequence[bytes], perm: Sequenc
 
 
 def prove_shuffle(deck_in: Sequence[bytes], deck_out: Sequence[bytes], secret: bytes, joint: bytes,
-                  game_id: bytes, seat: int, ops: Counter | None = None) -> bytes:
+                  game_id: bytes, seat: int, ops: Counter | None = None, prep: ShufflePrep | None = None) -> bytes:
     """The seat's proof that ``deck_out`` (= shuffle(deck_in, secret, ...)) is a shuffle of ``deck_in``.
 
     Permutation and re-randomisers come from the seat secret (as in ``shuffle``), the proof's
@@ -508,22 +560,19 @@ def prove_shuffle(deck_in: Sequence[bytes], deck_out: Sequence[bytes], secret: b
     if not 1 <= n <= _MAX_N or not isinstance(deck_out, list) and not isinstance(deck_out, tuple) \
             or len(deck_out) != n:
         raise DealError("the decks must have the same size, 1..%d" % _MAX_N)
+    if prep is not None:
+        _check_prep(prep, secret, n, joint, game_id, seat)
+        return _tw_prove(deck_in, deck_out, prep.perm, prep.rs, joint, game_id, seat, secret, ops, (prep.cr, prep.coms))
     perm, rs = _shuffle_plan(secret, n, game_id, seat)
     return _tw_prove(deck_in, deck_out, perm, rs, joint, game_id, seat, secret, ops)
 
 
-def verify_shuffle_proof(deck_in: Sequence[bytes], deck_out: Sequence[bytes], proof: Any, joint: bytes,
-                         game_id: bytes, seat: int, ops: Counter | None = None) -> str | None:
-    """CheckShuffleProof: None if ``proof`` shows ``deck_out`` a permutation and re-encryption of ``deck_in``.
-
-    ``deck_in`` is the initial deck (C1 = O) or a deck that passed ``check_deck``; ``deck_out``
-    must have passed ``check_deck`` (every half a valid point).  The checks, in this order
-    (docs/deal.md §3): the proof's length; no output C1 equal to an input C1 (a ciphertext
-    passed on without re-encryption); every scalar canonical; every point of the proof valid;
-    then the recomputed challenge equal to the proof's.  Never raises on peer bytes.
-    Costs 8N + 7 variable-base (N + 1 fewer on the initial deck, whose C1 are O) and N + 4 fixed-base
-    multiplications and 2N point checks.
-    """
+def check_shuffle_form(deck_in: Sequence[bytes], deck_out: Sequence[bytes], proof: Any, joint: bytes,
+                       game_id: bytes, seat: int, ops: Counter | None = None) -> str | None:
+    """The cheap part of ``verify_shuffle_proof`` (no multiplication, no point check): None if the
+    proof is well formed for these decks, else the problem.  Its length; no output C1 equal to an
+    input C1 (a ciphertext passed on without re-encryption); every scalar canonical.  ``deck_out``
+    must have passed ``check_deck``.  Never raises on peer bytes."""
     ops = ops or _NULL
     _check_ctx(game_id, seat)
     n = len(deck_in)
@@ -545,17 +594,37 @@ def verify_shuffle_proof(deck_in: Sequence[bytes], deck_out: Sequence[bytes], pr
             return "output position %d is not a ciphertext" % j
         if ct[:32] in ins:
             return "output position %d keeps an input C1: not re-encrypted" % j
-    w = [proof[32 * i:32 * i + 32] for i in range(4 * n + 5)]
-    coms, chain = w[:n], w[n:2 * n]
-    c, s1, s2, s3, s4 = w[2 * n:2 * n + 5]
-    sh, sp = w[2 * n + 5:3 * n + 5], w[3 * n + 5:]
     for i in range(2 * n, 4 * n + 5):
-        if not _is_scalar(w[i]):
+        if not _is_scalar(proof[32 * i:32 * i + 32]):
             return "scalar %d of the proof is not canonical" % (i - 2 * n)
+    return None
+
+
+def verify_shuffle_proof(deck_in: Sequence[bytes], deck_out: Sequence[bytes], proof: Any, joint: bytes,
+                         game_id: bytes, seat: int, ops: Counter | None = None) -> str | None:
+    """CheckShuffleProof: None if ``proof`` shows ``deck_out`` a permutation and re-encryption of ``deck_in``.
+
+    ``deck_in`` is the initial deck (C1 = O) or a deck that passed ``check_deck``; ``deck_out``
+    must have passed ``check_deck`` (every half a valid point).  The checks, in this order
+    (docs/deal.md §3): ``check_shuffle_form`` (the proof's length; no output C1 equal to an input
+    C1; every scalar canonical); every point of the proof valid; then the recomputed challenge
+    equal to the proof's.  Never raises on peer bytes.
+    Costs 8N + 7 variable-base (N + 1 fewer on the initial deck, whose C1 are O) and N + 4 fixed-base
+    multiplications and 2N point checks.
+    """
+    ops = ops or _NULL
+    bad = check_shuffle_form(deck_in, deck_out, proof, joint, game_id, seat, ops)
+    if bad is not None:
+        return bad
+    n = len(deck_in)
+    w = [proof[32 * i:32 * i + 32] for i in range(4 * n + 5)]
     for i in range(2 * n):
         ops.checks += 1
         if not _is_point(w[i]):
             return "%s %d of the proof is not a valid point" % (("commitment", i) if i < n else ("chain link", i - n))
+    coms, chain = w[:n], w[n:2 * n]
+    c, s1, s2, s3, s4 = w[2 * n:2 * n + 5]
+    sh, sp = w[2 * n + 5:3 * n + 5], w[3 * n + 5:]
     gens, _ = _generators(n)
     h, hs = gens[0], gens[1:]
     stmt = _statement(deck_in, deck_out, coms, joint, game_id, seat)

@@ -204,6 +204,9 @@ class Game(Protocol):
     def legal_actions(self, state: Any, seat: int) -> list: ...
     def problems(self, state: Any, seat: int, action: Any) -> list[str]: ...
     # optional: def determinize(self, state, seat, rng) -> state
+    # optional: def precompute(self, state, seat, secret) -> [zero-argument pure calls]: work a peer may run
+    #   ahead in the background (a worker thread) while it waits; the game memoises their results,
+    #   so running them or not changes no result, only how soon it is known (docs/deal.md §2a)
     # with info.secrets (see "Private information" above):
     #   def auto_action(self, state, seat, secret) -> action
     #   def seal_action(self, state, seat, action, secret) -> action   (optional)

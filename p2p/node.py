@@ -512,6 +512,25 @@ class GameNode:
                 continue
             await self.changed.wait()
 
+    async def _precomputer(self) -> None:
+        """Run the game's ``precompute`` calls (pure, memoised by the game: e.g. the proofs of the
+        shuffles placed so far) in a worker thread while the event loop goes on, one at a time,
+        after each change; their results only make a later check find its answer ready."""
+        while not self.peer.table.over:
+            changed = self.changed
+            try:
+                calls = self.peer.table.game.precompute(self.peer.table.state, self.seat, self.peer.seat_secret)
+            except Exception as exc:   # never let a helper stop the peer (the step itself will say)
+                log.warning("seat %d: precompute failed: %s", self.seat, exc)
+                calls = []
+            for call in calls:
+                try:
+                    await trio.to_thread.run_sync(call)
+                except Exception as exc:
+                    log.warning("seat %d: precompute failed: %s", self.seat, exc)
+            if changed is self.changed:
+                await changed.wait()
+
     async def run(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
         _quiet_gc()
         # a bot thinks in a worker thread: let the event loop take the GIL back within
@@ -534,6 +553,8 @@ class GameNode:
             self.apply(self.peer.start())
             n.start_soon(self._ticker)
             n.start_soon(self._decider)
+            if getattr(self.peer.table.game, "precompute", None) is not None:
+                n.start_soon(self._precomputer)
             task_status.started()
             await self.done.wait()
             self.store.sync()

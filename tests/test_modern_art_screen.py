@@ -654,3 +654,24 @@ async def test_full_screen_keeps_every_part_on_screen(rows, cols):
     bad = "\n".join(shots[1])
     assert "you have only 100; you cannot bid 500 - nothing sent" in bad
     assert pending.result == {"do": "bid", "amount": 12}
+
+
+def test_the_title_and_board_show_how_far_the_deal_is():
+    """While the deal runs (automatic steps, nobody decides) the screen says which step, so a
+    person sees it move: the keys, each seat's shuffle in turn, then the dealing."""
+    from core.games.modern_art import dealt
+    secrets = [bytes([s + 1]) * 64 for s in range(3)]
+    st = GAME.setup(GAME.configure({}, 3), 3, SEED)
+    seen = []
+    sc = ModernArtScreen()
+    while st.stage in ("keys", "shuffle", "deal"):
+        v = GAME.view(st, 0, secrets[0])
+        title = sc.title_parts(Context(seat=0, view=v, game=GAME, state=st))
+        seen.append(title[0])
+        assert title[0].split(": ", 1)[1] in text_of(sc.board_lines(Context(seat=0, view=v, game=GAME, state=st)))
+        seat = GAME.turn(st).seats[0]
+        st = GAME.apply(st, seat, GAME.check(st, seat, dealt.auto_action(st, seat, secrets[seat])))
+    assert seen[0] == "round 1/4: deal: keys"
+    assert "round 1/4: deal: seat 0 shuffles (1 of 3)" in seen
+    assert "round 1/4: deal: seat 2 shuffles (3 of 3)" in seen
+    assert seen[-1].startswith("round 1/4: deal: dealing (positions 0-")

@@ -6,7 +6,7 @@ local driver over the game object: no card identity in any byte a seat
 receives; every shuffle carries its proof and is checked before any share;
 a shuffle step closed by a time-out abandons the game before any hand is dealt; the coalition of all seats but one cannot read the honest seat's hand;
 a wrong share, a card play that was not dealt and a tampered shuffle are
-named with the seat (the tampered shuffle at once, by its proof); a restarted
+named with the seat (the tampered shuffle by its proof, before any share); a restarted
 peer keeps its secret and hand; withholding ends the game with the withholder
 ranked last.
 """
@@ -332,27 +332,43 @@ def test_a_card_play_that_was_not_dealt_is_refused_at_once():
         GAME.check(st, seat, {"do": "play", "pos": theirs, "card": card, "double": None})
 
 
-def test_a_tampered_shuffle_is_refused_at_once_and_its_time_out_abandons_the_game_before_any_share():
+def test_a_tampered_shuffle_is_refused_by_its_proof_before_any_share_and_the_game_abandoned():
+    """docs/deal.md §2a: a shuffle is placed once its deck and its proof's form pass (the next seat
+    shuffles on from it at once); every proof is checked when the last shuffle is applied, before
+    any share: a proof that fails abandons the game naming its seat."""
     secrets = [secret_of(s) for s in range(3)]
-    refused = []
+    placed = []
 
     def tamper(state, seat, action):
         if state.stage == "shuffle" and seat == 1:
             # position 0 (round 1: seat 0's) becomes a re-randomised copy of position 20 (seat 2's)
             cheat = dict(action, deck=copy_cheat(action["deck"], dealt._joint(state.keys), 20, 0))
-            with pytest.raises(IllegalAction, match="seat 1's shuffled deck is refused: the proof does not verify"):
-                GAME.check(state, 1, cheat)
-            refused.append(1)
-            return GAME.default_action(state, 1)     # all it can do: be timed out
+            # well formed: placed; its proof does not verify
+            assert dealt._proof_problem(state.gid, 1, state.deck, tuple(cheat["deck"]), cheat["proof"],
+                                        dealt._joint(state.keys)) == \
+                "the proof does not verify: the output is not proven a shuffle of the input"
+            placed.append(1)
+            return cheat
+        if state.stage == "shuffle" and seat == 2:
+            placed.append(2)    # the next seat shuffles on from the (not yet checked) deck
         assert state.stage not in ("deal", "check"), "a share step after an unproven shuffle"
         return action
 
     st = drive(3, SEED, secrets, tamper=tamper)
-    assert refused == [1]
+    assert placed == [1, 2]
     res = GAME.result(st)
     assert res["status"] == "abandoned" and res["ranking"] == []
-    assert res["named"] == [[1, "seat 1 was timed out of its shuffle: the deal cannot go on without it, no hand was dealt"]]
+    assert res["named"] == [[1, "seat 1's shuffle is refused: the proof does not verify: the output is not proven a "
+                                "shuffle of the input: the deal cannot go on, no hand was dealt"]]
     assert st.shared == 0 and all(row == (None,) * 3 for row in st.shares)
+    # a malformed deck or proof is still refused at once, naming the seat
+    st = drive(3, SEED, secrets, stop=lambda s: s.stage == "shuffle" and s.shuffler == 1)
+    good = GAME.auto_action(st, 1, secrets[1])
+    with pytest.raises(IllegalAction, match="seat 1's shuffled deck is refused: output position 0 keeps an input C1"):
+        GAME.check(st, 1, dict(good, deck=[st.deck[0]] + good["deck"][1:]))
+    with pytest.raises(IllegalAction, match="seat 1's shuffled deck is refused: scalar 0 of the proof is not canonical"):
+        n = N_CARDS
+        GAME.check(st, 1, dict(good, proof=good["proof"][:64 * n] + b"\xff" * 32 + good["proof"][64 * n + 32:]))
 
 
 class _CheatingGame(type(GAME)):
@@ -382,8 +398,10 @@ def test_a_cheating_shuffle_at_the_table_is_refused_and_the_game_abandoned_befor
     assert p0.log_entries == honest[1].log_entries
     res = p0.table.result()
     assert res["status"] == "abandoned" and res["ranking"] == []
-    assert res["named"] == [[2, "seat 2 was timed out of its shuffle: the deal cannot go on without it, no hand was dealt"]]
-    # the cheat did send its shuffle: the honest peers received it and refused it (it is in no honest log)
+    assert res["named"] == [[2, "seat 2's shuffle is refused: the proof does not verify: the output is not proven a "
+                                "shuffle of the input: the deal cannot go on, no hand was dealt"]]
+    # the cheat's shuffle is well formed, so it is placed (the evidence, signed by its author, in
+    # every log); its proof is checked when it is applied, the last shuffle, before any share
     sent = []
     for m in net.seen[0]:
         msg = decode(m)
@@ -392,7 +410,7 @@ def test_a_cheating_shuffle_at_the_table_is_refused_and_the_game_abandoned_befor
             if isinstance(ev, Event) and ev.author == net.keys[2] and isinstance(ev.body.get("action"), dict) \
                     and "deck" in ev.body["action"]:
                 sent.append(msg[1])
-    assert sent and not set(sent) & set(p0.log_entries)
+    assert sent and set(sent) <= set(p0.log_entries)
     st = p0.table.state
     assert st.shared == 0 and all(row == (None,) * 3 for row in st.shares)   # no share was ever given
     rep = audit({"ma.log": log_file(p0.log_entries)}, GAMES)

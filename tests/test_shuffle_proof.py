@@ -335,24 +335,47 @@ def _to_shuffle(seat: int):
     return st0
 
 
-def test_a_forged_shuffle_through_the_game_is_refused_naming_the_seat_and_nothing_applied():
+def _refused(st, seat: int, action) -> list:
+    """What the game says of a shuffle that is well formed but whose proof fails: it is placed, and
+    applying it (the last shuffle) abandons the game naming the seat, before any share."""
+    assert GAME.check(st, seat, action) == action      # the form passes: placed; the next seat may go on
+    end = GAME.apply(st, seat, action)
+    res = GAME.result(end)
+    assert res["status"] == "abandoned" and res["ranking"] == [] and end.shared == 0
+    assert all(row == (None,) * 3 for row in end.shares) and GAME.turn(end).kind == "over"
+    return res["named"]
+
+
+def test_a_forged_shuffle_through_the_game_is_refused_naming_the_seat_before_any_share():
     st0 = _to_shuffle(2)
     good = GAME.auto_action(st0, 2, SECRETS[2])
     assert GAME.check(st0, 2, good) == good and set(good) == {"deck", "proof"}
     cheat = dict(good, deck=copy_cheat(good["deck"], dealt._joint(st0.keys), 3, 25))
-    with pytest.raises(IllegalAction, match="seat 2's shuffled deck is refused: the proof does not verify"):
-        GAME.check(st0, 2, cheat)
+    assert _refused(st0, 2, cheat) == [[2, "seat 2's shuffle is refused: the proof does not verify: the output is "
+                                           "not proven a shuffle of the input: the deal cannot go on, no hand was dealt"]]
     with pytest.raises(IllegalAction, match="seat 2's shuffle proof must be %d bytes" % D.proof_bytes(N_CARDS)):
         GAME.check(st0, 2, dict(good, proof=good["proof"][1:]))
     with pytest.raises(IllegalAction, match="exactly deck, proof"):
         GAME.check(st0, 2, {"deck": good["deck"]})
     with pytest.raises(IllegalAction, match="exactly deck, proof"):
         GAME.check(st0, 2, {"deck": None})     # passing the deck on is no longer a move
-    # another seat's shuffle and proof are not this seat's
+    # a deck passed on without re-encryption is refused at once (its form)
+    with pytest.raises(IllegalAction, match="seat 2's shuffled deck is refused: output position 0 keeps an input C1"):
+        GAME.check(st0, 2, dict(good, deck=list(st0.deck)))
+    # another seat's shuffle and proof are not this seat's (here seat 1's again: its own input's C1)
     st1 = _to_shuffle(1)
     with pytest.raises(IllegalAction, match="seat 2's shuffled deck is refused"):
         GAME.check(st0, 2, GAME.auto_action(st1, 1, SECRETS[1]))
-    assert st0.stage == "shuffle" and GAME.problems(st0, 2, cheat)
+    # seat 0's proof of seat 2's deck: well formed, so placed; its proof fails
+    forged = dict(good, proof=GAME.auto_action(_to_shuffle(0), 0, SECRETS[0])["proof"])
+    assert [s for s, _ in _refused(st0, 2, forged)] == [2]
+    # an earlier seat's bad proof is named too, when the last shuffle is applied
+    cheat1 = dict(GAME.auto_action(st1, 1, SECRETS[1]))
+    cheat1["deck"] = copy_cheat(cheat1["deck"], dealt._joint(st1.keys), 3, 25)
+    st2 = GAME.apply(st1, 1, GAME.check(st1, 1, cheat1))
+    assert st2.stage == "shuffle" and st2.shuffler == 2      # seat 2 shuffles on from the unchecked deck
+    assert [s for s, _ in _refused(st2, 2, GAME.auto_action(st2, 2, SECRETS[2]))] == [1]
+    assert st0.stage == "shuffle" and not GAME.problems(st0, 2, cheat)
     after = GAME.apply(st0, 2, good)
     assert after.stage == "deal" and len(after.proofs) == 3 and after.proofs[2] == good["proof"]
 
@@ -384,3 +407,80 @@ def test_the_deal_asks_for_no_shared_randomness():
     st0 = _to_shuffle(0)
     with pytest.raises(IllegalAction, match="no shared randomness"):
         GAME.chance(st0, bytes(32))
+
+
+def test_the_prepared_shuffle_and_proof_are_the_same_bytes_and_cost_less_once_the_deck_arrives():
+    """shuffle_prep is the part of a seat's shuffle and proof that needs no deck (done while the
+    seat waits, docs/deal.md §3): with it, shuffle and prove_shuffle give exactly the same bytes."""
+    st = _to_shuffle(1)
+    joint = dealt._joint(st.keys)
+    plain, prepped, ahead = D.Counter(), D.Counter(), D.Counter()
+    out = D.shuffle(list(st.deck), SECRETS[1], joint, SEED, 1, plain)
+    proof = D.prove_shuffle(list(st.deck), out, SECRETS[1], joint, SEED, 1, plain)
+    prep = D.shuffle_prep(SECRETS[1], N_CARDS, joint, SEED, 1, ahead)
+    assert D.shuffle(list(st.deck), SECRETS[1], joint, SEED, 1, prepped, prep=prep) == out
+    assert D.prove_shuffle(list(st.deck), out, SECRETS[1], joint, SEED, 1, prepped, prep=prep) == proof
+    assert ahead.as_dict() == {"base": 2 * N_CARDS, "var": N_CARDS, "checks": 0, "mults": 3 * N_CARDS}
+    assert prepped.mults == plain.mults - 3 * N_CARDS
+    with pytest.raises(D.DealError, match="preparation is for another seat"):
+        D.shuffle(list(st.deck), SECRETS[2], joint, SEED, 2, prep=prep)
+
+
+def test_precompute_warms_the_verdicts_and_the_outcome_is_the_same_without_it():
+    """The game's precompute calls are pure and memoised: running them ahead (a peer's worker
+    thread) or not gives the same states; they cover the seat's own preparation while it waits
+    and every placed shuffle not made here."""
+    st = _to_shuffle(2)
+    assert [c.func.__name__ for c in GAME.precompute(st, 2, SECRETS[2])] == ["_prep"]   # both made here
+    dealt._MADE.clear()     # as at another peer: the shuffles placed were made elsewhere
+    calls = GAME.precompute(st, 2, SECRETS[2])
+    assert [c.func.__name__ for c in calls] == ["_prep", "_proof_problem", "_proof_problem"]
+    assert all(c() is None for c in calls[1:])
+    assert GAME.precompute(st, 0, SECRETS[0])[0].func.__name__ == "_proof_problem"   # seat 0 has shuffled
+    assert GAME.precompute(_to_shuffle(0), None) == []
+    keys = GAME.precompute(GAME.setup(GAME.configure({}, 3), 3, SEED), 0, SECRETS[0])
+    assert [c.func.__name__ for c in keys] == ["_initial", "_table", "generators"]
+    assert keys[1]() == D.card_table(SEED, N_CARDS) and keys[2]() == D.generators(N_CARDS)
+    a = GAME.apply(st, 2, GAME.check(st, 2, GAME.auto_action(st, 2, SECRETS[2])))
+    dealt._cached_proof_problem.cache_clear()
+    dealt._MADE.clear()
+    b = GAME.apply(st, 2, GAME.check(st, 2, GAME.auto_action(st, 2, SECRETS[2])))
+    assert a.stage == b.stage == "deal" and a.decks == b.decks
+
+
+def test_a_proof_with_an_invalid_point_passes_the_form_and_is_refused_by_the_proof():
+    st = _to_shuffle(2)
+    good = GAME.auto_action(st, 2, SECRETS[2])
+    bad = dict(good, proof=bytes(32) + good["proof"][32:])     # commitment 0: not a point
+    joint = dealt._joint(st.keys)
+    assert D.check_shuffle_form(st.deck, bad["deck"], bad["proof"], joint, SEED, 2) is None
+    assert D.verify_shuffle_proof(st.deck, bad["deck"], bad["proof"], joint, SEED, 2) == \
+        "commitment 0 of the proof is not a valid point"
+    assert _refused(st, 2, bad) == [[2, "seat 2's shuffle is refused: commitment 0 of the proof is not a valid point: "
+                                        "the deal cannot go on, no hand was dealt"]]
+
+
+def test_precompute_before_the_tables_setup_asks_nothing():
+    """A peer's worker may ask before the seed step has set the game up (no state yet)."""
+    assert GAME.precompute(None, 0, SECRETS[0]) == [] and GAME.precompute(None, None) == []
+
+
+def test_at_five_seats_a_bad_proof_stops_the_deal_two_shuffles_later_and_no_share_is_asked():
+    """docs/deal.md §3: a shuffle's proof is checked when the shuffle two places after it is
+    applied (CHECK_LAG), the last ones with the last shuffle: seat 0's forged shuffle stops the deal
+    when seat 2's is applied; seats 3 and 4 are never asked to shuffle."""
+    secrets = [rand64(s, "five") for s in range(5)]
+    st = GAME.setup(GAME.configure({}, 5), 5, SEED)
+    for s in range(5):
+        st = GAME.apply(st, s, GAME.auto_action(st, s, secrets[s]))
+    asked = []
+    while st.stage == "shuffle":
+        s = st.shuffler
+        asked.append(s)
+        a = GAME.auto_action(st, s, secrets[s])
+        if s == 0:
+            a = dict(a, deck=copy_cheat(a["deck"], dealt._joint(st.keys), 3, 25))
+        st = GAME.apply(st, s, GAME.check(st, s, a))
+    assert dealt.CHECK_LAG == 2 and asked == [0, 1, 2]
+    res = GAME.result(st)
+    assert res["status"] == "abandoned" and [s for s, _ in res["named"]] == [0] and st.shared == 0

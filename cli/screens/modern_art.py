@@ -333,8 +333,13 @@ def _auction_type(a: Mapping | None) -> str:
     return (a or {}).get("type") or "double"
 
 
+_DEAL_STEPS = ("keys", "shuffle", "deal", "check")   # the deal's automatic steps: its label shows its progress
+
+
 def _doing(v: Mapping, me: int | None) -> str:
-    """Whose decision it is, in a few words."""
+    """Whose decision it is, in a few words (during the deal: how far it is, the table's label)."""
+    if (v.get("deal") or {}).get("stage") in _DEAL_STEPS and v.get("label"):
+        return str(v["label"]).replace("the deal: ", "deal: ", 1)
     ph = v.get("phase")
     a = v.get("auction") or {}
     actor = v.get("actor")

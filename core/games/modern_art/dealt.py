@@ -8,9 +8,12 @@ with the deal's public record and runs the deal as automatic steps
    derived from the seat secret, so it is the public commitment to it.
 2. **shuffles** (sequential, seat 0, 1, ...): ``{"deck": [64-byte ct] * 70,
    "proof": bytes}``, the deck with its Terelius-Wikstrom proof of a shuffle
-   (``deal.prove_shuffle``, docs/deal.md §2a), checked at once by every peer
-   (``deal.check_deck`` then ``deal.verify_shuffle_proof``) before any share
-   is given: a wrong shuffle is refused naming the seat.  The proof's
+   (``deal.prove_shuffle``, docs/deal.md §2a).  Its form is checked at once
+   by every peer (``deal.check_deck``, ``deal.check_shuffle_form``: refused
+   naming the seat); the next seat shuffles on from it; its proof
+   (``deal.verify_shuffle_proof``) when the shuffle CHECK_LAG = 2 places later
+   is applied, the rest with the last, so before any share: a failing one
+   abandons the game naming the seat (docs/deal.md §3).  The proof's
    challenge is a hash of the whole statement (Fiat-Shamir), so no step of
    the table and no coalition can steer it.
 3. **deal** (simultaneous, once per round that deals cards): every seat gives,
@@ -56,6 +59,7 @@ first key step).
 
 from __future__ import annotations
 
+import functools
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -65,14 +69,15 @@ from . import rules
 from .cards import N_CARDS, card_name
 
 __all__ = ["DState", "setup", "turn", "check", "apply", "chance", "auto_action", "seal_action", "default_action",
-           "view", "result", "describe", "legal_actions", "known_cards", "dead_positions"]
+           "view", "result", "describe", "legal_actions", "known_cards", "dead_positions", "precompute"]
 
 AUTO_STAGES = ("keys", "shuffle", "deal", "check", "disclose")
 
 
 @lru_cache(maxsize=16)
 def _table(gid: bytes) -> dict:
-    return deal.card_table(gid, N_CARDS)
+    """deal.card_table, from the initial deck's card points (computed once for both)."""
+    return {ct[32:]: i for i, ct in enumerate(_initial(gid))}
 
 
 @lru_cache(maxsize=16)
@@ -91,14 +96,60 @@ def _cached_proof_problem(gid: bytes, seat: int, deck_in: tuple, deck_out: tuple
     return deal.verify_shuffle_proof(deck_in, deck_out, proof, joint, gid, seat)
 
 
-def _proof_problem(st: "DState", seat: int, deck_out: list, proof: Any) -> str | None:
-    """deal.verify_shuffle_proof of ``seat``'s shuffle, remembered: the author checks its own
-    proof before it signs it and every peer again when it places the event (the table remembers
-    a verdict per event, not per move), ~0.1 s each time.  Pure: the answer is a function of
-    the arguments, which are the cache key."""
+# Proofs this process just made with deal.prove_shuffle from these very inputs: they verify
+# (completeness, tests/test_shuffle_proof.py), so the author does not verify its own proof again.
+# A memo of the same pure function's value, keyed by all of its inputs; bounded.
+_MADE: dict = {}
+_MADE_MAX = 16
+
+
+_MADE_SHARES: set = set()      # (gid, seat, key, pos, ct, D, proof): shares deal.share just made here with
+                               # the secret behind the seat's key (so they verify: completeness)
+_MADE_SHARES_MAX = 512
+
+
+def _made_here(st: "DState", seat: int, a: dict) -> bool:
+    """Is this shuffle the one ``auto_action`` just made here?  Then its deck passes check_deck and
+    its proof check_shuffle_form (the author checks its own event before it signs it and again as
+    it places it: ~10 ms of point checks each time, on the critical path of every shuffle)."""
+    deck = a.get("deck")
+    if not isinstance(deck, list) or type(a.get("proof")) is not bytes:
+        return False
+    try:
+        return (st.gid, seat, st.deck, tuple(deck), a["proof"], _joint(st.keys)) in _MADE
+    except (TypeError, deal.DealError):
+        return False
+
+
+def _proof_problem(gid: bytes, seat: int, deck_in: tuple, deck_out: tuple, proof: Any,
+                   joint: bytes) -> str | None:
+    """deal.verify_shuffle_proof of ``seat``'s shuffle, remembered (~50 ms of CPU each).  Pure:
+    the answer is a function of the arguments, which are the cache key; a peer may compute it
+    ahead, in the background (``precompute``), and the table's apply then finds it."""
     if type(proof) is not bytes:
         return "the shuffle proof must be bytes"
-    return _cached_proof_problem(st.gid, seat, st.deck, tuple(deck_out), proof, _joint(st.keys))
+    if (gid, seat, deck_in, deck_out, proof, joint) in _MADE:
+        return None
+    return _cached_proof_problem(gid, seat, deck_in, deck_out, proof, joint)
+
+
+# A shuffle's proof is checked when the shuffle CHECK_LAG places after it is applied, and every
+# proof not checked yet when the last shuffle is (docs/deal.md §3): by then a peer's worker has
+# mostly checked it already (``precompute``), and a replay (an audit) spreads the checks too.
+CHECK_LAG = 2
+
+
+def _shuffle_problems(w: "DState", seats) -> list:
+    """The proofs of the shuffles of ``seats`` checked against their input decks: [(seat, problem)]."""
+    joint = _joint(w.keys)
+    out = []
+    # newest first: a peer's worker checks the placed proofs oldest first (``precompute``), so the
+    # one it may be busy with is found done here, not checked twice
+    for s in sorted(seats, reverse=True):
+        bad = _proof_problem(w.gid, s, w.decks[s], w.decks[s + 1], w.proofs[s], joint)
+        if bad is not None:
+            out.append((s, bad))
+    return sorted(out)
 
 
 class DState:
@@ -143,9 +194,10 @@ def turn(st: DState) -> Turn:
     if g == "play":
         return rules.turn(st.ms)
     if g == "shuffle":
-        return Turn("sequential", (st.shuffler,), auto=True, label="the deal: seat %d shuffles" % st.shuffler)
+        return Turn("sequential", (st.shuffler,), auto=True,
+                    label="the deal: seat %d shuffles (%d of %d)" % (st.shuffler, st.shuffler + 1, st.n))
     labels = {"keys": "the deal: keys",
-              "deal": "the deal: shares for positions %d-%d" % (st.lo, st.hi - 1),
+              "deal": "the deal: dealing (positions %d-%d)" % (st.lo, st.hi - 1),
               "check": "the deal: new cards checked", "disclose": "the deal: seat secrets disclosed"}
     return Turn("simultaneous", st.pending, auto=True, label=labels[g])
 
@@ -298,10 +350,12 @@ def _check(st: DState, seat: Any, action: Any, verify: bool) -> Any:
         a = _exact(action, ("deck", "proof"), "a shuffle")
         if type(a["proof"]) is not bytes or len(a["proof"]) != deal.proof_bytes(N_CARDS):
             raise IllegalAction("seat %d's shuffle proof must be %d bytes" % (seat, deal.proof_bytes(N_CARDS)))
-        if verify:
+        if verify and not _made_here(st, seat, a):
+            # the deck and the proof's form at once (no multiplication); the proof itself when the
+            # shuffle CHECK_LAG later or the last is applied, before any share (``_after_shuffle``, docs/deal.md §3)
             bad = deal.check_deck(a["deck"], N_CARDS)
             if bad is None:
-                bad = _proof_problem(st, seat, a["deck"], a["proof"])
+                bad = deal.check_shuffle_form(st.deck, a["deck"], a["proof"], _joint(st.keys), st.gid, seat)
             if bad is not None:
                 raise IllegalAction("seat %d's shuffled deck is refused: %s" % (seat, bad))
         elif not isinstance(a["deck"], list):
@@ -315,6 +369,8 @@ def _check(st: DState, seat: Any, action: Any, verify: bool) -> Any:
             raise IllegalAction("seat %d must give shares for exactly positions %s" % (seat, want))
         if verify:
             for pos, D, proof in items:
+                if (st.gid, seat, st.keys[seat], pos, st.deck[pos], D, proof) in _MADE_SHARES:
+                    continue        # made by this very module here: it verifies (see _MADE)
                 if not deal.verify_share(st.keys[seat], st.deck[pos], D, proof, st.gid, seat, pos):
                     raise IllegalAction("seat %d's share for position %d does not verify" % (seat, pos))
         return {"shares": items}
@@ -368,9 +424,7 @@ def apply(st: DState, seat: int, action: Any) -> DState:
             return st._replace(stage="over", status="abandoned", named=((seat, _gone(seat, "shuffle")),), pending=())
         w = st._replace(decks=st.decks + (tuple(a["deck"]),), shuffled=st.shuffled + (True,),
                         proofs=st.proofs + (a["proof"],), shuffler=st.shuffler + 1)
-        if w.shuffler < w.n:
-            return w
-        return _sync(w)
+        return _after_shuffle(w)
     if g == "deal":
         w = _done(st, seat)
         if "withhold" in a:
@@ -405,6 +459,23 @@ def apply(st: DState, seat: int, action: Any) -> DState:
     if w.pending:
         return w
     return _audit(w)
+
+
+def _after_shuffle(w: DState) -> DState:
+    """A shuffle is placed (``w.shuffler`` of them): the proof of the one CHECK_LAG before it is
+    checked, and when it is the last, every proof not checked yet (by every peer, as it applies
+    this entry, so before any share); a proof that fails abandons the game naming its seat."""
+    placed = w.shuffler
+    if placed < w.n:
+        seats = [placed - 1 - CHECK_LAG] if placed - 1 - CHECK_LAG >= 0 else []
+    else:
+        seats = range(max(0, w.n - 1 - CHECK_LAG), w.n)
+    bad = _shuffle_problems(w, seats)
+    if bad:
+        return w._replace(stage="over", status="abandoned", pending=(), named=tuple(
+            (s, "seat %d's shuffle is refused: %s: the deal cannot go on, no hand was dealt" % (s, why))
+            for s, why in bad))
+    return w if placed < w.n else _sync(w)
 
 
 def _gone(seat: int, what: str) -> str:
@@ -475,14 +546,24 @@ def auto_action(st: DState, seat: int, secret: bytes) -> Any:
         return {"key": pub, "proof": proof}
     if g == "shuffle":
         joint = _joint(st.keys)
-        out = deal.shuffle(list(st.deck), secret, joint, st.gid, seat)
-        return {"deck": out, "proof": deal.prove_shuffle(list(st.deck), out, secret, joint, st.gid, seat)}
+        prep = _prep(secret, joint, st.gid, seat)
+        out = deal.shuffle(list(st.deck), secret, joint, st.gid, seat, prep=prep)
+        proof = deal.prove_shuffle(list(st.deck), out, secret, joint, st.gid, seat, prep=prep)
+        if len(_MADE) >= _MADE_MAX:
+            _MADE.clear()
+        _MADE[(st.gid, seat, st.deck, tuple(out), proof, joint)] = None
+        return {"deck": out, "proof": proof}
     if g == "deal":
         items = []
+        if len(_MADE_SHARES) >= _MADE_SHARES_MAX:
+            _MADE_SHARES.clear()
+        ours = deal.public_of(secret, st.gid, seat) == st.keys[seat]   # a share verifies with its own key only
         for pos in range(st.lo, st.hi):
             if st.owner[pos] != seat:
                 D, proof = deal.share(secret, st.deck[pos], st.gid, seat, pos)
                 items.append([pos, D, proof])
+                if ours:
+                    _MADE_SHARES.add((st.gid, seat, st.keys[seat], pos, st.deck[pos], D, proof))
         return {"shares": items}
     if g == "check":
         opened = {}
@@ -502,6 +583,42 @@ def auto_action(st: DState, seat: int, secret: bytes) -> Any:
     if g == "disclose":
         return {"secret": secret}
     raise IllegalAction("no automatic step now")
+
+
+@lru_cache(maxsize=4)
+def _prep(secret: bytes, joint: bytes, gid: bytes, seat: int) -> deal.ShufflePrep:
+    """deal.shuffle_prep, remembered: the part of the seat's shuffle and proof that needs no deck."""
+    return deal.shuffle_prep(secret, N_CARDS, joint, gid, seat)
+
+
+def precompute(st: DState, seat: int | None, secret: bytes | None = None) -> list:
+    """Work a peer may do ahead, in the background, while it waits: zero-argument pure calls whose
+    results this module remembers (running them or not changes no result, only when the work is
+    done).  Here: during the keys step, the card points, initial deck and generators; while the
+    seats before it shuffle, the part of the seat's own shuffle and proof
+    that needs no deck (``deal.shuffle_prep``); and the proof of every shuffle placed so far whose
+    verdict is not known yet, so that when it is needed (``_after_shuffle``) the
+    checks are mostly done."""
+    if not isinstance(st, DState):      # before the table's setup (the seed step): nothing yet
+        return []
+    if st.stage == "keys":
+        # while the keys come: the card points, the initial deck and the proof's generators
+        # (the same for every game), which the first shuffle and every check need
+        return [functools.partial(_initial, st.gid), functools.partial(_table, st.gid),
+                functools.partial(deal.generators, N_CARDS)]
+    if st.stage != "shuffle":
+        return []
+    joint = _joint(st.keys)
+    out = []
+    if type(seat) is int and 0 <= seat < st.n and st.shuffler <= seat and type(secret) is bytes \
+            and len(secret) == deal.SECRET_BYTES:
+        out.append(functools.partial(_prep, secret, joint, st.gid, seat))
+    for s in range(len(st.decks) - 1):
+        key = (st.gid, s, st.decks[s], st.decks[s + 1], st.proofs[s], joint)
+        if key in _MADE or type(st.proofs[s]) is not bytes:
+            continue
+        out.append(functools.partial(_proof_problem, *key))
+    return out
 
 
 def seal_action(st: DState, seat: int, action: Any, secret: bytes) -> Any:

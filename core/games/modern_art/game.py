@@ -61,6 +61,9 @@ class ModernArtGame:
     def auto_action(self, state: dealt.DState, seat: int, secret: bytes) -> Any:
         return dealt.auto_action(state, seat, secret)
 
+    def precompute(self, state: Any, seat: int | None, secret: bytes | None = None) -> list:
+        return [] if _bare(state) else dealt.precompute(state, seat, secret)
+
     def seal_action(self, state: dealt.DState, seat: int, action: Any, secret: bytes) -> Any:
         return dealt.seal_action(state, seat, action, secret)
 
