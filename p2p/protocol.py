@@ -196,7 +196,7 @@ class Peer:
         self._cand_checked: dict[int, int] = {}
         self._cand_seen: dict[int, int] = {}       # seat -> how many of its events the last look saw
         self._clock = clock                         # the shell's clock (the one ``tick`` is given), read at each input
-        self._now = clock() if clock is not None else 0.0   # the last tick's (or input's) clock
+        self._now = 0.0                             # the last tick's (or input's) clock
         self._first_tick: float | None = None
         self._resync = resync
         self._heard: set = set()                    # seats whose have we received (for resync)
