@@ -16,11 +16,12 @@ from typing import Any
 import trio
 
 from core.engine import ConfigError
+from core.events import clean_name, name_problem
 from core.hashing import dhash
 from core.rng import Rng
 from p2p import tls
 from p2p.identity import IdentityError, data_dir, load_or_create
-from p2p.lobby import HostedTable, LobbyError, join
+from p2p.lobby import HostedTable, LobbyError, describe_seats, join
 from p2p.node import Faults, GameNode, load_roster, save_roster
 from p2p.store import GameStore, StoreError, describe_os_error, remove_temp_files, write_atomic
 
@@ -127,6 +128,63 @@ def bot_decider(game_name: str, level: str | None, seed: str | None):
         return await trio.to_thread.run_sync(bot.choose, view, seat, rng)
 
     return decide
+
+
+PROFILE_FILE = "profile.json"   # in the Easel home: {"name": the player's name at the table}
+
+
+def saved_name() -> str | None:
+    """The name kept in the Easel home's profile, or None (none yet, or unreadable)."""
+    try:
+        name = json.loads((data_dir() / PROFILE_FILE).read_text()).get("name")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return name if isinstance(name, str) and not name_problem(name) else None
+
+
+def save_name(name: str) -> None:
+    path = data_dir() / PROFILE_FILE
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, (json.dumps({"name": name}, ensure_ascii=False) + "\n").encode())
+    except OSError as exc:
+        log.warning("cannot keep your name in %s: %s", path, exc.strerror or exc)
+
+
+def default_name() -> str:
+    return clean_name(os.environ.get("USER") or os.environ.get("USERNAME") or "", "player")
+
+
+def player_name(given: str | None, interactive: bool, ask=input, out=None) -> str:
+    """The name a person plays under: ``--name`` (checked, not kept), else the one kept in the profile,
+    else (asked once on a terminal, then kept) the user name or "player"."""
+    if given is not None:
+        why = name_problem(given)
+        if why:
+            raise UsageError("--name %r %s (1 to 48 bytes of printable text)" % (given, why))
+        return given
+    name = saved_name()
+    if name is not None:
+        return name
+    name = default_name()
+    if interactive:
+        out = out if out is not None else sys.stderr
+        for _ in range(3):
+            try:
+                out.write("easel: your name at the table (shown to the others; Enter for %s): " % name)
+                out.flush()
+                text = ask().strip(" ")
+            except (EOFError, OSError):
+                break
+            if not text:
+                break
+            why = name_problem(text)
+            if not why:
+                name = text
+                break
+            out.write("easel: that name %s; try again\n" % why)
+        save_name(name)
+    return name
 
 
 def identity_or_exit():
@@ -303,10 +361,17 @@ def _start_bot(bot: LocalBot, cmd: list[str], *, fresh: bool) -> None:
             out.close()
 
 
-def spawn_bots(k: int, lobby: tuple[str, int], level: str, seed: str | None) -> list[LocalBot]:
+def spawn_bots(k: int, lobby: tuple[str, int], level: str, seed: str | None, table: HostedTable | None = None) -> list[LocalBot]:
+    """Start ``k`` bot processes that join ``lobby``; with ``table`` (ours), hold a seat for each
+    (its key is made here, before it starts), so the lobby shows it as a bot, never as a free seat."""
     bots = []
     for i in range(k):
         bot = LocalBot(index=i, home=data_dir() / "bots" / ("bot-%d" % i), level=level, name="bot %d" % (i + 1), log=bot_log_path(i))
+        if table is not None:
+            try:
+                table.reserve_bot(load_or_create(bot.home).public, level)
+            except (IdentityError, OSError) as exc:
+                raise UsageError("cannot make %s's key in %s: %s" % (bot.name, bot.home, exc)) from None
         cmd = easel_command("bot", "--join", "%s:%d" % lobby, "--level", level, "--name", bot.name)
         if seed is not None:
             cmd += ["--seed", "%s/bot%d" % (seed, i), "--unsafe-seed"]
@@ -473,7 +538,8 @@ async def host_main(args, ui_factory=None) -> int:
     args.timeout = int(args.timeout)  # whole seconds: it is signed into the genesis
     try:
         ht = HostedTable(identity, game_name, args.players, options, play_port, "" if bind == "0.0.0.0" else bind,
-                         timeout=args.timeout, games=registry)
+                         timeout=args.timeout, games=registry, name=getattr(args, "name", None) or "host",
+                         about={"bot": args.auto} if getattr(args, "auto", None) else {})
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     bots: list[LocalBot] = []
@@ -482,9 +548,11 @@ async def host_main(args, ui_factory=None) -> int:
         lobby_port = await n.start(tls.serve, args.port, tls.server_context(identity, None), ht.handle, bind)
         if not getattr(args, "quiet", False):
             print("easel: %s table open on port %d (host %s); %d seat(s) free" % (game_name, lobby_port, identity.fingerprint, ht.free), file=sys.stderr)
+        bots = spawn_bots(args.bots, ("127.0.0.1", lobby_port), args.level, args.seed, ht)
         if not args.no_advertise:
             n.start_soon(_advertise, ht, lobby_port)
-        bots = spawn_bots(args.bots, ("127.0.0.1", lobby_port), args.level, args.seed)
+        if not getattr(args, "quiet", False):
+            n.start_soon(_say_seats, ht)
 
         async def bots_alive():
             # a bot that dies before it took its seat would leave the table waiting for ever: say so, with its log
@@ -541,6 +609,17 @@ def _stop(procs: list) -> None:
             p.wait()
 
 
+async def _say_seats(ht: HostedTable) -> None:
+    """``easel host`` before the table is full: one line on standard error each time the seats change."""
+    last = None
+    while not ht.full.is_set():
+        text = describe_seats(ht.shown(), 0)
+        if text != last:
+            last = text
+            print("easel: seats: %s" % text, file=sys.stderr)
+        await ht.changed.wait()
+
+
 async def _advertise(ht: HostedTable, port: int) -> None:
     try:
         from p2p.discovery import advertise
@@ -583,6 +662,7 @@ class Connecting:
         self.t0 = time.monotonic()
         self._said = ""
         self._drawn = False
+        self._seats = ""
 
     def text(self) -> str:
         took = time.monotonic() - self.t0
@@ -612,6 +692,21 @@ class Connecting:
         self.seated = (seat, players, game)
         self.show()
 
+    def on_seats(self, seats: list) -> None:
+        """The lobby's seats changed: say who sits where (a line of its own, then the progress line again)."""
+        me = self.seated[0] if self.seated else None
+        text = describe_seats(seats, me if isinstance(me, int) and 0 <= me < len(seats) else None)
+        if text == self._seats:
+            return
+        self._seats = text
+        self.close()
+        try:
+            self.stream.write("easel: seats: %s\n" % text)
+            self.stream.flush()
+        except (OSError, ValueError):
+            pass
+        self.show()
+
     def close(self) -> None:
         """End the line (before the UI opens or an error is printed)."""
         if self._drawn:
@@ -629,7 +724,7 @@ class Connecting:
 
 
 async def reach_table(host: str, port: int, identity, play_port: int, *, name: str, expect_fp: str | None,
-                      progress: Connecting | None, patience: float = CONNECT_PATIENCE):
+                      progress: Connecting | None, patience: float = CONNECT_PATIENCE, about: dict | None = None):
     """``p2p.lobby.join``, retried until the lobby answers (at most ``patience`` seconds), then waited on until
     the table is sealed (as long as it takes: the others may take their time to join)."""
     deadline = trio.current_time() + patience
@@ -650,7 +745,8 @@ async def reach_table(host: str, port: int, identity, play_port: int, *, name: s
         with trio.CancelScope(deadline=deadline) as scope:
             try:
                 return await join(host, port, identity, play_port, name=name, expect_fingerprint=expect_fp,
-                                  games=registry, on_seated=on_seated)
+                                  games=registry, on_seated=on_seated, about=about,
+                                  on_seats=progress.on_seats if progress is not None else None)
             except OSError as exc:
                 if trio.current_time() + RETRY_PAUSE > deadline:
                     raise UsageError("cannot reach %s:%d after %d attempt(s) in %.0f s: %s" % (
@@ -664,7 +760,7 @@ async def reach_table(host: str, port: int, identity, play_port: int, *, name: s
 
 
 async def join_main(host: str, port: int, decide_factory, *, seed: str | None, name: str, ui_factory=None,
-                    expect_fp: str | None = None, progress: bool | None = None) -> int:
+                    expect_fp: str | None = None, progress: bool | None = None, about: dict | None = None) -> int:
     """Join a table; ``progress`` (default: for a person, or on a terminal) shows "connecting to ..." meanwhile."""
     identity = identity_or_exit()
     loop = host in ("127.0.0.1", "localhost", "::1")
@@ -677,7 +773,8 @@ async def join_main(host: str, port: int, decide_factory, *, seed: str | None, n
         async with trio.open_nursery() as nursery:
             if shown is not None:
                 nursery.start_soon(shown.tick)
-            genesis, roster = await reach_table(host, port, identity, play_port, name=name, expect_fp=expect_fp, progress=shown)
+            genesis, roster = await reach_table(host, port, identity, play_port, name=name, expect_fp=expect_fp, progress=shown,
+                                                about=about if about is not None else {})
             nursery.cancel_scope.cancel()
     finally:
         if shown is not None:
@@ -782,11 +879,13 @@ def demo(args) -> int:
         env["EASEL_HOME"] = str(out / ("peer-%d" % k))
         if k == 0:
             cmd = base + ["host", "--game", args.game, "--players", str(args.players), "--port", str(port), "--auto", args.level,
-                          "--seed", args.seed, "--unsafe-seed", "--bind", "127.0.0.1", "--no-advertise", "--timeout", str(args.timeout)]
+                          "--seed", args.seed, "--unsafe-seed", "--bind", "127.0.0.1", "--no-advertise", "--timeout", str(args.timeout),
+                          "--name", "bot 0"]
             for key, value in args.options.items():
                 cmd += ["--option", "%s=%s" % (key, _option_text(value))]
         else:
-            cmd = base + ["bot", "--join", "127.0.0.1:%d" % port, "--level", args.level, "--seed", args.seed, "--unsafe-seed"]
+            cmd = base + ["bot", "--join", "127.0.0.1:%d" % port, "--level", args.level, "--seed", args.seed, "--unsafe-seed",
+                          "--name", "bot %d" % k]
         procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL))
     outputs = []
     deadline = time.monotonic() + 600
@@ -894,19 +993,26 @@ def dispatch(args) -> int:
         if args.cmd == "resume" and not args.level:
             need_terminal()
         if args.cmd == "host":
+            args.name = player_name(args.name, interactive=not args.auto and _isatty(sys.stdin))
             return trio.run(host_main, args, None if args.auto else ui_factory_for(unsafe=unsafe))
         if args.cmd == "play":
+            args.name = player_name(args.name, interactive=True)
             return trio.run(host_main, _play_args(args), ui_factory_for())
         if args.cmd == "bot":
             host, port = parse_hostport(args.join)
             if args.level is not None and args.level not in all_levels():
                 raise UsageError("unknown bot level %r (known: %s)" % (args.level, ", ".join(all_levels())))
-            return trio.run(lambda: join_main(host, port, lambda g: bot_decider(g, args.level, args.seed), seed=args.seed, name=args.name))
+            why = name_problem(args.name)
+            if why:
+                raise UsageError("--name %r %s (1 to 48 bytes of printable text)" % (args.name, why))
+            return trio.run(lambda: join_main(host, port, lambda g: bot_decider(g, args.level, args.seed), seed=args.seed, name=args.name,
+                                              about={"bot": args.level or "default"}))
         if args.cmd == "join":
             if not args.address:
                 return trio.run(list_tables, args.wait)
             host, port = parse_hostport(args.address)
-            return trio.run(lambda: join_main(host, port, None, seed=None, name=os.environ.get("USER", "player"), ui_factory=ui_factory_for()))
+            name = player_name(args.name, interactive=True)
+            return trio.run(lambda: join_main(host, port, None, seed=None, name=name, ui_factory=ui_factory_for()))
         if args.cmd == "resume":
             return trio.run(resume_main, args, ui_factory_for(unsafe=unsafe))
     except StoreError as exc:
@@ -921,4 +1027,5 @@ def _play_args(args):
     return argparse.Namespace(
         game=args.game, players=args.players, bots=args.players - 1, port=0, options=args.options, level=args.level,
         auto=None, timeout=args.timeout, seed=None, unsafe_seed=False, bind="127.0.0.1", no_advertise=True, quiet=True,
+        name=args.name,
     )

@@ -56,6 +56,8 @@ def cmd_audit(args) -> int:
     else:
         status = "VALID" if rep["valid"] else "INVALID"
         print("%s  game=%s  entries=%d  head=%s" % (status, rep["game"], rep["events"], rep["head"]))
+        if rep.get("names"):
+            print("  players: %s" % ", ".join("%d %s" % (i, n) for i, n in enumerate(rep["names"])))
         for p in rep["problems"]:
             where = "entry %s" % p["index"] if p.get("index") is not None else "-"
             print("  problem: %s %s: %s" % (p.get("file"), where, p["problem"]))
@@ -111,6 +113,8 @@ output: one JSON object (byte strings as hex):
   entries      how many entries the log holds
   game         the game's name
   seat         the seat whose view is shown (null: the public view)
+  names        every seat's name as the genesis signs it (null: a genesis
+               without names)
   table_phase  the table's step counter after that entry (one number per
                step: a seed, commit, reveal or move step)
   table_step   the step the table waits for, null once the game is over:
@@ -155,6 +159,7 @@ def cmd_show(args) -> int:
         "entries": len(entries),
         "game": t.genesis.doc["game"],
         "seat": args.as_seat,
+        "names": t.genesis.doc.get("names"),
         # the table's step counter; "phase" alone is left to the game (a view's own field)
         "table_phase": t.phase,
         # the table's step; "step" alone is left to the game (Starving Artists' view has its own)
@@ -284,6 +289,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="seconds each seat has for each step before the others vote it out of that step "
                             "(it then plays the empty move); whole seconds, 1 to 86400 (default: %d)" % timeout)
 
+    def name_flag(p) -> None:
+        p.add_argument("--name", default=None, metavar="TEXT",
+                       help="your name at the table, shown to everyone and signed into the game's log, 1 to 48 bytes "
+                            "of printable text (default: the one you gave the first time, kept in <home>/profile.json; "
+                            "asked once on a terminal, else your user name)")
+
     def add(name: str, help: str, description: str | None = None, epilog: str | None = None):
         return sub.add_parser(name, help=help, description=description or help[:1].upper() + help[1:] + ".",
                               epilog=epilog, formatter_class=raw)
@@ -291,6 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("play", "a local table: you and bot peers over loopback (the default command)",
             epilog="The other seats are bot processes on this machine; it needs a terminal.")
     table_flags(p, 300.0, "you included")
+    name_flag(p)
 
     p = add("host", "open a table on the LAN for people (easel join) and bots (easel bot --join)",
             epilog="It prints the lobby's port; the others join with easel join HOST:PORT (or find it on the LAN).")
@@ -303,6 +315,7 @@ def build_parser() -> argparse.ArgumentParser:
     seed_flags(p)
     p.add_argument("--bind", default=None, help=argparse.SUPPRESS)
     p.add_argument("--no-advertise", action="store_true", help=argparse.SUPPRESS)
+    name_flag(p)
 
     p = add("join", "list the tables open on the LAN, or join HOST:PORT",
             epilog="Joining shows \"connecting to HOST:PORT...\" with the attempts and the time so far until the "
@@ -311,6 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the table's lobby address, as its host printed it (omit it to list open tables)")
     p.add_argument("--wait", type=float, default=3.0, metavar="SECONDS",
                    help="seconds to browse the LAN for open tables, when no HOST:PORT is given (default: 3)")
+    name_flag(p)
 
     p = add("bot", "a bot peer that joins a table and plays one seat")
     p.add_argument("--join", required=True, metavar="HOST:PORT", help="the table's lobby address (required)")
@@ -318,7 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how the bot plays, one of: %s (default: the table's game's default level)" % ", ".join(all_levels()))
     seed_flags(p)
     p.add_argument("--name", default="bot", metavar="TEXT",
-                   help="the name shown in the lobby, up to 64 characters (default: bot)")
+                   help="the bot's name at the table, 1 to 48 bytes of printable text (default: bot)")
 
     p = add("resume", "continue a game from its directory (after a crash or a quit)",
             epilog="It also restarts the bots easel play started for that game.")

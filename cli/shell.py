@@ -88,7 +88,7 @@ from prompt_toolkit.styles import DynamicStyle, Style
 import core.engine as engine
 import core.games as registry
 from core.engine import IllegalAction
-from core.events import Event, Genesis, Timeout, parse_entry
+from core.events import Event, Genesis, Timeout, parse_entry, seat_names
 from core.table import RuleError, Table
 
 from .screens import (
@@ -108,6 +108,7 @@ from .screens import (
     seat_name,
     who,
     width_of,
+    with_names,
     wrap,
 )
 
@@ -294,7 +295,9 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
     for note in table.notes[-LOG_KEEP:]:
         items.append((note.index, 0, "class:log.note", "!   " + _note_text(table, note, seat, screen)))
     items.sort(key=lambda it: (it[0], it[1]))
-    log = tuple((style, text) for _, _, style, text in items[-LOG_KEEP:])
+    doc = table.genesis.doc
+    names = seat_names(doc) if "names" in doc else ()
+    log = tuple((style, with_names(text, names)) for _, _, style, text in items[-LOG_KEEP:])
     info = getattr(table.game, "info", None)
     first = max(0, len(table.moves) - MOVES_KEEP)
     tail = tuple((first + i, s, action) for i, (_, _, s, action) in enumerate(table.moves[first:]))
@@ -325,6 +328,7 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
         state=table.state,
         moves_tail=tail,
         prev_view=prev_view,
+        names=names,
     )
 
 
@@ -354,7 +358,7 @@ def step_status(snap: Snapshot, screen: Screen) -> tuple[str, str]:
     me = snap.seat
     if snap.over:
         return "class:over", "Game over - the final ranking is at the top of the middle pane."
-    whom = who(snap.missing, me) or "nobody"
+    whom = who(snap.missing, me, snap.names) or "nobody"
     if snap.view is None:
         return "class:waiting", "Drawing the shared seed - waiting for %s" % whom
     if snap.step_purpose == "seed":
@@ -382,15 +386,20 @@ def seat_status(snap: Snapshot, s: int) -> str:
     return "to move" if waiting else "moved"
 
 
+def _label_width(snap: Snapshot) -> int:
+    """The Seats pane's name column: 13 wide, wider (up to 24) for long names."""
+    return max([13] + [min(24, len(seat_name(s, snap.seat, snap.names))) for s in range(snap.players)])
+
+
 def _seats_lines(snap: Snapshot, screen: Screen, ctx: Context) -> list[Line]:
     me = snap.seat
     cols = screen.seat_columns(ctx)
     lines: list[Line] = [[("class:header", "Seats")]]
-    lines.append([("class:label", "%s %-13s" % (" ", "") + "".join(" %*s" % (w, h) for h, w in cols) + "  now")])
+    lines.append([("class:label", "%s %-*s" % (" ", _label_width(snap), "") + "".join(" %*s" % (w, h) for h, w in cols) + "  now")])
     for s in range(snap.players):
         mark = ">" if s == me else " "
         cells = screen.seat_cells(ctx, s) if cols else []
-        row = "%s %-13s" % (mark, seat_name(s, me)) + "".join(" %*s" % (w, c) for (_, w), c in zip(cols, cells)) + "  "
+        row = "%s %-*s" % (mark, _label_width(snap), seat_name(s, me, snap.names)[:24]) + "".join(" %*s" % (w, c) for (_, w), c in zip(cols, cells)) + "  "
         st = seat_status(snap, s)
         style = "class:you" if s == me else ""
         lines.append([(style, row), ("class:waiting" if st in ("choosing", "opening", "to move", "seed..") else "class:label", st)])
@@ -406,7 +415,14 @@ def _title_text(title: str, snap: Snapshot | None, screen: Screen, ctx: Context,
     if key:
         parts.append("key %s" % key)
     if snap is not None:
-        parts.append("spectator" if snap.seat is None else "you are seat %d" % snap.seat)
+        if snap.seat is None:
+            parts.append("spectator")
+        elif snap.names:
+            parts.append("you are %s (seat %d)" % (snap.names[snap.seat], snap.seat))
+        else:
+            parts.append("you are seat %d" % snap.seat)
+        if snap.watching:
+            parts.append("%d watching" % snap.watching)
         if snap.over:
             parts.append("game over")
         parts += screen.title_parts(ctx)
