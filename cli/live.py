@@ -16,7 +16,7 @@ from typing import Any
 import trio
 
 from core.engine import ConfigError
-from core.events import clean_name, name_problem
+from core.events import clean_name, name_problem, seat_names
 from core.hashing import dhash
 from core.rng import Rng
 from p2p import tls
@@ -272,8 +272,33 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
 
 
 def ui_update(ui, node: GameNode) -> None:
-    ui.update(node.peer.table, node.alerts, "%d/%d peers connected" % (len(node.conns) + 1, len(node.keys)), waiting=list(node.peer.waiting()),
-              cut=node.peer.cut_moves)
+    t = node.peer.table
+    doc = node.genesis.doc
+    silence = silence_lines(seat_names(doc), dict(node.silent_since), node.seat, float(doc.get("timeout", 60)), t.over,
+                            str(node.store.dir))
+    ui.update(t, list(node.alerts) + silence, "%d/%d peers connected" % (len(node.conns) + 1, len(node.keys)),
+              waiting=list(node.peer.waiting()), cut=node.peer.cut_moves)
+
+
+def silence_lines(names, silent: dict, me: int, timeout: float, over: bool, game_dir: str) -> list[str]:
+    """What every screen says while seats are not connected to us: who, since when, what the table
+    will do about it and what the player can do. ``silent``: seat -> time.time() it went silent."""
+    gone = sorted(s for s in silent if s != me)
+    if over or not gone:
+        return []
+    n = len(names)
+    who = ", ".join("%s (seat %d) since %s" % (names[s], s, time.strftime("%H:%M:%S", time.localtime(silent[s]))) for s in gone)
+    them = "them" if len(gone) > 1 else "them" if names[gone[0]].startswith("seat ") else names[gone[0]]
+    lines = ["not connected: %s" % who]
+    if 2 * len(gone) <= n:
+        lines.append("the table times %s out of every step not made within %d s (the empty move is played for %s); "
+                     "it goes on without %s" % (them, timeout, them, them))
+    else:
+        lines.append("%d of %d seats are gone: more than half the table, which can never time them out (a time-out "
+                     "needs at least as many voters as seats timed out): the table waits for %s" % (len(gone), n, them))
+    lines.append("they can come back with easel resume on their machine; you can wait, or quit (q) and come back "
+                 "later with: easel resume %s" % game_dir)
+    return lines
 
 
 def log_to_file(path: Path) -> None:
@@ -302,8 +327,12 @@ def report(node: GameNode, interactive: bool = False) -> int:
         if t.over:
             print("easel: game over. Its log: %s (easel replay / easel audit it)" % (node.store.dir / "log"))
             return EXIT_OK
-        bots = " (and restarts its bots)" if (node.store.dir / BOTS_FILE).exists() else ""
+        bots = " (and restarts its bots that stopped)" if (node.store.dir / BOTS_FILE).exists() else ""
         print("easel: you left an unfinished game; `easel resume %s` continues it%s" % (node.store.dir, bots))
+        playing = [b for b in getattr(node, "local_bots", []) if b.proc is not None and b.proc.poll() is None]
+        if playing:
+            print("easel: your bots play on at the table without you: %s" % ", ".join(
+                "%s (seat %s)" % (b.name, b.seat) for b in playing))
         return EXIT_OK
     print(json.dumps(jsonable({"seat": node.seat, "head": t.head, "over": t.over, "result": t.result(), "log": str(node.store.dir / "log")}), sort_keys=True))
     return EXIT_OK if t.over else EXIT_INVALID
@@ -327,6 +356,8 @@ class LocalBot:
     proc: subprocess.Popen | None = None
     exited_at: float | None = None
     reported: bool = False
+    pid: int | None = None          # a process not ours (an earlier easel's): its pid and start time
+    started: str | None = None
 
 
 def bot_log_path(index: int) -> Path:
@@ -355,7 +386,9 @@ def _start_bot(bot: LocalBot, cmd: list[str], *, fresh: bool) -> None:
         out = None
     try:
         sink = out if out is not None else subprocess.DEVNULL
-        bot.proc = subprocess.Popen(cmd, env=env, stdout=sink, stderr=sink, stdin=subprocess.DEVNULL)
+        # its own session: the bot belongs to the table, not to our terminal (Ctrl-C, a closed
+        # terminal or our exit do not take it down; finish_bots stops it when we must)
+        bot.proc = subprocess.Popen(cmd, env=env, stdout=sink, stderr=sink, stdin=subprocess.DEVNULL, start_new_session=True)
     finally:
         if out is not None:
             out.close()
@@ -404,8 +437,29 @@ def record_bots(genesis, bots: list[LocalBot]) -> None:
             bot.log = link
         except OSError:
             pass  # it stays where it is; the alerts name that path
+    write_bots_file(gdir, bots)
+
+
+def _started(pid: int) -> str | None:
+    """A process's start time (field 22 of /proc/PID/stat), to tell it from a later one with its pid; None if gone."""
+    try:
+        stat = Path("/proc/%d/stat" % pid).read_text()
+        return stat.rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return None
+        return ""
+
+
+def write_bots_file(gdir: Path, bots: list[LocalBot]) -> None:
+    """``local-bots.json``: each bot's seat, home, level, name, and its process (pid and start time),
+    so a resume does not start a second copy of a bot that still plays."""
     doc = {"version": 1, "bots": [
-        {"index": b.index, "seat": b.seat, "home": str(b.home), "level": b.level, "name": b.name}
+        dict({"index": b.index, "seat": b.seat, "home": str(b.home), "level": b.level, "name": b.name},
+             **({"pid": b.proc.pid, "started": _started(b.proc.pid)} if b.proc is not None
+                else {"pid": b.pid, "started": b.started} if b.pid is not None else {}))
         for b in bots if b.seat is not None
     ]}
     try:
@@ -450,6 +504,11 @@ def restart_bots(d: Path, genesis, seed: str | None) -> tuple[list[LocalBot], li
         bot = LocalBot(index=rec["index"], home=home, level=rec["level"], name=rec["name"], seat=rec["seat"],
                        log=d / ("bot-%d.log" % rec["index"]))
         bdir = home / "games" / genesis.game_id.hex()
+        pid = rec.get("pid")
+        if isinstance(pid, int) and pid > 0 and rec.get("started") is not None and _started(pid) == rec.get("started"):
+            notes.append("%s (seat %d) still plays (process %d, started when the table was): not started again"
+                         % (bot.name, bot.seat, pid))
+            continue
         if not (bdir / "roster").is_file():
             notes.append("%s (seat %d) cannot be restarted: its game files %s are missing; the table waits for it "
                          "until the time-out" % (bot.name, bot.seat, bdir))
@@ -461,6 +520,10 @@ def restart_bots(d: Path, genesis, seed: str | None) -> tuple[list[LocalBot], li
         bots.append(bot)
         started.append(bot)
     if started:
+        write_bots_file(d, started + [LocalBot(index=r["index"], home=Path(r["home"]), level=r["level"], name=r["name"],
+                                               seat=r["seat"], log=d / ("bot-%d.log" % r["index"]),
+                                               pid=r.get("pid"), started=r.get("started"))
+                                      for r in records if r["index"] not in {b.index for b in started}])
         notes.insert(0, "restarted %d bot(s) of this game from their own game files: %s; logs in %s" % (
             len(started), ", ".join("%s at seat %d" % (b.name, b.seat) for b in started), d))
     for line in notes:
@@ -499,8 +562,15 @@ async def watch_bots(node: GameNode, bots: list[LocalBot], interval: float = 1.0
 
 
 def finish_bots(node: GameNode | None, bots: list[LocalBot]) -> None:
-    """On our way out: bots of a finished game leave by themselves; otherwise stop them (never leave them playing without us)."""
+    """On our way out: bots of a finished game leave by themselves. A game we leave unfinished: if
+    other people sit at the table, our bots play on without us (they are the table's, and their own
+    peers); if only we and our bots do (easel play), the game is abandoned: stop them."""
     procs = [b.proc for b in bots if b.proc is not None]
+    if node is not None and not node.peer.table.over and others_at_table(node, bots):
+        alive = [b for b in bots if b.proc is not None and b.proc.poll() is None]
+        if alive:
+            log.warning("leaving %d bot(s) playing on at the table: %s", len(alive), ", ".join(b.name for b in alive))
+        return
     if node is not None and node.peer.table.over:
         for p in procs:
             try:
@@ -546,9 +616,9 @@ async def host_main(args, ui_factory=None) -> int:
     failure = None
     async with trio.open_nursery() as n:
         lobby_port = await n.start(tls.serve, args.port, tls.server_context(identity, None), ht.handle, bind)
+        bots = spawn_bots(args.bots, ("127.0.0.1", lobby_port), args.level, args.seed, ht)
         if not getattr(args, "quiet", False):
             print("easel: %s table open on port %d (host %s); %d seat(s) free" % (game_name, lobby_port, identity.fingerprint, ht.free), file=sys.stderr)
-        bots = spawn_bots(args.bots, ("127.0.0.1", lobby_port), args.level, args.seed, ht)
         if not args.no_advertise:
             n.start_soon(_advertise, ht, lobby_port)
         if not getattr(args, "quiet", False):
@@ -592,9 +662,17 @@ async def host_main(args, ui_factory=None) -> int:
         ui = ui_factory(node_seat=0) if ui_factory else None
         decide = ui.decide if ui else None
         node = await run_node(identity, genesis, roster, decide, timeout=args.timeout, seed=args.seed, ui=ui, bind=bind, watch=watch)
+        if others_at_table(node, bots):
+            node.local_bots = bots
         return report(node, interactive=ui is not None)
     finally:
         finish_bots(node, bots)
+
+
+def others_at_table(node: GameNode, bots: list[LocalBot]) -> bool:
+    """Does a seat belong to neither us nor one of our bots (someone else plays at this table)?"""
+    ours = {node.seat} | {b.seat for b in bots if b.seat is not None}
+    return any(s not in ours for s in range(len(node.keys)))
 
 
 def _stop(procs: list) -> None:
@@ -830,6 +908,8 @@ async def resume_main(args, ui_factory=None) -> int:
 
         node = await run_node(identity, genesis, roster, decide, timeout=float(genesis.doc.get("timeout", 60)), seed=args.seed,
                               ui=ui, bind=bind, watch=watch if bots else None, notes=notes)
+        if others_at_table(node, bots):
+            node.local_bots = bots
         return report(node, interactive=ui is not None)
     finally:
         finish_bots(node, bots)

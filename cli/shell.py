@@ -386,6 +386,13 @@ def seat_status(snap: Snapshot, s: int) -> str:
     return "to move" if waiting else "moved"
 
 
+def _named(lines: list[Line], names: Sequence[str]) -> list[Line]:
+    """A screen's lines with every ``seat N`` said by name (when the genesis names the seats)."""
+    if not names:
+        return lines
+    return [[(style, with_names(text, names)) for style, text in line] for line in lines]
+
+
 def _label_width(snap: Snapshot) -> int:
     """The Seats pane's name column: 13 wide, wider (up to 24) for long names."""
     return max([13] + [min(24, len(seat_name(s, snap.seat, snap.names))) for s in range(snap.players)])
@@ -679,11 +686,12 @@ class _BaseUI:
         ctx = self._view_ctx()
         screen = self._screen()
         lines: list[Line] = self._beat_lines(width)
+        names = ctx.snap.names if ctx.snap is not None else ()
         if ctx.result:
-            over = screen.game_over_lines(ctx, width)
+            over = _named(screen.game_over_lines(ctx, width), names)
             if over:
                 lines += over + [[]]
-        lines += screen.middle_lines(ctx, width)
+        lines += _named(screen.middle_lines(ctx, width), names)
         log = self._log_lines()
         lines.append([("class:header", "Event log"), ("class:label", " (newest first)")])
         if not log:

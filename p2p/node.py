@@ -197,6 +197,8 @@ class GameNode:
             # each line carries this process's CPU seconds too (what a step costs a peer)
             self.peer.on_sign = lambda ev: self._trace.append(("sign", [ev.id], time.monotonic(), time.process_time()))
         self.conns: dict[bytes, Conn] = {}
+        # seat -> wall-clock time (time.time()) since when we have no connection to it (every other seat at first)
+        self.silent_since: dict[int, float] = {s: time.time() for s in range(len(self.keys)) if s != self.seat}
         self.alerts: list[str] = []
         self.done = trio.Event()
         self.changed = trio.Event()
@@ -341,6 +343,7 @@ class GameNode:
         c.send_ch.close()
         if self.conns.get(c.key) is c:
             del self.conns[c.key]
+            self.silent_since[self.keys.index(c.key)] = time.time()
             self.peer.disconnected(c.key)
             self._lost.set()
             self._lost = trio.Event()
@@ -362,6 +365,7 @@ class GameNode:
             self._drop(old)
         c = Conn(key, stream)
         self.conns[key] = c
+        self.silent_since.pop(self.keys.index(key), None)
         self.apply(self.peer.connected(key))
         lim = self.limits
         bucket = TokenBucket(lim.bytes_per_second, lim.burst_bytes, trio.current_time())
