@@ -219,7 +219,7 @@ def open_store(genesis, roster) -> GameStore:
 
 
 async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: str | None, ui=None, bind: str | None = None,
-                   watch=None, notes: tuple | list = ()) -> GameNode:
+                   watch=None, notes: tuple | list = (), dial_back: bool = False) -> GameNode:
     """Play our seat until the game is over.  ``watch(node)``: an extra task (e.g. watching local bots);
     ``notes``: lines shown to the player as alerts from the start."""
     store = open_store(genesis, roster)
@@ -239,6 +239,7 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
             bind_host=bind,
             on_change=(lambda n: ui_update(ui, n)) if ui else None,
             games=registry,
+            dial_back=dial_back,
         )
         if seed is not None:
             log.warning("seat %d: %s", seat, UNSAFE_SEED_ALERT)
@@ -907,7 +908,7 @@ async def resume_main(args, ui_factory=None) -> int:
             await watch_bots(node, bots)
 
         node = await run_node(identity, genesis, roster, decide, timeout=float(genesis.doc.get("timeout", 60)), seed=args.seed,
-                              ui=ui, bind=bind, watch=watch if bots else None, notes=notes)
+                              ui=ui, bind=bind, watch=watch if bots else None, notes=notes, dial_back=True)
         if others_at_table(node, bots):
             node.local_bots = bots
         return report(node, interactive=ui is not None)

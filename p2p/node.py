@@ -85,9 +85,10 @@ class Faults:
         return f
 
 
-def save_roster(store: GameStore, genesis: Genesis, roster: dict) -> None:
+def save_roster(store: GameStore, genesis: Genesis, roster: dict, replace: bool = False) -> None:
+    """Write the game's roster file once (or again, with ``replace``: a seat's new address)."""
     path = store.dir / "roster"
-    if not path.exists():
+    if replace or not path.exists():
         tmp = store.dir / "roster.tmp"
         with open(tmp, "wb") as f:
             f.write(encode({"genesis": genesis.raw, "roster": roster}))
@@ -144,8 +145,12 @@ class GameNode:
         bind_host: str | None = None,
         games: Any = core.games,
         limits: Limits | None = None,
+        dial_back: bool = False,
     ) -> None:
         self.identity = identity
+        # a resumed seat also dials the seats after it (protocol.md §9.4): it may have come back at an
+        # address the others do not know, and they only dial the seats before them
+        self.dial_back = dial_back
         self.genesis = genesis
         self.roster = roster
         self.store = store
@@ -414,7 +419,30 @@ class GameNode:
         if key is None or key not in self.keys or key == self.identity.public:
             self._rl.note("SEAT_KEY", "key", "seat %d: refused a connection from a key that holds no seat", self.seat)
             return
+        seat = self.keys.index(key)
+        if seat < self.seat:
+            # a dial-back from a resumed seat: it never replaces a connection we have (ours wins)
+            if key in self.conns:
+                return
+            self._learn_address(seat, stream)
         await self._run_conn(key, FramedStream(stream))
+
+    def _learn_address(self, seat: int, stream) -> None:
+        """A seat before ours dialled us: it is where it dialled from (at its roster port). Keep that in
+        our roster file, so that our own later resume dials it there."""
+        try:
+            ip = str(stream.transport_stream.socket.getpeername()[0])
+        except (OSError, AttributeError):
+            return
+        addr = self.roster["addrs"][seat]
+        if addr[0] == ip:
+            return
+        log.info("seat %d: seat %d is now at %s (it was at %s)", self.seat, seat, ip, addr[0] or "the lobby's address")
+        self.roster["addrs"][seat] = [ip, addr[1]]
+        try:
+            save_roster(self.store, self.genesis, self.roster, replace=True)
+        except OSError as exc:
+            log.warning("seat %d: cannot record seat %d's new address: %s", self.seat, seat, exc)
 
     async def _dialer(self, seat: int) -> None:
         key = self.keys[seat]
@@ -432,6 +460,10 @@ class GameNode:
                 backoff = min(backoff * 2, 1.0)
                 continue
             backoff = 0.05
+            if seat > self.seat and key in self.conns:
+                # a dial-back that crossed the other seat's own dial: the other seat's connection wins
+                await trio.aclose_forcefully(stream)
+                continue
             await self._run_conn(key, FramedStream(stream))
 
     # ------------------------------------------------------------------ timers and decisions
@@ -533,8 +565,9 @@ class GameNode:
             self._nursery = n
             await n.start(functools.partial(tls.serve, limits=self.limits, stats=self.listener_stats),
                           self.port, self.server_ctx, self._handle_incoming, self.host)
-            for s in range(self.seat):
-                n.start_soon(self._dialer, s)
+            for s in range(len(self.keys)) if self.dial_back else range(self.seat):
+                if s != self.seat:
+                    n.start_soon(self._dialer, s)
             self.apply(self.peer.start())
             n.start_soon(self._ticker)
             n.start_soon(self._decider)

@@ -322,3 +322,37 @@ def test_a_peer_whose_address_changed_resumes_and_the_game_finishes(lan):
     results = finish([host] + others + [resumed])
     assert_all_finished(results, 3)
     assert_same_logs([first_log(lan, j) for j in range(3)], FULL)
+
+
+def test_three_by_name_the_host_quits_mid_game_and_resumes_from_another_address(lan):
+    """Ann hosts, Bo and Cy join, each by name; Ann's machine dies mid-game and comes back with another
+    address. Nobody types an address: the resumed host dials the others back (protocol.md §9.4), they
+    keep its new address, and the game finishes with every name signed into one valid log."""
+    host = lan.easel(0, "host", "--game", "painting", "--players", 3, "--auto", "random", "--timeout", 60, "--no-advertise",
+                     "--name", "Ann", faults=SLOW % 30)
+    port = host_port(host)
+    bots = [lan.easel(k, "bot", "--join", "%s:%d" % (lan.addrs[0], port), "--level", "random", "--name", name,
+                      faults=SLOW % (30 + k)) for k, name in ((1, "Bo"), (2, "Cy"))]
+    assert wait_for(lambda: records(first_log(lan, 0)) >= 6, timeout=30), finish([host] + bots, 1)
+    host.send_signal(signal.SIGKILL)
+    host.wait(timeout=10)
+    assert records(first_log(lan, 0)) < FULL
+    old = lan.addrs[0]
+    lan.set_addr(0, lan.addr(0, host=100))
+    assert lan.addrs[0] != old
+    resumed = lan.easel(0, "resume", first_log(lan, 0).parent, "--level", "random")
+    results = finish([resumed] + bots)
+    assert_all_finished(results, 3)
+    logs = [first_log(lan, k) for k in range(3)]
+    assert_same_logs(logs, FULL)
+    from core.events import parse_genesis
+    from p2p.node import load_roster
+
+    genesis = parse_genesis(parse_log(logs[0].read_bytes()).entries[0])
+    assert genesis.doc["names"][0] == "Ann" and sorted(genesis.doc["names"][1:]) == ["Bo", "Cy"]
+    r = subprocess.run([sys.executable, "-m", "cli", "audit", "--json", str(logs[1])], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert json.loads(r.stdout)["names"] == genesis.doc["names"]
+    # the others learnt the host's new address: their own resume would dial it there
+    for k in (1, 2):
+        _, roster = load_roster(logs[k].parent)
+        assert roster["addrs"][0][0] == lan.addrs[0], roster["addrs"]
