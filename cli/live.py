@@ -219,7 +219,7 @@ def open_store(genesis, roster) -> GameStore:
 
 
 async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: str | None, ui=None, bind: str | None = None,
-                   watch=None, notes: tuple | list = (), dial_back: bool = False) -> GameNode:
+                   watch=None, notes: tuple | list = (), dial_back: bool = False, spectators: bool = True) -> GameNode:
     """Play our seat until the game is over.  ``watch(node)``: an extra task (e.g. watching local bots);
     ``notes``: lines shown to the player as alerts from the start."""
     store = open_store(genesis, roster)
@@ -240,6 +240,7 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
             on_change=(lambda n: ui_update(ui, n)) if ui else None,
             games=registry,
             dial_back=dial_back,
+            spectators=spectators,
         )
         if seed is not None:
             log.warning("seat %d: %s", seat, UNSAFE_SEED_ALERT)
@@ -277,7 +278,8 @@ def ui_update(ui, node: GameNode) -> None:
     doc = node.genesis.doc
     silence = silence_lines(seat_names(doc), dict(node.silent_since), node.seat, float(doc.get("timeout", 60)), t.over,
                             str(node.store.dir))
-    ui.update(t, list(node.alerts) + silence, "%d/%d peers connected" % (len(node.conns) + 1, len(node.keys)),
+    watching = ", %d watching" % node.watching if getattr(node, "watching", 0) else ""
+    ui.update(t, list(node.alerts) + silence, "%d/%d peers connected%s" % (len(node.conns) + 1, len(node.keys), watching),
               waiting=list(node.peer.waiting()), cut=node.peer.cut_moves)
 
 
@@ -658,11 +660,13 @@ async def host_main(args, ui_factory=None) -> int:
     try:
         if args.auto:
             decide = bot_decider(game_name, args.auto, args.seed)
-            node = await run_node(identity, genesis, roster, decide, timeout=args.timeout, seed=args.seed, bind=bind, watch=watch)
+            node = await run_node(identity, genesis, roster, decide, timeout=args.timeout, seed=args.seed, bind=bind, watch=watch,
+                                  spectators=not getattr(args, "no_spectators", False))
             return report(node)
         ui = ui_factory(node_seat=0) if ui_factory else None
         decide = ui.decide if ui else None
-        node = await run_node(identity, genesis, roster, decide, timeout=args.timeout, seed=args.seed, ui=ui, bind=bind, watch=watch)
+        node = await run_node(identity, genesis, roster, decide, timeout=args.timeout, seed=args.seed, ui=ui, bind=bind, watch=watch,
+                              spectators=not getattr(args, "no_spectators", False))
         if others_at_table(node, bots):
             node.local_bots = bots
         return report(node, interactive=ui is not None)
@@ -839,7 +843,8 @@ async def reach_table(host: str, port: int, identity, play_port: int, *, name: s
 
 
 async def join_main(host: str, port: int, decide_factory, *, seed: str | None, name: str, ui_factory=None,
-                    expect_fp: str | None = None, progress: bool | None = None, about: dict | None = None) -> int:
+                    expect_fp: str | None = None, progress: bool | None = None, about: dict | None = None,
+                    spectators: bool = True) -> int:
     """Join a table; ``progress`` (default: for a person, or on a terminal) shows "connecting to ..." meanwhile."""
     identity = identity_or_exit()
     loop = host in ("127.0.0.1", "localhost", "::1")
@@ -865,7 +870,8 @@ async def join_main(host: str, port: int, decide_factory, *, seed: str | None, n
     seat = genesis.doc["seats"].index(identity.public)
     ui = ui_factory(node_seat=seat) if ui_factory else None
     decide = decide_factory(genesis.doc["game"]) if decide_factory else ui.decide
-    node = await run_node(identity, genesis, roster, decide, timeout=float(genesis.doc.get("timeout", 60)), seed=seed, ui=ui, bind=bind)
+    node = await run_node(identity, genesis, roster, decide, timeout=float(genesis.doc.get("timeout", 60)), seed=seed, ui=ui, bind=bind,
+                          spectators=spectators)
     return report(node, interactive=ui is not None)
 
 
@@ -908,7 +914,8 @@ async def resume_main(args, ui_factory=None) -> int:
             await watch_bots(node, bots)
 
         node = await run_node(identity, genesis, roster, decide, timeout=float(genesis.doc.get("timeout", 60)), seed=args.seed,
-                              ui=ui, bind=bind, watch=watch if bots else None, notes=notes, dial_back=True)
+                              ui=ui, bind=bind, watch=watch if bots else None, notes=notes, dial_back=True,
+                              spectators=not getattr(args, "no_spectators", False))
         if others_at_table(node, bots):
             node.local_bots = bots
         return report(node, interactive=ui is not None)
@@ -945,6 +952,82 @@ async def list_tables(wait: float) -> int:
     for ad in ads:
         print("%-10s %d/%d free  host %s  at %s:%d" % (ad.game, ad.free, ad.seats, ad.fingerprint, ad.host, ad.port))
     return EXIT_OK
+
+
+# ----------------------------------------------------------------------------- watch
+def watch_targets(target: str) -> list[tuple[str, int]]:
+    """``easel watch``'s target: HOST:PORT (a seat's play address), or a game directory (a game we
+    played, or left): every other seat's address from its roster."""
+    d = Path(target)
+    if d.is_dir():
+        try:
+            genesis, roster = load_roster(d)
+        except (OSError, ValueError, KeyError) as exc:
+            raise UsageError("%s is not a game directory: %s" % (d, exc)) from None
+        try:
+            me = load_or_create().public
+        except (IdentityError, OSError):
+            me = None
+        out = [(a[0] or "127.0.0.1", int(a[1])) for k, a in zip(genesis.doc["seats"], roster["addrs"]) if k != me]
+        if not out:
+            raise UsageError("that game has no other seat to watch through")
+        return out
+    return [parse_hostport(target)]
+
+
+async def watch_main(args, ui_factory=None) -> int:
+    """Follow a live table read-only: with the game's screen (a terminal), or headless (``--json``)."""
+    from p2p.watch import WatchError, watch
+
+    targets = watch_targets(args.target)
+    ui = ui_factory(node_seat=None) if ui_factory else None
+    got = None
+    errors = []
+    first_view: list = []
+
+    def changed(w) -> None:
+        if w.first and not first_view:
+            first_view.append((w.first, w.table.view(None)))
+        if ui is not None and w.table is not None:
+            ui.update(w.table, [], "spectator: %d watching; read-only, Ctrl-C or q leaves" % max(1, w.watching), waiting=None)
+
+    async def follow() -> None:
+        nonlocal got
+        for host, port in targets:
+            try:
+                got = await watch(host, port, changed, games=registry)
+                return
+            except WatchError as exc:
+                errors.append(str(exc))
+        raise UsageError("; ".join(errors))
+
+    if ui is None:
+        await follow()
+    else:
+        async with trio.open_nursery() as n:
+            async def watch_ui():
+                await ui.run()
+                n.cancel_scope.cancel()
+
+            n.start_soon(watch_ui)
+            await follow()
+            ui.update(got.table, [], "game over - q quits", waiting=[])
+            await trio.sleep_forever()
+    t = got.table
+    if args.log:
+        from core.logfile import LOG_MAGIC, encode_record
+
+        try:
+            Path(args.log).parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(Path(args.log), LOG_MAGIC + b"".join(encode_record(e) for e in got.entries))
+        except OSError as exc:
+            raise UsageError("cannot write %s: %s" % (args.log, exc.strerror or exc)) from None
+    if args.json:
+        first, view = first_view[0] if first_view else (got.first, None)
+        print(json.dumps(jsonable({"entries": len(got.entries), "first": first, "first_view": view, "head": t.head,
+                                   "over": t.over, "view": t.view(None), "result": t.result(), "watching": got.watching,
+                                   "names": t.genesis.doc.get("names")}), sort_keys=True))
+    return EXIT_OK if t.over else EXIT_INVALID
 
 
 # ----------------------------------------------------------------------------- demo
@@ -1087,15 +1170,21 @@ def dispatch(args) -> int:
             if why:
                 raise UsageError("--name %r %s (1 to 48 bytes of printable text)" % (args.name, why))
             return trio.run(lambda: join_main(host, port, lambda g: bot_decider(g, args.level, args.seed), seed=args.seed, name=args.name,
-                                              about={"bot": args.level or "default"}))
+                                              about={"bot": args.level or "default"}, spectators=not args.no_spectators))
         if args.cmd == "join":
             if not args.address:
                 return trio.run(list_tables, args.wait)
             host, port = parse_hostport(args.address)
             name = player_name(args.name, interactive=True)
-            return trio.run(lambda: join_main(host, port, None, seed=None, name=name, ui_factory=ui_factory_for()))
+            return trio.run(lambda: join_main(host, port, None, seed=None, name=name, ui_factory=ui_factory_for(),
+                                              spectators=not args.no_spectators))
         if args.cmd == "resume":
             return trio.run(resume_main, args, ui_factory_for(unsafe=unsafe))
+        if args.cmd == "watch":
+            watch_targets(args.target)
+            if not args.json:
+                need_terminal()
+            return trio.run(watch_main, args, None if args.json else ui_factory_for("Easel - watching"))
     except StoreError as exc:
         print("easel: %s" % exc, file=sys.stderr)
         return EXIT_INVALID
@@ -1108,5 +1197,5 @@ def _play_args(args):
     return argparse.Namespace(
         game=args.game, players=args.players, bots=args.players - 1, port=0, options=args.options, level=args.level,
         auto=None, timeout=args.timeout, seed=None, unsafe_seed=False, bind="127.0.0.1", no_advertise=True, quiet=True,
-        name=args.name,
+        name=args.name, no_spectators=args.no_spectators,
     )

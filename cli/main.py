@@ -295,6 +295,11 @@ def build_parser() -> argparse.ArgumentParser:
                             "of printable text (default: the one you gave the first time, kept in <home>/profile.json; "
                             "asked once on a terminal, else your user name)")
 
+    def spectator_flag(p) -> None:
+        p.add_argument("--no-spectators", action="store_true",
+                       help="refuse spectators at this seat (easel watch through another seat still works; "
+                            "each seat decides for itself)")
+
     def add(name: str, help: str, description: str | None = None, epilog: str | None = None):
         return sub.add_parser(name, help=help, description=description or help[:1].upper() + help[1:] + ".",
                               epilog=epilog, formatter_class=raw)
@@ -303,6 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
             epilog="The other seats are bot processes on this machine; it needs a terminal.")
     table_flags(p, 300.0, "you included")
     name_flag(p)
+    spectator_flag(p)
 
     p = add("host", "open a table on the LAN for people (easel join) and bots (easel bot --join)",
             epilog="It prints the lobby's port; the others join with easel join HOST:PORT (or find it on the LAN).")
@@ -316,6 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bind", default=None, help=argparse.SUPPRESS)
     p.add_argument("--no-advertise", action="store_true", help=argparse.SUPPRESS)
     name_flag(p)
+    spectator_flag(p)
 
     p = add("join", "list the tables open on the LAN, or join HOST:PORT",
             epilog="Joining shows \"connecting to HOST:PORT...\" with the attempts and the time so far until the "
@@ -325,6 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--wait", type=float, default=3.0, metavar="SECONDS",
                    help="seconds to browse the LAN for open tables, when no HOST:PORT is given (default: 3)")
     name_flag(p)
+    spectator_flag(p)
 
     p = add("bot", "a bot peer that joins a table and plays one seat")
     p.add_argument("--join", required=True, metavar="HOST:PORT", help="the table's lobby address (required)")
@@ -333,6 +341,7 @@ def build_parser() -> argparse.ArgumentParser:
     seed_flags(p)
     p.add_argument("--name", default="bot", metavar="TEXT",
                    help="the bot's name at the table, 1 to 48 bytes of printable text (default: bot)")
+    spectator_flag(p)
 
     p = add("resume", "continue a game from its directory (after a crash or a quit)",
             epilog="It also restarts the bots easel play started for that game.")
@@ -340,7 +349,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the game's directory, <home>/games/<game id> (the one holding its log and roster)")
     p.add_argument("--level", default=None, metavar="LEVEL",
                    help="play our seat with this bot level instead of you in the UI (one of: %s)" % ", ".join(all_levels()))
+    spectator_flag(p)
     seed_flags(p)
+
+    p = add("watch", "follow a live table read-only, as a spectator (no hand, no sealed move, no vote)",
+            epilog="TARGET is a seat's play address HOST:PORT (a seat's screen shows it), or the directory of a game\n"
+                   "you played or left (<home>/games/<game id>): it then follows the table through the other seats.")
+    p.add_argument("target", metavar="TARGET", help="HOST:PORT of a seat, or a game directory")
+    p.add_argument("--json", action="store_true",
+                   help="no screen: follow to the end, then print one JSON line (entries, first, first_view, head, "
+                        "over, view, result, watching, names)")
+    p.add_argument("--log", default=None, metavar="FILE",
+                   help="also write the verified log received to FILE (easel audit/show/replay read it)")
 
     p = add("demo", "a headless game: every seat a bot in its own process",
             epilog="A demo is repeatable: every salt and random draw comes from --seed, so nothing sealed is secret.")

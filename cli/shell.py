@@ -428,8 +428,6 @@ def _title_text(title: str, snap: Snapshot | None, screen: Screen, ctx: Context,
             parts.append("you are %s (seat %d)" % (snap.names[snap.seat], snap.seat))
         else:
             parts.append("you are seat %d" % snap.seat)
-        if snap.watching:
-            parts.append("%d watching" % snap.watching)
         if snap.over:
             parts.append("game over")
         parts += screen.title_parts(ctx)

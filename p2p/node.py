@@ -30,13 +30,13 @@ from typing import Any, Awaitable, Callable
 import trio
 
 import core.games
-from core.encoding import decode, encode
+from core.encoding import CanonicalError, decode, encode
 from core.events import Genesis, entry_id, parse_genesis
 
 from . import tls
 from .framing import ConnectionClosed, FrameError, FrameTimeout, FramedStream
 from .limits import DEFAULT as DEFAULT_LIMITS
-from .limits import Limits, RateLimitedLog, TokenBucket
+from .limits import SPECTATOR_KEEPALIVE, Limits, RateLimitedLog, TokenBucket
 from .protocol import (
     Alert,
     Broadcast,
@@ -146,6 +146,7 @@ class GameNode:
         games: Any = core.games,
         limits: Limits | None = None,
         dial_back: bool = False,
+        spectators: bool = True,
     ) -> None:
         self.identity = identity
         # a resumed seat also dials the seats after it (protocol.md §9.4): it may have come back at an
@@ -217,7 +218,11 @@ class GameNode:
         self.host = bind_host or addr[0]
         self.port = addr[1]
         certs = list(roster["certs"])
-        self.server_ctx = tls.server_context(identity, certs)
+        # spectators (protocol.md §9.8): anonymous TLS clients that follow the log read-only
+        self.spectators = spectators
+        self.watching = 0
+        self._log_grew = trio.Event()
+        self.server_ctx = tls.server_context(identity, certs, spectators=spectators)
         self.client_ctx = tls.client_context(identity, certs)
 
     # ------------------------------------------------------------------ effects
@@ -246,12 +251,16 @@ class GameNode:
                 self.store.spool.append(eff.entries, sync=False)
             elif isinstance(eff, WriteLog):
                 self.store.log.append(eff.entries, sync=False)
+                self._log_grew.set()
+                self._log_grew = trio.Event()
                 if self._trace is not None:
                     self._trace.append(("apply", [entry_id(raw) for raw in eff.entries], time.monotonic(), time.process_time()))
             elif isinstance(eff, TruncateLog):
                 # the cut entries were just re-spooled (unsynced): make that durable first
                 self.store.sync()
                 self.store.log.truncate(eff.count)
+                self._log_grew.set()
+                self._log_grew = trio.Event()
             elif isinstance(eff, WriteSecret):
                 self.store.put_secret(eff.phase, eff.value, eff.salt, sync=False)
             elif isinstance(eff, Disconnect):
@@ -416,6 +425,9 @@ class GameNode:
 
     async def _handle_incoming(self, stream: trio.SSLStream) -> None:
         key = tls.peer_public_key(stream)
+        if key is None and self.spectators:
+            await self._serve_spectator(FramedStream(stream))
+            return
         if key is None or key not in self.keys or key == self.identity.public:
             self._rl.note("SEAT_KEY", "key", "seat %d: refused a connection from a key that holds no seat", self.seat)
             return
@@ -426,6 +438,68 @@ class GameNode:
                 return
             self._learn_address(seat, stream)
         await self._run_conn(key, FramedStream(stream))
+
+    async def _serve_spectator(self, fs: FramedStream) -> None:
+        """A spectator (protocol.md §9.8): after its ["watch", 1], send it our log from the genesis on and
+        every entry we place, and ["watching", n] at least every SPECTATOR_KEEPALIVE s. It sends nothing
+        more; it never slows us: a frame it does not take within FRAME_DEADLINE drops it."""
+        lim = self.limits
+        try:
+            with trio.fail_after(lim.frame_deadline):
+                msg = decode(await fs.receive(idle=lim.frame_deadline, frame=lim.frame_deadline))
+        except (ConnectionClosed, FrameError, CanonicalError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError):
+            return
+        if not (isinstance(msg, list) and len(msg) == 2 and msg[0] == "watch" and type(msg[1]) is int and msg[1] == 1):
+            self._rl.note("SPECTATOR", "spectator", "seat %d: refused a spectator: not a watch request", self.seat)
+            return
+        if self.watching >= lim.max_spectators:
+            self._rl.note("MAX_SPECTATORS", "spectator", "seat %d: refused a spectator: %d watch already", self.seat, self.watching)
+            with trio.move_on_after(lim.frame_deadline):
+                try:
+                    await fs.send(encode(["refused", "this seat already has %d spectators" % self.watching]))
+                except Exception:
+                    pass
+            return
+        self.watching += 1
+        self._changed()
+        try:
+            async with trio.open_nursery() as n:
+
+                async def silent() -> None:
+                    # a spectator sends nothing after its request: any frame (or its leaving) ends it
+                    try:
+                        await fs.receive()
+                    except Exception:
+                        pass
+                    n.cancel_scope.cancel()
+
+                n.start_soon(silent)
+                sent = 0
+                told = -1
+                last = trio.current_time()
+                while True:
+                    entries = self.peer.log_entries
+                    if len(entries) < sent:
+                        break           # our log was cut back (a repair): the spectator starts again
+                    grew = self._log_grew
+                    with trio.fail_after(lim.frame_deadline):
+                        while sent < len(entries):
+                            await fs.send(encode(["genesis" if sent == 0 else "entry", entries[sent]]))
+                            sent += 1
+                        now = trio.current_time()
+                        if told != self.watching or now - last >= SPECTATOR_KEEPALIVE:
+                            told, last = self.watching, now
+                            await fs.send(encode(["watching", self.watching]))
+                    if self.done.is_set() and sent >= len(self.peer.log_entries):
+                        break
+                    with trio.move_on_after(SPECTATOR_KEEPALIVE):
+                        await grew.wait()
+                n.cancel_scope.cancel()
+        except (ConnectionClosed, FrameError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+        finally:
+            self.watching -= 1
+            self._changed()
 
     def _learn_address(self, seat: int, stream) -> None:
         """A seat before ours dialled us: it is where it dialled from (at its roster port). Keep that in

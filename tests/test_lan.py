@@ -356,3 +356,53 @@ def test_three_by_name_the_host_quits_mid_game_and_resumes_from_another_address(
     for k in (1, 2):
         _, roster = load_roster(logs[k].parent)
         assert roster["addrs"][0][0] == lan.addrs[0], roster["addrs"]
+
+
+def _show(path: Path, *args) -> dict:
+    r = subprocess.run([sys.executable, "-m", "cli", "show", str(path), *map(str, args)], cwd=ROOT, capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+@pytest.mark.parametrize("lan", [4], indirect=True)
+def test_a_spectator_joins_a_modern_art_table_mid_game_and_sees_exactly_the_public_view(lan):
+    """Machine 3 holds no seat: it watches through seat 1's play address from the middle of the game on.
+    It gets the signed log (verified entry by entry), its view is the public one `easel show` gives (no
+    `--as`), never a seat's hand, and the seats count it."""
+    faults = "reorder=1,delay=0.05,seed=%d"
+    host = lan.easel(0, "host", "--game", "modern-art", "--players", 3, "--auto", "random", "--timeout", 60, "--no-advertise",
+                     "--name", "Ann", faults=faults % 40)
+    port = host_port(host)
+    bots = [lan.easel(k, "bot", "--join", "%s:%d" % (lan.addrs[0], port), "--level", "random", "--name", name,
+                      faults=faults % (40 + k)) for k, name in ((1, "Bo"), (2, "Cy"))]
+    assert wait_for(lambda: records(first_log(lan, 1)) >= 30 and (first_log(lan, 1).parent / "roster").exists(), timeout=40), \
+        finish([host] + bots, 1)
+    from p2p.node import load_roster
+
+    genesis, roster = load_roster(first_log(lan, 1).parent)
+    me = seat_of(lan, 1)
+    addr = "%s:%d" % (lan.addrs[1], roster["addrs"][me][1])
+    out = lan.homes[3] / "watched.log"
+    spectator = lan.easel(3, "watch", addr, "--json", "--log", out)
+    results = finish([host] + bots + [spectator])
+    assert_all_finished(results[:3], 3)
+    rc, so, se = results[3]
+    assert rc == 0 and "Traceback" not in se, se[-2000:]
+    seen = json.loads(so.strip().splitlines()[-1])
+    logs = [first_log(lan, k) for k in range(3)]
+    assert_same_logs(logs + [out])                   # the spectator's verified log is the table's, byte for byte
+    assert seen["over"] is True and seen["entries"] == records(logs[0])
+    assert 1 < seen["first"] < seen["entries"], "the spectator came in mid-game"
+    assert seen["names"] == genesis.doc["names"]
+    assert seen["watching"] >= 1                      # the seat it watched through counted it
+    # exactly the public view, when it came in and at the end
+    at = seen["first"] - 1
+    assert seen["first_view"] == _show(out, "--at", at)["view"] == _show(logs[0], "--at", at)["view"]
+    assert seen["view"] == _show(logs[0])["view"]
+    # and never a hand: what a seat's own view holds beyond the public one (its cards) the spectator never got
+    for s in range(3):
+        own = _show(logs[s], "--at", at, "--as", seat_of(lan, s))["view"]
+        private = set(own) - set(seen["first_view"])
+        assert private, "a seat's view shows it something the public view does not (its hand)"
+        assert not private & set(seen["view"])

@@ -223,7 +223,6 @@ class Snapshot:
     moves_tail: tuple = ()      # ((number, seat, action), ...): the last moves applied, oldest first
     prev_view: Any = None       # the view before the latest step that applied moves (None: unknown)
     names: tuple = ()           # every seat's display name (core.events.seat_names), () if the genesis has none
-    watching: int = 0           # spectators following the table
 
 
 @dataclass(frozen=True)
