@@ -265,7 +265,8 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
 
                 nursery.start_soon(watch_ui)
                 await node.done.wait()
-                ui.update(node.peer.table, node.alerts, "game over - q quits", waiting=[])
+                ui.update(node.peer.table, node.alerts, "game over - q quits; again with the same seats: easel again %s" % store.dir,
+                          waiting=[])
                 # keep the UI open until the player quits
                 await trio.sleep_forever()
     finally:
@@ -612,7 +613,8 @@ async def host_main(args, ui_factory=None) -> int:
     try:
         ht = HostedTable(identity, game_name, args.players, options, play_port, "" if bind == "0.0.0.0" else bind,
                          timeout=args.timeout, games=registry, name=getattr(args, "name", None) or "host",
-                         about={"bot": args.auto} if getattr(args, "auto", None) else {})
+                         about={"bot": args.auto} if getattr(args, "auto", None) else {},
+                         previous=getattr(args, "previous", None), order=getattr(args, "order", None))
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     bots: list[LocalBot] = []
@@ -807,7 +809,8 @@ class Connecting:
 
 
 async def reach_table(host: str, port: int, identity, play_port: int, *, name: str, expect_fp: str | None,
-                      progress: Connecting | None, patience: float = CONNECT_PATIENCE, about: dict | None = None):
+                      progress: Connecting | None, patience: float = CONNECT_PATIENCE, about: dict | None = None,
+                      previous: bytes | None = None):
     """``p2p.lobby.join``, retried until the lobby answers (at most ``patience`` seconds), then waited on until
     the table is sealed (as long as it takes: the others may take their time to join)."""
     deadline = trio.current_time() + patience
@@ -829,7 +832,7 @@ async def reach_table(host: str, port: int, identity, play_port: int, *, name: s
             try:
                 return await join(host, port, identity, play_port, name=name, expect_fingerprint=expect_fp,
                                   games=registry, on_seated=on_seated, about=about,
-                                  on_seats=progress.on_seats if progress is not None else None)
+                                  on_seats=progress.on_seats if progress is not None else None, previous=previous)
             except OSError as exc:
                 if trio.current_time() + RETRY_PAUSE > deadline:
                     raise UsageError("cannot reach %s:%d after %d attempt(s) in %.0f s: %s" % (
@@ -844,7 +847,7 @@ async def reach_table(host: str, port: int, identity, play_port: int, *, name: s
 
 async def join_main(host: str, port: int, decide_factory, *, seed: str | None, name: str, ui_factory=None,
                     expect_fp: str | None = None, progress: bool | None = None, about: dict | None = None,
-                    spectators: bool = True) -> int:
+                    spectators: bool = True, previous: bytes | None = None, patience: float = CONNECT_PATIENCE) -> int:
     """Join a table; ``progress`` (default: for a person, or on a terminal) shows "connecting to ..." meanwhile."""
     identity = identity_or_exit()
     loop = host in ("127.0.0.1", "localhost", "::1")
@@ -858,7 +861,7 @@ async def join_main(host: str, port: int, decide_factory, *, seed: str | None, n
             if shown is not None:
                 nursery.start_soon(shown.tick)
             genesis, roster = await reach_table(host, port, identity, play_port, name=name, expect_fp=expect_fp, progress=shown,
-                                                about=about if about is not None else {})
+                                                about=about if about is not None else {}, previous=previous, patience=patience)
             nursery.cancel_scope.cancel()
     finally:
         if shown is not None:
@@ -952,6 +955,72 @@ async def list_tables(wait: float) -> int:
     for ad in ads:
         print("%-10s %d/%d free  host %s  at %s:%d" % (ad.game, ad.free, ad.seats, ad.fingerprint, ad.host, ad.port))
     return EXIT_OK
+
+
+# ----------------------------------------------------------------------------- again (a rematch)
+AGAIN_PATIENCE = 120.0   # s a seat keeps knocking at the old host's door for the rematch lobby
+
+
+def again_args(args):
+    """``easel again GAME_DIR``: what the rematch needs from the finished game (checked before anything starts)."""
+    identity = identity_or_exit()
+    d = Path(args.dir)
+    try:
+        genesis, roster = load_roster(d)
+    except (OSError, ValueError, KeyError) as exc:
+        raise UsageError("%s is not a game directory: %s" % (d, exc)) from None
+    seats = genesis.doc["seats"]
+    if identity.public not in seats:
+        raise UsageError("this identity holds no seat in that game")
+    try:
+        from core.logfile import parse as parse_log
+
+        from core.table import replay
+
+        over = replay(parse_log((d / "log").read_bytes()).entries, registry).over
+    except Exception:
+        over = False
+    if not over:
+        raise UsageError("that game is not over (easel resume %s continues it)" % d)
+    if args.level:
+        check_level(game_or_exit(genesis.doc["game"]), args.level)
+    return identity, d, genesis, roster
+
+
+async def again_main(args, ui_factory=None) -> int:
+    """A rematch: the same seats, names, game and options, a new genesis whose ``previous`` is the game before.
+
+    The old game's seat 0 hosts the rematch lobby on its old play port and restarts its own bots into it;
+    every other seat dials it there (nobody types an address) and is let in only with its old key."""
+    identity, d, genesis, roster = again_args(args)
+    doc = genesis.doc
+    seats = doc["seats"]
+    seat = seats.index(identity.public)
+    names = doc.get("names")
+    name = names[seat] if isinstance(names, list) else player_name(None, interactive=False)
+    if seat == 0:
+        records = read_bots_file(d)
+        levels = {r["level"] for r in records}
+        ns = argparse_namespace(
+            game=doc["game"], players=len(seats), options=dict(doc["config"]), level=args.level or (levels.pop() if len(levels) == 1 else None),
+            auto=args.level, timeout=int(doc.get("timeout", 60)), seed=None, unsafe_seed=False,
+            bind=resume_bind(roster["addrs"][0][0]), no_advertise=True, quiet=False, name=name,
+            no_spectators=args.no_spectators, bots=len(records), port=int(roster["addrs"][0][1]),
+            previous=genesis.game_id, order=list(seats))
+        if ns.level is None:
+            ns.level = check_level(game_or_exit(doc["game"]), None)
+        return await host_main(ns, None if args.level else ui_factory)
+    host, port = roster["addrs"][0]
+    ui = None if args.level else ui_factory
+    return await join_main(host or "127.0.0.1", int(port), (lambda g: bot_decider(g, args.level, None)) if args.level else None,
+                           seed=None, name=name, ui_factory=ui, spectators=not args.no_spectators, previous=genesis.game_id,
+                           patience=AGAIN_PATIENCE)
+
+
+def argparse_namespace(**kw):
+    import argparse
+
+    return argparse.Namespace(**kw)
 
 
 # ----------------------------------------------------------------------------- watch
@@ -1180,6 +1249,11 @@ def dispatch(args) -> int:
                                               spectators=not args.no_spectators))
         if args.cmd == "resume":
             return trio.run(resume_main, args, ui_factory_for(unsafe=unsafe))
+        if args.cmd == "again":
+            again_args(args)
+            if not args.level:
+                need_terminal()
+            return trio.run(again_main, args, None if args.level else ui_factory_for())
         if args.cmd == "watch":
             watch_targets(args.target)
             if not args.json:

@@ -352,6 +352,15 @@ def build_parser() -> argparse.ArgumentParser:
     spectator_flag(p)
     seed_flags(p)
 
+    p = add("again", "play again with the same seats, names, game and options once a game is over (a rematch)",
+            epilog="Every seat that wants to play again runs it on its finished game's directory. The old host (seat 0)\n"
+                   "opens the rematch on its old play port and restarts its bots; the others find it there. The new\n"
+                   "game's genesis names the game before (previous).")
+    p.add_argument("dir", metavar="GAME_DIR", help="the finished game's directory, <home>/games/<game id>")
+    p.add_argument("--level", default=None, metavar="LEVEL",
+                   help="play our seat with this bot level instead of you in the UI (one of: %s)" % ", ".join(all_levels()))
+    spectator_flag(p)
+
     p = add("watch", "follow a live table read-only, as a spectator (no hand, no sealed move, no vote)",
             epilog="TARGET is a seat's play address HOST:PORT (a seat's screen shows it), or the directory of a game\n"
                    "you played or left (<home>/games/<game id>): it then follows the table through the other seats.")

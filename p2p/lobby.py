@@ -114,6 +114,8 @@ class HostedTable:
     name: str = "host"              # the host's own seat name
     about: dict = field(default_factory=dict)   # the host's own seat: {} a person, {"bot": level} a bot
     reserved: dict = field(default_factory=dict)  # key -> level: bots this host started, their seats held for them
+    previous: bytes | None = None   # a rematch: the game id it follows (genesis ``previous``) ...
+    order: list | None = None       # ... and its seat keys in order: only they may join, and keep their seats' order
     version: int = 0                                 # counts changes of the seats (for the ``seats`` messages)
     changed: trio.Event = field(default_factory=trio.Event)
 
@@ -263,6 +265,8 @@ class HostedTable:
             raise LobbyError("join request not signed by its key")
         if any(s.key == key for s in self.seats):
             raise LobbyError("that key already holds a seat")
+        if self.order is not None and key not in self.order:
+            raise LobbyError("this table is a rematch: only the seats of the game before may join")
         if (self.open_seats if key in self.reserved else self.free) <= 0:
             raise LobbyError("the table is full")
         peer_ip = stream.transport_stream.socket.getpeername()[0]
@@ -275,6 +279,9 @@ class HostedTable:
     async def seal(self) -> tuple[Genesis, dict]:
         """Once full: collect every seat's signature on the genesis document."""
         await self.full.wait()
+        if self.order is not None:
+            # a rematch: the seats of the game before, in its order (the host stays first)
+            self.seats[1:] = sorted(self.seats[1:], key=lambda s: self.order.index(s.key))
         doc = {
             "game": self.game,
             "config": self.config,
@@ -283,6 +290,8 @@ class HostedTable:
             "timeout": int(self.timeout),
             "names": [s.name for s in self.seats],
         }
+        if self.previous is not None:
+            doc["previous"] = self.previous
         roster = {"certs": [s.cert for s in self.seats], "addrs": [s.addr for s in self.seats]}
         gid = game_id_of(doc)
         sigs = [self.identity.sign(genesis_sign_msg(gid))]
@@ -322,6 +331,7 @@ async def join(
     games: Any = registry,
     about: dict | None = None,
     on_seats=None,
+    previous: bytes | None = None,
 ) -> tuple[Genesis, dict]:
     """Join a hosted table and return (genesis, roster) once it is sealed.
 
@@ -364,6 +374,8 @@ async def join(
             elif isinstance(msg, list) and msg and msg[0] == "sign" and len(msg) == 3:
                 doc, roster = msg[1], msg[2]
                 _check_doc(doc, roster, identity, seat, game, table, games, name)
+                if previous is not None and doc.get("previous") != previous:
+                    raise LobbyError("this table is not the rematch of our game")
                 await fs.send(encode(["signature", identity.sign(genesis_sign_msg(game_id_of(doc)))]))
             elif isinstance(msg, list) and msg and msg[0] == "genesis" and len(msg) == 3:
                 from core.events import parse_genesis

@@ -406,3 +406,30 @@ def test_a_spectator_joins_a_modern_art_table_mid_game_and_sees_exactly_the_publ
         private = set(own) - set(seen["first_view"])
         assert private, "a seat's view shows it something the public view does not (its hand)"
         assert not private & set(seen["view"])
+
+
+def test_a_rematch_gives_a_second_valid_log_linked_to_the_first(lan):
+    """After a game over, each machine runs `easel again` on its finished game: the old host opens the
+    rematch where its old game was, the others find it there, and a second game with the same seats in the
+    same order, the same names and options is played; its genesis names the first game."""
+    host, bots = start_three(lan, 50)
+    assert_all_finished(finish([host] + bots), 3)
+    first = [first_log(lan, k) for k in range(3)]
+    assert_same_logs(first, FULL)
+    from core.events import parse_genesis
+
+    g1 = parse_genesis(parse_log(first[0].read_bytes()).entries[0])
+    # the joiners may ask before the old host is listening: they keep knocking (nobody types an address)
+    again = [lan.easel(k, "again", first[k].parent, "--level", "random") for k in (1, 2, 0)]
+    assert_all_finished(finish(again), 3)
+    second = []
+    for k in range(3):
+        logs = [p for p in lan.logs(k) if p != first[k]]
+        assert len(logs) == 1, lan.logs(k)
+        second.append(logs[0])
+    assert_same_logs(second, FULL)
+    g2 = parse_genesis(parse_log(second[0].read_bytes()).entries[0])
+    assert g2.doc["previous"] == g1.game_id != g2.game_id
+    assert g2.doc["seats"] == g1.doc["seats"] and g2.doc["names"] == g1.doc["names"]
+    assert g2.doc["config"] == g1.doc["config"] and g2.doc["game"] == g1.doc["game"]
+    assert_same_logs(first)                       # the first game's logs are untouched
