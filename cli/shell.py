@@ -689,7 +689,7 @@ class _BaseUI:
             over = _named(screen.game_over_lines(ctx, width), names)
             if over:
                 lines += over + [[]]
-        lines += _named(screen.middle_lines(ctx, width), names)
+        lines += screen.middle_lines(ctx, width)      # left as drawn: names would break its boxes and columns
         log = self._log_lines()
         lines.append([("class:header", "Event log"), ("class:label", " (newest first)")])
         if not log:
