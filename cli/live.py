@@ -122,11 +122,12 @@ def bot_decider(game_name: str, level: str | None, seed: str | None):
     bot = game.bots[check_level(game, level)]()
     base = seed.encode() if seed is not None else os.urandom(32)
 
-    async def decide(view, seat, peer):
-        rng = Rng(dhash("bot", base, seat, peer.table.phase), "bot")
+    async def decide(d):
+        rng = Rng(dhash("bot", base, d.seat, d.phase), "bot")
         # think in a worker thread so the node keeps relaying and placing events meanwhile
-        return await trio.to_thread.run_sync(bot.choose, view, seat, rng)
+        return await trio.to_thread.run_sync(bot.choose, d.view, d.seat, rng)
 
+    decide.takes_decision = True     # GameNode hands it a p2p.node.Decision, not the Peer
     return decide
 
 

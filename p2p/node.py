@@ -54,6 +54,37 @@ from .store import GameStore, StoreError
 log = logging.getLogger("easel.node")
 
 Decider = Callable[[Any, int, Peer], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a decider needs to choose our seat's action, handed over instead of the whole Peer.
+
+    ``view``: the game's view for ``seat`` (with our seat secret); ``phase``: the table step it is
+    for; ``game`` and ``state``: the engine and its immutable state (for checks and legal actions);
+    ``secret``: our seat's secret (None in games without one); ``deadline``: when the step times
+    out on our clock (trio.current_time()), or, before our step clock has started, now plus the
+    step's time (an estimate: the vote happens on the other seats' clocks)."""
+
+    view: Any
+    seat: int
+    phase: int
+    game: Any
+    state: Any
+    secret: bytes | None
+    deadline: float | None
+
+
+def decision_of(peer: Peer, seat: int, now: float) -> Decision:
+    """The Decision for ``seat`` at the peer's open step."""
+    t = peer.table
+    secrets = getattr(t, "secrets", None)
+    secret = secrets.get(seat) if isinstance(secrets, dict) else None
+    at = peer.deadline()
+    if at is None and t.step is not None:
+        at = now + float(peer.step_timeout(t.step))
+    return Decision(view=t.view(seat), seat=seat, phase=t.phase, game=t.game, state=t.state,
+                    secret=secret if isinstance(secret, bytes) else None, deadline=at)
 MIN_SLEEP = 0.002          # s: the ticker never wakes more often than this (a guard; the peer says when)
 QUEUE = 4096
 TRACE_FLUSH = 1.0         # s between appends of benchmark trace lines (EASEL_TRACE)
@@ -610,8 +641,12 @@ class GameNode:
         while True:
             if self.peer.needs_decision() and self.decide is not None:
                 phase = self.peer.table.phase
-                view = self.peer.table.view(self.seat)
-                action = await self.decide(view, self.seat, self.peer)
+                if getattr(self.decide, "takes_decision", False):
+                    # a decider that takes a Decision gets what it needs, not the Peer to probe
+                    action = await self.decide(decision_of(self.peer, self.seat, trio.current_time()))
+                else:
+                    view = self.peer.table.view(self.seat)
+                    action = await self.decide(view, self.seat, self.peer)
                 if self.peer.needs_decision() and self.peer.table.phase == phase and action is not None:
                     try:
                         self.apply(self.peer.act(action))
