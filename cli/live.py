@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -1205,6 +1206,10 @@ def ui_factory_for(title: str = "Easel", unsafe: bool = False):
 
 
 def dispatch(args) -> int:
+    if args.cmd in ("play", "host", "resume", "again") and hasattr(signal, "SIGHUP"):
+        # a closed terminal ends us like Ctrl-C, so our way out runs (finish_bots: easel play's bots,
+        # which live in their own session, are stopped rather than left playing alone)
+        signal.signal(signal.SIGHUP, signal.default_int_handler)
     try:
         # say what is wrong with the arguments before anything else (the terminal check included)
         if args.cmd in ("play", "host", "demo"):

@@ -115,3 +115,28 @@ def test_every_screen_says_who_is_gone_since_when_what_the_table_does_and_what_y
     # a four-seat table with two gone can still time them out (2 voters for 2 seats)
     lines = live.silence_lines(names + ("Di",), {1: t, 2: t}, 0, 60, False, "/g")
     assert "the table times them out" in lines[1]
+
+
+def test_easel_play_stops_its_bots_when_its_terminal_closes(tmp_path):
+    """Bots live in their own session (they outlive a host's terminal); easel play's, with nobody else at the
+    table, are stopped when its terminal hangs up (SIGHUP ends it like Ctrl-C, so its way out runs)."""
+    import os
+    import signal
+
+    from .netutil import wait_for
+
+    env = dict(os.environ, EASEL_HOME=str(tmp_path), EASEL_FAULTS="reorder=1,delay=0.5,seed=1")
+    host = subprocess.Popen([sys.executable, "-m", "cli", "host", "--auto", "random", "--players", "3", "--bots", "2",
+                             "--bind", "127.0.0.1", "--no-advertise"], env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=Path(__file__).parent.parent)
+    try:
+        assert wait_for(lambda: list(tmp_path.glob("games/*/local-bots.json")), timeout=30)
+        pids = [b["pid"] for b in json.loads(next(tmp_path.glob("games/*/local-bots.json")).read_text())["bots"]]
+        assert len(pids) == 2 and all(live._started(p) for p in pids)
+        host.send_signal(signal.SIGHUP)
+        host.wait(timeout=30)
+        assert wait_for(lambda: not any(live._started(p) for p in pids), timeout=15), "a bot outlived easel play"
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait()
