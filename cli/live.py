@@ -658,9 +658,17 @@ async def host_main(args, ui_factory=None) -> int:
     watch = None
     if bots:
         record_bots(genesis, bots)
+    in_play = not args.no_advertise and not getattr(args, "no_spectators", False)
+    if bots or in_play:
 
         async def watch(node):
-            await watch_bots(node, bots)
+            async with trio.open_nursery() as n:
+                if in_play:
+                    n.start_soon(_advertise_in_play, ht, node)
+                if bots:
+                    await watch_bots(node, bots)
+                await node.done.wait()
+                n.cancel_scope.cancel()
     try:
         if args.auto:
             decide = bot_decider(game_name, args.auto, args.seed)
@@ -705,6 +713,19 @@ async def _say_seats(ht: HostedTable) -> None:
             last = text
             print("easel: seats: %s" % text, file=sys.stderr)
         await ht.changed.wait()
+
+
+async def _advertise_in_play(ht: HostedTable, node: GameNode) -> None:
+    """Once the table is sealed, while the game is on: advertise it with no free seat at the host's play
+    port, where spectators come in (protocol.md §10; easel watch lists it)."""
+    try:
+        from p2p.discovery import advertise
+
+        async with advertise(game=ht.game, free=0, seats=ht.players, fingerprint=ht.identity.fingerprint, table=ht.table.hex(),
+                             port=node.port, play=True):
+            await node.done.wait()
+    except Exception as exc:  # discovery is a convenience: never fatal
+        log.warning("zeroconf advertising failed: %s", exc)
 
 
 async def _advertise(ht: HostedTable, port: int) -> None:
@@ -955,7 +976,10 @@ async def list_tables(wait: float) -> int:
         print("no open tables found (a manual HOST:PORT always works: easel join HOST:PORT)")
         return EXIT_OK
     for ad in ads:
-        print("%-10s %d/%d free  host %s  at %s:%d" % (ad.game, ad.free, ad.seats, ad.fingerprint, ad.host, ad.port))
+        if ad.play:    # a game in play (protocol.md §10): watch it
+            print("%-10s in play (%d seats)  host %s  watch: easel watch %s:%d" % (ad.game, ad.seats, ad.fingerprint, ad.host, ad.port))
+        else:
+            print("%-10s %d/%d free  host %s  at %s:%d" % (ad.game, ad.free, ad.seats, ad.fingerprint, ad.host, ad.port))
     return EXIT_OK
 
 
@@ -1260,6 +1284,8 @@ def dispatch(args) -> int:
             if not args.level:
                 need_terminal()
             return trio.run(again_main, args, None if args.level else ui_factory_for())
+        if args.cmd == "watch" and not args.target:
+            return trio.run(list_tables, args.wait)
         if args.cmd == "watch":
             watch_targets(args.target)
             if not args.json:

@@ -364,7 +364,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("watch", "follow a live table read-only, as a spectator (no hand, no sealed move, no vote)",
             epilog="TARGET is a seat's play address HOST:PORT (a seat's screen shows it), or the directory of a game\n"
                    "you played or left (<home>/games/<game id>): it then follows the table through the other seats.")
-    p.add_argument("target", metavar="TARGET", help="HOST:PORT of a seat, or a game directory")
+    p.add_argument("target", nargs="?", metavar="TARGET",
+                   help="HOST:PORT of a seat, or a game directory (omit it to list the tables on the LAN, those in play "
+                        "with the address to watch)")
+    p.add_argument("--wait", type=float, default=3.0, metavar="SECONDS",
+                   help="seconds to browse the LAN, when no TARGET is given (default: 3)")
     p.add_argument("--json", action="store_true",
                    help="no screen: follow to the end, then print one JSON line (entries, first, first_view, head, "
                         "over, view, result, watching, names)")

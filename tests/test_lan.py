@@ -433,3 +433,34 @@ def test_a_rematch_gives_a_second_valid_log_linked_to_the_first(lan):
     assert g2.doc["seats"] == g1.doc["seats"] and g2.doc["names"] == g1.doc["names"]
     assert g2.doc["config"] == g1.doc["config"] and g2.doc["game"] == g1.doc["game"]
     assert_same_logs(first)                       # the first game's logs are untouched
+
+
+@pytest.mark.parametrize("lan", [4], indirect=True)
+def test_a_table_in_play_is_listed_and_watched_from_another_machine(lan):
+    """Once sealed, the host advertises its table as in play at its play port: `easel watch` on another
+    machine lists it with the command to watch it, and watching it that way follows the game to its end."""
+    slower = "reorder=1,delay=0.6,seed=%d"        # a game of some 20 s: time to browse while it is on
+    host = lan.easel(0, "host", "--game", "painting", "--players", 3, "--auto", "random", "--timeout", 60, "--name", "Ann",
+                     faults=slower % 60)
+    port = host_port(host)
+    bots = [lan.easel(k, "bot", "--join", "%s:%d" % (lan.addrs[0], port), "--level", "random", "--name", name,
+                      faults=slower % (60 + k)) for k, name in ((1, "Bo"), (2, "Cy"))]
+    assert wait_for(lambda: records(first_log(lan, 0)) >= 2, timeout=30), finish([host] + bots, 1)
+    line = None
+    for _ in range(3):
+        so, se = lan.easel(3, "watch", "--wait", 3).communicate(timeout=30)
+        if records(first_log(lan, 0)) >= FULL:
+            break
+        m = re.search(r"^painting\s+in play \(3 seats\)\s+host \S+\s+watch: easel watch (\S+):(\d+)$", so.decode(), re.M)
+        if m:
+            line = m
+            break
+    assert line is not None, (so.decode(), se.decode()[-2000:])
+    assert line.group(1) == lan.addrs[0]
+    spectator = lan.easel(3, "watch", "%s:%s" % (line.group(1), line.group(2)), "--json")
+    results = finish([host] + bots + [spectator])
+    assert_all_finished(results[:3], 3)
+    rc, so, se = results[3]
+    assert rc == 0, se[-2000:]
+    seen = json.loads(so.strip().splitlines()[-1])
+    assert seen["over"] and seen["entries"] == FULL and seen["names"][0] == "Ann"
