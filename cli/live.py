@@ -616,7 +616,8 @@ async def host_main(args, ui_factory=None) -> int:
         ht = HostedTable(identity, game_name, args.players, options, play_port, "" if bind == "0.0.0.0" else bind,
                          timeout=args.timeout, games=registry, name=getattr(args, "name", None) or "host",
                          about={"bot": args.auto} if getattr(args, "auto", None) else {},
-                         previous=getattr(args, "previous", None), order=getattr(args, "order", None))
+                         previous=getattr(args, "previous", None), order=getattr(args, "order", None),
+                         spectators=not getattr(args, "no_spectators", False))
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     bots: list[LocalBot] = []
@@ -1031,7 +1032,7 @@ async def again_main(args, ui_factory=None) -> int:
             game=doc["game"], players=len(seats), options=dict(doc["config"]), level=args.level or (levels.pop() if len(levels) == 1 else None),
             auto=args.level, timeout=int(doc.get("timeout", 60)), seed=None, unsafe_seed=False,
             bind=resume_bind(roster["addrs"][0][0]), no_advertise=True, quiet=False, name=name,
-            no_spectators=args.no_spectators, bots=len(records), port=int(roster["addrs"][0][1]),
+            no_spectators=args.no_spectators or doc.get("spectators") is False, bots=len(records), port=int(roster["addrs"][0][1]),
             previous=genesis.game_id, order=list(seats))
         if ns.level is None:
             ns.level = check_level(game_or_exit(doc["game"]), None)

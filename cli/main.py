@@ -295,10 +295,12 @@ def build_parser() -> argparse.ArgumentParser:
                             "of printable text (default: the one you gave the first time, kept in <home>/profile.json; "
                             "asked once on a terminal, else your user name)")
 
-    def spectator_flag(p) -> None:
+    def spectator_flag(p, table: bool = False) -> None:
         p.add_argument("--no-spectators", action="store_true",
-                       help="refuse spectators at this seat (easel watch through another seat still works; "
-                            "each seat decides for itself)")
+                       help="no spectators at this table: signed into its genesis, so every seat refuses them"
+                       if table else
+                       "refuse spectators at this seat (easel watch through another seat still works, unless "
+                       "the host opened the table with --no-spectators)")
 
     def add(name: str, help: str, description: str | None = None, epilog: str | None = None):
         return sub.add_parser(name, help=help, description=description or help[:1].upper() + help[1:] + ".",
@@ -322,7 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bind", default=None, help=argparse.SUPPRESS)
     p.add_argument("--no-advertise", action="store_true", help=argparse.SUPPRESS)
     name_flag(p)
-    spectator_flag(p)
+    spectator_flag(p, table=True)
 
     p = add("join", "list the tables open on the LAN, or join HOST:PORT",
             epilog="Joining shows \"connecting to HOST:PORT...\" with the attempts and the time so far until the "

@@ -189,6 +189,8 @@ def check_genesis_doc(doc: Any) -> None:
             why = name_problem(name)
             if why:
                 raise EntryError("genesis document: the name of seat %d %s" % (i, why))
+    if "spectators" in doc and type(doc["spectators"]) is not bool:
+        raise EntryError("genesis document: spectators must be true or false")
     if "previous" in doc and not _is_b(doc["previous"], 32):
         raise EntryError("genesis document: previous must be the 32-byte game id of the game it follows")
 

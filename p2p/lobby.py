@@ -114,6 +114,7 @@ class HostedTable:
     name: str = "host"              # the host's own seat name
     about: dict = field(default_factory=dict)   # the host's own seat: {} a person, {"bot": level} a bot
     reserved: dict = field(default_factory=dict)  # key -> level: bots this host started, their seats held for them
+    spectators: bool = True         # False: the whole table refuses spectators (genesis ``spectators``: false)
     previous: bytes | None = None   # a rematch: the game id it follows (genesis ``previous``) ...
     order: list | None = None       # ... and its seat keys in order: only they may join, and keep their seats' order
     version: int = 0                                 # counts changes of the seats (for the ``seats`` messages)
@@ -292,6 +293,8 @@ class HostedTable:
         }
         if self.previous is not None:
             doc["previous"] = self.previous
+        if not self.spectators:
+            doc["spectators"] = False
         roster = {"certs": [s.cert for s in self.seats], "addrs": [s.addr for s in self.seats]}
         gid = game_id_of(doc)
         sigs = [self.identity.sign(genesis_sign_msg(gid))]

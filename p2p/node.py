@@ -250,10 +250,10 @@ class GameNode:
         self.port = addr[1]
         certs = list(roster["certs"])
         # spectators (protocol.md §9.8): anonymous TLS clients that follow the log read-only
-        self.spectators = spectators
+        self.spectators = spectators and genesis.doc.get("spectators", True) is not False
         self.watching = 0
         self._log_grew = trio.Event()
-        self.server_ctx = tls.server_context(identity, certs, spectators=spectators)
+        self.server_ctx = tls.server_context(identity, certs, spectators=self.spectators)
         self.client_ctx = tls.client_context(identity, certs)
 
     # ------------------------------------------------------------------ effects

@@ -98,3 +98,30 @@ async def test_a_seat_may_refuse_spectators_and_caps_how_many_it_serves(tmp_path
     assert "refused a spectator: this seat already has 0 spectators" in got[1]     # seat 1's cap
     assert got[9] == "closed"
     assert nodes[0].watching == nodes[1].watching == 0
+
+
+async def test_a_table_opened_without_spectators_makes_every_seat_refuse_them(tmp_path):
+    import os
+
+    import pytest
+
+    from core.events import EntryError, check_genesis_doc, game_id_of, genesis_sign_msg, make_genesis
+    from p2p.identity import Identity
+    from p2p.store import GameStore
+
+    from .netutil import free_ports
+
+    ids = [Identity.generate() for _ in range(2)]
+    doc = {"game": "painting", "config": GAMES.get("painting").configure({}, 2), "seats": [i.public for i in ids],
+           "table": os.urandom(8), "timeout": 60, "spectators": False}
+    genesis = make_genesis(doc, [i.sign(genesis_sign_msg(game_id_of(doc))) for i in ids])
+    roster = {"certs": [tls.make_certificate(i) for i in ids], "addrs": [["127.0.0.1", p] for p in free_ports(2)]}
+    store = GameStore(tmp_path / "s")
+    try:
+        node = GameNode(ids[1], genesis, roster, store, None, timeout=60, spectators=True)
+        assert node.spectators is False and tls.pinned_keys(node.server_ctx) is not None
+    finally:
+        store.close()
+    for bad in (0, "no", None):
+        with pytest.raises(EntryError, match="spectators"):
+            check_genesis_doc(dict(doc, spectators=bad))
