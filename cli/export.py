@@ -285,7 +285,7 @@ class Exporter:
         lines.append([("class:label", "  %-13s" % "" + "".join(" %*s" % (w, h) for h, w in cols) + "  now")])
         for s in range(snap.players):
             cells = (_safe("seats", scr.seat_cells, ctx, s)[0] or []) if cols else []
-            row = "%s %-13s" % (">" if s == self.seat else " ", seat_name(s, self.seat))
+            row = "%s %-13s" % (">" if s == self.seat else " ", seat_name(s, self.seat, snap.names))
             row += "".join(" %*s" % (w, c) for (_, w), c in zip(cols, cells)) + "  "
             status = seat_status(snap, s)
             busy = status in ("choosing", "opening", "to move", "seed..")
@@ -481,7 +481,7 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
         "replay_error": ex.error,
         "log_name": save_as,
         "log_b64": base64.b64encode(data).decode("ascii"),
-        "audit": jsonable(dict({k: rep.get(k) for k in ("valid", "complete", "events", "head", "problems", "notes", "game")}, cut_moves=cut)),
+        "audit": jsonable(dict({k: rep.get(k) for k in ("valid", "complete", "events", "head", "problems", "notes", "game", "names")}, cut_moves=cut)),
         "fingerprints": [fingerprint(k) for k in keys],
     }
     payload = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
@@ -497,8 +497,10 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
         place = ""
         if isinstance(ranking, list) and s in ranking:
             place = "%s" % _ordinal(ranking.index(s) + 1)
-        rows.append('<tr%s><td>seat %d%s</td><td class="fp">%s</td><td>%s</td></tr>' % (
-            ' class="me"' if s == seat else "", s, " (this view)" if s == seat else "", e(fingerprint(k)), e(place)))
+        named = rep.get("names") or []
+        who = "seat %d %s" % (s, named[s]) if s < len(named) else "seat %d" % s
+        rows.append('<tr%s><td>%s%s</td><td class="fp">%s</td><td>%s</td></tr>' % (
+            ' class="me"' if s == seat else "", e(who), " (this view)" if s == seat else "", e(fingerprint(k)), e(place)))
     start = doc["start"]
     static = render_frame_html(ex, ex.frames[start])      # the page opens at the first move, as its script does
     if seat is None:

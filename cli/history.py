@@ -49,6 +49,8 @@ def audit_lines(rep: dict, players: int | None = None) -> list[str]:
     """The lines ``easel audit`` prints for report ``rep`` (core.audit's report)."""
     status = "VALID" if rep["valid"] else "INVALID"
     out = ["%s  game=%s  entries=%d  head=%s" % (status, rep["game"], rep["events"], rep["head"])]
+    if rep.get("names"):
+        out.append("  players: %s" % ", ".join("%d %s" % (i, n) for i, n in enumerate(rep["names"])))
     for p in rep["problems"]:
         where = "entry %s" % p["index"] if p.get("index") is not None else "-"
         out.append("  problem: %s %s: %s" % (p.get("file"), where, p["problem"]))

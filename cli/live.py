@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -16,11 +17,12 @@ from typing import Any
 import trio
 
 from core.engine import ConfigError
+from core.events import clean_name, name_problem, seat_names
 from core.hashing import dhash
 from core.rng import Rng
 from p2p import tls
 from p2p.identity import IdentityError, data_dir, load_or_create
-from p2p.lobby import HostedTable, LobbyError, join
+from p2p.lobby import HostedTable, LobbyError, describe_seats, join
 from p2p.node import Faults, GameNode, load_roster, save_roster
 from p2p.store import GameStore, StoreError, describe_os_error, remove_temp_files, write_atomic
 
@@ -122,12 +124,70 @@ def bot_decider(game_name: str, level: str | None, seed: str | None):
     bot = game.bots[check_level(game, level)]()
     base = seed.encode() if seed is not None else os.urandom(32)
 
-    async def decide(view, seat, peer):
-        rng = Rng(dhash("bot", base, seat, peer.table.phase), "bot")
+    async def decide(d):
+        rng = Rng(dhash("bot", base, d.seat, d.phase), "bot")
         # think in a worker thread so the node keeps relaying and placing events meanwhile
-        return await trio.to_thread.run_sync(bot.choose, view, seat, rng)
+        return await trio.to_thread.run_sync(bot.choose, d.view, d.seat, rng)
 
+    decide.takes_decision = True     # GameNode hands it a p2p.node.Decision, not the Peer
     return decide
+
+
+PROFILE_FILE = "profile.json"   # in the Easel home: {"name": the player's name at the table}
+
+
+def saved_name() -> str | None:
+    """The name kept in the Easel home's profile, or None (none yet, or unreadable)."""
+    try:
+        name = json.loads((data_dir() / PROFILE_FILE).read_text()).get("name")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return name if isinstance(name, str) and not name_problem(name) else None
+
+
+def save_name(name: str) -> None:
+    path = data_dir() / PROFILE_FILE
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, (json.dumps({"name": name}, ensure_ascii=False) + "\n").encode())
+    except OSError as exc:
+        log.warning("cannot keep your name in %s: %s", path, exc.strerror or exc)
+
+
+def default_name() -> str:
+    return clean_name(os.environ.get("USER") or os.environ.get("USERNAME") or "", "player")
+
+
+def player_name(given: str | None, interactive: bool, ask=input, out=None) -> str:
+    """The name a person plays under: ``--name`` (checked, not kept), else the one kept in the profile,
+    else (asked once on a terminal, then kept) the user name or "player"."""
+    if given is not None:
+        why = name_problem(given)
+        if why:
+            raise UsageError("--name %r %s (1 to 48 bytes of printable text)" % (given, why))
+        return given
+    name = saved_name()
+    if name is not None:
+        return name
+    name = default_name()
+    if interactive:
+        out = out if out is not None else sys.stderr
+        for _ in range(3):
+            try:
+                out.write("easel: your name at the table (shown to the others; Enter for %s): " % name)
+                out.flush()
+                text = ask().strip(" ")
+            except (EOFError, OSError):
+                break
+            if not text:
+                break
+            why = name_problem(text)
+            if not why:
+                name = text
+                break
+            out.write("easel: that name %s; try again\n" % why)
+        save_name(name)
+    return name
 
 
 def identity_or_exit():
@@ -162,7 +222,7 @@ def open_store(genesis, roster) -> GameStore:
 
 
 async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: str | None, ui=None, bind: str | None = None,
-                   watch=None, notes: tuple | list = ()) -> GameNode:
+                   watch=None, notes: tuple | list = (), dial_back: bool = False, spectators: bool = True) -> GameNode:
     """Play our seat until the game is over.  ``watch(node)``: an extra task (e.g. watching local bots);
     ``notes``: lines shown to the player as alerts from the start."""
     store = open_store(genesis, roster)
@@ -182,6 +242,8 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
             bind_host=bind,
             on_change=(lambda n: ui_update(ui, n)) if ui else None,
             games=registry,
+            dial_back=dial_back,
+            spectators=spectators,
         )
         if seed is not None:
             log.warning("seat %d: %s", seat, UNSAFE_SEED_ALERT)
@@ -206,7 +268,8 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
 
                 nursery.start_soon(watch_ui)
                 await node.done.wait()
-                ui.update(node.peer.table, node.alerts, "game over - q quits", waiting=[])
+                ui.update(node.peer.table, node.alerts, "game over - q quits; again with the same seats: easel again %s" % store.dir,
+                          waiting=[])
                 # keep the UI open until the player quits
                 await trio.sleep_forever()
     finally:
@@ -215,8 +278,34 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
 
 
 def ui_update(ui, node: GameNode) -> None:
-    ui.update(node.peer.table, node.alerts, "%d/%d peers connected" % (len(node.conns) + 1, len(node.keys)), waiting=list(node.peer.waiting()),
-              cut=node.peer.cut_moves)
+    t = node.peer.table
+    doc = node.genesis.doc
+    silence = silence_lines(seat_names(doc), dict(node.silent_since), node.seat, float(doc.get("timeout", 60)), t.over,
+                            str(node.store.dir))
+    watching = ", %d watching" % node.watching if getattr(node, "watching", 0) else ""
+    ui.update(t, list(node.alerts) + silence, "%d/%d peers connected%s" % (len(node.conns) + 1, len(node.keys), watching),
+              waiting=list(node.peer.waiting()), cut=node.peer.cut_moves)
+
+
+def silence_lines(names, silent: dict, me: int, timeout: float, over: bool, game_dir: str) -> list[str]:
+    """What every screen says while seats are not connected to us: who, since when, what the table
+    will do about it and what the player can do. ``silent``: seat -> time.time() it went silent."""
+    gone = sorted(s for s in silent if s != me)
+    if over or not gone:
+        return []
+    n = len(names)
+    who = ", ".join("%s (seat %d) since %s" % (names[s], s, time.strftime("%H:%M:%S", time.localtime(silent[s]))) for s in gone)
+    them = "them" if len(gone) > 1 else "them" if names[gone[0]].startswith("seat ") else names[gone[0]]
+    lines = ["not connected: %s" % who]
+    if 2 * len(gone) <= n:
+        lines.append("the table times %s out of every step not made within %d s (the empty move is played for %s); "
+                     "it goes on without %s" % (them, timeout, them, them))
+    else:
+        lines.append("%d of %d seats are gone: more than half the table, which can never time them out (a time-out "
+                     "needs at least as many voters as seats timed out): the table waits for %s" % (len(gone), n, them))
+    lines.append("they can come back with easel resume on their machine; you can wait, or quit (q) and come back "
+                 "later with: easel resume %s" % game_dir)
+    return lines
 
 
 def log_to_file(path: Path) -> None:
@@ -245,8 +334,12 @@ def report(node: GameNode, interactive: bool = False) -> int:
         if t.over:
             print("easel: game over. Its log: %s (easel replay / easel audit it)" % (node.store.dir / "log"))
             return EXIT_OK
-        bots = " (and restarts its bots)" if (node.store.dir / BOTS_FILE).exists() else ""
+        bots = " (and restarts its bots that stopped)" if (node.store.dir / BOTS_FILE).exists() else ""
         print("easel: you left an unfinished game; `easel resume %s` continues it%s" % (node.store.dir, bots))
+        playing = [b for b in getattr(node, "local_bots", []) if b.proc is not None and b.proc.poll() is None]
+        if playing:
+            print("easel: your bots play on at the table without you: %s" % ", ".join(
+                "%s (seat %s)" % (b.name, b.seat) for b in playing))
         return EXIT_INTERRUPTED     # the help's "130 interrupted": the game did not end
     print(json.dumps(jsonable({"seat": node.seat, "head": t.head, "over": t.over, "result": t.result(), "log": str(node.store.dir / "log")}), sort_keys=True))
     return EXIT_OK if t.over else EXIT_INVALID
@@ -270,6 +363,8 @@ class LocalBot:
     proc: subprocess.Popen | None = None
     exited_at: float | None = None
     reported: bool = False
+    pid: int | None = None          # a process not ours (an earlier easel's): its pid and start time
+    started: str | None = None
 
 
 def bot_link_name(seat: int) -> str:
@@ -303,16 +398,25 @@ def _start_bot(bot: LocalBot, cmd: list[str], *, fresh: bool) -> None:
         out = None
     try:
         sink = out if out is not None else subprocess.DEVNULL
-        bot.proc = subprocess.Popen(cmd, env=env, stdout=sink, stderr=sink, stdin=subprocess.DEVNULL)
+        # its own session: the bot belongs to the table, not to our terminal (Ctrl-C, a closed
+        # terminal or our exit do not take it down; finish_bots stops it when we must)
+        bot.proc = subprocess.Popen(cmd, env=env, stdout=sink, stderr=sink, stdin=subprocess.DEVNULL, start_new_session=True)
     finally:
         if out is not None:
             out.close()
 
 
-def spawn_bots(k: int, lobby: tuple[str, int], level: str, seed: str | None) -> list[LocalBot]:
+def spawn_bots(k: int, lobby: tuple[str, int], level: str, seed: str | None, table: HostedTable | None = None) -> list[LocalBot]:
+    """Start ``k`` bot processes that join ``lobby``; with ``table`` (ours), hold a seat for each
+    (its key is made here, before it starts), so the lobby shows it as a bot, never as a free seat."""
     bots = []
     for i in range(k):
         bot = LocalBot(index=i, home=data_dir() / "bots" / ("bot-%d" % i), level=level, name="bot %d" % (i + 1), log=bot_log_path(i))
+        if table is not None:
+            try:
+                table.reserve_bot(load_or_create(bot.home).public, level)
+            except (IdentityError, OSError) as exc:
+                raise UsageError("cannot make %s's key in %s: %s" % (bot.name, bot.home, exc)) from None
         cmd = easel_command("bot", "--join", "%s:%d" % lobby, "--level", level, "--name", bot.name)
         if seed is not None:
             cmd += ["--seed", "%s/bot%d" % (seed, i), "--unsafe-seed"]
@@ -347,8 +451,29 @@ def record_bots(genesis, bots: list[LocalBot]) -> None:
             bot.log = link
         except OSError:
             pass  # it stays where it is; the alerts name that path
+    write_bots_file(gdir, bots)
+
+
+def _started(pid: int) -> str | None:
+    """A process's start time (field 22 of /proc/PID/stat), to tell it from a later one with its pid; None if gone."""
+    try:
+        stat = Path("/proc/%d/stat" % pid).read_text()
+        return stat.rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return None
+        return ""
+
+
+def write_bots_file(gdir: Path, bots: list[LocalBot]) -> None:
+    """``local-bots.json``: each bot's seat, home, level, name, and its process (pid and start time),
+    so a resume does not start a second copy of a bot that still plays."""
     doc = {"version": 1, "bots": [
-        {"index": b.index, "seat": b.seat, "home": str(b.home), "level": b.level, "name": b.name}
+        dict({"index": b.index, "seat": b.seat, "home": str(b.home), "level": b.level, "name": b.name},
+             **({"pid": b.proc.pid, "started": _started(b.proc.pid)} if b.proc is not None
+                else {"pid": b.pid, "started": b.started} if b.pid is not None else {}))
         for b in bots if b.seat is not None
     ]}
     try:
@@ -395,6 +520,11 @@ def restart_bots(d: Path, genesis, seed: str | None) -> tuple[list[LocalBot], li
                        log=by_seat if by_seat.exists() or not (d / ("bot-%d.log" % rec["index"])).exists()
                        else d / ("bot-%d.log" % rec["index"]))      # (games recorded before: by index)
         bdir = home / "games" / genesis.game_id.hex()
+        pid = rec.get("pid")
+        if isinstance(pid, int) and pid > 0 and rec.get("started") is not None and _started(pid) == rec.get("started"):
+            notes.append("%s (seat %d) still plays (process %d, started when the table was): not started again"
+                         % (bot.name, bot.seat, pid))
+            continue
         if not (bdir / "roster").is_file():
             notes.append("%s (seat %d) cannot be restarted: its game files %s are missing; the table waits for it "
                          "until the time-out" % (bot.name, bot.seat, bdir))
@@ -406,6 +536,10 @@ def restart_bots(d: Path, genesis, seed: str | None) -> tuple[list[LocalBot], li
         bots.append(bot)
         started.append(bot)
     if started:
+        write_bots_file(d, started + [LocalBot(index=r["index"], home=Path(r["home"]), level=r["level"], name=r["name"],
+                                               seat=r["seat"], log=d / ("bot-%d.log" % r["index"]),
+                                               pid=r.get("pid"), started=r.get("started"))
+                                      for r in records if r["index"] not in {b.index for b in started}])
         notes.insert(0, "restarted %d bot(s) of this game from their own game files: %s; logs in %s" % (
             len(started), ", ".join("%s at seat %d" % (b.name, b.seat) for b in started), d))
     for line in notes:
@@ -444,8 +578,15 @@ async def watch_bots(node: GameNode, bots: list[LocalBot], interval: float = 1.0
 
 
 def finish_bots(node: GameNode | None, bots: list[LocalBot]) -> None:
-    """On our way out: bots of a finished game leave by themselves; otherwise stop them (never leave them playing without us)."""
+    """On our way out: bots of a finished game leave by themselves. A game we leave unfinished: if
+    other people sit at the table, our bots play on without us (they are the table's, and their own
+    peers); if only we and our bots do (easel play), the game is abandoned: stop them."""
     procs = [b.proc for b in bots if b.proc is not None]
+    if node is not None and not node.peer.table.over and others_at_table(node, bots):
+        alive = [b for b in bots if b.proc is not None and b.proc.poll() is None]
+        if alive:
+            log.warning("leaving %d bot(s) playing on at the table: %s", len(alive), ", ".join(b.name for b in alive))
+        return
     if node is not None and node.peer.table.over:
         for p in procs:
             try:
@@ -483,18 +624,23 @@ async def host_main(args, ui_factory=None) -> int:
     args.timeout = int(args.timeout)  # whole seconds: it is signed into the genesis
     try:
         ht = HostedTable(identity, game_name, args.players, options, play_port, "" if bind == "0.0.0.0" else bind,
-                         timeout=args.timeout, games=registry)
+                         timeout=args.timeout, games=registry, name=getattr(args, "name", None) or "host",
+                         about={"bot": args.auto} if getattr(args, "auto", None) else {},
+                         previous=getattr(args, "previous", None), order=getattr(args, "order", None),
+                         spectators=not getattr(args, "no_spectators", False))
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     bots: list[LocalBot] = []
     failure = None
     async with trio.open_nursery() as n:
         lobby_port = await n.start(tls.serve, args.port, tls.server_context(identity, None), ht.handle, bind)
+        bots = spawn_bots(args.bots, ("127.0.0.1", lobby_port), args.level, args.seed, ht)
         if not getattr(args, "quiet", False):
             print("easel: %s table open on port %d (host %s); %d seat(s) free" % (game_name, lobby_port, identity.fingerprint, ht.free), file=sys.stderr)
         if not args.no_advertise:
             n.start_soon(_advertise, ht, lobby_port)
-        bots = spawn_bots(args.bots, ("127.0.0.1", lobby_port), args.level, args.seed)
+        if not getattr(args, "quiet", False):
+            n.start_soon(_say_seats, ht)
 
         async def bots_alive():
             # a bot that dies before it took its seat would leave the table waiting for ever: say so, with its log
@@ -524,17 +670,29 @@ async def host_main(args, ui_factory=None) -> int:
     watch = None
     if bots:
         record_bots(genesis, bots)
+    in_play = not args.no_advertise and not getattr(args, "no_spectators", False)
+    if bots or in_play:
 
         async def watch(node):
-            await watch_bots(node, bots)
+            async with trio.open_nursery() as n:
+                if in_play:
+                    n.start_soon(_advertise_in_play, ht, node)
+                if bots:
+                    await watch_bots(node, bots)
+                await node.done.wait()
+                n.cancel_scope.cancel()
     try:
         if args.auto:
             decide = bot_decider(game_name, args.auto, args.seed)
-            node = await run_node(identity, genesis, roster, decide, timeout=args.timeout, seed=args.seed, bind=bind, watch=watch)
+            node = await run_node(identity, genesis, roster, decide, timeout=args.timeout, seed=args.seed, bind=bind, watch=watch,
+                                  spectators=not getattr(args, "no_spectators", False))
             return report(node)
         ui = ui_factory(node_seat=0) if ui_factory else None
         decide = ui.decide if ui else None
-        node = await run_node(identity, genesis, roster, decide, timeout=args.timeout, seed=args.seed, ui=ui, bind=bind, watch=watch)
+        node = await run_node(identity, genesis, roster, decide, timeout=args.timeout, seed=args.seed, ui=ui, bind=bind, watch=watch,
+                              spectators=not getattr(args, "no_spectators", False))
+        if others_at_table(node, bots):
+            node.local_bots = bots
         return report(node, interactive=ui is not None)
     finally:
         finish_bots(node, bots)
@@ -567,6 +725,10 @@ async def seating_progress(ht, players: int, out, interval: float = 0.5) -> None
         if tty:
             out.write("\r\x1b[K")
             out.flush()
+def others_at_table(node: GameNode, bots: list[LocalBot]) -> bool:
+    """Does a seat belong to neither us nor one of our bots (someone else plays at this table)?"""
+    ours = {node.seat} | {b.seat for b in bots if b.seat is not None}
+    return any(s not in ours for s in range(len(node.keys)))
 
 
 def _stop(procs: list) -> None:
@@ -579,6 +741,30 @@ def _stop(procs: list) -> None:
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
+
+
+async def _say_seats(ht: HostedTable) -> None:
+    """``easel host`` before the table is full: one line on standard error each time the seats change."""
+    last = None
+    while not ht.full.is_set():
+        text = describe_seats(ht.shown(), 0)
+        if text != last:
+            last = text
+            print("easel: seats: %s" % text, file=sys.stderr)
+        await ht.changed.wait()
+
+
+async def _advertise_in_play(ht: HostedTable, node: GameNode) -> None:
+    """Once the table is sealed, while the game is on: advertise it with no free seat at the host's play
+    port, where spectators come in (protocol.md §10; easel watch lists it)."""
+    try:
+        from p2p.discovery import advertise
+
+        async with advertise(game=ht.game, free=0, seats=ht.players, fingerprint=ht.identity.fingerprint, table=ht.table.hex(),
+                             port=node.port, play=True):
+            await node.done.wait()
+    except Exception as exc:  # discovery is a convenience: never fatal
+        log.warning("zeroconf advertising failed: %s", exc)
 
 
 async def _advertise(ht: HostedTable, port: int) -> None:
@@ -623,6 +809,7 @@ class Connecting:
         self.t0 = time.monotonic()
         self._said = ""
         self._drawn = False
+        self._seats = ""
 
     def text(self) -> str:
         took = time.monotonic() - self.t0
@@ -652,6 +839,21 @@ class Connecting:
         self.seated = (seat, players, game)
         self.show()
 
+    def on_seats(self, seats: list) -> None:
+        """The lobby's seats changed: say who sits where (a line of its own, then the progress line again)."""
+        me = self.seated[0] if self.seated else None
+        text = describe_seats(seats, me if isinstance(me, int) and 0 <= me < len(seats) else None)
+        if text == self._seats:
+            return
+        self._seats = text
+        self.close()
+        try:
+            self.stream.write("easel: seats: %s\n" % text)
+            self.stream.flush()
+        except (OSError, ValueError):
+            pass
+        self.show()
+
     def close(self) -> None:
         """End the line (before the UI opens or an error is printed)."""
         if self._drawn:
@@ -669,7 +871,8 @@ class Connecting:
 
 
 async def reach_table(host: str, port: int, identity, play_port: int, *, name: str, expect_fp: str | None,
-                      progress: Connecting | None, patience: float = CONNECT_PATIENCE):
+                      progress: Connecting | None, patience: float = CONNECT_PATIENCE, about: dict | None = None,
+                      previous: bytes | None = None):
     """``p2p.lobby.join``, retried until the lobby answers (at most ``patience`` seconds), then waited on until
     the table is sealed (as long as it takes: the others may take their time to join)."""
     deadline = trio.current_time() + patience
@@ -690,7 +893,8 @@ async def reach_table(host: str, port: int, identity, play_port: int, *, name: s
         with trio.CancelScope(deadline=deadline) as scope:
             try:
                 return await join(host, port, identity, play_port, name=name, expect_fingerprint=expect_fp,
-                                  games=registry, on_seated=on_seated)
+                                  games=registry, on_seated=on_seated, about=about,
+                                  on_seats=progress.on_seats if progress is not None else None, previous=previous)
             except OSError as exc:
                 if trio.current_time() + RETRY_PAUSE > deadline:
                     raise UsageError("cannot reach %s:%d after %d attempt(s) in %.0f s: %s" % (
@@ -704,7 +908,8 @@ async def reach_table(host: str, port: int, identity, play_port: int, *, name: s
 
 
 async def join_main(host: str, port: int, decide_factory, *, seed: str | None, name: str, ui_factory=None,
-                    expect_fp: str | None = None, progress: bool | None = None) -> int:
+                    expect_fp: str | None = None, progress: bool | None = None, about: dict | None = None,
+                    spectators: bool = True, previous: bytes | None = None, patience: float = CONNECT_PATIENCE) -> int:
     """Join a table; ``progress`` (default: for a person, or on a terminal) shows "connecting to ..." meanwhile."""
     identity = identity_or_exit()
     loop = host in ("127.0.0.1", "localhost", "::1")
@@ -717,7 +922,8 @@ async def join_main(host: str, port: int, decide_factory, *, seed: str | None, n
         async with trio.open_nursery() as nursery:
             if shown is not None:
                 nursery.start_soon(shown.tick)
-            genesis, roster = await reach_table(host, port, identity, play_port, name=name, expect_fp=expect_fp, progress=shown)
+            genesis, roster = await reach_table(host, port, identity, play_port, name=name, expect_fp=expect_fp, progress=shown,
+                                                about=about if about is not None else {}, previous=previous, patience=patience)
             nursery.cancel_scope.cancel()
     finally:
         if shown is not None:
@@ -729,7 +935,8 @@ async def join_main(host: str, port: int, decide_factory, *, seed: str | None, n
     seat = genesis.doc["seats"].index(identity.public)
     ui = ui_factory(node_seat=seat) if ui_factory else None
     decide = decide_factory(genesis.doc["game"]) if decide_factory else ui.decide
-    node = await run_node(identity, genesis, roster, decide, timeout=float(genesis.doc.get("timeout", 60)), seed=seed, ui=ui, bind=bind)
+    node = await run_node(identity, genesis, roster, decide, timeout=float(genesis.doc.get("timeout", 60)), seed=seed, ui=ui, bind=bind,
+                          spectators=spectators)
     return report(node, interactive=ui is not None)
 
 
@@ -777,7 +984,10 @@ async def resume_main(args, ui_factory=None) -> int:
             await watch_bots(node, bots)
 
         node = await run_node(identity, genesis, roster, decide, timeout=float(genesis.doc.get("timeout", 60)), seed=args.seed,
-                              ui=ui, bind=bind, watch=watch if bots else None, notes=notes)
+                              ui=ui, bind=bind, watch=watch if bots else None, notes=notes, dial_back=True,
+                              spectators=not getattr(args, "no_spectators", False))
+        if others_at_table(node, bots):
+            node.local_bots = bots
         return report(node, interactive=ui is not None)
     finally:
         finish_bots(node, bots)
@@ -810,8 +1020,153 @@ async def list_tables(wait: float) -> int:
         print("no open tables found (a manual HOST:PORT always works: easel join HOST:PORT)")
         return EXIT_OK
     for ad in ads:
-        print("%-10s %d/%d free  host %s  at %s:%d" % (ad.game, ad.free, ad.seats, ad.fingerprint, ad.host, ad.port))
+        if ad.play:    # a game in play (protocol.md §10): watch it
+            print("%-10s in play (%d seats)  host %s  watch: easel watch %s:%d" % (ad.game, ad.seats, ad.fingerprint, ad.host, ad.port))
+        else:
+            print("%-10s %d/%d free  host %s  at %s:%d" % (ad.game, ad.free, ad.seats, ad.fingerprint, ad.host, ad.port))
     return EXIT_OK
+
+
+# ----------------------------------------------------------------------------- again (a rematch)
+AGAIN_PATIENCE = 120.0   # s a seat keeps knocking at the old host's door for the rematch lobby
+
+
+def again_args(args):
+    """``easel again GAME_DIR``: what the rematch needs from the finished game (checked before anything starts)."""
+    identity = identity_or_exit()
+    d = Path(args.dir)
+    try:
+        genesis, roster = load_roster(d)
+    except (OSError, ValueError, KeyError) as exc:
+        raise UsageError("%s is not a game directory: %s" % (d, exc)) from None
+    seats = genesis.doc["seats"]
+    if identity.public not in seats:
+        raise UsageError("this identity holds no seat in that game")
+    try:
+        from core.logfile import parse as parse_log
+
+        from core.table import replay
+
+        over = replay(parse_log((d / "log").read_bytes()).entries, registry).over
+    except Exception:
+        over = False
+    if not over:
+        raise UsageError("that game is not over (easel resume %s continues it)" % d)
+    if args.level:
+        check_level(game_or_exit(genesis.doc["game"]), args.level)
+    return identity, d, genesis, roster
+
+
+async def again_main(args, ui_factory=None) -> int:
+    """A rematch: the same seats, names, game and options, a new genesis whose ``previous`` is the game before.
+
+    The old game's seat 0 hosts the rematch lobby on its old play port and restarts its own bots into it;
+    every other seat dials it there (nobody types an address) and is let in only with its old key."""
+    identity, d, genesis, roster = again_args(args)
+    doc = genesis.doc
+    seats = doc["seats"]
+    seat = seats.index(identity.public)
+    names = doc.get("names")
+    name = names[seat] if isinstance(names, list) else player_name(None, interactive=False)
+    if seat == 0:
+        records = read_bots_file(d)
+        levels = {r["level"] for r in records}
+        ns = argparse_namespace(
+            game=doc["game"], players=len(seats), options=dict(doc["config"]), level=args.level or (levels.pop() if len(levels) == 1 else None),
+            auto=args.level, timeout=int(doc.get("timeout", 60)), seed=None, unsafe_seed=False,
+            bind=resume_bind(roster["addrs"][0][0]), no_advertise=True, quiet=False, name=name,
+            no_spectators=args.no_spectators or doc.get("spectators") is False, bots=len(records), port=int(roster["addrs"][0][1]),
+            previous=genesis.game_id, order=list(seats))
+        if ns.level is None:
+            ns.level = check_level(game_or_exit(doc["game"]), None)
+        return await host_main(ns, None if args.level else ui_factory)
+    host, port = roster["addrs"][0]
+    ui = None if args.level else ui_factory
+    return await join_main(host or "127.0.0.1", int(port), (lambda g: bot_decider(g, args.level, None)) if args.level else None,
+                           seed=None, name=name, ui_factory=ui, spectators=not args.no_spectators, previous=genesis.game_id,
+                           patience=AGAIN_PATIENCE)
+
+
+def argparse_namespace(**kw):
+    import argparse
+
+    return argparse.Namespace(**kw)
+
+
+# ----------------------------------------------------------------------------- watch
+def watch_targets(target: str) -> list[tuple[str, int]]:
+    """``easel watch``'s target: HOST:PORT (a seat's play address), or a game directory (a game we
+    played, or left): every other seat's address from its roster."""
+    d = Path(target)
+    if d.is_dir():
+        try:
+            genesis, roster = load_roster(d)
+        except (OSError, ValueError, KeyError) as exc:
+            raise UsageError("%s is not a game directory: %s" % (d, exc)) from None
+        try:
+            me = load_or_create().public
+        except (IdentityError, OSError):
+            me = None
+        out = [(a[0] or "127.0.0.1", int(a[1])) for k, a in zip(genesis.doc["seats"], roster["addrs"]) if k != me]
+        if not out:
+            raise UsageError("that game has no other seat to watch through")
+        return out
+    return [parse_hostport(target)]
+
+
+async def watch_main(args, ui_factory=None) -> int:
+    """Follow a live table read-only: with the game's screen (a terminal), or headless (``--json``)."""
+    from p2p.watch import WatchError, watch
+
+    targets = watch_targets(args.target)
+    ui = ui_factory(node_seat=None) if ui_factory else None
+    got = None
+    errors = []
+    first_view: list = []
+
+    def changed(w) -> None:
+        if w.first and not first_view:
+            first_view.append((w.first, w.table.view(None)))
+        if ui is not None and w.table is not None:
+            ui.update(w.table, [], "spectator: %d watching; read-only, Ctrl-C or q leaves" % max(1, w.watching), waiting=None)
+
+    async def follow() -> None:
+        nonlocal got
+        for host, port in targets:
+            try:
+                got = await watch(host, port, changed, games=registry)
+                return
+            except WatchError as exc:
+                errors.append(str(exc))
+        raise UsageError("; ".join(errors))
+
+    if ui is None:
+        await follow()
+    else:
+        async with trio.open_nursery() as n:
+            async def watch_ui():
+                await ui.run()
+                n.cancel_scope.cancel()
+
+            n.start_soon(watch_ui)
+            await follow()
+            ui.update(got.table, [], "game over - q quits", waiting=[])
+            await trio.sleep_forever()
+    t = got.table
+    if args.log:
+        from core.logfile import LOG_MAGIC, encode_record
+
+        try:
+            Path(args.log).parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(Path(args.log), LOG_MAGIC + b"".join(encode_record(e) for e in got.entries))
+        except OSError as exc:
+            raise UsageError("cannot write %s: %s" % (args.log, exc.strerror or exc)) from None
+    if args.json:
+        first, view = first_view[0] if first_view else (got.first, None)
+        print(json.dumps(jsonable({"entries": len(got.entries), "first": first, "first_view": view, "head": t.head,
+                                   "over": t.over, "view": t.view(None), "result": t.result(), "watching": got.watching,
+                                   "names": t.genesis.doc.get("names")}), sort_keys=True))
+    return EXIT_OK if t.over else EXIT_INVALID
 
 
 # ----------------------------------------------------------------------------- demo
@@ -827,11 +1182,13 @@ def demo(args) -> int:
         env["EASEL_HOME"] = str(out / ("peer-%d" % k))
         if k == 0:
             cmd = base + ["host", "--game", args.game, "--players", str(args.players), "--port", str(port), "--auto", args.level,
-                          "--seed", args.seed, "--unsafe-seed", "--bind", "127.0.0.1", "--no-advertise", "--timeout", str(args.timeout)]
+                          "--seed", args.seed, "--unsafe-seed", "--bind", "127.0.0.1", "--no-advertise", "--timeout", str(args.timeout),
+                          "--name", "bot 0"]
             for key, value in args.options.items():
                 cmd += ["--option", "%s=%s" % (key, _option_text(value))]
         else:
-            cmd = base + ["bot", "--join", "127.0.0.1:%d" % port, "--level", args.level, "--seed", args.seed, "--unsafe-seed"]
+            cmd = base + ["bot", "--join", "127.0.0.1:%d" % port, "--level", args.level, "--seed", args.seed, "--unsafe-seed",
+                          "--name", "bot %d" % k]
         procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL))
     outputs = []
     deadline = time.monotonic() + 600
@@ -919,6 +1276,10 @@ def ui_factory_for(title: str = "Easel", unsafe: bool = False, send_at_once: boo
 
 def dispatch(args) -> int:
     at_once = True if getattr(args, "send_at_once", False) else None
+    if args.cmd in ("play", "host", "resume", "again") and hasattr(signal, "SIGHUP"):
+        # a closed terminal ends us like Ctrl-C, so our way out runs (finish_bots: easel play's bots,
+        # which live in their own session, are stopped rather than left playing alone)
+        signal.signal(signal.SIGHUP, signal.default_int_handler)
     try:
         # say what is wrong with the arguments before anything else (the terminal check included)
         if args.cmd in ("play", "host", "demo"):
@@ -941,21 +1302,42 @@ def dispatch(args) -> int:
         if args.cmd == "resume" and not args.level:
             need_terminal()
         if args.cmd == "host":
+            args.name = player_name(args.name, interactive=not args.auto and _isatty(sys.stdin))
             return trio.run(host_main, args, None if args.auto else ui_factory_for(unsafe=unsafe, send_at_once=at_once))
         if args.cmd == "play":
+            args.name = player_name(args.name, interactive=True)
             return trio.run(host_main, _play_args(args), ui_factory_for(send_at_once=at_once))
         if args.cmd == "bot":
             host, port = parse_hostport(args.join)
             if args.level is not None and args.level not in all_levels():
                 raise UsageError("unknown bot level %r (known: %s)" % (args.level, ", ".join(all_levels())))
-            return trio.run(lambda: join_main(host, port, lambda g: bot_decider(g, args.level, args.seed), seed=args.seed, name=args.name))
+            why = name_problem(args.name)
+            if why:
+                raise UsageError("--name %r %s (1 to 48 bytes of printable text)" % (args.name, why))
+            return trio.run(lambda: join_main(host, port, lambda g: bot_decider(g, args.level, args.seed), seed=args.seed, name=args.name,
+                                              about={"bot": args.level or "default"}, spectators=not args.no_spectators))
         if args.cmd == "join":
             if not args.address:
                 return trio.run(list_tables, args.wait)
             host, port = parse_hostport(args.address)
-            return trio.run(lambda: join_main(host, port, None, seed=None, name=os.environ.get("USER", "player"), ui_factory=ui_factory_for(send_at_once=at_once)))
+            name = player_name(args.name, interactive=True)
+            return trio.run(lambda: join_main(host, port, None, seed=None, name=name,
+                                              ui_factory=ui_factory_for(send_at_once=at_once),
+                                              spectators=not args.no_spectators))
         if args.cmd == "resume":
             return trio.run(resume_main, args, ui_factory_for(unsafe=unsafe, send_at_once=at_once))
+        if args.cmd == "again":
+            again_args(args)
+            if not args.level:
+                need_terminal()
+            return trio.run(again_main, args, None if args.level else ui_factory_for(send_at_once=at_once))
+        if args.cmd == "watch" and not args.target:
+            return trio.run(list_tables, args.wait)
+        if args.cmd == "watch":
+            watch_targets(args.target)
+            if not args.json:
+                need_terminal()
+            return trio.run(watch_main, args, None if args.json else ui_factory_for("Easel - watching"))
     except StoreError as exc:
         print("easel: %s" % exc, file=sys.stderr)
         return EXIT_INVALID
@@ -968,4 +1350,5 @@ def _play_args(args):
     return argparse.Namespace(
         game=args.game, players=args.players, bots=args.players - 1, port=0, options=args.options, level=args.level,
         auto=None, timeout=args.timeout, seed=None, unsafe_seed=False, bind="127.0.0.1", no_advertise=True, quiet=True,
+        name=args.name, no_spectators=args.no_spectators,
     )

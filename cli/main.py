@@ -109,6 +109,8 @@ output: one JSON object (byte strings as hex):
   entries      how many entries the log holds
   game         the game's name
   seat         the seat whose view is shown (null: the public view)
+  names        every seat's name as the genesis signs it (null: a genesis
+               without names)
   table_phase  the table's step counter after that entry (one number per
                step: a seed, commit, reveal or move step)
   table_step   the step the table waits for, null once the game is over:
@@ -159,6 +161,7 @@ def cmd_show(args) -> int:
         "entries": len(entries),
         "game": t.genesis.doc["game"],
         "seat": args.as_seat,
+        "names": t.genesis.doc.get("names"),
         # the table's step counter; "phase" alone is left to the game (a view's own field)
         "table_phase": t.phase,
         # the table's step; "step" alone is left to the game (Starving Artists' view has its own)
@@ -300,6 +303,18 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--send-at-once", action="store_true",
                        help="send a complete move as soon as it is typed (by default every command edits the draft "
                             "shown under the board and Enter on an empty line sends it; also EASEL_SEND_AT_ONCE=1)")
+    def name_flag(p) -> None:
+        p.add_argument("--name", default=None, metavar="TEXT",
+                       help="your name at the table, shown to everyone and signed into the game's log, 1 to 48 bytes "
+                            "of printable text (default: the one you gave the first time, kept in <home>/profile.json; "
+                            "asked once on a terminal, else your user name)")
+
+    def spectator_flag(p, table: bool = False) -> None:
+        p.add_argument("--no-spectators", action="store_true",
+                       help="no spectators at this table: signed into its genesis, so every seat refuses them"
+                       if table else
+                       "refuse spectators at this seat (easel watch through another seat still works, unless "
+                       "the host opened the table with --no-spectators)")
 
     def add(name: str, help: str, description: str | None = None, epilog: str | None = None):
         return sub.add_parser(name, help=help, description=description or help[:1].upper() + help[1:] + ".",
@@ -309,6 +324,8 @@ def build_parser() -> argparse.ArgumentParser:
             epilog="The other seats are bot processes on this machine; it needs a terminal.")
     table_flags(p, 300.0, "you included")
     send_flag(p)
+    name_flag(p)
+    spectator_flag(p)
 
     p = add("host", "open a table on the LAN for people (easel join) and bots (easel bot --join)",
             epilog="It prints the lobby's port; the others join with easel join HOST:PORT (or find it on the LAN).")
@@ -322,6 +339,8 @@ def build_parser() -> argparse.ArgumentParser:
     seed_flags(p)
     p.add_argument("--bind", default=None, help=argparse.SUPPRESS)
     p.add_argument("--no-advertise", action="store_true", help=argparse.SUPPRESS)
+    name_flag(p)
+    spectator_flag(p, table=True)
 
     p = add("join", "list the tables open on the LAN, or join HOST:PORT",
             epilog="Joining shows \"connecting to HOST:PORT...\" with the attempts and the time so far until the "
@@ -331,6 +350,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--wait", type=float, default=3.0, metavar="SECONDS",
                    help="seconds to browse the LAN for open tables, when no HOST:PORT is given (default: 3)")
     send_flag(p)
+    name_flag(p)
+    spectator_flag(p)
 
     p = add("bot", "a bot peer that joins a table and plays one seat")
     p.add_argument("--join", required=True, metavar="HOST:PORT", help="the table's lobby address (required)")
@@ -338,7 +359,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how the bot plays, one of: %s (default: the table's game's default level)" % ", ".join(all_levels()))
     seed_flags(p)
     p.add_argument("--name", default="bot", metavar="TEXT",
-                   help="the name shown in the lobby, up to 64 characters (default: bot)")
+                   help="the bot's name at the table, 1 to 48 bytes of printable text (default: bot)")
+    spectator_flag(p)
 
     p = add("resume", "continue a game from its directory (after a crash or a quit)",
             epilog="It also restarts the bots easel play started for that game.")
@@ -347,7 +369,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--level", default=None, metavar="LEVEL",
                    help="play our seat with this bot level instead of you in the UI (one of: %s)" % ", ".join(all_levels()))
     send_flag(p)
+    spectator_flag(p)
     seed_flags(p)
+
+    p = add("again", "play again with the same seats, names, game and options once a game is over (a rematch)",
+            epilog="Every seat that wants to play again runs it on its finished game's directory. The old host (seat 0)\n"
+                   "opens the rematch on its old play port and restarts its bots; the others find it there. The new\n"
+                   "game's genesis names the game before (previous).")
+    p.add_argument("dir", metavar="GAME_DIR", help="the finished game's directory, <home>/games/<game id>")
+    p.add_argument("--level", default=None, metavar="LEVEL",
+                   help="play our seat with this bot level instead of you in the UI (one of: %s)" % ", ".join(all_levels()))
+    spectator_flag(p)
+    send_flag(p)
+
+    p = add("watch", "follow a live table read-only, as a spectator (no hand, no sealed move, no vote)",
+            epilog="TARGET is a seat's play address HOST:PORT (a seat's screen shows it), or the directory of a game\n"
+                   "you played or left (<home>/games/<game id>): it then follows the table through the other seats.")
+    p.add_argument("target", nargs="?", metavar="TARGET",
+                   help="HOST:PORT of a seat, or a game directory (omit it to list the tables on the LAN, those in play "
+                        "with the address to watch)")
+    p.add_argument("--wait", type=float, default=3.0, metavar="SECONDS",
+                   help="seconds to browse the LAN, when no TARGET is given (default: 3)")
+    p.add_argument("--json", action="store_true",
+                   help="no screen: follow to the end, then print one JSON line (entries, first, first_view, head, "
+                        "over, view, result, watching, names)")
+    p.add_argument("--log", default=None, metavar="FILE",
+                   help="also write the verified log received to FILE (easel audit/show/replay read it)")
 
     p = add("demo", "a headless game: every seat a bot in its own process",
             epilog="A demo is repeatable: every salt and random draw comes from --seed, so nothing sealed is secret.")

@@ -120,12 +120,14 @@ from .screens import (
     screen_for,
     who,
     width_of,
+    with_names,
     wrap,
 )
 from .snapshot import (  # noqa: F401 - re-exported: callers import them from here
     LOG_KEEP,
     _PLACEHOLDER,
     _effect,
+    _named,
     _without_seat,
     _seats_lines,
     _title_text,
@@ -431,11 +433,12 @@ class _BaseUI:
         ctx = self._view_ctx()
         screen = self._screen()
         lines: list[Line] = self._beat_lines(width)
+        names = ctx.snap.names if ctx.snap is not None else ()
         if ctx.result:
-            over = screen.game_over_lines(ctx, width)
+            over = _named(screen.game_over_lines(ctx, width), names)
             if over:
                 lines += over + [[]]
-        body = screen.middle_lines(ctx, width)
+        body = screen.middle_lines(ctx, width)      # left as drawn: names would break its boxes and columns
         log = self._log_lines()
         if height is not None and log and len(lines) + len(body) + 1 >= height and height >= 8:
             latest: list[Line] = [[("class:header", "Latest"), ("class:label", " (the event log is below: PgDn)")]]

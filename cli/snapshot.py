@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from core.events import Event, Genesis, Timeout
+from core.events import Event, Genesis, Timeout, seat_names
 from core.table import Table
 
 from .screens import (
@@ -23,6 +23,7 @@ from .screens import (
     plain_label,
     seat_name,
     who,
+    with_names,
 )
 
 LOG_KEEP = 300          # event-log lines kept in a snapshot
@@ -89,7 +90,9 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
     for idx, text in happened:
         items.append((idx, 2, "class:log.note", "*   " + text))
     items.sort(key=lambda it: (it[0], it[1]))
-    log = tuple((style, text) for _, _, style, text in items[-LOG_KEEP:])
+    doc = table.genesis.doc
+    names = seat_names(doc) if "names" in doc else ()
+    log = tuple((style, with_names(text, names)) for _, _, style, text in items[-LOG_KEEP:])
     info = getattr(table.game, "info", None)
     first = max(0, len(table.moves) - MOVES_KEEP)
     tail = tuple((first + i, s, action) for i, (_, _, s, action) in enumerate(table.moves[first:]))
@@ -120,6 +123,7 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
         state=table.state,
         moves_tail=tail,
         prev_view=prev_view,
+        names=names,
         happenings=happened,
     )
 
@@ -150,7 +154,7 @@ def step_status(snap: Snapshot, screen: Screen) -> tuple[str, str]:
     me = snap.seat
     if snap.over:
         return "class:over", "Game over - the final ranking is at the top of the middle pane."
-    whom = who(snap.missing, me) or "nobody"
+    whom = who(snap.missing, me, snap.names) or "nobody"
     if snap.view is None:
         return "class:waiting", "Drawing the shared seed - waiting for %s" % whom
     if snap.step_purpose == "seed":
@@ -178,15 +182,27 @@ def seat_status(snap: Snapshot, s: int) -> str:
     return "to move" if waiting else "moved"
 
 
+def _named(lines: list[Line], names: Sequence[str]) -> list[Line]:
+    """A screen's lines with every ``seat N`` said by name (when the genesis names the seats)."""
+    if not names:
+        return lines
+    return [[(style, with_names(text, names)) for style, text in line] for line in lines]
+
+
+def _label_width(snap: Snapshot) -> int:
+    """The Seats pane's name column: 13 wide, wider (up to 24) for long names."""
+    return max([13] + [min(24, len(seat_name(s, snap.seat, snap.names))) for s in range(snap.players)])
+
+
 def _seats_lines(snap: Snapshot, screen: Screen, ctx: Context) -> list[Line]:
     me = snap.seat
     cols = screen.seat_columns(ctx)
     lines: list[Line] = [[("class:header", "Seats")]]
-    lines.append([("class:label", "%s %-13s" % (" ", "") + "".join(" %*s" % (w, h) for h, w in cols) + "  now")])
+    lines.append([("class:label", "%s %-*s" % (" ", _label_width(snap), "") + "".join(" %*s" % (w, h) for h, w in cols) + "  now")])
     for s in range(snap.players):
         mark = ">" if s == me else " "
         cells = screen.seat_cells(ctx, s) if cols else []
-        row = "%s %-13s" % (mark, seat_name(s, me)) + "".join(" %*s" % (w, c) for (_, w), c in zip(cols, cells)) + "  "
+        row = "%s %-*s" % (mark, _label_width(snap), seat_name(s, me, snap.names)[:24]) + "".join(" %*s" % (w, c) for (_, w), c in zip(cols, cells)) + "  "
         st = seat_status(snap, s)
         style = "class:you" if s == me else ""
         lines.append([(style, row), ("class:waiting" if st in ("choosing", "opening", "to move", "seed..") else "class:label", st)])
@@ -202,7 +218,12 @@ def _title_text(title: str, snap: Snapshot | None, screen: Screen, ctx: Context,
     if key:
         parts.append("key %s" % key)
     if snap is not None:
-        parts.append("spectator" if snap.seat is None else "you are seat %d" % snap.seat)
+        if snap.seat is None:
+            parts.append("spectator")
+        elif snap.names:
+            parts.append("you are %s (seat %d)" % (snap.names[snap.seat], snap.seat))
+        else:
+            parts.append("you are seat %d" % snap.seat)
         if snap.over:
             parts.append("game over")
         parts += screen.title_parts(ctx)

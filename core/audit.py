@@ -543,7 +543,11 @@ def combine(summaries: list[Summary], files: dict[str, bytes]) -> dict:
     cut = find_cut_moves(summaries, files)
     notes += [{k: c[k] for k in ("file", "index", "note", "seat")} for c in cut]
     valid = not problems and bool(real_logs)
+    names = None
+    if main is not None:   # the seats' names as the genesis signs them (protocol.md §5.1), None if it has none
+        names = parse_genesis(parse(files[main.name]).entries[0], verify=False).doc.get("names")
     return {
+        "names": list(names) if isinstance(names, list) else None,
         "valid": valid,
         "complete": valid and all(r.complete for r in real_logs),
         "game": main.game if main else None,

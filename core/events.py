@@ -179,6 +179,66 @@ def check_genesis_doc(doc: Any) -> None:
         raise EntryError("genesis document: table nonce must be 1..32 bytes")
     if "timeout" in doc and not (type(doc["timeout"]) is int and 1 <= doc["timeout"] <= 86400):
         raise EntryError("genesis document: timeout must be whole seconds, 1..86400")
+    if "names" in doc:
+        names = doc["names"]
+        if not isinstance(names, list) or len(names) != len(seats):
+            raise EntryError("genesis document: names must be a list of one name per seat")
+        for i, name in enumerate(names):
+            why = name_problem(name)
+            if why:
+                raise EntryError("genesis document: the name of seat %d %s" % (i, why))
+    if "spectators" in doc and type(doc["spectators"]) is not bool:
+        raise EntryError("genesis document: spectators must be true or false")
+    if "previous" in doc and not _is_b(doc["previous"], 32):
+        raise EntryError("genesis document: previous must be the 32-byte game id of the game it follows")
+
+
+# --------------------------------------------------------------------------- names
+MAX_NAME_BYTES = 48     # a seat's display name: at most this many bytes of UTF-8
+
+
+def name_problem(name: Any) -> str:
+    """Why ``name`` is not a valid seat name ('' if it is): a str of 1..48 UTF-8 bytes, every character
+    printable (``str.isprintable``: no control, format, surrogate, private-use, unassigned or
+    separator character except the ASCII space), no space at either end."""
+    if not isinstance(name, str):
+        return "is not a string"
+    if not name:
+        return "is empty"
+    if len(name.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
+        return "is longer than %d bytes of UTF-8" % MAX_NAME_BYTES
+    if not name.isprintable():
+        return "holds a character that is not printable"
+    if name != name.strip(" "):
+        return "starts or ends with a space"
+    return ""
+
+
+def clean_name(text: Any, default: str = "player") -> str:
+    """``text`` made into a valid name: unprintable characters dropped, spaces trimmed, cut to
+    MAX_NAME_BYTES (on a character boundary); ``default`` if nothing is left."""
+    s = "".join(c for c in str(text) if c.isprintable()).strip(" ")
+    while len(s.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
+        s = s[:-1].rstrip(" ")
+    return s if s and not name_problem(s) else default
+
+
+def seat_names(doc: dict) -> tuple[str, ...]:
+    """The display name of every seat of a genesis document: its signed ``names`` (a name two
+    seats share gets each key's fingerprint's first group, e.g. ``Ann #3f2a``), or, for a
+    genesis without names, ``seat N``."""
+    from .hashing import fingerprint
+
+    seats = doc.get("seats") or []
+    names = doc.get("names")
+    if not isinstance(names, list) or len(names) != len(seats):
+        return tuple("seat %d" % i for i in range(len(seats)))
+    out = []
+    for i, name in enumerate(names):
+        if names.count(name) > 1:
+            name = "%s #%s" % (name, fingerprint(seats[i]).split("-")[0])
+        out.append(name)
+    return tuple(out)
 
 
 def make_genesis(doc: dict, sigs: Sequence[bytes]) -> Genesis:

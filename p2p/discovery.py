@@ -112,6 +112,7 @@ class TableAd:
     host: str  # IPv4 address to connect to
     port: int
     name: str  # instance name, "<game>-<table> on <fp>" (service type stripped)
+    play: bool = False  # a table in play (TXT play=1): the port is the host's play port, for spectators
 
 
 # --------------------------------------------------------------------------
@@ -210,8 +211,8 @@ def instance_name(game: str, table: str, fingerprint: str) -> str:
     return f"{game}-{table} on {fingerprint}"
 
 
-def _server_name(table: str, fingerprint: str) -> str:
-    return f"easel-{table}-{fingerprint}.local."
+def _server_name(table: str, fingerprint: str, play: bool = False) -> str:
+    return f"easel-{table}{'p' if play else ''}-{fingerprint}.local."
 
 
 def _check_fields(game: str, free: int, seats: int, fingerprint: str, table: str, port: int) -> None:
@@ -232,8 +233,8 @@ def _check_fields(game: str, free: int, seats: int, fingerprint: str, table: str
         raise ValueError(f"bad port {port}")
 
 
-def _txt(game: str, free: int, seats: int, fingerprint: str, table: str) -> dict[str, str]:
-    return {
+def _txt(game: str, free: int, seats: int, fingerprint: str, table: str, play: bool = False) -> dict[str, str]:
+    txt = {
         "game": game,
         "free": str(free),
         "seats": str(seats),
@@ -241,6 +242,9 @@ def _txt(game: str, free: int, seats: int, fingerprint: str, table: str) -> dict
         "v": PROTOCOL_VERSION,
         "table": table,
     }
+    if play:
+        txt["play"] = "1"
+    return txt
 
 
 class _Malformed(ValueError):
@@ -293,6 +297,7 @@ def parse_properties(
         host=host,
         port=port,
         name=name,
+        play=props.get(b"play") == b"1" and free == 0,
     )
 
 
@@ -331,8 +336,12 @@ class Advertiser:
         port: int,
         interfaces: InterfacesArg = None,
         addresses: Sequence[str] | None = None,
+        play: bool = False,
     ) -> None:
         _check_fields(game, free, seats, fingerprint, table, port)
+        if play and free != 0:
+            raise ValueError("a table in play has no free seat")
+        self._play = play
         self._ifaces = resolve_interfaces(interfaces)
         if addresses is not None:
             self._addresses = _parse_interface_list(addresses)
@@ -344,7 +353,8 @@ class Advertiser:
         self._fingerprint = fingerprint
         self._table = table
         self._port = port
-        self.name = instance_name(game, table, fingerprint)
+        # a table in play has its own instance name (the lobby's may linger in caches after its goodbye)
+        self.name = instance_name(game, table + ("p" if play else ""), fingerprint)
         if len(self.name.encode()) > 63:
             raise ValueError(f"instance name too long for DNS: {self.name!r}")
         self._zc: Zeroconf | None = None
@@ -363,6 +373,7 @@ class Advertiser:
             host=self._addresses[0],
             port=self._port,
             name=self.name,
+            play=self._play,
         )
 
     @property
@@ -374,8 +385,8 @@ class Advertiser:
             SERVICE_TYPE,
             self.service_name,
             port=self._port,
-            properties=_txt(self._game, self._free, self._seats, self._fingerprint, self._table),
-            server=_server_name(self._table, self._fingerprint),
+            properties=_txt(self._game, self._free, self._seats, self._fingerprint, self._table, self._play),
+            server=_server_name(self._table, self._fingerprint, self._play),
             parsed_addresses=list(self._addresses),
         )
 
@@ -452,6 +463,7 @@ def advertise(
     port: int,
     interfaces: InterfacesArg = None,
     addresses: Sequence[str] | None = None,
+    play: bool = False,
 ) -> Advertiser:
     """``async with advertise(...) as adv:`` -- advertise a table while inside.
 
@@ -467,6 +479,7 @@ def advertise(
         port=port,
         interfaces=interfaces,
         addresses=addresses,
+        play=play,
     )
 
 

@@ -32,6 +32,11 @@ BYTES_PER_SECOND = 2 << 20     # token bucket refill, per seated connection (byt
 BURST_BYTES = 3 << 20          # bucket size (> one maximal frame, 1 MiB)
 FRAME_COST = 256               # every frame costs at least this many bytes of budget
 
+# ---- spectators, p2p/node.py + p2p/watch.py ---------------------------------------
+MAX_SPECTATORS = 8             # spectators one seat serves at once (more are refused)
+SPECTATOR_KEEPALIVE = 10.0     # s: a seat sends a spectator ["watching", n] at least this often
+SPECTATOR_IDLE = 30.0          # s without any frame from the seat before a spectator gives up
+
 # ---- log lines ---------------------------------------------------------------------
 LOG_EVERY = 10.0               # s: one line per limit and address
 LOG_BURST = 8                  # lines per limit per LOG_EVERY over all addresses
@@ -49,6 +54,7 @@ class Limits:
     bytes_per_second: float = BYTES_PER_SECOND
     burst_bytes: float = BURST_BYTES
     frame_cost: int = FRAME_COST
+    max_spectators: int = MAX_SPECTATORS
 
 
 DEFAULT = Limits()

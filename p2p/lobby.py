@@ -5,9 +5,10 @@ any other.  Over TLS (lobby mode: the host's certificate may be checked
 against a fingerprint the joiner knows, the joiner proves its key by
 signing), framed canonical msgpack messages:
 
-    joiner -> host   ["join", 1, key, cert, play_port, name, sig]
-                     sig = Ed25519 over dhash("sign/join", host key, key, cert, play_port)
+    joiner -> host   ["join", 1, key, cert, play_port, name, sig]          (or with an 8th element,
+                     sig = Ed25519 over dhash("sign/join", ...)             ``about``: see below)
     host -> joiner   ["seated", seat, players, game, table nonce]  or  ["refused", reason]
+    host -> joiner   ["seats", [seat, ...]]   (only to a joiner that sent ``about``): who sits where
     host -> joiner   ["sign", doc, roster]   once every seat is taken
     joiner -> host   ["signature", sig]      over dhash("sign/genesis", game_id(doc))
     host -> joiner   ["genesis", raw, roster]
@@ -15,6 +16,14 @@ signing), framed canonical msgpack messages:
 ``roster`` = {"certs": [DER per seat], "addrs": [[host, port] per seat]}:
 how to reach and pin each seat; it is not part of the signed game.
 Seats are given in join order; the host is seat 0.
+
+``name`` is the seat's display name (core.events.name_problem says which are
+valid); the genesis document carries every seat's name (``names``), signed by
+every seat.  ``about`` = {"bot": level} for a bot, {"bot": level, "owner":
+host fingerprint} for a bot the host started, {} for a person.  A seat as the
+lobby shows it: {"name": str, "kind": "person" | "bot" | "free", "level": str,
+"owner": str} (the last two for bots only).  Seats the host reserved for the
+bots it started count as taken (``free`` leaves them out).
 """
 
 from __future__ import annotations
@@ -29,7 +38,7 @@ import trio
 from core import games as registry
 from core.encoding import CanonicalError, decode, encode
 from core.engine import ConfigError
-from core.events import EntryError, Genesis, game_id_of, genesis_sign_msg, make_genesis
+from core.events import EntryError, Genesis, game_id_of, genesis_sign_msg, make_genesis, name_problem
 from core.hashing import dhash, fingerprint
 
 from . import tls
@@ -58,6 +67,31 @@ class Seat:
     addr: list
     name: str
     stream: FramedStream | None = None
+    about: dict | None = None       # None: an old joiner (no ``about``, no seat updates)
+    sending: trio.Lock = field(default_factory=trio.Lock)   # one frame at a time: seat updates, then the genesis
+
+    def shown(self) -> dict:
+        """This seat as the lobby shows it."""
+        about = self.about or {}
+        if "bot" in about:
+            out = {"name": self.name, "kind": "bot", "level": about["bot"]}
+            if "owner" in about:
+                out["owner"] = about["owner"]
+            return out
+        return {"name": self.name, "kind": "person"}
+
+
+MAX_LEVEL = 32   # characters of a bot level in ``about``
+
+
+def check_about(about: Any) -> dict:
+    """A join request's ``about`` map, checked (LobbyError if malformed)."""
+    if not isinstance(about, dict) or not set(about) <= {"bot", "owner"} or ("owner" in about and "bot" not in about):
+        raise LobbyError("malformed about")
+    for k in ("bot", "owner"):
+        if k in about and not (isinstance(about[k], str) and 1 <= len(about[k]) <= MAX_LEVEL and about[k].isprintable()):
+            raise LobbyError("malformed about.%s" % k)
+    return dict(about)
 
 
 @dataclass
@@ -77,18 +111,59 @@ class HostedTable:
     roster: dict | None = None
     on_update: Any = None
     games: Any = registry           # the game registry (core.games.Registry or the module)
+    name: str = "host"              # the host's own seat name
+    about: dict = field(default_factory=dict)   # the host's own seat: {} a person, {"bot": level} a bot
+    reserved: dict = field(default_factory=dict)  # key -> level: bots this host started, their seats held for them
+    spectators: bool = True         # False: the whole table refuses spectators (genesis ``spectators``: false)
+    previous: bytes | None = None   # a rematch: the game id it follows (genesis ``previous``) ...
+    order: list | None = None       # ... and its seat keys in order: only they may join, and keep their seats' order
+    version: int = 0                                 # counts changes of the seats (for the ``seats`` messages)
+    changed: trio.Event = field(default_factory=trio.Event)
 
     def __post_init__(self) -> None:
         game = self.games.get(self.game)  # UnknownGame is a ConfigError: the CLI reports it
         self.config = game.configure(self.options, self.players)
+        why = name_problem(self.name)
+        if why:
+            raise ConfigError("your name %s" % why)
         cert = tls.make_certificate(self.identity)
-        self.seats.append(Seat(self.identity.public, cert, [self.play_host, self.play_port], "host"))
-        if self.free == 0:  # a one-seat table (a solo game) is full from the start
+        self.seats.append(Seat(self.identity.public, cert, [self.play_host, self.play_port], self.name, about=dict(self.about)))
+        if self.open_seats == 0:  # a one-seat table (a solo game) is full from the start
             self.full.set()
 
     @property
-    def free(self) -> int:
+    def open_seats(self) -> int:
+        """Seats nobody holds yet (the host's own bots may take the reserved ones)."""
         return self.players - len(self.seats)
+
+    @property
+    def free(self) -> int:
+        """Seats free for anyone: the reserved seats of bots this host started count as taken."""
+        held = sum(1 for k in self.reserved if not any(s.key == k for s in self.seats))
+        return max(0, self.open_seats - held)
+
+    def reserve_bot(self, key: bytes, level: str) -> None:
+        """Hold a seat for a bot this host started (its key is known before it joins)."""
+        self.reserved[key] = level
+        self._changed()
+
+    def shown(self) -> list[dict]:
+        """Every seat as the lobby shows it: taken seats in order, then reserved bots, then free seats."""
+        out = [s.shown() for s in self.seats]
+        fp = self.identity.fingerprint
+        for key, level in self.reserved.items():
+            if not any(s.key == key for s in self.seats) and len(out) < self.players:
+                out.append({"name": "(starting)", "kind": "bot", "level": level, "owner": fp})
+        while len(out) < self.players:
+            out.append({"name": "", "kind": "free"})
+        return out
+
+    def _changed(self) -> None:
+        if self.on_update:
+            self.on_update(self)
+        self.version += 1
+        self.changed.set()
+        self.changed = trio.Event()
 
     async def handle(self, stream: trio.SSLStream) -> None:
         """One joiner's lobby connection (run by tls.serve)."""
@@ -115,9 +190,8 @@ class HostedTable:
         except (ConnectionClosed, FrameError):
             self._leave(seat)
             return
-        if self.on_update:
-            self.on_update(self)
-        if self.free == 0:
+        self._changed()
+        if self.open_seats == 0:
             self.full.set()
         else:
             # until the table is full, a joiner that goes away gives its seat back
@@ -135,6 +209,8 @@ class HostedTable:
                     n.cancel_scope.cancel()
 
                 n.start_soon(watch)
+                if seat.about is not None:
+                    n.start_soon(self._tell_seats, fs)
                 await self.full.wait()
                 n.cancel_scope.cancel()
             if lost and not self.full.is_set():
@@ -142,21 +218,45 @@ class HostedTable:
                 return
         await self.sealed.wait()
 
+    async def _tell_seats(self, fs: FramedStream) -> None:
+        """While the lobby fills: send a joiner that asked for it (``about``) every seat as it changes."""
+        last = -1
+        seat = next((s for s in self.seats if s.stream is fs), None)
+        if seat is None:
+            return
+        try:
+            while not self.full.is_set():
+                if self.version != last:
+                    last = self.version
+                    async with seat.sending:
+                        # never cut a frame in half when the table fills meanwhile (that would break the stream)
+                        with trio.CancelScope(shield=True):
+                            with trio.move_on_after(JOIN_TIMEOUT):
+                                await fs.send(encode(["seats", self.shown()]))
+                await self.changed.wait()
+        except (ConnectionClosed, FrameError, trio.BrokenResourceError, trio.ClosedResourceError):
+            return
+
     def _leave(self, seat: Seat) -> None:
         if seat in self.seats and not self.full.is_set():
             self.seats.remove(seat)
             log.info("lobby: %s left before the table was full", seat.name or "a joiner")
-            if self.on_update:
-                self.on_update(self)
+            self._changed()
 
     def _admit(self, msg: Any, stream: trio.SSLStream) -> Seat:
-        if not (isinstance(msg, list) and len(msg) == 7 and msg[0] == "join" and type(msg[1]) is int and msg[1] == 1):
+        if not (isinstance(msg, list) and len(msg) in (7, 8) and msg[0] == "join" and type(msg[1]) is int and msg[1] == 1):
             raise LobbyError("not a join request")
-        _, _, key, cert, port, name, sig = msg
+        _, _, key, cert, port, name, sig = msg[:7]
+        about = check_about(msg[7]) if len(msg) == 8 else None
         if not (isinstance(key, bytes) and isinstance(cert, bytes) and isinstance(port, int) and isinstance(name, str) and isinstance(sig, bytes)):
             raise LobbyError("malformed join request")
-        if not 0 < port < 65536 or len(name) > 64:
-            raise LobbyError("bad port or name")
+        if not 0 < port < 65536:
+            raise LobbyError("bad port")
+        why = name_problem(name)
+        if why:
+            raise LobbyError("the name %s" % why)
+        if about is not None and about.get("owner") == self.identity.fingerprint and key not in self.reserved:
+            raise LobbyError("this host did not start that bot")
         try:
             if tls.cert_public_key(cert) != key:
                 raise LobbyError("certificate does not hold the joiner's key")
@@ -166,29 +266,42 @@ class HostedTable:
             raise LobbyError("join request not signed by its key")
         if any(s.key == key for s in self.seats):
             raise LobbyError("that key already holds a seat")
-        if self.free <= 0:
+        if self.order is not None and key not in self.order:
+            raise LobbyError("this table is a rematch: only the seats of the game before may join")
+        if (self.open_seats if key in self.reserved else self.free) <= 0:
             raise LobbyError("the table is full")
         peer_ip = stream.transport_stream.socket.getpeername()[0]
-        seat = Seat(key, cert, [peer_ip, port], name)
+        if key in self.reserved:   # one of our own bots: shown as ours, whatever it says
+            about = {"bot": self.reserved[key], "owner": self.identity.fingerprint}
+        seat = Seat(key, cert, [peer_ip, port], name, about=about)
         self.seats.append(seat)
         return seat
 
     async def seal(self) -> tuple[Genesis, dict]:
         """Once full: collect every seat's signature on the genesis document."""
         await self.full.wait()
+        if self.order is not None:
+            # a rematch: the seats of the game before, in its order (the host stays first)
+            self.seats[1:] = sorted(self.seats[1:], key=lambda s: self.order.index(s.key))
         doc = {
             "game": self.game,
             "config": self.config,
             "seats": [s.key for s in self.seats],
             "table": self.table,
             "timeout": int(self.timeout),
+            "names": [s.name for s in self.seats],
         }
+        if self.previous is not None:
+            doc["previous"] = self.previous
+        if not self.spectators:
+            doc["spectators"] = False
         roster = {"certs": [s.cert for s in self.seats], "addrs": [s.addr for s in self.seats]}
         gid = game_id_of(doc)
         sigs = [self.identity.sign(genesis_sign_msg(gid))]
         for i, s in enumerate(self.seats[1:], start=1):
             try:
-                await s.stream.send(encode(["sign", doc, roster]))
+                async with s.sending:
+                    await s.stream.send(encode(["sign", doc, roster]))
                 with trio.fail_after(JOIN_TIMEOUT):
                     reply = decode(await s.stream.receive())
             except (ConnectionClosed, FrameError, CanonicalError, trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError) as exc:
@@ -215,12 +328,21 @@ async def join(
     port: int,
     identity,
     play_port: int,
-    name: str = "",
+    name: str = "player",
     expect_fingerprint: str | None = None,
     on_seated=None,
     games: Any = registry,
+    about: dict | None = None,
+    on_seats=None,
+    previous: bytes | None = None,
 ) -> tuple[Genesis, dict]:
-    """Join a hosted table and return (genesis, roster) once it is sealed."""
+    """Join a hosted table and return (genesis, roster) once it is sealed.
+
+    ``about`` ({} for a person, {"bot": level} for a bot) asks the host for
+    the lobby's seats as they change: ``on_seats(list of seat maps)``."""
+    why = name_problem(name)
+    if why:
+        raise LobbyError("your name %s" % why)
     ctx = tls.client_context(identity, None)
     stream = await tls.connect(host, port, ctx, None)
     if expect_fingerprint is not None:
@@ -232,7 +354,10 @@ async def join(
     try:
         cert = tls.make_certificate(identity)
         sig = identity.sign(join_msg(tls.peer_public_key(stream) or b"", identity.public, cert, play_port))
-        await fs.send(encode(["join", 1, identity.public, cert, play_port, name[:64], sig]))
+        req = ["join", 1, identity.public, cert, play_port, name, sig]
+        if about is not None:
+            req.append(check_about(about))
+        await fs.send(encode(req))
         seated = decode(await fs.receive())
         if not isinstance(seated, list) or not seated:
             raise LobbyError("unexpected reply from host")
@@ -245,15 +370,21 @@ async def join(
             on_seated(seat, players, game)
         while True:
             msg = decode(await fs.receive())
-            if isinstance(msg, list) and msg and msg[0] == "sign" and len(msg) == 3:
+            if isinstance(msg, list) and len(msg) == 2 and msg[0] == "seats" and about is not None:
+                seats = _check_seats(msg[1], players)
+                if on_seats:
+                    on_seats(seats)
+            elif isinstance(msg, list) and msg and msg[0] == "sign" and len(msg) == 3:
                 doc, roster = msg[1], msg[2]
-                _check_doc(doc, roster, identity, seat, game, table, games)
+                _check_doc(doc, roster, identity, seat, game, table, games, name)
+                if previous is not None and doc.get("previous") != previous:
+                    raise LobbyError("this table is not the rematch of our game")
                 await fs.send(encode(["signature", identity.sign(genesis_sign_msg(game_id_of(doc)))]))
             elif isinstance(msg, list) and msg and msg[0] == "genesis" and len(msg) == 3:
                 from core.events import parse_genesis
 
                 g = parse_genesis(msg[1])
-                _check_doc(g.doc, msg[2], identity, seat, game, table, games)
+                _check_doc(g.doc, msg[2], identity, seat, game, table, games, name)
                 return g, msg[2]
             else:
                 raise LobbyError("unexpected message from host")
@@ -265,16 +396,53 @@ async def join(
         await trio.aclose_forcefully(stream)
 
 
-def _check_doc(doc, roster, identity, seat, game, table, games) -> None:
+def _check_seats(seats: Any, players: int) -> list[dict]:
+    """A ``seats`` message's list, checked (LobbyError if malformed)."""
+    if not isinstance(seats, list) or len(seats) != players:
+        raise LobbyError("malformed seats message")
+    for s in seats:
+        if not (isinstance(s, dict) and s.get("kind") in ("person", "bot", "free") and isinstance(s.get("name"), str)
+                and len(s["name"]) <= 64 and all(isinstance(v, str) and len(v) <= 64 for v in s.values())):
+            raise LobbyError("malformed seats message")
+    return seats
+
+
+def _check_doc(doc, roster, identity, seat, game, table, games, name=None) -> None:
     if not isinstance(doc, dict) or doc.get("game") != game or doc.get("table") != table:
         raise LobbyError("genesis document is not for the table we joined")
     seats = doc.get("seats")
     # our seat is where our key is: seats shift when someone leaves the lobby early
     if not isinstance(seats, list) or seats.count(identity.public) != 1:
         raise LobbyError("genesis document does not give us a seat")
+    names = doc.get("names")
+    if name is not None and names is not None:
+        # the host may not sign us in under another name (a genesis without names is an old host's: allowed)
+        if not isinstance(names, list) or len(names) != len(seats) or names[seats.index(identity.public)] != name:
+            raise LobbyError("genesis document gives us another name")
     if not isinstance(roster, dict) or len(roster.get("certs", [])) != len(seats) or len(roster.get("addrs", [])) != len(seats):
         raise LobbyError("roster does not match the seats")
     try:
         games.get(doc["game"]).configure(doc["config"], len(seats))
     except ConfigError as exc:
         raise LobbyError("genesis document has a bad configuration: %s" % exc) from None
+
+
+def describe_seats(seats: list[dict], me: int | None = None) -> str:
+    """The lobby's seats in words: ``Ann (you), bot 1 (bot, random, Ann's), free``.
+
+    ``owner`` (the host's fingerprint: only the host's own bots have one) makes
+    the bot the host's, named after seat 0."""
+    parts = []
+    for i, s in enumerate(seats):
+        kind = s.get("kind")
+        if kind == "free":
+            parts.append("free")
+            continue
+        text = s.get("name") or "?"
+        if kind == "bot":
+            whose = ", %s's" % (seats[0].get("name") or "the host") if s.get("owner") else ""
+            text += " (bot, %s%s)" % (s.get("level") or "?", whose)
+        if i == me:
+            text += " (you)"
+        parts.append(text)
+    return ", ".join(parts)

@@ -30,13 +30,13 @@ from typing import Any, Awaitable, Callable
 import trio
 
 import core.games
-from core.encoding import decode, encode
+from core.encoding import CanonicalError, decode, encode
 from core.events import Genesis, entry_id, parse_genesis
 
 from . import tls
 from .framing import ConnectionClosed, FrameError, FrameTimeout, FramedStream
 from .limits import DEFAULT as DEFAULT_LIMITS
-from .limits import Limits, RateLimitedLog, TokenBucket
+from .limits import SPECTATOR_KEEPALIVE, Limits, RateLimitedLog, TokenBucket
 from .protocol import (
     Alert,
     Broadcast,
@@ -54,6 +54,37 @@ from .store import GameStore, StoreError
 log = logging.getLogger("easel.node")
 
 Decider = Callable[[Any, int, Peer], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a decider needs to choose our seat's action, handed over instead of the whole Peer.
+
+    ``view``: the game's view for ``seat`` (with our seat secret); ``phase``: the table step it is
+    for; ``game`` and ``state``: the engine and its immutable state (for checks and legal actions);
+    ``secret``: our seat's secret (None in games without one); ``deadline``: when the step times
+    out on our clock (trio.current_time()), or, before our step clock has started, now plus the
+    step's time (an estimate: the vote happens on the other seats' clocks)."""
+
+    view: Any
+    seat: int
+    phase: int
+    game: Any
+    state: Any
+    secret: bytes | None
+    deadline: float | None
+
+
+def decision_of(peer: Peer, seat: int, now: float) -> Decision:
+    """The Decision for ``seat`` at the peer's open step."""
+    t = peer.table
+    secrets = getattr(t, "secrets", None)
+    secret = secrets.get(seat) if isinstance(secrets, dict) else None
+    at = peer.deadline()
+    if at is None and t.step is not None:
+        at = now + float(peer.step_timeout(t.step))
+    return Decision(view=t.view(seat), seat=seat, phase=t.phase, game=t.game, state=t.state,
+                    secret=secret if isinstance(secret, bytes) else None, deadline=at)
 MIN_SLEEP = 0.002          # s: the ticker never wakes more often than this (a guard; the peer says when)
 QUEUE = 4096
 TRACE_FLUSH = 1.0         # s between appends of benchmark trace lines (EASEL_TRACE)
@@ -85,9 +116,10 @@ class Faults:
         return f
 
 
-def save_roster(store: GameStore, genesis: Genesis, roster: dict) -> None:
+def save_roster(store: GameStore, genesis: Genesis, roster: dict, replace: bool = False) -> None:
+    """Write the game's roster file once (or again, with ``replace``: a seat's new address)."""
     path = store.dir / "roster"
-    if not path.exists():
+    if replace or not path.exists():
         tmp = store.dir / "roster.tmp"
         with open(tmp, "wb") as f:
             f.write(encode({"genesis": genesis.raw, "roster": roster}))
@@ -144,8 +176,13 @@ class GameNode:
         bind_host: str | None = None,
         games: Any = core.games,
         limits: Limits | None = None,
+        dial_back: bool = False,
+        spectators: bool = True,
     ) -> None:
         self.identity = identity
+        # a resumed seat also dials the seats after it (protocol.md §9.4): it may have come back at an
+        # address the others do not know, and they only dial the seats before them
+        self.dial_back = dial_back
         self.genesis = genesis
         self.roster = roster
         self.store = store
@@ -197,6 +234,8 @@ class GameNode:
             # each line carries this process's CPU seconds too (what a step costs a peer)
             self.peer.on_sign = lambda ev: self._trace.append(("sign", [ev.id], time.monotonic(), time.process_time()))
         self.conns: dict[bytes, Conn] = {}
+        # seat -> wall-clock time (time.time()) since when we have no connection to it (every other seat at first)
+        self.silent_since: dict[int, float] = {s: time.time() for s in range(len(self.keys)) if s != self.seat}
         self.alerts: list[str] = []
         self.done = trio.Event()
         self.changed = trio.Event()
@@ -210,7 +249,11 @@ class GameNode:
         self.host = bind_host or addr[0]
         self.port = addr[1]
         certs = list(roster["certs"])
-        self.server_ctx = tls.server_context(identity, certs)
+        # spectators (protocol.md §9.8): anonymous TLS clients that follow the log read-only
+        self.spectators = spectators and genesis.doc.get("spectators", True) is not False
+        self.watching = 0
+        self._log_grew = trio.Event()
+        self.server_ctx = tls.server_context(identity, certs, spectators=self.spectators)
         self.client_ctx = tls.client_context(identity, certs)
 
     # ------------------------------------------------------------------ effects
@@ -239,12 +282,16 @@ class GameNode:
                 self.store.spool.append(eff.entries, sync=False)
             elif isinstance(eff, WriteLog):
                 self.store.log.append(eff.entries, sync=False)
+                self._log_grew.set()
+                self._log_grew = trio.Event()
                 if self._trace is not None:
                     self._trace.append(("apply", [entry_id(raw) for raw in eff.entries], time.monotonic(), time.process_time()))
             elif isinstance(eff, TruncateLog):
                 # the cut entries were just re-spooled (unsynced): make that durable first
                 self.store.sync()
                 self.store.log.truncate(eff.count)
+                self._log_grew.set()
+                self._log_grew = trio.Event()
             elif isinstance(eff, WriteSecret):
                 self.store.put_secret(eff.phase, eff.value, eff.salt, sync=False)
             elif isinstance(eff, Disconnect):
@@ -341,6 +388,7 @@ class GameNode:
         c.send_ch.close()
         if self.conns.get(c.key) is c:
             del self.conns[c.key]
+            self.silent_since[self.keys.index(c.key)] = time.time()
             self.peer.disconnected(c.key)
             self._lost.set()
             self._lost = trio.Event()
@@ -362,6 +410,7 @@ class GameNode:
             self._drop(old)
         c = Conn(key, stream)
         self.conns[key] = c
+        self.silent_since.pop(self.keys.index(key), None)
         self.apply(self.peer.connected(key))
         lim = self.limits
         bucket = TokenBucket(lim.bytes_per_second, lim.burst_bytes, trio.current_time())
@@ -407,10 +456,98 @@ class GameNode:
 
     async def _handle_incoming(self, stream: trio.SSLStream) -> None:
         key = tls.peer_public_key(stream)
+        if key is None and self.spectators:
+            await self._serve_spectator(FramedStream(stream))
+            return
         if key is None or key not in self.keys or key == self.identity.public:
             self._rl.note("SEAT_KEY", "key", "seat %d: refused a connection from a key that holds no seat", self.seat)
             return
+        seat = self.keys.index(key)
+        if seat < self.seat:
+            # a dial-back from a resumed seat: it never replaces a connection we have (ours wins)
+            if key in self.conns:
+                return
+            self._learn_address(seat, stream)
         await self._run_conn(key, FramedStream(stream))
+
+    async def _serve_spectator(self, fs: FramedStream) -> None:
+        """A spectator (protocol.md §9.8): after its ["watch", 1], send it our log from the genesis on and
+        every entry we place, and ["watching", n] at least every SPECTATOR_KEEPALIVE s. It sends nothing
+        more; it never slows us: a frame it does not take within FRAME_DEADLINE drops it."""
+        lim = self.limits
+        try:
+            with trio.fail_after(lim.frame_deadline):
+                msg = decode(await fs.receive(idle=lim.frame_deadline, frame=lim.frame_deadline))
+        except (ConnectionClosed, FrameError, CanonicalError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError):
+            return
+        if not (isinstance(msg, list) and len(msg) == 2 and msg[0] == "watch" and type(msg[1]) is int and msg[1] == 1):
+            self._rl.note("SPECTATOR", "spectator", "seat %d: refused a spectator: not a watch request", self.seat)
+            return
+        if self.watching >= lim.max_spectators:
+            self._rl.note("MAX_SPECTATORS", "spectator", "seat %d: refused a spectator: %d watch already", self.seat, self.watching)
+            with trio.move_on_after(lim.frame_deadline):
+                try:
+                    await fs.send(encode(["refused", "this seat already has %d spectators" % self.watching]))
+                except Exception:
+                    pass
+            return
+        self.watching += 1
+        self._changed()
+        try:
+            async with trio.open_nursery() as n:
+
+                async def silent() -> None:
+                    # a spectator sends nothing after its request: any frame (or its leaving) ends it
+                    try:
+                        await fs.receive()
+                    except Exception:
+                        pass
+                    n.cancel_scope.cancel()
+
+                n.start_soon(silent)
+                sent = 0
+                told = -1
+                last = trio.current_time()
+                while True:
+                    entries = self.peer.log_entries
+                    if len(entries) < sent:
+                        break           # our log was cut back (a repair): the spectator starts again
+                    grew = self._log_grew
+                    with trio.fail_after(lim.frame_deadline):
+                        while sent < len(entries):
+                            await fs.send(encode(["genesis" if sent == 0 else "entry", entries[sent]]))
+                            sent += 1
+                        now = trio.current_time()
+                        if told != self.watching or now - last >= SPECTATOR_KEEPALIVE:
+                            told, last = self.watching, now
+                            await fs.send(encode(["watching", self.watching]))
+                    if self.done.is_set() and sent >= len(self.peer.log_entries):
+                        break
+                    with trio.move_on_after(SPECTATOR_KEEPALIVE):
+                        await grew.wait()
+                n.cancel_scope.cancel()
+        except (ConnectionClosed, FrameError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+        finally:
+            self.watching -= 1
+            self._changed()
+
+    def _learn_address(self, seat: int, stream) -> None:
+        """A seat before ours dialled us: it is where it dialled from (at its roster port). Keep that in
+        our roster file, so that our own later resume dials it there."""
+        try:
+            ip = str(stream.transport_stream.socket.getpeername()[0])
+        except (OSError, AttributeError):
+            return
+        addr = self.roster["addrs"][seat]
+        if addr[0] == ip:
+            return
+        log.info("seat %d: seat %d is now at %s (it was at %s)", self.seat, seat, ip, addr[0] or "the lobby's address")
+        self.roster["addrs"][seat] = [ip, addr[1]]
+        try:
+            save_roster(self.store, self.genesis, self.roster, replace=True)
+        except OSError as exc:
+            log.warning("seat %d: cannot record seat %d's new address: %s", self.seat, seat, exc)
 
     async def _dialer(self, seat: int) -> None:
         key = self.keys[seat]
@@ -428,6 +565,10 @@ class GameNode:
                 backoff = min(backoff * 2, 1.0)
                 continue
             backoff = 0.05
+            if seat > self.seat and key in self.conns:
+                # a dial-back that crossed the other seat's own dial: the other seat's connection wins
+                await trio.aclose_forcefully(stream)
+                continue
             await self._run_conn(key, FramedStream(stream))
 
     # ------------------------------------------------------------------ timers and decisions
@@ -500,8 +641,12 @@ class GameNode:
         while True:
             if self.peer.needs_decision() and self.decide is not None:
                 phase = self.peer.table.phase
-                view = self.peer.table.view(self.seat)
-                action = await self.decide(view, self.seat, self.peer)
+                if getattr(self.decide, "takes_decision", False):
+                    # a decider that takes a Decision gets what it needs, not the Peer to probe
+                    action = await self.decide(decision_of(self.peer, self.seat, trio.current_time()))
+                else:
+                    view = self.peer.table.view(self.seat)
+                    action = await self.decide(view, self.seat, self.peer)
                 if self.peer.needs_decision() and self.peer.table.phase == phase and action is not None:
                     try:
                         self.apply(self.peer.act(action))
@@ -548,8 +693,9 @@ class GameNode:
             self._nursery = n
             await n.start(functools.partial(tls.serve, limits=self.limits, stats=self.listener_stats),
                           self.port, self.server_ctx, self._handle_incoming, self.host)
-            for s in range(self.seat):
-                n.start_soon(self._dialer, s)
+            for s in range(len(self.keys)) if self.dial_back else range(self.seat):
+                if s != self.seat:
+                    n.start_soon(self._dialer, s)
             self.apply(self.peer.start())
             n.start_soon(self._ticker)
             n.start_soon(self._decider)

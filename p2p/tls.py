@@ -224,12 +224,34 @@ def _base_context(protocol: int, identity) -> ssl.SSLContext:
     return ctx
 
 
-def server_context(identity, pinned: list[bytes] | None) -> ssl.SSLContext:
-    """Server side.  ``pinned``: the client certificates (DER) to accept; None = lobby."""
+_ANON_ATTR = "_easel_anonymous"
+
+
+def server_context(identity, pinned: list[bytes] | None, spectators: bool = False) -> ssl.SSLContext:
+    """Server side.  ``pinned``: the client certificates (DER) to accept; None = lobby.
+
+    ``spectators`` (game mode): a client that sends no certificate at all is let
+    through too (``peer_public_key`` is then None: a spectator, protocol.md §9.8);
+    a client certificate, if sent, must still be pinned."""
     ctx = _base_context(ssl.PROTOCOL_TLS_SERVER, identity)
     ctx.num_tickets = 0  # we never resume sessions
     ctx.verify_mode = ssl.CERT_NONE  # lobby: do not ask for a client certificate
     _pin(ctx, pinned)
+    if spectators and pinned is not None:
+        ctx.verify_mode = ssl.CERT_OPTIONAL
+        setattr(ctx, _ANON_ATTR, True)
+    return ctx
+
+
+def spectator_context() -> ssl.SSLContext:
+    """Client side for a spectator: TLS 1.3, no client certificate, the server's key checked by the
+    caller (it must be a seat of the genesis the server sends)."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+    ctx.maximum_version = ssl.TLSVersion.TLSv1_3
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    setattr(ctx, _PIN_ATTR, None)
     return ctx
 
 
@@ -267,6 +289,8 @@ def peer_public_key(stream: trio.SSLStream) -> bytes | None:
 def _check_peer(stream: trio.SSLStream, ctx: ssl.SSLContext, expect_key: bytes | None) -> bytes | None:
     key = peer_public_key(stream)
     keys = pinned_keys(ctx)
+    if key is None and getattr(ctx, _ANON_ATTR, False):
+        return None     # a spectator (server_context(spectators=True))
     if keys is not None and key not in keys:
         raise TLSPinError(
             f"peer key {fingerprint(key) if key else '(none)'} is not one of the pinned keys"

@@ -568,7 +568,7 @@ def test_join_says_connecting_with_progress_and_ctrl_c_cancels(tmp_path):
 
     env = dict(os.environ, EASEL_HOME=str(tmp_path))
     env.pop("EASEL_FAULTS", None)
-    p = subprocess.Popen([sys.executable, "-m", "cli", "join", "127.0.0.1:%d" % port], cwd=ROOT, env=env,
+    p = subprocess.Popen([sys.executable, "-m", "cli", "join", "127.0.0.1:%d" % port, "--name", "Ann"], cwd=ROOT, env=env,
                          stdin=slave, stdout=slave, stderr=slave, preexec_fn=controlling_tty)
     os.close(slave)
     out = b""

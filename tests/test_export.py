@@ -221,7 +221,10 @@ def test_a_seat_view(demo_log, tmp_path):
     page, doc = parsed(text)
     assert doc["seat"] == 1
     assert "seat 1's view" in frame_text(doc, doc["frames"][-1][0])
-    assert any("seat 1 (you)" in frame_text(doc, ix) for f in doc["frames"] for ix in f[2])
+    # seat 1 by its name, signed into the genesis (the demo's bots are named)
+    name = parse_genesis(parse_log(Path(demo_log).read_bytes()).entries[0]).doc["names"][1]
+    assert any("%s (you)" % name in frame_text(doc, ix) for f in doc["frames"] for ix in f[2])
+    assert "seat 1 %s" % name in page.text_by_id["keys"]
     _, pub = parsed(public)
     assert pub["seat"] is None and "public view" in frame_text(pub, pub["frames"][-1][0])
     assert not any("(you)" in frame_text(pub, ix) for f in pub["frames"] for ix in f[2])
@@ -327,8 +330,10 @@ def test_a_seat_view_shows_its_own_hand_at_every_entry(ma_demo, tmp_path):
         if want:
             assert block is not None and all(code in block for code in want), (n, block)
     assert any(a != b for a, b in zip(blocks0, blocks) if a and b), "seat 0's page shows seat 0's hand, not seat 1's"
-    assert any("seat 1 (you)" in frame_text(doc, ix) for f in doc["frames"] for ix in f[2])
-    assert not any("seat 1 (you)" in frame_text(doc0, ix) for f in doc0["frames"] for ix in f[2])
+    # seat 1 by its name, signed into the genesis (the demo's bots are named)
+    name = parse_genesis(entries[0]).doc["names"][1]
+    assert any("%s (you)" % name in frame_text(doc, ix) for f in doc["frames"] for ix in f[2])
+    assert not any("%s (you)" % name in frame_text(doc0, ix) for f in doc0["frames"] for ix in f[2])
 
 
 @needs_ma

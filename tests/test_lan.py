@@ -322,3 +322,145 @@ def test_a_peer_whose_address_changed_resumes_and_the_game_finishes(lan):
     results = finish([host] + others + [resumed])
     assert_all_finished(results, 3)
     assert_same_logs([first_log(lan, j) for j in range(3)], FULL)
+
+
+def test_three_by_name_the_host_quits_mid_game_and_resumes_from_another_address(lan):
+    """Ann hosts, Bo and Cy join, each by name; Ann's machine dies mid-game and comes back with another
+    address. Nobody types an address: the resumed host dials the others back (protocol.md §9.4), they
+    keep its new address, and the game finishes with every name signed into one valid log."""
+    host = lan.easel(0, "host", "--game", "painting", "--players", 3, "--auto", "random", "--timeout", 60, "--no-advertise",
+                     "--name", "Ann", faults=SLOW % 30)
+    port = host_port(host)
+    bots = [lan.easel(k, "bot", "--join", "%s:%d" % (lan.addrs[0], port), "--level", "random", "--name", name,
+                      faults=SLOW % (30 + k)) for k, name in ((1, "Bo"), (2, "Cy"))]
+    assert wait_for(lambda: records(first_log(lan, 0)) >= 6, timeout=30), finish([host] + bots, 1)
+    host.send_signal(signal.SIGKILL)
+    host.wait(timeout=10)
+    assert records(first_log(lan, 0)) < FULL
+    old = lan.addrs[0]
+    lan.set_addr(0, lan.addr(0, host=100))
+    assert lan.addrs[0] != old
+    resumed = lan.easel(0, "resume", first_log(lan, 0).parent, "--level", "random")
+    results = finish([resumed] + bots)
+    assert_all_finished(results, 3)
+    logs = [first_log(lan, k) for k in range(3)]
+    assert_same_logs(logs, FULL)
+    from core.events import parse_genesis
+    from p2p.node import load_roster
+
+    genesis = parse_genesis(parse_log(logs[0].read_bytes()).entries[0])
+    assert genesis.doc["names"][0] == "Ann" and sorted(genesis.doc["names"][1:]) == ["Bo", "Cy"]
+    r = subprocess.run([sys.executable, "-m", "cli", "audit", "--json", str(logs[1])], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert json.loads(r.stdout)["names"] == genesis.doc["names"]
+    # the others learnt the host's new address: their own resume would dial it there
+    for k in (1, 2):
+        _, roster = load_roster(logs[k].parent)
+        assert roster["addrs"][0][0] == lan.addrs[0], roster["addrs"]
+
+
+def _show(path: Path, *args) -> dict:
+    r = subprocess.run([sys.executable, "-m", "cli", "show", str(path), *map(str, args)], cwd=ROOT, capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+@pytest.mark.parametrize("lan", [4], indirect=True)
+def test_a_spectator_joins_a_modern_art_table_mid_game_and_sees_exactly_the_public_view(lan):
+    """Machine 3 holds no seat: it watches through seat 1's play address from the middle of the game on.
+    It gets the signed log (verified entry by entry), its view is the public one `easel show` gives (no
+    `--as`), never a seat's hand, and the seats count it."""
+    faults = "reorder=1,delay=0.05,seed=%d"
+    host = lan.easel(0, "host", "--game", "modern-art", "--players", 3, "--auto", "random", "--timeout", 60, "--no-advertise",
+                     "--name", "Ann", faults=faults % 40)
+    port = host_port(host)
+    bots = [lan.easel(k, "bot", "--join", "%s:%d" % (lan.addrs[0], port), "--level", "random", "--name", name,
+                      faults=faults % (40 + k)) for k, name in ((1, "Bo"), (2, "Cy"))]
+    assert wait_for(lambda: records(first_log(lan, 1)) >= 30 and (first_log(lan, 1).parent / "roster").exists(), timeout=40), \
+        finish([host] + bots, 1)
+    from p2p.node import load_roster
+
+    genesis, roster = load_roster(first_log(lan, 1).parent)
+    me = seat_of(lan, 1)
+    addr = "%s:%d" % (lan.addrs[1], roster["addrs"][me][1])
+    out = lan.homes[3] / "watched.log"
+    spectator = lan.easel(3, "watch", addr, "--json", "--log", out)
+    results = finish([host] + bots + [spectator])
+    assert_all_finished(results[:3], 3)
+    rc, so, se = results[3]
+    assert rc == 0 and "Traceback" not in se, se[-2000:]
+    seen = json.loads(so.strip().splitlines()[-1])
+    logs = [first_log(lan, k) for k in range(3)]
+    assert_same_logs(logs + [out])                   # the spectator's verified log is the table's, byte for byte
+    assert seen["over"] is True and seen["entries"] == records(logs[0])
+    assert 1 < seen["first"] < seen["entries"], "the spectator came in mid-game"
+    assert seen["names"] == genesis.doc["names"]
+    assert seen["watching"] >= 1                      # the seat it watched through counted it
+    # exactly the public view, when it came in and at the end
+    at = seen["first"] - 1
+    assert seen["first_view"] == _show(out, "--at", at)["view"] == _show(logs[0], "--at", at)["view"]
+    assert seen["view"] == _show(logs[0])["view"]
+    # and never a hand: what a seat's own view holds beyond the public one (its cards) the spectator never got
+    for s in range(3):
+        own = _show(logs[s], "--at", at, "--as", seat_of(lan, s))["view"]
+        private = set(own) - set(seen["first_view"])
+        assert private, "a seat's view shows it something the public view does not (its hand)"
+        assert not private & set(seen["view"])
+
+
+def test_a_rematch_gives_a_second_valid_log_linked_to_the_first(lan):
+    """After a game over, each machine runs `easel again` on its finished game: the old host opens the
+    rematch where its old game was, the others find it there, and a second game with the same seats in the
+    same order, the same names and options is played; its genesis names the first game."""
+    host, bots = start_three(lan, 50)
+    assert_all_finished(finish([host] + bots), 3)
+    first = [first_log(lan, k) for k in range(3)]
+    assert_same_logs(first, FULL)
+    from core.events import parse_genesis
+
+    g1 = parse_genesis(parse_log(first[0].read_bytes()).entries[0])
+    # the joiners may ask before the old host is listening: they keep knocking (nobody types an address)
+    again = [lan.easel(k, "again", first[k].parent, "--level", "random") for k in (1, 2, 0)]
+    assert_all_finished(finish(again), 3)
+    second = []
+    for k in range(3):
+        logs = [p for p in lan.logs(k) if p != first[k]]
+        assert len(logs) == 1, lan.logs(k)
+        second.append(logs[0])
+    assert_same_logs(second, FULL)
+    g2 = parse_genesis(parse_log(second[0].read_bytes()).entries[0])
+    assert g2.doc["previous"] == g1.game_id != g2.game_id
+    assert g2.doc["seats"] == g1.doc["seats"] and g2.doc["names"] == g1.doc["names"]
+    assert g2.doc["config"] == g1.doc["config"] and g2.doc["game"] == g1.doc["game"]
+    assert_same_logs(first)                       # the first game's logs are untouched
+
+
+@pytest.mark.parametrize("lan", [4], indirect=True)
+def test_a_table_in_play_is_listed_and_watched_from_another_machine(lan):
+    """Once sealed, the host advertises its table as in play at its play port: `easel watch` on another
+    machine lists it with the command to watch it, and watching it that way follows the game to its end."""
+    slower = "reorder=1,delay=0.6,seed=%d"        # a game of some 20 s: time to browse while it is on
+    host = lan.easel(0, "host", "--game", "painting", "--players", 3, "--auto", "random", "--timeout", 60, "--name", "Ann",
+                     faults=slower % 60)
+    port = host_port(host)
+    bots = [lan.easel(k, "bot", "--join", "%s:%d" % (lan.addrs[0], port), "--level", "random", "--name", name,
+                      faults=slower % (60 + k)) for k, name in ((1, "Bo"), (2, "Cy"))]
+    assert wait_for(lambda: records(first_log(lan, 0)) >= 2, timeout=30), finish([host] + bots, 1)
+    line = None
+    for _ in range(3):
+        so, se = lan.easel(3, "watch", "--wait", 3).communicate(timeout=30)
+        if records(first_log(lan, 0)) >= FULL:
+            break
+        m = re.search(r"^painting\s+in play \(3 seats\)\s+host \S+\s+watch: easel watch (\S+):(\d+)$", so.decode(), re.M)
+        if m:
+            line = m
+            break
+    assert line is not None, (so.decode(), se.decode()[-2000:])
+    assert line.group(1) == lan.addrs[0]
+    spectator = lan.easel(3, "watch", "%s:%s" % (line.group(1), line.group(2)), "--json")
+    results = finish([host] + bots + [spectator])
+    assert_all_finished(results[:3], 3)
+    rc, so, se = results[3]
+    assert rc == 0, se[-2000:]
+    seen = json.loads(so.strip().splitlines()[-1])
+    assert seen["over"] and seen["entries"] == FULL and seen["names"][0] == "Ann"

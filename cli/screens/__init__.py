@@ -237,6 +237,7 @@ class Snapshot:
     moves_tail: tuple = ()      # ((number, seat, action), ...): the last moves applied, oldest first
     prev_view: Any = None       # the view before the latest step that applied moves (None: unknown)
     happenings: tuple = ()      # ((entry count, text), ...): the screen's happenings so far (Screen.happenings)
+    names: tuple = ()           # every seat's display name (core.events.seat_names), () if the genesis has none
 
 
 @dataclass(frozen=True)
@@ -312,12 +313,24 @@ def join(lines: Sequence[Line]) -> list:
     return out
 
 
-def seat_name(s: int, me: int | None) -> str:
-    return "seat %d (you)" % s if s == me else "seat %d" % s
+def seat_name(s: int, me: int | None, names: Sequence[str] = ()) -> str:
+    """``seat 2`` or, when the genesis names the seats, the seat's name; ``(you)`` after our own."""
+    name = names[s] if isinstance(s, int) and 0 <= s < len(names) else "seat %d" % s
+    return "%s (you)" % name if s == me else name
 
 
-def who(seats: Sequence[int], me: int | None) -> str:
-    return ", ".join("you" if s == me else "seat %d" % s for s in seats)
+def who(seats: Sequence[int], me: int | None, names: Sequence[str] = ()) -> str:
+    return ", ".join("you" if s == me else seat_name(s, None, names) for s in seats)
+
+
+_SEAT_WORD = re.compile(r"\bseat (\d+)\b")
+
+
+def with_names(text: str, names: Sequence[str]) -> str:
+    """A line of a screen or the log with every ``seat N`` replaced by that seat's name (if the seats have names)."""
+    if not names:
+        return text
+    return _SEAT_WORD.sub(lambda m: names[int(m.group(1))] if int(m.group(1)) < len(names) else m.group(0), text)
 
 
 def ordinal(n: int) -> str:
@@ -524,7 +537,7 @@ class Screen:
         ranking = res.get("ranking") if isinstance(res, dict) else None
         if isinstance(ranking, list):
             for i, s in enumerate(ranking):
-                lines.append([("class:you" if s == ctx.seat else "", "%2d. %s" % (i + 1, seat_name(s, ctx.seat)))])
+                lines.append([("class:you" if s == ctx.seat else "", "%2d. %s" % (i + 1, seat_name(s, ctx.seat, ctx.snap.names if ctx.snap else ())))])
         for text in plain({k: v for k, v in res.items() if k != "ranking"} if isinstance(res, dict) else res):
             lines += wrap([("", text)], width, "      ")
         return lines
