@@ -119,6 +119,7 @@ class State:
     starve_day: int                      # day of the first starvation (0 = none)
     end_reason: str                      # why the game ended ("" while playing)
     events: tuple[tuple[int, str], ...]  # (day, text) of this and the previous day
+    met: tuple[tuple[int, str, int], ...] = ()  # (seat, "paintings" | "points", day) in the order reached
 
 
 class _W:
@@ -156,6 +157,7 @@ class _W:
         self.starve_day = s.starve_day
         self.end_reason = s.end_reason
         self.events = list(s.events)
+        self.met = list(s.met)
 
     def freeze(self) -> State:
         return State(
@@ -171,6 +173,7 @@ class _W:
             announced=tuple(self.announced),
             collection=tuple(tuple(x) for x in self.collection), coll_next=self.coll_next,
             starve_day=self.starve_day, end_reason=self.end_reason, events=tuple(self.events),
+            met=tuple(self.met),
         )
 
     def event(self, text: str) -> None:
@@ -586,6 +589,7 @@ def _resolve_sales(w: _W) -> None:
             w.score[seat] += card.stars
             w.sold[seat] = w.sold[seat] + (cid,)
             sold_now.append((seat, cid, idx))
+            _note_objectives(w, seat)
             w.event("seat %d sells %s: %s, %d food%s" % (
                 seat, card_title(cid), _plural(card.stars, "star"), card.food,
                 " (%d extra food = %d cubes from the bag)" % (extra, 4 * extra) if extra else ""))
@@ -614,6 +618,19 @@ def _resolve_sales(w: _W) -> None:
         else:
             w.collection.append([seat, cid, paint, per_value[paint]])
     _collect_next(w)
+
+
+def _note_objectives(w: _W, seat: int) -> None:
+    """Record, in the order of the night's sales, each objective a seat reaches (2-4 seats)."""
+    if w.players not in TARGETS:
+        return
+    need_sold, need_points = TARGETS[w.players]
+    have = {(s, o) for s, o, _ in w.met}
+    for obj, reached in (("paintings", len(w.sold[seat]) >= need_sold), ("points", w.score[seat] >= need_points)):
+        if reached and (seat, obj) not in have:
+            w.met.append((seat, obj, w.day))
+            w.event("seat %d meets the %s objective (%s)" % (
+                seat, obj, _plural(need_sold, "painting") if obj == "paintings" else _plural(need_points, "point")))
 
 
 def _remove_canvas(w: _W, seat: int, cid: int) -> str:
@@ -704,7 +721,9 @@ def _end_night(w: _W) -> None:
             return _game_over(w, "the canvas market is empty")
     else:
         need_sold, need_points = TARGETS[n]
-        if any(len(w.sold[s]) >= need_sold or w.score[s] >= need_points for s in range(n)):
+        for s in order_from(w.first, [True] * n):   # a state built by hand: no sale recorded it
+            _note_objectives(w, s)
+        if w.met:
             return _game_over(w, "an artist reached %d paintings or %d points" % (need_sold, need_points))
         if w.starve_day and w.starve_day <= w.day:
             return _game_over(w, "the day after a starvation is over")
@@ -1524,6 +1543,7 @@ def view(state: State, seat: int | None) -> dict:
         "targets": list(TARGETS[n]) if n in TARGETS else None,
         "starve_day": state.starve_day or None,
         "end_reason": state.end_reason or None,
+        "objectives": [{"seat": s, "objective": o, "day": d} for s, o, d in state.met],
         "events": [text for _, text in state.events],
         "event_days": [d for d, _ in state.events],
     }
@@ -1588,12 +1608,28 @@ def state_from_view(v: Mapping[str, Any], rng: Rng) -> State:
         coll_next=coll["next"] if coll["next"] is not None else 0,
         starve_day=v["starve_day"] or 0, end_reason=v["end_reason"] or "",
         events=tuple(zip(v.get("event_days") or [v["day"]] * len(v["events"]), v["events"])),
+        met=tuple((m["seat"], m["objective"], m["day"]) for m in v.get("objectives") or ()),
     )
 
 
 def determinize(state: State, seat: int | None, rng: Rng) -> State:
     """A state ``seat`` cannot tell from ``state``: the deck's cards resampled from the unseen ones."""
     return state_from_view(view(state, seat), rng)
+
+
+def decided_by(state: State) -> str:
+    """How the winner is chosen (rulebook "End of the Game"): "objective" when the first seat to
+    meet an objective wins, "points" otherwise (no objective met, or the two objectives met by
+    different seats), "solo" for the solo game."""
+    if state.players == 1:
+        return "solo"
+    if not state.met:
+        return "points"
+    paint = {s for s, o, _ in state.met if o == "paintings"}
+    pts = {s for s, o, _ in state.met if o == "points"}
+    if any(a != b for a in paint for b in pts):
+        return "points"
+    return "objective"
 
 
 def result(state: State) -> dict | None:
@@ -1604,8 +1640,15 @@ def result(state: State) -> dict | None:
     cubes = [sum(state.studios[s]) + inc[s] if state.alive[s] else 0 for s in range(n)]
     sold = [len(x) for x in state.sold]
     keys = [(state.score[s], sold[s], state.food_earned[s], cubes[s]) for s in range(n)]
-    ranking = sorted(range(n), key=lambda s: (tuple(-x for x in keys[s]), s))
-    places = [1 + sum(1 for o in range(n) if keys[o] > keys[s]) for s in range(n)]
+    how = decided_by(state)
+    if how == "objective":
+        master = state.met[0][0]
+        rest = sorted((s for s in range(n) if s != master), key=lambda s: (tuple(-x for x in keys[s]), s))
+        ranking = [master] + rest
+        places = [1 if s == master else 2 + sum(1 for o in rest if keys[o] > keys[s]) for s in range(n)]
+    else:
+        ranking = sorted(range(n), key=lambda s: (tuple(-x for x in keys[s]), s))
+        places = [1 + sum(1 for o in range(n) if keys[o] > keys[s]) for s in range(n)]
     out: dict[str, Any] = {
         "ranking": ranking,
         "places": places,
@@ -1617,6 +1660,8 @@ def result(state: State) -> dict | None:
         "winners": [s for s in ranking if places[s] == 1],
         "reason": state.end_reason,
         "days": state.day,
+        "objectives": [{"seat": s, "objective": o, "day": d} for s, o, d in state.met],
+        "decided_by": how,
     }
     if n == 1:
         out["rating"] = solo_rating(state.score[0])
