@@ -152,6 +152,10 @@ OPTION_SETS = [
 @pytest.mark.parametrize("players", [1, 2, 3, 4])
 @pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: ",".join(o) or "default")
 def test_random_and_greedy_games_end_without_error(players, options):
+    if players > 1 and any(o in rules.SOLO_ONLY for o in options):
+        with pytest.raises(ConfigError, match="solo game only"):
+            rules.configure(options, players)
+        return
     ended = set()
     for g in range(3):
         bots = [RandomBot()] * players

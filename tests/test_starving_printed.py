@@ -77,3 +77,19 @@ def test_nobody_meets_an_objective_after_a_starvation_points_decide():
     st = run(rules.apply(st, 2, {"do": "work"}))
     res = rules.result(st)
     assert res["objectives"] == [] and res["decided_by"] == "points" and res["winners"] == [0]
+
+
+# ------------------------------------------------------------------ 3. solo-only options
+
+
+@pytest.mark.parametrize("option,value", [("remove_comics", True), ("solo_canvases", 20)])
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_solo_only_options_are_refused_at_a_table_of_two_to_four(option, value, players):
+    """"Setup. Follow standard set up, but only use 35 Canvas Cards ... You may also wish to remove
+    the zero-point, comic book Canvas cards from the deck." is under "Solo game": a table of 2-4
+    uses the whole deck, so these options are refused there (left at their default they change
+    nothing and are accepted, so a full config read back from a table still configures)."""
+    with pytest.raises(ConfigError, match="%s is for the solo game only" % option):
+        rules.configure({option: value}, players)
+    assert rules.configure({option: rules.OPTIONS[option]}, players) == rules.OPTIONS
+    assert rules.configure({option: value}, 1)[option] == value

@@ -62,6 +62,7 @@ OPTIONS = {
 }
 BOOL_OPTIONS = ("color_study", "player_trades", "last_supper", "remove_comics")
 SOLO_CANVASES = (10, 92)
+SOLO_ONLY = ("remove_comics", "solo_canvases")   # refused at 2-4 seats unless left at the default
 EDITIONS = ("standard", "junior")
 
 OPTION_HELP = {
@@ -352,6 +353,9 @@ def configure(options: Mapping[str, Any], players: int) -> dict:
             if type(value) is not int or not lo <= value <= hi:
                 raise ConfigError("option solo_canvases must be a whole number from %d to %d, not %s"
                                   % (lo, hi, _short(value)))
+        if key in SOLO_ONLY and players != 1 and value != OPTIONS[key]:
+            raise ConfigError("option %s is for the solo game only (1 player); a table of %d players "
+                              "uses the whole deck" % (key, players))
         config[key] = value
     return config
 
