@@ -93,3 +93,114 @@ def test_solo_only_options_are_refused_at_a_table_of_two_to_four(option, value, 
         rules.configure({option: value}, players)
     assert rules.configure({option: rules.OPTIONS[option]}, players) == rules.OPTIONS
     assert rules.configure({option: value}, 1)[option] == value
+
+
+# ------------------------------------------------------------------ 2. free action after the action, solo, supper, junior
+
+
+def test_reset_after_buying_in_the_same_turn():
+    """Free actions: "once per day, you may do one of the following at any time during one of your
+    turns (including before or after you take your action)" - and "Reset the Canvas Market" is one:
+    a buy (which ends the turn) may carry the reset after it. The buy's new card is turned over
+    into slot 3 first, then discarded with the rest, then three new canvases are turned over."""
+    st = base(2)
+    st = replace(st, studios=at(st.studios, 0, cubes(R=2, B=1)))
+    m1, m2, m3 = st.market
+    both = rules.apply(st, 0, {"do": "buy", "slot": 1, "pay": {"B": 1}, "then": {"do": "reset", "pay": {"R": 2}}})
+    assert both.canvases[0] == ((m1, "." * CARDS[m1].size),) and both.actor == 1 and both.free_used[0]
+    assert both.pending == (("canvas", 3), ("reset",), ("canvas", 1), ("canvas", 2), ("canvas", 3))
+    assert rules.view(both, 1)["pending"][1] == {"kind": "reset"}
+    after = settle(both, 5)
+    assert -1 not in after.market and len(after.deck) == len(st.deck) - 4
+    gone = set(after.discarded) - set(st.discarded)
+    assert len(gone) == 3 and {m2, m3} < gone and not gone & set(after.market)
+    # the text replays it: the buy's flip, then the reset (no word), then three flips (RULES.md)
+    from core.rng import Rng
+    from .starving_util import ent
+    rng, deck = Rng(ent(5), "starving-artists/chance"), list(both.deck)
+    flipped = [deck.pop(rng.below(len(deck))) for _ in range(4)]
+    assert list(after.market) == flipped[1:] and (gone - {m2, m3}) == {flipped[0]}
+
+
+def test_solo_diamond_the_artist_chooses_its_colour():
+    """Solo: "If a Canvas Card has a square with more than one color, you can choose which of the
+    colors is used to satisfy that square even if the market doesn't have the other color." The
+    artist is asked at the end of the day when the choice changes what goes back; the default is the
+    more plentiful colour (it keeps the scarcer one in the Paint Market)."""
+    cid = card_where(lambda c: sum(1 for q in c.squares if len(q) == 2) == 1)
+    a, b = next(q for q in CARDS[cid].squares if len(q) == 2)
+    singles = {q[0]: sum(1 for x in CARDS[cid].squares if x == q) for q in CARDS[cid].squares if len(q) == 1}
+    st = base(1)
+    st = replace(st, phase="afternoon", market=(cid,) + st.market[1:], nutrition=(3,),
+                 deck=tuple(c for c in st.deck if c != cid), studios=(cubes(),),
+                 paint_market=cubes(**{a: singles.get(a, 0) + 1, b: singles.get(b, 0) + 3}))
+    dusk = settle(rules.apply(st, 0, {"do": "work"}))
+    assert dusk.step == "dusk" and rules.turn(dusk).seats == (0,)
+    v = rules.view(dusk, 0)["dusk"]
+    assert v["canvas"] == cid and v["default"] == [b] and set(v["returns"]) == {a, b}
+    with pytest.raises(IllegalAction, match="diamond"):
+        rules.check(dusk, 0, {"do": "diamonds", "colours": ["W"]})
+    with pytest.raises(IllegalAction, match="end of the day"):
+        rules.check(dusk, 0, {"do": "work"})
+    mine = rules.apply(dusk, 0, {"do": "diamonds", "colours": [a]})    # the scarcer colour goes back
+    assert (mine.paint_market[rules.CI[a]], mine.paint_market[rules.CI[b]]) == (0, 3)
+    assert cid in mine.discarded and mine.day == 2
+    dflt = rules.apply(dusk, 0, rules.default_action(dusk, 0))
+    assert (dflt.paint_market[rules.CI[a]], dflt.paint_market[rules.CI[b]]) == (1, 2)
+    # no choice to make (neither colour in the market): nobody is asked
+    none = settle(rules.apply(replace(st, paint_market=cubes()), 0, {"do": "work"}))
+    assert none.step == "turn" and none.day == 2
+
+
+def test_solo_end_of_day_turns_over_a_queued_flip_before_removing_slot_one():
+    """Solo: "at the end of each day, you remove the Canvas Card in the one-paint slot of the Canvas
+    Market from play" - after a reset sent with the day's last action, the new slot-1 card must be
+    face up first: the end of the day waits for the chance step that turns it over."""
+    st = base(1)
+    st = replace(st, phase="afternoon", nutrition=(3,), studios=(cubes(R=2),), paint_market=cubes())
+    end = rules.apply(st, 0, {"do": "work", "then": {"do": "reset", "pay": {"R": 2}}})
+    assert end.step == "dusk" and end.market == (-1, -1, -1) and rules.turn(end).kind == "chance"
+    nxt = rules.chance(end, bytes(32))
+    if nxt.step == "dusk":                      # a diamond choice: the default
+        nxt = rules.apply(nxt, 0, rules.default_action(nxt, 0))
+    left = [c for c in nxt.discarded if c not in st.market and c not in st.discarded]
+    assert nxt.day == 2 and len(left) == 1 and nxt.market[2] == -1 and ("canvas", 3) in nxt.pending
+    assert set(st.market) <= set(nxt.discarded) and left[0] not in nxt.market
+
+
+def test_last_supper_is_judged_after_the_nights_sales():
+    """Last Supper: "If you would otherwise starve at the start of the next turn (your nutrition is at
+    one), you may discard one completed painting": a seat whose sales tonight raise its nutrition
+    would not otherwise starve."""
+    fed = card_where(lambda c: c.food >= 1)
+    nofood = card_where(lambda c: c.food == 0, avoid=[fed])
+    eaten = card_where(lambda c: c.stars >= 2, avoid=[fed, nofood])
+    st = with_canvases(base(2, options={"last_supper": True}),
+                       {0: [(fed, full(fed)), (nofood, full(nofood)), (eaten, full(eaten))]})
+    st = replace(night(st), nutrition=(1, 3), paint_market=cubes())
+    with pytest.raises(IllegalAction, match="would otherwise starve"):
+        rules.check(st, 0, {"do": "sell", "canvases": [fed], "supper": eaten})
+    rules.check(st, 0, {"do": "sell", "canvases": [nofood], "supper": eaten})
+
+
+def test_last_supper_canvas_is_not_a_completed_painting_for_the_end():
+    """Last Supper: "The painting does not count as completed for end game purposes": paintings
+    count when sold (decision 2); the eaten one is not sold, so 4 sold + 1 eaten is not 5."""
+    eaten = card_where(lambda c: c.stars >= 1)
+    earlier = cards_where(lambda c: True, 4, avoid=[eaten])
+    st = with_canvases(base(4, options={"last_supper": True}), {0: [(eaten, full(eaten))]})
+    st = replace(night(st), nutrition=(1, 3, 3, 3), paint_market=cubes(), sold=(tuple(earlier), (), (), ()),
+                 deck=tuple(c for c in st.deck if c not in earlier))
+    st2 = rules.apply(st, 0, {"do": "sell", "canvases": [], "supper": eaten})
+    assert st2.phase != "over" and len(st2.sold[0]) == 4 and st2.met == ()
+
+
+def test_junior_pays_for_canvases_into_the_bag():
+    """Junior: "Use the Paint Market only to trade for paints." A canvas (or a reset) is paid into
+    the bag, not the Paint Market (the payment waits behind the buy's flip, decision 8)."""
+    st = base(2, options={"edition": "junior"})
+    st = replace(st, studios=at(st.studios, 0, cubes(R=3)), paint_market=cubes(B=1))
+    st2 = rules.apply(st, 0, {"do": "buy", "slot": 2, "pay": {"R": 1}})
+    assert st2.paint_market == cubes(B=1) and st2.pending == (("canvas", 3), ("return", cubes(R=1)))
+    st3 = rules.apply(st, 0, {"do": "reset", "pay": {"R": 2}})
+    assert st3.paint_market == cubes(B=1) and st3.bag == tuple(x + y for x, y in zip(st.bag, cubes(R=2)))

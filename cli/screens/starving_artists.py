@@ -138,6 +138,9 @@ _COMMAND_HELP = [
     ("take CUBES", "night: your collection action, exactly the amount shown: take BBR; take best takes "
                    "the game's pick (the cubes your canvases need first); Enter takes the suggested pick"),
     ("accept / decline", "answer another artist's trade offer"),
+    ("diamonds COLOUR ..", "solo end of day: the colour each diamond of the leaving slot-1 canvas takes "
+                           "back from the Paint Market (diamonds R B, diamonds RB; diamonds auto = the "
+                           "default, the more plentiful colour)"),
     ("clear", "forget the suggested draft"),
     ("submit / empty Enter", "send the suggested draft (buy or reset without pay, paint auto, take best)"),
     ("CUBES", "2B 1R, BBR, B2 R, or words: 2 blue red. Colours: R red, O orange, Y yellow, G green, B blue, "
@@ -492,6 +495,8 @@ def _doing(v: dict, me: int | None) -> str:
         return "you collect" if t == me else "seat %d collects" % t
     if step == "turn":
         return "your turn" if t == me else "seat %d's turn" % t
+    if step == "dusk":
+        return "you choose the diamonds" if t == me else "seat %d chooses the diamonds" % t
     return ""
 
 
@@ -533,6 +538,8 @@ def action_words(v: dict, me: int, a: Mapping) -> str:
         text = "take %s" % cubes_text(a.get("cubes"))
     elif do == "answer":
         text = "accept the offer" if a.get("accept") else "decline the offer"
+    elif do == "diamonds":
+        text = "diamonds of the leaving canvas: %s" % " ".join(str(c) for c in a.get("colours") or [])
     else:
         text = repr(dict(a))
     then = a.get("then")
@@ -566,6 +573,7 @@ class StarvingArtistsScreen(Screen):
         "take": "take",
         "accept": "accept",
         "decline": "decline",
+        "diamonds": "diamonds",
         "clear": "clear",
     }
     timeout_effect = ("the rules' default: a turn works, an announcement sells nothing, "
@@ -888,6 +896,8 @@ class StarvingArtistsScreen(Screen):
             return "night: collect %s cube%s" % (amount, "" if amount == 1 else "s")
         if step == "answer":
             return "answer seat %d's offer" % v["offer"]["seat"] if v.get("offer") else "answer the offer"
+        if step == "dusk":
+            return "end of day: diamonds"
         return ""
 
     def on_decision(self, ctx: Context) -> Say | None:
@@ -926,6 +936,15 @@ class StarvingArtistsScreen(Screen):
             off = v["offer"]
             return Say("Seat %d offers %s for your %s: accept or decline.%s" % (
                 off["seat"], cubes_text(off["give"]), cubes_text(off["take"]), news))
+        if step == "dusk" and v.get("dusk"):
+            d = v["dusk"]
+            self.draft = {"do": "diamonds", "colours": list(d["default"])}
+            self.draft_why = "keeps the scarcer colour in the Paint Market"
+            return Say("End of day: %s leaves the market. Choose each diamond's colour (what goes back to the "
+                       "bag): %s. Enter sends %s, or diamonds COLOUR...%s" % (
+                           self._card_name(v, d["canvas"]), "; ".join(
+                               "%s: %s" % (k, cubes_text(r)) for k, r in d["returns"].items()),
+                           " ".join(d["default"]), news))
         return None
 
     NEWS_CHARS = 160
@@ -1028,6 +1047,8 @@ class StarvingArtistsScreen(Screen):
                 return [("bold", "Collect: "), ("", "take CUBES | take best")]
             if step == "answer":
                 return [("bold", "Answer: "), ("", "accept | decline")]
+            if step == "dusk":
+                return [("bold", "End of day: "), ("", "diamonds COLOUR.. (one per diamond of the leaving canvas)")]
         if v["phase"] == "over":
             return []
         what = "drawing cubes / turning canvases over" if v.get("chance") else _doing(v, me)
@@ -1153,6 +1174,14 @@ class StarvingArtistsScreen(Screen):
             if args:
                 raise CommandError("%s takes no arguments" % name)
             return {"do": "answer", "accept": name == "accept"}, ""
+        if name == "diamonds":
+            if not v.get("dusk"):
+                raise CommandError("diamonds are chosen at the end of a solo day only")
+            if not args or low in (["auto"], ["default"]):
+                return {"do": "diamonds", "colours": list(v["dusk"]["default"])}, ""
+            one = len(args) == 1 and len(args[0]) > 1 and args[0].lower() not in _WORDS
+            cols = [parse_colour(a) for a in (list(args[0]) if one else args)]
+            return {"do": "diamonds", "colours": cols}, ""
         raise CommandError("unknown command %r" % name)
 
     def _auto_paint(self, ctx: Context, v: dict, me: int) -> list[list]:
@@ -1214,6 +1243,7 @@ class StarvingArtistsScreen(Screen):
                 "announce": "type sell N [N..], sell all or sell none",
                 "collect": "type take CUBES or take best",
                 "answer": "type accept or decline",
+                "dusk": "type diamonds COLOUR.. or diamonds auto",
             }.get(step, "type a command (help lists them)")
             raise CommandError("nothing to send yet: %s" % hint)
         probs = ctx.problems(self.draft)
