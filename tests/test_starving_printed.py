@@ -204,3 +204,53 @@ def test_junior_pays_for_canvases_into_the_bag():
     assert st2.paint_market == cubes(B=1) and st2.pending == (("canvas", 3), ("return", cubes(R=1)))
     st3 = rules.apply(st, 0, {"do": "reset", "pay": {"R": 2}})
     assert st3.paint_market == cubes(B=1) and st3.bag == tuple(x + y for x, y in zip(st.bag, cubes(R=2)))
+
+
+# ------------------------------------------------------------------ 4. what the text says an outsider must do
+
+
+def _text_pick(market, k, canvases, studio):
+    """Decision 25's collection pick, from RULES.md's words only."""
+    order = "ROYGBPK"
+    need = {c: 0 for c in order}
+    for cid, filled in canvases:
+        for sq, f in zip(CARDS[cid].squares, filled):
+            if f == ".":
+                for c in sq:
+                    need[c] += 1
+    need = {c: max(0, need[c] - studio[rules.CI[c]]) for c in order}
+    m = {c: market[rules.CI[c]] for c in order + "W"}
+    got = {c: 0 for c in order + "W"}
+    for _ in range(k):
+        pick = next((c for c in order if need[c] - got[c] > 0 and m[c] > 0), None)
+        if pick is None and got["W"] == 0 and m["W"] > 0:
+            pick = "W"
+        if pick is None:
+            top = max(m[c] for c in order)
+            pick = next((c for c in order if m[c] == top and top > 0), None)
+        if pick is None:
+            break
+        m[pick] -= 1
+        got[pick] += 1
+    return {c: n for c, n in got.items() if n}
+
+
+def test_default_collection_pick_as_written():
+    """Decision 25 (time-outs): the default collection action, rebuilt from the text for many
+    markets and canvases, is the engine's."""
+    from core.rng import Rng
+    rng = Rng(bytes(32), "test/sa-pick")
+    ids = cards_where(lambda c: True, 30)
+    for _ in range(300):
+        market = tuple(rng.below(4) for _ in range(8))
+        studio = tuple(rng.below(3) for _ in range(8))
+        cvs = []
+        for cid in (ids[rng.below(30)], ids[rng.below(30)]):
+            if cid in [c for c, _ in cvs]:
+                continue
+            f = "".join(sq[0] if rng.below(2) else "." for sq in CARDS[cid].squares)
+            cvs.append((cid, f))
+        k = 1 + rng.below(4)
+        st = replace(base(2), studios=(studio, cubes()), canvases=(tuple(cvs), ()))
+        want = _text_pick(market, k, cvs, studio)
+        assert rules.cubes_map(rules.best_take(market, k, rules._need_counts(st, 0))) == want
