@@ -254,3 +254,137 @@ def test_default_collection_pick_as_written():
         st = replace(base(2), studios=(studio, cubes()), canvases=(tuple(cvs), ()))
         want = _text_pick(market, k, cvs, studio)
         assert rules.cubes_map(rules.best_take(market, k, rules._need_counts(st, 0))) == want
+
+
+# ------------------------------------------------------------------ 4. timing vectors, rebuilt from the text
+
+import re  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from core.rng import Rng  # noqa: E402
+
+from .test_starving_rules import _text_draw  # noqa: E402  (RULES.md's cube draw, written from the text)
+
+RULES_MD = Path(__file__).resolve().parents[1] / "core/games/starving_artists/RULES.md"
+FULL_BAG = [15, 20, 20, 20, 30, 15, 20, 10]
+
+
+def timing_vectors() -> dict:
+    text = RULES_MD.read_text(encoding="utf-8")
+    m = re.search(r"<!-- starving-artists-timing:begin -->(.*?)<!-- starving-artists-timing:end -->", text, re.S)
+    assert m, "RULES.md has no starving-artists-timing block"
+    out = {}
+    for line in m.group(1).splitlines():
+        line = line.strip()
+        if not line or line.startswith("```"):
+            continue
+        name, rest = line.split(None, 1)
+        ins, outs = rest.split(" -> ")
+        out[name] = (dict(kv.split("=", 1) for kv in ins.split()), dict(kv.split("=", 1) for kv in outs.split()))
+    return out
+
+
+def _ids(text):
+    return [int(x) for x in text.split(",")]
+
+
+def _filled(cid):
+    """A canvas filled with the first colour of each square (RULES.md's vectors say so)."""
+    out = [0] * 8
+    for sq in CARDS[cid].squares:
+        out["ROYGBPKW".index(sq[0])] += 1
+    return out
+
+
+def _text_junior_night(entropy, nutrition, sales, first, players):
+    """RULES.md "A day" 3 (junior) and "Randomness": the queue a junior night builds, then one
+    chance step resolving it first in first out."""
+    queue = []
+    nut = list(nutrition)
+    for seat, cid in sales:                     # announce order = the order given
+        card = CARDS[cid]
+        extra = max(0, nut[seat] + card.food - 5)
+        nut[seat] = min(5, nut[seat] + card.food)
+        if extra:
+            queue.append(("cubes", seat, 4 * extra))
+        if queue:
+            queue.append(("return", _filled(cid)))
+    pos = {s: (s - first) % players for s in range(players)}
+    order = sorted(range(len(sales)), key=lambda i: (-CARDS[sales[i][1]].paint, pos[sales[i][0]], i))
+    for i in order:
+        if CARDS[sales[i][1]].paint > 0:
+            queue.append(("cubes", sales[i][0], CARDS[sales[i][1]].paint))
+    bag = list(FULL_BAG)
+    rng = Rng(entropy, "starving-artists/chance")
+    drawn = []
+    for op in queue:
+        if op[0] == "cubes":
+            drawn.append("".join(_text_draw(bag, rng, op[2])[1]))
+        else:
+            bag = [a + b for a, b in zip(bag, op[1])]
+    words = ["cubes:%d:%d" % (op[1], op[2]) if op[0] == "cubes" else "return" for op in queue]
+    return ",".join(words), "/".join(drawn)
+
+
+def _text_flips(entropy, deck, n, cubes_first=0):
+    rng = Rng(entropy, "starving-artists/chance")
+    bag = list(FULL_BAG)
+    drawn = "".join(_text_draw(bag, rng, cubes_first)[1]) if cubes_first else ""
+    deck = list(deck)
+    return drawn, [deck.pop(rng.below(len(deck))) for _ in range(n)]
+
+
+def test_timing_vectors_in_rules_md_recomputed_from_the_text():
+    """RULES.md's timing vectors (junior payment draws after all of the night's sales in collection
+    order; a solo end of day with flips still queued; a reset after a buy), each rebuilt from the
+    text and from the code."""
+    vec = timing_vectors()
+    assert set(vec) == {"junior-night", "solo-dusk", "buy-reset"}
+    # junior night
+    ins, want = vec["junior-night"]
+    ent32 = bytes.fromhex(ins["entropy"])
+    sales = [tuple(int(x) for x in s.split(":")) for s in ins["sales"].split(",")]
+    nutrition = _ids(ins["nutrition"])
+    first, players = int(ins["first"]), len(nutrition)
+    queue, drawn = _text_junior_night(ent32, nutrition, sales, first, players)
+    assert (queue, drawn) == (want["queue"], want["drawn"])
+    st = base(players, first=first, options={"edition": "junior"})
+    per: dict = {}
+    for seat, cid in sales:
+        per.setdefault(seat, []).append((cid, full(cid)))
+    st = with_canvases(st, per)
+    st = replace(night(st), nutrition=tuple(nutrition), bag=tuple(FULL_BAG), studios=((0,) * 8,) * players)
+    while st.step == "announce":
+        st = rules.apply(st, st.actor, {"do": "sell", "canvases": [c for s, c in sales if s == st.actor]})
+    ops = ["cubes:%d:%d" % (op[1], op[2]) if op[0] == "cubes" else op[0] for op in st.pending]
+    assert ops[-1] == "market" and ",".join(ops[:-1]) == queue     # then the next day's Paint Market draw
+    done = rules.chance(st, ent32)
+    per_seat = ["", ""]
+    for op, got in zip([o for o in queue.split(",") if o != "return"], drawn.split("/")):
+        per_seat[int(op.split(":")[1])] += got
+    assert [rules.counts_of({c: w.count(c) for c in set(w)}) for w in per_seat] == list(done.studios)
+    # solo dusk: the day's last action is work then reset; the queue is the 3 cubes, then 3 flips
+    ins, want = vec["solo-dusk"]
+    ent32 = bytes.fromhex(ins["entropy"])
+    deck, market = _ids(ins["deck"]), _ids(ins["market"])
+    cubes3, flips = _text_flips(ent32, deck, 3, cubes_first=3)
+    assert (cubes3, ",".join(map(str, flips)), str(flips[0])) == (want["drawn"], want["flips"], want["removed"])
+    st = replace(base(1), phase="afternoon", deck=tuple(deck), market=tuple(market), bag=tuple(FULL_BAG),
+                 studios=(cubes(W=2),), paint_market=cubes(), nutrition=(3,))
+    end = rules.apply(st, 0, {"do": "work", "then": {"do": "reset", "pay": {"W": 2}}})
+    assert end.step == "dusk" and end.pending == (("cubes", 0, 3), ("canvas", 1), ("canvas", 2), ("canvas", 3))
+    nxt = rules.chance(end, ent32)
+    assert nxt.day == 2 and nxt.discarded[-1] == flips[0] and list(nxt.market[:2]) == flips[1:]
+    assert "".join(sorted(cubes3, key="ROYGBPKW".index)) == "".join(
+        "ROYGBPKW"[i] * n for i, n in enumerate(nxt.studios[0]))
+    # buy then reset
+    ins, want = vec["buy-reset"]
+    ent32 = bytes.fromhex(ins["entropy"])
+    deck, market = _ids(ins["deck"]), _ids(ins["market"])
+    _, flips = _text_flips(ent32, deck, 4)
+    assert (str(flips[0]), ",".join(map(str, flips[1:]))) == (want["discarded"], want["market"])
+    st = replace(base(2), deck=tuple(deck), market=tuple(market), studios=(cubes(R=3), cubes()), discarded=())
+    assert ins["slot"] == "1"
+    both = rules.apply(st, 0, {"do": "buy", "slot": 1, "pay": {"R": 1}, "then": {"do": "reset", "pay": {"R": 2}}})
+    after = rules.chance(both, ent32)
+    assert list(after.market) == flips[1:] and after.discarded[-1] == flips[0]
