@@ -388,3 +388,37 @@ def test_timing_vectors_in_rules_md_recomputed_from_the_text():
     both = rules.apply(st, 0, {"do": "buy", "slot": 1, "pay": {"R": 1}, "then": {"do": "reset", "pay": {"R": 2}}})
     after = rules.chance(both, ent32)
     assert list(after.market) == flips[1:] and after.discarded[-1] == flips[0]
+
+
+# ------------------------------------------------------------------ the screen speaks the new forms
+
+
+def _dusk_state():
+    cid = card_where(lambda c: sum(1 for q in c.squares if len(q) == 2) == 1)
+    a, b = next(q for q in CARDS[cid].squares if len(q) == 2)
+    singles = {q[0]: sum(1 for x in CARDS[cid].squares if x == q) for q in CARDS[cid].squares if len(q) == 1}
+    st = base(1)
+    st = replace(st, phase="afternoon", market=(cid,) + st.market[1:], nutrition=(3,),
+                 deck=tuple(c for c in st.deck if c != cid), studios=(cubes(),),
+                 paint_market=cubes(**{a: singles.get(a, 0) + 1, b: singles.get(b, 0) + 3}))
+    return settle(rules.apply(st, 0, {"do": "work"})), a, b
+
+
+def test_screen_offers_the_diamond_choice_and_buy_then_reset():
+    from cli.screens import Send
+    from cli.screens.starving_artists import StarvingArtistsScreen
+
+    from .test_starving_screen import ctx_for
+
+    dusk, a, b = _dusk_state()
+    sc = StarvingArtistsScreen()
+    ctx = ctx_for(dusk, 0)
+    say = sc.on_decision(ctx)
+    assert "End of day" in say.text and sc.draft == {"do": "diamonds", "colours": [b]}
+    assert sc.decision_label(ctx) == "end of day: diamonds"
+    sent = sc.command(ctx, "diamonds", [a])
+    assert isinstance(sent, Send) and sent.action == {"do": "diamonds", "colours": [a]}
+    assert sc.command(ctx, "diamonds", ["auto"]).action == {"do": "diamonds", "colours": [b]}
+    st = replace(base(2), studios=(cubes(R=3), cubes()))
+    sent = sc.command(ctx_for(st, 0), "buy", ["1", "pay", "R", "then", "reset", "pay", "RR"])
+    assert sent.action == {"do": "buy", "slot": 1, "pay": {"R": 1}, "then": {"do": "reset", "pay": {"R": 2}}}
