@@ -142,6 +142,11 @@ def test_solo_diamond_the_artist_chooses_its_colour():
         rules.check(dusk, 0, {"do": "diamonds", "colours": ["W"]})
     with pytest.raises(IllegalAction, match="end of the day"):
         rules.check(dusk, 0, {"do": "work"})
+    for bad in ({"do": "diamonds", "colours": a}, {"do": "diamonds"}, {"do": "diamonds", "colours": [a, a]},
+                {"do": "diamonds", "colours": [7]}, {"do": "diamonds", "colours": [a], "x": 1}):
+        assert rules.problems(dusk, 0, bad)
+    with pytest.raises(IllegalAction, match="solo end of the day only"):
+        rules.check(st, 0, {"do": "diamonds", "colours": [a]})
     mine = rules.apply(dusk, 0, {"do": "diamonds", "colours": [a]})    # the scarcer colour goes back
     assert (mine.paint_market[rules.CI[a]], mine.paint_market[rules.CI[b]]) == (0, 3)
     assert cid in mine.discarded and mine.day == 2
