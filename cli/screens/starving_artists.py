@@ -855,7 +855,11 @@ class StarvingArtistsScreen(Screen):
         if res.get("rating"):
             lines.append([("bold", "Solo rating: %s" % res["rating"]),
                           ("class:label", " (0-9 Keep trying, 10-19 Surviving, 20-24 Expert, 25+ Professional)")])
-        lines.append([("class:label", "Ties: points, then canvases sold, then food earned, then unused cubes.")])
+        if res.get("decided_by") == "objective":
+            lines.append([("class:label", "The first to an objective wins; the others by points, then canvases "
+                                          "sold, then food earned, then unused cubes.")])
+        else:
+            lines.append([("class:label", "Ties: points, then canvases sold, then food earned, then unused cubes.")])
         out: list[Line] = []
         for line in lines:
             out += wrap(line, width, "     ")
@@ -1320,13 +1324,16 @@ class StarvingArtistsScreen(Screen):
         ]
         if players == 1:
             end = ("solo: at the end of each day the slot 1 canvas leaves the game (matching Paint Market cubes go "
-                   "back to the bag); the game ends when you starve or the canvas market is empty. Rating: 0-9 "
+                   "back to the bag; you choose each diamond's colour); the game ends when you starve or the canvas "
+                   "market is empty. Rating: 0-9 "
                    "Keep trying, 10-19 Surviving, 20-24 Expert, 25+ Professional.")
         else:
             targets = {2: (7, 16), 3: (6, 14), 4: (5, 12)}.get(players)
             end = ("after a night in which an artist has sold %d canvases or has %d points (%d players), or the "
-                   "night of the day after someone starves. Ranking: points, then canvases sold, then food "
-                   "earned, then unused cubes; a starved artist can still win." % (targets + (players,))
+                   "night of the day after someone starves. The first artist to either objective wins (sales "
+                   "count in announce order); points decide if the two objectives fall to different artists or "
+                   "none is met, then canvases sold, then food earned, then unused cubes; a starved artist can "
+                   "still win." % (targets + (players,))
                    if targets else "see RULES.md")
         rows.append(("End", end))
         rows.append(("Screen", "canvases are numbered 1, 2, .. (yours) and squares 0, 1, .. in reading order; a "
