@@ -9,8 +9,9 @@ Two measurements, ``--games`` games each (default 200):
   splash, conversions and extra submissions.  Reported as median, p10, p90, min,
   max and mean.  When the bot says why it left a part of its move empty (its
   ``reason`` after ``choose``), the words are tallied.
-* **strength** (the old figure): four seats, two heuristic and two random bots in
-  six arrangements taken in turn.  A game's (heuristic, random) seat pairs are the
+* **strength** (the old figure): four seats (``--strength-players``: any even
+  number, half heuristic and half random), two heuristic and two random bots in
+  six arrangements taken in turn (at 6 seats: the 20 ways to seat 3 + 3).  A game's (heuristic, random) seat pairs are the
   four pairs of a heuristic seat and a random seat; the figure is the share of
   those pairs where the heuristic seat finishes ahead: more points, or equal
   points and more tokens left (the rules' tie-break).  Reported overall with a
@@ -39,7 +40,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import core.games.painting  # noqa: E402,F401  (the package a --bots file's relative imports need)
 from core.games.painting import rules  # noqa: E402
-from common import clustered  # noqa: E402
+from itertools import combinations  # noqa: E402
+
+from common import clustered, seed_base, wilson  # noqa: E402
 
 ARRANGEMENTS = ("HRHR", "RHRH", "HHRR", "RHHR", "RRHH", "HRRH")
 BATCH = 20
@@ -108,12 +111,22 @@ def play_table(spec: tuple) -> dict:
     }
 
 
+def arrangements(players: int) -> tuple[str, ...]:
+    """Half heuristic (H), half random (R) seats: at 4 seats the six historical arrangements, at
+    other even sizes every way of choosing the H seats (e.g. 20 at 6 seats)."""
+    if players == 4:
+        return ARRANGEMENTS
+    return tuple("".join("H" if s in hs else "R" for s in range(players))
+                 for hs in combinations(range(players), players // 2))
+
+
 def play_mixed(spec: tuple) -> dict:
-    k, base, config = spec
-    arr = ARRANGEMENTS[k % len(ARRANGEMENTS)]
+    k, base, config, players = spec
+    arrs = arrangements(players)
+    arr = arrs[k % len(arrs)]
     line = [Watched(_BOTS.HeuristicBot() if ch == "H" else _BOTS.RandomBot()) for ch in arr]
-    state, _ = _BOTS.play_game(config, 4, _seed(2, k, base), line)
-    key = [(state.points[s], state.tokens[s]) for s in range(4)]
+    state, _ = _BOTS.play_game(config, players, _seed(2 + (players != 4) * players, k, base), line)
+    key = [(state.points[s], state.tokens[s]) for s in range(players)]
     ahead = behind = tied = 0
     for i, a in enumerate(arr):
         for j, b in enumerate(arr):
@@ -158,7 +171,11 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=200, help="games per measurement (table, strength); at least 2")
     ap.add_argument("--procs", type=int, default=2, help="worker processes (default 2)")
-    ap.add_argument("--seed", type=int, default=1, help="seed base (default 1)")
+    ap.add_argument("--seed", default="1",
+                    help="seed base (default 1), or 'auto' for a fresh one (printed in the JSON); vary it "
+                         "between runs so each run plays other games")
+    ap.add_argument("--strength-players", type=int, default=4,
+                    help="seats at the strength tables, half heuristic and half random (even, 4 by default)")
     ap.add_argument("--players", type=int, default=6, help="seats at the all-heuristic table (default 6)")
     ap.add_argument("--bots", default=None, help="a bots.py file to measure instead of the current one")
     ap.add_argument("--option", type=_option, action="append", default=[], metavar="KEY=VALUE",
@@ -166,16 +183,20 @@ def main(argv: list[str] | None = None) -> dict:
     args = ap.parse_args(argv)
     if args.games < 2:
         raise SystemExit("--games must be at least 2")
+    if args.strength_players < 2 or args.strength_players % 2:
+        raise SystemExit("--strength-players must be an even number from 2")
+    args.seed = seed_base(args.seed)
     options = dict(args.option)
     try:
         config = rules.configure(options, args.players)
-        rules.configure(options, 4)
+        rules.configure(options, args.strength_players)
     except Exception as exc:
         raise SystemExit("bad --option/--players: %s" % exc)
     t0 = time.perf_counter()
     with Pool(args.procs, initializer=_init, initargs=(args.bots,)) as pool:
         table = list(pool.imap_unordered(play_table, [(k, args.seed, options, args.players) for k in range(args.games)], chunksize=4))
-        mixed = list(pool.imap_unordered(play_mixed, [(k, args.seed, options) for k in range(args.games)], chunksize=4))
+        mixed = list(pool.imap_unordered(play_mixed, [(k, args.seed, options, args.strength_players)
+                                                      for k in range(args.games)], chunksize=4))
     wall = time.perf_counter() - t0
     mixed.sort(key=lambda x: x["k"])
     given = config["starting_tokens"] + (config["rounds"] - 1) * config["tokens_per_round"]
@@ -184,7 +205,9 @@ def main(argv: list[str] | None = None) -> dict:
         for r in g["reasons"]:
             reasons[r] = reasons.get(r, 0) + 1
     ahead = sum(x["ahead"] for x in mixed)
-    pairs = sum(x["ahead"] + x["behind"] + x["tied"] for x in mixed)
+    behind = sum(x["behind"] for x in mixed)
+    tied = sum(x["tied"] for x in mixed)
+    pairs = ahead + behind + tied
     batches = []
     for i in range(0, len(mixed) - BATCH + 1, BATCH):
         sub = mixed[i : i + BATCH]
@@ -195,6 +218,7 @@ def main(argv: list[str] | None = None) -> dict:
         "bots": args.bots or "core/games/painting/bots.py",
         "config": config,
         "games": args.games,
+        "seed": args.seed,
         "table": {
             "players": args.players,
             "tokens_given_per_seat": given,
@@ -213,11 +237,20 @@ def main(argv: list[str] | None = None) -> dict:
             "reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1])),
         },
         "strength": {
-            "measure": "share of (heuristic, random) seat pairs at 4-seat tables (2 + 2, six arrangements) "
-                       "where the heuristic seat finishes ahead (more points, or equal points and more tokens)",
+            "measure": "share of (heuristic, random) seat pairs at %d-seat tables (%d + %d, %d arrangements) "
+                       "where the heuristic seat finishes ahead (more points, or equal points and more tokens); "
+                       "a pair equal on both is tied, counted apart (not ahead)"
+                       % (args.strength_players, args.strength_players // 2, args.strength_players // 2,
+                          len(arrangements(args.strength_players))),
+            "players": args.strength_players,
             "pairs": pairs,
+            "ahead": ahead,
+            "behind": behind,
+            "tied": tied,
             "ahead_share": round(ahead / pairs, 4) if pairs else None,
+            "ahead_share_of_untied": round(ahead / (ahead + behind), 4) if ahead + behind else None,
             "ci95": clustered(mixed),
+            "ci95_wilson_pairs": wilson(ahead, pairs),
             "per_%d_games" % BATCH: {"median": dist(batches).get("median"), "min": min(batches, default=None),
                                      "max": max(batches, default=None), "batches": batches},
             "heuristic_points": dist([p for x in mixed for p in x["h_points"]]),

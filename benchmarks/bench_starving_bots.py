@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from core.games.starving_artists import rules  # noqa: E402
 from core.games.starving_artists.ai import HeuristicBot, SearchBot  # noqa: E402
 from core.games.starving_artists.bots import RandomBot, play_game  # noqa: E402
-from common import wilson, clustered  # noqa: E402
+from common import clustered, seed_base, wilson  # noqa: E402
 
 LEVELS = {"random": RandomBot, "heuristic": HeuristicBot, "search": SearchBot}
 PAIRINGS = (("heuristic", "random"), ("search", "heuristic"))
@@ -136,7 +136,12 @@ def summarize(games: list[dict]) -> dict:
         sub = [x for x in games if x["players"] == p]
         a = sum(x["ahead"] for x in sub)
         n = sum(x["ahead"] + x["behind"] + x["tied"] for x in sub)
-        by_players["%d-seat" % p] = {"games": len(sub), "pairs": n, "ahead_share": round(a / n, 4) if n else None,
+        b = sum(x["behind"] for x in sub)
+        t = sum(x["tied"] for x in sub)
+        by_players["%d-seat" % p] = {"games": len(sub), "pairs": n, "ahead": a, "behind": b, "tied": t,
+                                     "ahead_share": round(a / n, 4) if n else None,
+                                     "ci95": clustered(sub), "ci95_wilson_pairs": wilson(a, n),
+                                     "ahead_share_of_untied": round(a / (a + b), 4) if a + b else None,
                                      "mean_days": round(sum(x["days"] for x in sub) / len(sub), 2)}
     reasons: dict[str, int] = {}
     for x in games:
@@ -161,13 +166,16 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=200, help="games per pairing (half 2-seat, half 4-seat)")
     ap.add_argument("--procs", type=int, default=2, help="worker processes")
-    ap.add_argument("--seed", type=int, default=1, help="seed base")
+    ap.add_argument("--seed", default="1",
+                    help="seed base: a whole number, or 'auto' for a fresh one (printed in the JSON); "
+                         "vary it between runs so each run plays other games")
     ap.add_argument("--only", choices=[f"{s}/{w}" for s, w in PAIRINGS], help="run one pairing")
     ap.add_argument("--tables", type=int, default=100,
                     help="heuristic-only games per table size (4 and 2 seats); 0 skips them")
     args = ap.parse_args(argv)
     if args.games < 2:
         raise SystemExit("--games must be at least 2")
+    args.seed = seed_base(args.seed)
     if args.tables < 0:
         raise SystemExit("--tables must be 0 or more")
     specs = []
@@ -187,6 +195,7 @@ def main(argv: list[str] | None = None) -> dict:
                                                        for k in range(args.tables)], chunksize=4))
     wall = time.perf_counter() - t0
     out: dict = {"benchmark": "starving_artists_bot_strength", "games_per_pairing": args.games,
+                 "seed": args.seed,
                  "tables": "half 2-seat (1+1, seats swapped), half 4-seat (2+2, six arrangements)",
                  "measure": "share of (stronger, weaker) seat pairs where the stronger seat has a better place",
                  "pairings": {}, "wall_s": round(wall, 1), "procs": args.procs}

@@ -205,6 +205,21 @@ def repeat(fn: Callable[[], float], times: int) -> list[float]:
 
 
 # --------------------------------------------------------------------------- bot strength: intervals
+def seed_base(text: str) -> int:
+    """A benchmark's --seed: a whole number >= 0, or "auto" for a fresh one from os.urandom."""
+    import os
+
+    if str(text).lower() == "auto":
+        return int.from_bytes(os.urandom(4), "big")
+    try:
+        value = int(text)
+    except ValueError:
+        raise SystemExit("--seed takes a whole number or 'auto', not %r" % text) from None
+    if value < 0:
+        raise SystemExit("--seed must be 0 or more")
+    return value
+
+
 def wilson(k: int, n: int, z: float = 1.96) -> list[float]:
     if n == 0:
         return [0.0, 1.0]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from core.engine import ConfigError
 from core.games.starving_artists import ai, rules
 from core.games.starving_artists.ai import HeuristicBot, SearchBot
 from core.games.starving_artists.bots import RandomBot, play_game
@@ -61,6 +62,10 @@ OPTION_SETS = [
 def test_bots_always_choose_legal_actions(players, options):
     """play_game passes every action through check, which raises on an illegal one; the strict
     heuristic asserts its own proposal is legal (no fallback hides a bug)."""
+    if players > 1 and any(o in rules.SOLO_ONLY for o in options):
+        with pytest.raises(ConfigError, match="solo game only"):
+            rules.configure(options, players)
+        return
     strict = StrictHeuristic()
     for g in range(2):
         line = [[strict, HeuristicBot(), RandomBot(), _fast_search()][(s + g) % 4] for s in range(players)]

@@ -45,7 +45,7 @@ class GreedyBot:
             return max(acts, key=lambda a: (len(a["canvases"]), a["supper"] is not None))
         if step == "answer":
             return acts[-1]
-        if step == "collect":
+        if step in ("collect", "dusk"):
             return rules.default_action(st, seat)
         free = [a for a in acts if a["do"] in rules.FREE]
         if free and rng.below(3) == 0:
@@ -152,6 +152,10 @@ OPTION_SETS = [
 @pytest.mark.parametrize("players", [1, 2, 3, 4])
 @pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: ",".join(o) or "default")
 def test_random_and_greedy_games_end_without_error(players, options):
+    if players > 1 and any(o in rules.SOLO_ONLY for o in options):
+        with pytest.raises(ConfigError, match="solo game only"):
+            rules.configure(options, players)
+        return
     ended = set()
     for g in range(3):
         bots = [RandomBot()] * players
@@ -662,8 +666,10 @@ def test_reset_flips_three_and_the_seat_may_still_buy():
     st3 = rules.chance(st2, _ent(4))
     assert -1 not in st3.market and st3.actor == 0 and st3.step == "turn"
     rules.check(st3, 0, {"do": "buy", "slot": 1, "pay": {"B": 1}})
-    with pytest.raises(IllegalAction, match="cannot be reset in the same action as a buy"):
-        rules.check(st, 0, {"do": "buy", "slot": 1, "pay": {"B": 1}, "then": {"do": "reset", "pay": {"R": 2}}})
+    # a reset after the buy (decision 15 withdrawn): the buy's card is turned over, then discarded
+    both = rules.apply(st, 0, {"do": "buy", "slot": 1, "pay": {"B": 1}, "then": {"do": "reset", "pay": {"R": 2}}})
+    assert both.pending == (("canvas", 3), ("reset",), ("canvas", 1), ("canvas", 2), ("canvas", 3))
+    assert both.actor == 1 and both.canvases[0][0][0] == old[0]
     with pytest.raises(IllegalAction, match="deck is empty"):
         rules.check(replace(st, deck=()), 0, {"do": "reset", "pay": {"R": 2}})
 
@@ -706,7 +712,8 @@ def test_junior_costs_one_pays_from_the_bag_and_caps_the_market():
     assert st.paint_market == (1, 1, 1, 1, 1, 1, 1, 0)
     st = replace(st, first=0, actor=0, studios=_studios(st, 0, counts(R=5)))
     st2 = rules.apply(st, 0, {"do": "buy", "slot": 3, "pay": {"R": 1}})
-    assert st2.paint_market[0] == 2
+    # "Use the Paint Market only to trade for paints": the payment goes to the bag (after the flip)
+    assert st2.paint_market[0] == 1 and st2.pending == (("canvas", 3), ("return", counts(R=1)))
     st3 = rules.apply(replace(st, paint_market=counts(R=3)), 0, {"do": "trade", "give": {"R": 5}, "take": {"R": 2}})
     # market R: 3 - 2 + 5 = 6 -> 2 extras back to the bag
     assert st3.paint_market[0] == 4 and st3.bag[0] == st.bag[0] + 2
@@ -766,6 +773,10 @@ def test_solo_diamond_returns_nothing_when_one_of_its_colours_is_missing():
     st = replace(st, market=tuple(m), deck=tuple(c for c in st.deck if c != cid), phase="afternoon",
                  paint_market=counts(**{a: 9}), studios=(counts(),))
     st2 = rules.apply(st, 0, {"do": "work"})
+    if rules.turn(st2).kind == "chance":
+        st2 = rules.chance(st2, _ent(5))
+    if st2.step == "dusk":
+        st2 = rules.apply(st2, 0, rules.default_action(st2, 0))
     # the single squares of colour a take one cube each; every diamond with a could name its other colour
     assert st2.paint_market[rules.CI[a]] == 9 - singles_a
     assert diamonds_with_a >= 1

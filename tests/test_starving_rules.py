@@ -1109,9 +1109,9 @@ def test_junior_day_start_draw_is_capped_too():
     only_red = cubes(R=sum(st.bag))
     st = replace(last_turn_of_day(st), paint_market=cubes(R=3), bag=only_red,
                  studios=at(st.studios, 1, cubes(K=1)))
-    st2 = rules.apply(st, 1, {"do": "buy", "slot": 1, "pay": {"K": 1}})
+    st2 = rules.apply(st, 1, {"do": "work"})
     st3 = settle(st2)
-    assert st3.paint_market == cubes(R=4, K=1)
+    assert st3.paint_market == cubes(R=4)
 
 
 # =====================================================================================
@@ -1367,6 +1367,8 @@ def test_randomness_vectors_in_rules_md_recomputed_from_the_text():
     for k in range(12):
         players = 1 + k % 4
         options = [{}, {"edition": "junior"}, {"remove_comics": True, "solo_canvases": 92}][k % 3]
+        if players > 1:
+            options = {o: v for o, v in options.items() if o not in rules.SOLO_ONLY}
         st = rules.setup(options, players, seed(300 + k))
         mine = _text_setup(seed(300 + k), players, options)
         assert (st.first, list(st.market), [_letters(x) for x in st.studios], _letters(st.paint_market)) == \
@@ -1601,12 +1603,15 @@ def test_decision_12_solo_diamond_returns_nothing_when_one_colour_is_missing():
     st = base(1)
     st = replace(last_turn_of_day(st), market=(cid,) + st.market[1:], nutrition=(3,),
                  deck=tuple(c for c in st.deck if c != cid))
-    # a missing: the singles of b take theirs, the diamond takes nothing
-    one = rules.apply(replace(st, paint_market=cubes(**{b: singles[b] + 2})), 0, {"do": "work"})
+    # a missing: the singles of b take theirs, the diamond takes nothing by default (it names a)
+    one = settle(rules.apply(replace(st, paint_market=cubes(**{b: singles[b] + 2})), 0, {"do": "work"}))
+    assert one.step == "dusk" and rules.default_action(one, 0) == {"do": "diamonds", "colours": [a]}
+    one = rules.apply(one, 0, rules.default_action(one, 0))
     assert one.paint_market[CI[b]] == 2 and one.paint_market[CI[a]] == 0
-    # both there: the diamond takes the colour the market has more of
-    two = rules.apply(replace(st, paint_market=cubes(**{a: singles[a] + 1, b: singles[b] + 3})), 0,
-                      {"do": "work"})
+    # both there: by default the diamond takes the colour the market has more of
+    two = settle(rules.apply(replace(st, paint_market=cubes(**{a: singles[a] + 1, b: singles[b] + 3})), 0,
+                             {"do": "work"}))
+    two = rules.apply(two, 0, rules.default_action(two, 0))
     assert (two.paint_market[CI[a]], two.paint_market[CI[b]]) == (1, 2)
 
 
@@ -1627,13 +1632,20 @@ def test_decision_14_solo_deck_remove_comics_uses_all_when_fewer_remain():
     assert len(st.deck) + 3 == 10
 
 
-def test_decision_15_reset_with_fewer_than_three_cards_and_not_after_a_buy():
+def test_decision_15_reset_with_fewer_than_three_cards_and_after_a_buy():
     st = base(2)
     st = replace(st, deck=st.deck[:2], studios=at(st.studios, 0, cubes(R=3)))
     st2 = rules.chance(rules.apply(st, 0, {"do": "reset", "pay": {"R": 2}}), ent(15))
     assert set(st2.market[:2]) == set(st.deck) and st2.market[2] == -1 and st2.deck == ()
-    with pytest.raises(IllegalAction, match="cannot be reset in the same action as a buy"):
-        rules.check(st, 0, {"do": "buy", "slot": 1, "pay": {"R": 1}, "then": {"do": "reset", "pay": {"R": 2}}})
+    # after a buy: the buy's flip takes one of the two cards, the reset turns over the other
+    both = rules.chance(rules.apply(st, 0, {"do": "buy", "slot": 1, "pay": {"R": 1},
+                                            "then": {"do": "reset", "pay": {"R": 2}}}), ent(15))
+    assert both.deck == () and both.market[1:] == (-1, -1) and both.market[0] in st.deck
+    assert set(st.market[1:]) | (set(st.deck) - {both.market[0]}) <= set(both.discarded)
+    # a deck with one card: the buy's flip takes it, a reset would turn over nothing
+    one = replace(st, deck=st.deck[:1])
+    with pytest.raises(IllegalAction, match="deck is empty"):
+        rules.check(one, 0, {"do": "buy", "slot": 1, "pay": {"R": 1}, "then": {"do": "reset", "pay": {"R": 2}}})
 
 
 def test_decision_16_market_trade_takes_only_what_was_there_before_the_give():
@@ -1656,13 +1668,14 @@ def test_decision_17_color_study_resolves_the_bag_first_and_not_after_work():
 
 
 def test_decision_18_last_supper_after_the_sales_capped_without_overflow():
-    sold, eaten = cards_where(lambda c: c.food >= 3 and c.stars >= 2, 2)
+    sold = card_where(lambda c: c.food == 0)
+    eaten = card_where(lambda c: c.stars >= 4, avoid=[sold])
     st = base(2, options={"last_supper": True})
     st = with_canvases(st, {0: [(sold, full(sold)), (eaten, full(eaten))]})
     st = replace(night(st), nutrition=(1, 3), paint_market=cubes())
     bag0 = st.bag
     st2 = rules.apply(st, 0, {"do": "sell", "canvases": [sold], "supper": eaten})
-    # sale first: 1 + food (<= 5); supper then adds stars, capped at 5, no overflow cubes for it
+    # sale first: 1 + food 0 (still starving); supper then adds stars, capped at 5, no overflow cubes
     assert not any(op[0] == "cubes" for op in st2.pending)
     assert st2.nutrition[0] == 5 - 1                          # capped at 5, then day 2's meal
     assert st2.sold[0] == (sold,) and eaten in st2.discarded and st2.canvases[0] == ()

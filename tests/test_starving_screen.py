@@ -493,7 +493,7 @@ class SANet(MemTable):
 
 def pick(st: rules.State, seat: int) -> dict:
     """A plain test bot: sells everything, takes the game's pick, paints the most, buys while it has < 2 canvases."""
-    if st.step in ("collect", "answer"):
+    if st.step in ("collect", "answer", "dusk"):
         return rules.default_action(st, seat)
     legal = rules.legal_actions(st, seat)
     if st.step == "announce":

@@ -139,6 +139,9 @@ _COMMAND_HELP = [
     ("take CUBES", "night: your collection action, exactly the amount shown: take BBR; take best takes "
                    "the game's pick (the cubes your canvases need first); Enter takes the suggested pick"),
     ("accept / decline", "answer another artist's trade offer"),
+    ("diamonds COLOUR ..", "solo end of day: the colour each diamond of the leaving slot-1 canvas takes "
+                           "back from the Paint Market (diamonds R B, diamonds RB; diamonds auto = the "
+                           "default, the more plentiful colour)"),
     ("clear", "forget the suggested draft"),
     ("submit / empty Enter", "send the suggested draft (buy or reset without pay, paint auto, take best)"),
     ("CUBES", "2B 1R, BBR, B2 R, or words: 2 blue red. Colours: R red, O orange, Y yellow, G green, B blue, "
@@ -493,6 +496,8 @@ def _doing(v: dict, me: int | None) -> str:
         return "you collect" if t == me else "seat %d collects" % t
     if step == "turn":
         return "your turn" if t == me else "seat %d's turn" % t
+    if step == "dusk":
+        return "you choose the diamonds" if t == me else "seat %d chooses the diamonds" % t
     return ""
 
 
@@ -534,6 +539,8 @@ def action_words(v: dict, me: int, a: Mapping) -> str:
         text = "take %s" % cubes_text(a.get("cubes"))
     elif do == "answer":
         text = "accept the offer" if a.get("accept") else "decline the offer"
+    elif do == "diamonds":
+        text = "diamonds of the leaving canvas: %s" % " ".join(str(c) for c in a.get("colours") or [])
     else:
         text = repr(dict(a))
     then = a.get("then")
@@ -567,6 +574,7 @@ class StarvingArtistsScreen(Screen):
         "take": "take",
         "accept": "accept",
         "decline": "decline",
+        "diamonds": "diamonds",
         "clear": "clear",
     }
     timeout_effect = ("the rules' default: a turn works, an announcement sells nothing, "
@@ -854,7 +862,11 @@ class StarvingArtistsScreen(Screen):
         if res.get("rating"):
             lines.append([("bold", "Solo rating: %s" % res["rating"]),
                           ("class:label", " (0-9 Keep trying, 10-19 Surviving, 20-24 Expert, 25+ Professional)")])
-        lines.append([("class:label", "Ties: points, then canvases sold, then food earned, then unused cubes.")])
+        if res.get("decided_by") == "objective":
+            lines.append([("class:label", "The first to an objective wins; the others by points, then canvases "
+                                          "sold, then food earned, then unused cubes.")])
+        else:
+            lines.append([("class:label", "Ties: points, then canvases sold, then food earned, then unused cubes.")])
         out: list[Line] = []
         for line in lines:
             out += wrap(line, width, "     ")
@@ -904,6 +916,8 @@ class StarvingArtistsScreen(Screen):
             return "night: collect %s cube%s" % (amount, "" if amount == 1 else "s")
         if step == "answer":
             return "answer seat %d's offer" % v["offer"]["seat"] if v.get("offer") else "answer the offer"
+        if step == "dusk":
+            return "end of day: diamonds"
         return ""
 
     def on_decision(self, ctx: Context) -> Say | None:
@@ -942,6 +956,15 @@ class StarvingArtistsScreen(Screen):
             off = v["offer"]
             return Say("Seat %d offers %s for your %s: accept or decline.%s" % (
                 off["seat"], cubes_text(off["give"]), cubes_text(off["take"]), news))
+        if step == "dusk" and v.get("dusk"):
+            d = v["dusk"]
+            self.draft = {"do": "diamonds", "colours": list(d["default"])}
+            self.draft_why = "keeps the scarcer colour in the Paint Market"
+            return Say("End of day: %s leaves the market. Choose each diamond's colour (what goes back to the "
+                       "bag): %s. Enter sends %s, or diamonds COLOUR...%s" % (
+                           self._card_name(v, d["canvas"]), "; ".join(
+                               "%s: %s" % (k, cubes_text(r)) for k, r in d["returns"].items()),
+                           " ".join(d["default"]), news))
         return None
 
     NEWS_CHARS = 160
@@ -1044,6 +1067,8 @@ class StarvingArtistsScreen(Screen):
                 return [("bold", "Collect: "), ("", "take CUBES | take best")]
             if step == "answer":
                 return [("bold", "Answer: "), ("", "accept | decline")]
+            if step == "dusk":
+                return [("bold", "End of day: "), ("", "diamonds COLOUR.. (one per diamond of the leaving canvas)")]
         if v["phase"] == "over":
             return []
         what = "drawing cubes / turning canvases over" if v.get("chance") else _doing(v, me)
@@ -1169,6 +1194,14 @@ class StarvingArtistsScreen(Screen):
             if args:
                 raise CommandError("%s takes no arguments" % name)
             return {"do": "answer", "accept": name == "accept"}, ""
+        if name == "diamonds":
+            if not v.get("dusk"):
+                raise CommandError("diamonds are chosen at the end of a solo day only")
+            if not args or low in (["auto"], ["default"]):
+                return {"do": "diamonds", "colours": list(v["dusk"]["default"])}, ""
+            one = len(args) == 1 and len(args[0]) > 1 and args[0].lower() not in _WORDS
+            cols = [parse_colour(a) for a in (list(args[0]) if one else args)]
+            return {"do": "diamonds", "colours": cols}, ""
         raise CommandError("unknown command %r" % name)
 
     def _auto_paint(self, ctx: Context, v: dict, me: int) -> list[list]:
@@ -1230,6 +1263,7 @@ class StarvingArtistsScreen(Screen):
                 "announce": "type sell N [N..], sell all or sell none",
                 "collect": "type take CUBES or take best",
                 "answer": "type accept or decline",
+                "dusk": "type diamonds COLOUR.. or diamonds auto",
             }.get(step, "type a command (help lists them)")
             raise CommandError("nothing to send yet: %s" % hint)
         probs = ctx.problems(self.draft)
@@ -1306,13 +1340,16 @@ class StarvingArtistsScreen(Screen):
         ]
         if players == 1:
             end = ("solo: at the end of each day the slot 1 canvas leaves the game (matching Paint Market cubes go "
-                   "back to the bag); the game ends when you starve or the canvas market is empty. Rating: 0-9 "
+                   "back to the bag; you choose each diamond's colour); the game ends when you starve or the canvas "
+                   "market is empty. Rating: 0-9 "
                    "Keep trying, 10-19 Surviving, 20-24 Expert, 25+ Professional.")
         else:
             targets = {2: (7, 16), 3: (6, 14), 4: (5, 12)}.get(players)
             end = ("after a night in which an artist has sold %d canvases or has %d points (%d players), or the "
-                   "night of the day after someone starves. Ranking: points, then canvases sold, then food "
-                   "earned, then unused cubes; a starved artist can still win." % (targets + (players,))
+                   "night of the day after someone starves. The first artist to either objective wins (sales "
+                   "count in announce order); points decide if the two objectives fall to different artists or "
+                   "none is met, then canvases sold, then food earned, then unused cubes; a starved artist can "
+                   "still win." % (targets + (players,))
                    if targets else "see RULES.md")
         rows.append(("End", end))
         rows.append(("Screen", "canvases are numbered 1, 2, .. (yours) and squares 0, 1, .. in reading order; a "

@@ -675,14 +675,21 @@ def _plain(action: Mapping) -> dict:
 
 
 def _estimate(state: State, s: int) -> float:
-    """Points a seat may count on at a horizon: score plus canvases in progress."""
+    """Points a seat may count on at a horizon: score plus canvases in progress.  At 2-4 seats the
+    paintings objective counts too (the first to either objective wins): paintings sold and in
+    progress, scaled to the point target, when that is the seat's better race."""
     est = float(state.score[s])
     if not state.alive[s]:
         return est
+    sold = float(len(state.sold[s]))
     for cid, f in state.canvases[s]:
         card = CARDS[cid]
         frac = 1.0 - f.count(".") / card.size
         est += card.stars * 0.85 * frac * frac + 0.1 * card.food * frac
+        sold += 0.85 * frac * frac
+    if state.players in rules.TARGETS:
+        need_sold, need_points = rules.TARGETS[state.players]
+        est = max(est, need_points * sold / need_sold)
     est += 0.06 * sum(state.studios[s])
     nut = state.nutrition[s]
     if nut <= 1:

@@ -62,6 +62,7 @@ OPTIONS = {
 }
 BOOL_OPTIONS = ("color_study", "player_trades", "last_supper", "remove_comics")
 SOLO_CANVASES = (10, 92)
+SOLO_ONLY = ("remove_comics", "solo_canvases")   # refused at 2-4 seats unless left at the default
 EDITIONS = ("standard", "junior")
 
 OPTION_HELP = {
@@ -119,6 +120,7 @@ class State:
     starve_day: int                      # day of the first starvation (0 = none)
     end_reason: str                      # why the game ended ("" while playing)
     events: tuple[tuple[int, str], ...]  # (day, text) of this and the previous day
+    met: tuple[tuple[int, str, int], ...] = ()  # (seat, "paintings" | "points", day) in the order reached
 
 
 class _W:
@@ -156,6 +158,7 @@ class _W:
         self.starve_day = s.starve_day
         self.end_reason = s.end_reason
         self.events = list(s.events)
+        self.met = list(s.met)
 
     def freeze(self) -> State:
         return State(
@@ -171,6 +174,7 @@ class _W:
             announced=tuple(self.announced),
             collection=tuple(tuple(x) for x in self.collection), coll_next=self.coll_next,
             starve_day=self.starve_day, end_reason=self.end_reason, events=tuple(self.events),
+            met=tuple(self.met),
         )
 
     def event(self, text: str) -> None:
@@ -313,6 +317,15 @@ def _queue_flip(w: _W, slot: int) -> None:
         w.pending.append(("canvas", slot))
 
 
+def _pay(w: _W, pay: Sequence[int]) -> None:
+    """A buy's or a reset's payment: to the Paint Market; junior, to the bag ("Use the Paint Market
+    only to trade for paints")."""
+    if w.config["edition"] == "junior":
+        _to_bag(w, pay)
+    else:
+        _add(w.paint_market, pay)
+
+
 def _junior_overflow(w: _W) -> None:
     if w.config["edition"] != "junior":
         return
@@ -349,6 +362,9 @@ def configure(options: Mapping[str, Any], players: int) -> dict:
             if type(value) is not int or not lo <= value <= hi:
                 raise ConfigError("option solo_canvases must be a whole number from %d to %d, not %s"
                                   % (lo, hi, _short(value)))
+        if key in SOLO_ONLY and players != 1 and value != OPTIONS[key]:
+            raise ConfigError("option %s is for the solo game only (1 player); a table of %d players "
+                              "uses the whole deck" % (key, players))
         config[key] = value
     return config
 
@@ -438,6 +454,8 @@ def _label(state: State) -> str:
     if state.step == "collect":
         e = state.collection[state.coll_next]
         return "day %d night: seat %d collects (%s)" % (d, e[0], _plural(_take_amount(state, e), "cube"))
+    if state.step == "dusk":
+        return "day %d end: seat %d chooses the diamonds of %s" % (d, state.actor, card_title(state.market[0]))
     return "day %d %s" % (d, state.phase)
 
 
@@ -467,6 +485,8 @@ def chance(state: State, entropy: bytes) -> State:
         raise ValueError("Starving Artists asks for no randomness now")
     w = _W(state)
     _resolve(w, Rng(entropy, NAME + "/chance"))
+    if w.step == "dusk":
+        _dusk(w)
     return w.freeze()
 
 
@@ -494,6 +514,11 @@ def _resolve(w: _W, rng: Rng) -> None:
                     slot = w.market.index(-1) + 1
                 w.market[slot - 1] = cid
                 w.event("%s is turned over into slot %d" % (card_title(cid), slot))
+        elif kind == "reset":
+            gone = [c for c in w.market if c != -1]
+            w.discarded.extend(gone)
+            w.market = [-1, -1, -1]
+            w.event("the canvas market is discarded: %s" % (", ".join(card_title(c) for c in gone) or "nothing"))
         elif kind == "return":
             _add(w.bag, op[1])
         elif kind == "studio":
@@ -586,6 +611,7 @@ def _resolve_sales(w: _W) -> None:
             w.score[seat] += card.stars
             w.sold[seat] = w.sold[seat] + (cid,)
             sold_now.append((seat, cid, idx))
+            _note_objectives(w, seat)
             w.event("seat %d sells %s: %s, %d food%s" % (
                 seat, card_title(cid), _plural(card.stars, "star"), card.food,
                 " (%d extra food = %d cubes from the bag)" % (extra, 4 * extra) if extra else ""))
@@ -614,6 +640,19 @@ def _resolve_sales(w: _W) -> None:
         else:
             w.collection.append([seat, cid, paint, per_value[paint]])
     _collect_next(w)
+
+
+def _note_objectives(w: _W, seat: int) -> None:
+    """Record, in the order of the night's sales, each objective a seat reaches (2-4 seats)."""
+    if w.players not in TARGETS:
+        return
+    need_sold, need_points = TARGETS[w.players]
+    have = {(s, o) for s, o, _ in w.met}
+    for obj, reached in (("paintings", len(w.sold[seat]) >= need_sold), ("points", w.score[seat] >= need_points)):
+        if reached and (seat, obj) not in have:
+            w.met.append((seat, obj, w.day))
+            w.event("seat %d meets the %s objective (%s)" % (
+                seat, obj, _plural(need_sold, "painting") if obj == "paintings" else _plural(need_points, "point")))
 
 
 def _remove_canvas(w: _W, seat: int, cid: int) -> str:
@@ -697,38 +736,113 @@ def _end_night(w: _W) -> None:
     w.coll_next = 0
     w.step = ""
     w.actor = -1
+    if w.players == 1:
+        w.phase = "night"
+        w.step = "dusk"
+        w.actor = 0
+        if any(op[0] in ("canvas", "reset") for op in w.pending):
+            return      # the slot-1 canvas is turned over first: a chance step, then _dusk
+        return _dusk(w)
+    _close_day(w)
+
+
+def _dusk(w: _W) -> None:
+    """Solo end of day, the slot-1 canvas face up: ask the artist which colour each diamond uses
+    when that choice changes what goes back to the bag; else remove it at once."""
+    if w.market[0] != -1 and len(diamond_outcomes(w.paint_market, w.market[0])) > 1:
+        return
+    _solo_end_of_day(w, None)
+    _close_day(w)
+
+
+def _close_day(w: _W) -> None:
+    w.step = ""
+    w.actor = -1
     n = w.players
     if n == 1:
-        _solo_end_of_day(w)
         if all(c == -1 for c in w.market) and not _pending_flips(w.pending):
             return _game_over(w, "the canvas market is empty")
     else:
         need_sold, need_points = TARGETS[n]
-        if any(len(w.sold[s]) >= need_sold or w.score[s] >= need_points for s in range(n)):
+        for s in order_from(w.first, [True] * n):   # a state built by hand: no sale recorded it
+            _note_objectives(w, s)
+        if w.met:
             return _game_over(w, "an artist reached %d paintings or %d points" % (need_sold, need_points))
         if w.starve_day and w.starve_day <= w.day:
             return _game_over(w, "the day after a starvation is over")
     _start_day(w)
 
 
-def _solo_end_of_day(w: _W) -> None:
-    cid = w.market[0]
-    if cid == -1:
-        return
+def diamond_squares(cid: int) -> list[int]:
+    """The diamond (two-colour) squares of a card, in square order."""
+    return [i for i, sq in enumerate(CARDS[cid].squares) if len(sq) == 2]
+
+
+def solo_returns(pm: Sequence[int], cid: int, colours: Sequence[str] | None) -> tuple[int, ...]:
+    """The cubes the solo end of day sends from the Paint Market ``pm`` back to the bag for card
+    ``cid``: each one-colour square takes one cube of its colour if one is left; then each diamond,
+    in square order, one cube of the colour chosen for it (``colours``, one letter per diamond) if one
+    is left.  ``colours`` None = the default choice (``default_diamonds``)."""
     card = CARDS[cid]
-    pm = w.paint_market
     back = [0] * 8
-    for sq in card.squares:      # one-colour squares first
+    for sq in card.squares:
         if len(sq) == 1:
             i = CI[sq[0]]
             if pm[i] - back[i] > 0:
                 back[i] += 1
-    for sq in card.squares:      # a diamond takes nothing if either colour is gone, else the more plentiful
-        if len(sq) == 2:
-            a, b = CI[sq[0]], CI[sq[1]]
-            la, lb = pm[a] - back[a], pm[b] - back[b]
-            if la > 0 and lb > 0:
-                back[a if la >= lb else b] += 1
+    if colours is None:
+        colours = _default_diamonds(pm, card, back)
+    for sq, col in zip([sq for sq in card.squares if len(sq) == 2], colours):
+        i = CI[col]
+        if pm[i] - back[i] > 0:
+            back[i] += 1
+    return tuple(back)
+
+
+def _default_diamonds(pm: Sequence[int], card: Card, back: list[int]) -> list[str]:
+    left = [pm[i] - back[i] for i in range(8)]
+    out = []
+    for sq in card.squares:
+        if len(sq) != 2:
+            continue
+        a, b = CI[sq[0]], CI[sq[1]]
+        if left[a] == 0 or left[b] == 0:     # name the missing colour: nothing goes back
+            col = a if left[a] == 0 else b
+        else:                                # both there: the more plentiful (a tie: the first listed)
+            col = a if left[a] >= left[b] else b
+            left[col] -= 1
+        out.append(COLOURS[col])
+    return out
+
+
+def default_diamonds(pm: Sequence[int], cid: int) -> list[str]:
+    """The default colour of each diamond of card ``cid`` at the solo end of day (decision 12)."""
+    card = CARDS[cid]
+    back = [0] * 8
+    for sq in card.squares:
+        if len(sq) == 1 and pm[CI[sq[0]]] - back[CI[sq[0]]] > 0:
+            back[CI[sq[0]]] += 1
+    return _default_diamonds(pm, card, back)
+
+
+def diamond_outcomes(pm: Sequence[int], cid: int) -> dict[tuple[int, ...], list[str]]:
+    """Each distinct return the artist can choose for card ``cid`` -> the first colour list giving it
+    (every combination, square order; a card has at most a few diamonds)."""
+    out: dict[tuple[int, ...], list[str]] = {}
+    combos: list[list[str]] = [[]]
+    for i in diamond_squares(cid):
+        combos = [c + [x] for c in combos for x in CARDS[cid].squares[i]]
+    for c in combos:
+        out.setdefault(solo_returns(pm, cid, c), c)
+    return out
+
+
+def _solo_end_of_day(w: _W, colours: Sequence[str] | None) -> None:
+    cid = w.market[0]
+    if cid == -1:
+        return
+    pm = w.paint_market
+    back = list(solo_returns(pm, cid, colours))
     _sub(pm, back)
     _to_bag(w, back)
     w.discarded.append(cid)
@@ -952,9 +1066,7 @@ def _check_free(s: State | _W, seat: int, action: dict, after_main: bool = False
         return {"do": "trade", "give": cubes_map(give), "take": cubes_map(take)}
     if do == "reset":
         _keys(action, ("do", "pay"), "reset")
-        if after_main and getattr(s, "_after_buy", False):
-            raise IllegalAction("the canvas market cannot be reset in the same action as a buy")
-        if not s.deck:
+        if len(s.deck) <= _pending_flips(s.pending):
             raise IllegalAction("the deck is empty: a reset would turn over no new canvases")
         pay = _cubes(action.get("pay"), "pay for the reset", 2, 2)
         _must_hold(studio, pay)
@@ -988,7 +1100,7 @@ def _check_free(s: State | _W, seat: int, action: dict, after_main: bool = False
 class _After(_W):
     """The scratch state after a main action, to check its ``then``."""
 
-    __slots__ = ("_after_buy",)
+    __slots__ = ()
 
 
 def _check(state: State, seat: Any, action: Any) -> dict:
@@ -999,9 +1111,9 @@ def _check(state: State, seat: Any, action: Any) -> dict:
     if not isinstance(action, dict):
         raise IllegalAction('an action must be a map like {"do": "work"}, not %s' % _short(action))
     do = action.get("do")
-    if type(do) is not str or do not in MAIN + FREE + ("answer", "sell", "take"):
+    if type(do) is not str or do not in MAIN + FREE + ("answer", "sell", "take", "diamonds"):
         raise IllegalAction("unknown action %s (one of work, buy, paint, trade, reset, study, offer, "
-                            "answer, sell, take)" % _short(do))
+                            "answer, sell, take, diamonds)" % _short(do))
     if not state.alive[seat]:
         raise IllegalAction("you starved: you are out of the game")
     t = turn(state)
@@ -1024,6 +1136,28 @@ def _check(state: State, seat: Any, action: Any) -> dict:
         return {"do": "answer", "accept": acc}
     if seat != state.actor:
         raise IllegalAction("it is seat %d's turn, not yours" % state.actor)
+    if state.step == "dusk":
+        cid = state.market[0]
+        ds = diamond_squares(cid)
+        if do != "diamonds":
+            raise IllegalAction('it is the end of the day: choose the colour of each diamond of %s, '
+                                '{"do": "diamonds", "colours": [%d letters]}' % (card_title(cid), len(ds)))
+        _keys(action, ("do", "colours"), "diamonds")
+        cols = action.get("colours")
+        if not isinstance(cols, list) or len(cols) != len(ds):
+            raise IllegalAction("colours must be a list of %s, one per diamond of %s in square order, not %s"
+                                % (_plural(len(ds), "colour letter"), card_title(cid), _short(cols)))
+        out = []
+        for i, raw in zip(ds, cols):
+            col = _colour(raw, "the colour of diamond %d of %s" % (i, card_title(cid)))
+            if COLOURS[col] not in CARDS[cid].squares[i]:
+                raise IllegalAction("diamond %d of %s is %s, not %s" % (
+                    i, card_title(cid), " or ".join(COLOUR_NAME[c] for c in CARDS[cid].squares[i]),
+                    COLOUR_NAME[COLOURS[col]]))
+            out.append(COLOURS[col])
+        return {"do": "diamonds", "colours": out}
+    if do == "diamonds":
+        raise IllegalAction("diamonds are chosen at the solo end of the day only")
     if state.step == "turn":
         if do in ("answer", "sell", "take"):
             raise IllegalAction("it is your %s turn: work, buy or paint (and maybe one free action), not %s"
@@ -1076,6 +1210,10 @@ def _check(state: State, seat: Any, action: Any) -> dict:
                 raise IllegalAction("canvas %s is not complete" % card_title(cid))
             if cid in out:
                 raise IllegalAction("canvas %s cannot be both sold and eaten" % card_title(cid))
+            fed = sum(CARDS[c].food for c in out)
+            if fed:
+                raise IllegalAction("the Last Supper is for an artist who would otherwise starve: tonight's "
+                                    "sales raise your nutrition to %d" % min(MAX_NUTRITION, 1 + fed))
         return {"do": "sell", "canvases": out, "supper": sup}
     # collect
     if do != "take":
@@ -1092,7 +1230,6 @@ def _check(state: State, seat: Any, action: Any) -> dict:
 
 def _after_main(state: State, seat: int, main: dict) -> _After:
     a = _After(state)
-    a._after_buy = main["do"] == "buy"
     _do_main(a, seat, main)
     return a
 
@@ -1132,12 +1269,11 @@ def _do_main(w: _W, seat: int, a: Mapping) -> None:
         pay = counts_of(a["pay"])
         cid = w.market[slot - 1]
         _sub(w.studios[seat], pay)
-        _add(w.paint_market, pay)
         w.canvases[seat].append((cid, "." * CARDS[cid].size))
         w.market[slot - 1] = -1
         w.event("seat %d buys %s from slot %d for %s" % (seat, card_title(cid), slot, cube_words(pay)))
         _shift_market(w)
-        _junior_overflow(w)
+        _pay(w, pay)
     else:
         cs = w.canvases[seat]
         idx = {cid: i for i, (cid, _) in enumerate(cs)}
@@ -1165,15 +1301,17 @@ def _do_free(w: _W, seat: int, a: Mapping, ends_turn: bool) -> None:
     elif do == "reset":
         pay = counts_of(a["pay"])
         _sub(w.studios[seat], pay)
-        _add(w.paint_market, pay)
-        gone = [c for c in w.market if c != -1]
-        w.discarded.extend(gone)
-        w.market = [-1, -1, -1]
-        w.pending = [op for op in w.pending if op[0] != "canvas"]
+        _pay(w, pay)
+        if _pending_flips(w.pending):
+            # after a buy in the same move: its new card is turned over first, then discarded with the rest
+            w.pending.append(("reset",))
+        else:
+            gone = [c for c in w.market if c != -1]
+            w.discarded.extend(gone)
+            w.market = [-1, -1, -1]
         for slot in (1, 2, 3):
             _queue_flip(w, slot)
         w.event("seat %d pays %s to reset the canvas market" % (seat, cube_words(pay)))
-        _junior_overflow(w)
     elif do == "study":
         g, t = CI[a["give"]], CI[a["take"]]
         w.studios[seat][g] -= 4
@@ -1254,6 +1392,10 @@ def apply_unchecked(state: State, seat: int, action: Mapping) -> State:
     elif do == "take":
         _do_take(w, w.coll_next, counts_of(action["cubes"]))
         _collect_next(w)
+    elif do == "diamonds":
+        w.event("seat %d paints the diamonds of %s %s" % (seat, card_title(w.market[0]), ", ".join(action["colours"])))
+        _solo_end_of_day(w, action["colours"])
+        _close_day(w)
     else:  # pragma: no cover - check refuses it
         raise IllegalAction("unknown action")
     return w.freeze()
@@ -1303,6 +1445,8 @@ def best_take(market: Sequence[int], k: int, need: Sequence[int]) -> tuple[int, 
 
 
 def default_action(state: State, seat: int) -> dict:
+    if state.step == "dusk":
+        return {"do": "diamonds", "colours": default_diamonds(state.paint_market, state.market[0])}
     if state.step == "answer":
         return {"do": "answer", "accept": False}
     if state.step == "announce":
@@ -1376,6 +1520,8 @@ def legal_actions(state: State, seat: int) -> list[dict]:
         e = state.collection[state.coll_next]
         k = _take_amount(state, e)
         return [{"do": "take", "cubes": cubes_map(o)} for o in take_options(state.paint_market, k)]
+    if state.step == "dusk":
+        return [{"do": "diamonds", "colours": c} for c in diamond_outcomes(state.paint_market, state.market[0]).values()]
     if state.step == "announce":
         done = [cid for cid, f in state.canvases[seat] if is_complete(f)]
         opts = [[], done] + ([[c] for c in done] if len(done) > 1 else [])
@@ -1469,6 +1615,8 @@ def _pending_view(op: tuple) -> dict:
         return {"kind": "canvas", "slot": op[1]}
     if k == "return":
         return {"kind": "return", "cubes": cubes_map(op[1])}
+    if k == "reset":
+        return {"kind": "reset"}
     return {"kind": "studio", "seat": op[1]}
 
 
@@ -1522,8 +1670,14 @@ def view(state: State, seat: int | None) -> dict:
             "amount": _take_amount(state, state.collection[state.coll_next]) if state.step == "collect" else None,
         },
         "targets": list(TARGETS[n]) if n in TARGETS else None,
+        "dusk": None if state.step != "dusk" or state.market[0] == -1 else {
+            "canvas": state.market[0], "diamonds": diamond_squares(state.market[0]),
+            "default": default_diamonds(state.paint_market, state.market[0]),
+            "returns": {"".join(c): cubes_map(r) for r, c in diamond_outcomes(state.paint_market, state.market[0]).items()},
+        },
         "starve_day": state.starve_day or None,
         "end_reason": state.end_reason or None,
+        "objectives": [{"seat": s, "objective": o, "day": d} for s, o, d in state.met],
         "events": [text for _, text in state.events],
         "event_days": [d for d, _ in state.events],
     }
@@ -1563,6 +1717,8 @@ def state_from_view(v: Mapping[str, Any], rng: Rng) -> State:
             pend.append(("canvas", p["slot"]))
         elif k == "return":
             pend.append(("return", counts_of(p["cubes"])))
+        elif k == "reset":
+            pend.append(("reset",))
         else:
             pend.append(("studio", p["seat"]))
     off = v["offer"]
@@ -1588,12 +1744,28 @@ def state_from_view(v: Mapping[str, Any], rng: Rng) -> State:
         coll_next=coll["next"] if coll["next"] is not None else 0,
         starve_day=v["starve_day"] or 0, end_reason=v["end_reason"] or "",
         events=tuple(zip(v.get("event_days") or [v["day"]] * len(v["events"]), v["events"])),
+        met=tuple((m["seat"], m["objective"], m["day"]) for m in v.get("objectives") or ()),
     )
 
 
 def determinize(state: State, seat: int | None, rng: Rng) -> State:
     """A state ``seat`` cannot tell from ``state``: the deck's cards resampled from the unseen ones."""
     return state_from_view(view(state, seat), rng)
+
+
+def decided_by(state: State) -> str:
+    """How the winner is chosen (rulebook "End of the Game"): "objective" when the first seat to
+    meet an objective wins, "points" otherwise (no objective met, or the two objectives met by
+    different seats), "solo" for the solo game."""
+    if state.players == 1:
+        return "solo"
+    if not state.met:
+        return "points"
+    paint = {s for s, o, _ in state.met if o == "paintings"}
+    pts = {s for s, o, _ in state.met if o == "points"}
+    if any(a != b for a in paint for b in pts):
+        return "points"
+    return "objective"
 
 
 def result(state: State) -> dict | None:
@@ -1604,8 +1776,15 @@ def result(state: State) -> dict | None:
     cubes = [sum(state.studios[s]) + inc[s] if state.alive[s] else 0 for s in range(n)]
     sold = [len(x) for x in state.sold]
     keys = [(state.score[s], sold[s], state.food_earned[s], cubes[s]) for s in range(n)]
-    ranking = sorted(range(n), key=lambda s: (tuple(-x for x in keys[s]), s))
-    places = [1 + sum(1 for o in range(n) if keys[o] > keys[s]) for s in range(n)]
+    how = decided_by(state)
+    if how == "objective":
+        master = state.met[0][0]
+        rest = sorted((s for s in range(n) if s != master), key=lambda s: (tuple(-x for x in keys[s]), s))
+        ranking = [master] + rest
+        places = [1 if s == master else 2 + sum(1 for o in rest if keys[o] > keys[s]) for s in range(n)]
+    else:
+        ranking = sorted(range(n), key=lambda s: (tuple(-x for x in keys[s]), s))
+        places = [1 + sum(1 for o in range(n) if keys[o] > keys[s]) for s in range(n)]
     out: dict[str, Any] = {
         "ranking": ranking,
         "places": places,
@@ -1617,6 +1796,8 @@ def result(state: State) -> dict | None:
         "winners": [s for s in ranking if places[s] == 1],
         "reason": state.end_reason,
         "days": state.day,
+        "objectives": [{"seat": s, "objective": o, "day": d} for s, o, d in state.met],
+        "decided_by": how,
     }
     if n == 1:
         out["rating"] = solo_rating(state.score[0])
@@ -1687,6 +1868,8 @@ def _describe(state: State, a: dict) -> str:
             text += "; Last Supper: " + _title(a.get("supper"))
     elif do == "take":
         text = "collects %s" % _map_words(a.get("cubes"))
+    elif do == "diamonds":
+        text = "paints the diamonds of the slot-1 canvas %s" % ", ".join(str(c) for c in a.get("colours") or [])
     else:
         return "unknown action %s" % _short(do)
     then = a.get("then")
