@@ -144,3 +144,20 @@ def test_an_abandoned_game_ranks_nobody_and_counts_no_round():
     assert res["named"] == [[s, "withheld its deal key: the deal could not begin"] for s in range(3)]
     assert "`withheld its deal key: the deal could not begin`" in " ".join(RULES_MD.split())
     assert dealt.result(st) == res
+
+
+def test_a_card_turn_timed_out_at_the_table_loses_the_turn():
+    net = MANet(3, seed=7)
+    t = net.table(0)
+    ms = t.state.ms
+    assert t.state.stage == "play" and ms.phase == "play"
+    on_turn = ms.actor
+    for now in (0.0, 10_000.0):                      # every clock past the time-out: the others vote it out
+        for i, p in enumerate(net.peers):
+            net._effects(i, p.tick(now))
+        net.pump()
+    ms = t.state.ms
+    assert ms.phase == "play" and ms.actor == (on_turn + 1) % 3 and ms.skips == 1
+    assert any(a == {"do": "skip"} and s == on_turn for _, _, s, a in t.moves)
+    # the same skip sent as a seat's own move is refused
+    assert MODERN_ART.problems(t.state, ms.actor, {"do": "skip"})
