@@ -44,7 +44,7 @@ import re
 from typing import Any, Mapping, Sequence
 
 from core.games.modern_art import rules as _rules
-from core.games.modern_art.auctions import AUCTIONS, auction_key, standing_action
+from core.games.modern_art.auctions import AUCTIONS, STEPS, auction_key, standing_action
 from core.games.modern_art.cards import ARTISTS, CARDS, N_CARDS, TYPES
 
 from . import (
@@ -1330,15 +1330,8 @@ class ModernArtScreen(Screen):
         if not ctx.deciding:
             return None
         v = self._view(ctx)
-        hint = {
-            "play": "play N or play CARD",
-            "double": "add N, add CARD or pass",
-            "price": "price N",
-            "fixed_price": "buy or pass",
-            "once_around": "bid N or pass",
-            "open": "bid N or pass",
-            "sealed": "bid N (0 = no bid)",
-        }.get((v or {}).get("phase", ""), "a command (help lists them)")
+        ph = (v or {}).get("phase", "")
+        hint = "play N or play CARD" if ph == "play" else (STEPS[ph].hint if ph in STEPS else "a command (help lists them)")
         raise CommandError("nothing to send yet: type %s" % hint)
 
     def _upto(self, ctx: Context, v: dict, args: list[str]) -> Say | Send:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from ...engine import IllegalAction
 from .cards import ARTISTS, TYPE_NAMES, artist_of, card_name
 
 __all__ = ["Auction", "Step", "AUCTIONS", "STEPS", "PHASES", "by_word", "standing_action", "auction_key",
@@ -76,8 +77,7 @@ def _R():
 # --------------------------------------------------------------------------- shared
 
 
-def _bad(text: str):
-    from ...engine import IllegalAction
+def _bad(text: str) -> IllegalAction:
     return IllegalAction(text)
 
 
@@ -85,7 +85,7 @@ def _who(seat: int) -> str:
     return "seat %d" % seat
 
 
-def _pass_only(action: dict, hint: str) -> dict | None:
+def _pass_only(action: dict) -> dict | None:
     if action.get("do") == "pass":
         _R()._keys(action, ("do",), "pass")
         return {"do": "pass"}
@@ -105,7 +105,7 @@ def _bid_amount(state, action: dict, money: int) -> int:
 
 def _raise_check(state, seat: int, action: dict, money: int) -> dict:
     """Open and once around: a bid above the standing bid, or a pass."""
-    p = _pass_only(action, "bid")
+    p = _pass_only(action)
     if p:
         return p
     if action.get("do") != "bid":
@@ -302,7 +302,7 @@ def _fixed_advance(w) -> None:
 
 
 def _buy_check(state, seat: int, action: dict, money: int) -> dict:
-    p = _pass_only(action, "buy")
+    p = _pass_only(action)
     if p:
         return p
     if action.get("do") != "buy":

@@ -32,6 +32,11 @@ when given what it knows (``known``: position -> card).
 
 The state is immutable by convention: ``apply`` copies it (``_clone``) and
 replaces the fields it changes, always with new tuples.
+
+Auction types are data: each is one record in ``auctions.py`` (how it starts;
+per phase its check, apply, time-out default, legal actions and label).  This
+module runs the card play, the round and the sale, and dispatches every
+auction phase through ``auctions.STEPS``.
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ __all__ = [
     "configure", "setup", "turn", "check", "check_open", "apply", "apply_unchecked", "chance",
     "default_action", "view", "private_view", "result", "describe", "legal_actions", "problems",
     "state_from_view", "determinize", "deal_open", "known_for", "ranking_of", "values_of",
-    "next_with_cards", "hand_of",
+    "next_with_cards", "hand_of", "timeout_only",
 ]
 
 NAME = "modern-art"
