@@ -978,8 +978,8 @@ class ModernArtScreen(Screen):
         "buy": "buy", "yes": "buy",
         "upto": "upto", "max": "upto", "ceiling": "upto",
     }
-    timeout_effect = ("a card turn is lost, a bid or a buyer passes (sealed: no bid), a fixed price is the "
-                      "lowest, 1")
+    timeout_effect = ("a card turn is lost, a bid or a buyer passes (open: out of that auction; sealed: no bid), "
+                      "a fixed price is the lowest, 1")
     chance_words = "drawing the shared seed"
     mark_words = ("sale", "ends an auction (a sale) or a round")
 
