@@ -126,5 +126,6 @@ async def test_a_person_who_passes_or_sets_a_ceiling_is_asked_nothing_more_in_th
     assert all(r["prompts"] == 1 for r in opens.values())          # one question per open auction, at most
     assert any(len(r["bids"]) > 1 for r in ceilings)               # the order answered later rounds itself
     with capsys.disabled():
-        print("\nperson's prompts in one 4-seat game: %r; open auctions: %d, each asked once; %d raise(s) "
-              "made by its standing orders" % (prompts, len(opens), sum(len(r["bids"]) - 1 for r in ceilings)))
+        print("\nperson's prompts in one 4-seat game: %r; open auctions: %d, each asked once (%d passed, %d with a "
+              "ceiling); %d later answer(s) given by its standing orders" % (
+                  prompts, len(opens), len(passes), len(ceilings), sum(len(r["bids"]) - 1 for r in ceilings)))
