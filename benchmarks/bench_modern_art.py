@@ -306,7 +306,7 @@ def main(argv: list[str] | None = None) -> dict:
         hard = HardBot()
         out["bot_strength"]["hard_settings"] = {k: getattr(hard, k) for k in (
             "samples", "rollouts", "candidates", "rival_share", "own_share", "sealed_share", "once_share",
-            "price_share", "step_div")}
+            "price_share", "open_share")}
     out["engine"] = rules.NAME
     print(json.dumps(out))
     return out

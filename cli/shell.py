@@ -856,7 +856,13 @@ class GameUI(_BaseUI):
         )
         self._deadline = self._hinted(_deadline_of(peer, table, estimate=True), peer, table)
         self._pending = p
-        prompt = self._screen().on_decision(self._ctx())
+        standing = self._screen().standing(self._ctx())    # the player's standing order answers: no prompt
+        if standing is not None:
+            try:
+                self._send(standing.action)
+            except CommandError as exc:
+                self._say(str(exc), "class:error")
+        prompt = None if p.submitted else self._screen().on_decision(self._ctx())
         if prompt is not None:
             if self._timeout_words:        # do not let the prompt hide that we timed out
                 self._say("%s %s" % (self._timeout_words, prompt.text), "class:error")

@@ -44,7 +44,11 @@ Why each piece is there, checked against all three games:
   way a seat (or a bot) sees it.  Modern Art's mental-poker deal will keep
   masked cards in the state and reveal them by actions carrying decryption
   shares; nothing here assumes the state is fully known to anyone.
-* ``default_action`` is what the rules apply for a seat the table timed out.
+* ``default_action`` is what the rules apply for a seat the table timed out
+  (without ``check``).  A game whose default is something a seat may never
+  choose itself (Modern Art's lost card turn) says so with an optional
+  ``timeout_only(action) -> bool``: ``check`` refuses that action, ``apply``
+  takes it (the conformance suite checks both).
 
 Private information (a game whose ``info.secrets`` is True; Modern Art's deal):
 

@@ -14,7 +14,8 @@ generic local driver that feeds chance turns entropy from an Rng.  Checked:
   (every seat's encoded view and the result), and the same inputs give the same
   bytes (determinism);
 * every view is canonical-encodable; ``apply`` and ``chance`` leave their input unchanged;
-* ``default_action`` passes ``check`` for every seat asked in every step;
+* ``default_action`` passes ``check`` for every seat asked in every step, unless the game's optional
+  ``timeout_only(action)`` says only a time-out gives it: then ``check`` refuses it and ``apply`` takes it;
 * ``describe`` never raises and returns text for every applied action;
 * ``problems`` is empty exactly when ``check`` passes, for legal actions and for
   mutated bad ones, and ``check`` raises nothing but IllegalAction;
@@ -217,7 +218,15 @@ def play(game, options: dict, players: int, seed: int, checks: bool = True) -> t
             assert not t.auto or secrets, "an automatic turn in a game without seat secrets"
             for seat in t.seats:
                 default = game.default_action(base, seat)
-                game.check(base, seat, default)   # the default action is legal (IllegalAction fails the test)
+                only = getattr(game, "timeout_only", None)
+                if only is not None and only(default):
+                    # an action only a time-out gives (Modern Art's lost card turn): check refuses it as a
+                    # seat's own move; the table applies it without check, so apply must take it
+                    with pytest.raises(IllegalAction):
+                        game.check(base, seat, default)
+                    game.apply(base, seat, default)
+                else:
+                    game.check(base, seat, default)   # the default action is legal (IllegalAction fails the test)
                 if t.auto:
                     action = game.check(base, seat, game.auto_action(base, seat, seat_secret(seed, seat)))
                     if checks:

@@ -137,9 +137,9 @@ def test_open_auctioneer_wins_own_auction_and_pays_the_bank():
     s = play(game(4, actor=1), 1, cid(MELIM, "open"))
     s = batch(s, {0: bid(10), 1: bid(12), 2: PASS, 3: bid(5)})
     assert s.high == 12 and s.high_bidder == 1 and s.open_round == 2
-    # the standing bidder is not asked; nobody raises -> sold
-    assert rules.turn(s).seats == (0, 2, 3)
-    s = batch(s, {0: PASS, 2: PASS, 3: PASS})
+    # the standing bidder is not asked, nor seat 2 (it passed: out); nobody raises -> sold
+    assert rules.turn(s).seats == (0, 3)
+    s = batch(s, {0: PASS, 3: PASS})
     assert s.money == (100, 88, 100, 100) and s.bought[1] == (cid(MELIM, "open"),)
 
 
@@ -150,9 +150,10 @@ def test_open_rounds_are_sealed_and_run_until_a_round_without_a_raise_winner_pay
     assert (s.high, s.high_bidder) == (15, 2)
     # a bid not above the standing bid is refused
     refused(s, 1, bid(15), "above the standing bid of 15")
-    s = batch(s, {0: PASS, 1: bid(20), 3: PASS})
+    assert rules.turn(s).seats == (1,)          # seats 0 and 3 passed: out of this auction
+    s = batch(s, {1: bid(20)})
     assert (s.high, s.high_bidder) == (20, 1)
-    s = batch(s, {0: PASS, 2: PASS, 3: PASS})
+    s = batch(s, {2: PASS})
     assert s.money == (120, 80, 100, 100) and s.bought[1] == (cid(MELIM, "open"),)
 
 
@@ -165,9 +166,9 @@ def test_open_equal_top_raises_go_to_auctioneer_then_nearest_clockwise():
 
 
 def test_seats_that_cannot_raise_are_not_asked():
-    s = play(game(4, actor=0, money=(100, 100, 5, 100)), 0, cid(MELIM, "open"))
-    s = batch(s, {0: PASS, 1: bid(10), 2: PASS, 3: PASS})
-    assert rules.turn(s).seats == (0, 3)   # seat 2 has only 5
+    s = play(game(4, actor=0, money=(100, 100, 8, 100)), 0, cid(MELIM, "open"))
+    s = batch(s, {0: bid(6), 1: bid(10), 2: bid(7), 3: bid(9)})
+    assert rules.turn(s).seats == (0, 3)   # seat 2 has only 8
     s = play(game(4, actor=0, money=(100, 100, 0, 100)), 0, cid(MELIM, "sealed"))
     assert rules.turn(s).seats == (0, 1, 3)
 
@@ -503,13 +504,20 @@ def test_a_card_already_played_cannot_be_claimed_and_the_open_deal_checks_claims
     assert ok["reveal"] == b"proof"            # carried for the deal layer, never read by the rules
 
 
-def test_skip_loses_the_turn_and_a_full_circle_of_skips_ends_the_round():
+def test_the_seat_on_turn_must_auction_a_card_a_skip_is_only_what_a_time_out_gives():
+    # the plan, 1.8: "Empty Hand | Player can't auction but CAN still bid" and 1.10: "TurnManager | Track
+    # whose turn, handle skips for empty hands": a seat on turn holds cards, and it auctions one of them.
     s = game(4, actor=1)
-    assert rules.default_action(s, 1) == {"do": "skip"}
-    s = rules.apply(s, 1, {"do": "skip"})
+    refused(s, 1, {"do": "skip"}, "must auction a painting", "times out")
+    assert {"do": "skip"} not in rules.legal_actions(s, 1, rules.known_for(s, 1, rules.deal_open(seed())))
+    assert {"do": "skip"} not in rules.legal_actions(s, 1)
+    assert rules.default_action(s, 1) == {"do": "skip"} and rules.timeout_only(rules.default_action(s, 1))
+    # the table applies a time-out's default without check: the seat loses its turn
+    s = rules.apply_unchecked(s, 1, rules.default_action(s, 1))
     assert s.phase == "play" and s.actor == 2 and s.round == 1
     for seat in (2, 3, 0):
-        s = rules.apply(s, seat, {"do": "skip"})
+        s = rules.apply_unchecked(s, seat, rules.default_action(s, seat))
+    # a full circle of time-outs ends the round (a vanished table cannot stall the game)
     assert s.round == 2 and s.rounds[0][6] == "every seat with cards lost its turn in a row"
     assert s.actor == 1
 
@@ -538,9 +546,10 @@ def test_views_hide_other_hands_show_own_and_rebuild_the_state():
     s = rules.setup({}, 4, sd)
     for seat in range(4):
         v = rules.view(s, seat)
-        assert "cards" not in v and v["hand_sizes"] == [9, 9, 9, 9] and v["money"] == [100] * 4
+        assert "cards" not in v and v["hand_sizes"] == [9, 9, 9, 9]
+        assert v["money"] == [100 if x == seat else None for x in range(4)]   # its own money only
         enc = encode(v)
-        assert rules.state_from_view(v) == s
+        assert rules.state_from_view(v) == s            # the others' money guessed as its own: exact here
         known = rules.known_for(s, seat, deal)
         vk = rules.view(s, seat, dict((p, deal[p]) for p in range(70)))   # more knowledge than its own hand
         assert sorted(c["id"] for c in vk["cards"]) == sorted(known.values())
@@ -548,7 +557,11 @@ def test_views_hide_other_hands_show_own_and_rebuild_the_state():
         assert encode({k: x for k, x in vk.items() if k != "cards"}) == enc
     # nothing about an unplayed card identity is in the public state
     assert s.revealed == (-1,) * 70
-    assert rules.determinize(s, 0, Rng(sd, "d")) is s
+    # what a seat cannot see (the others' money) may be anything: its view stays the same
+    other = rules.determinize(s, 0, Rng(sd, "d"))
+    assert other.money[0] == 100 and other.money[1:] != s.money[1:]
+    assert encode(rules.view(other, 0)) == encode(rules.view(s, 0))
+    assert encode(rules.view(other, 1)) != encode(rules.view(s, 1))
 
 
 def test_random_legal_play_to_the_end_for_3_4_5_seats():
@@ -564,8 +577,10 @@ def test_random_legal_play_to_the_end_for_3_4_5_seats():
                     break
                 moves = []
                 for seat in t.seats:
-                    rules.check(s, seat, rules.default_action(s, seat))
-                    legal = [a for a in rules.legal_actions(s, seat, rules.known_for(s, seat, deal)) if a["do"] != "skip"]
+                    default = rules.default_action(s, seat)
+                    if not rules.timeout_only(default):
+                        rules.check(s, seat, default)
+                    legal = rules.legal_actions(s, seat, rules.known_for(s, seat, deal))
                     moves.append((seat, rules.check_open(s, seat, legal[rng.below(len(legal))], deal)))
                 for seat, a in moves:
                     s = rules.apply(s, seat, a)

@@ -211,8 +211,10 @@ def test_bidding_price_and_buy_commands():
                                                "bid N (0 to 100; 0 = no bid)")
     # open: a raise round; bid +N raises the standing bid
     st = play(start(), 0, cid(ME, "open"))
-    st = act(act(act(act(st, 0, {"do": "pass"}), 1, {"do": "bid", "amount": 10}), 2, {"do": "pass"}), 3, {"do": "pass"})
+    st = act(act(act(act(st, 0, {"do": "pass"}), 1, {"do": "bid", "amount": 10}), 2, {"do": "bid", "amount": 4}),
+             3, {"do": "pass"})
     assert st.phase == "open" and st.high == 10 and st.high_bidder == 1 and st.open_round == 2
+    assert rules.turn(st).seats == (2,)          # seats 0 and 3 passed: out of this auction
     ctx = ctx_for(st, 2)
     assert run(sc, ctx, "bid 15") == Send({"do": "bid", "amount": 15})
     assert run(sc, ctx, "bid +5") == Send({"do": "bid", "amount": 15})
@@ -238,16 +240,40 @@ def test_bidding_price_and_buy_commands():
     assert "Price 20" in text_of(sc.middle_lines(ctx, 100))
 
 
-def test_skip_needs_a_second_enter():
+def test_there_is_no_skip_a_seat_on_turn_auctions_a_card():
     st = start()
     sc = ModernArtScreen()
     ctx = ctx_for(st, 0)
-    said = run(sc, ctx, "skip")
-    assert isinstance(said, Say) and "Enter to confirm" in said.text
-    assert "Enter confirms" in "".join(t for _, t in sc.draft_line(ctx))
-    assert sc.submit(ctx) == Send({"do": "skip"})
+    assert "skip" not in sc.commands
+    assert ctx.problems({"do": "skip"}) and "must auction a painting" in ctx.problems({"do": "skip"})[0]
     with pytest.raises(CommandError, match="nothing to send yet: type play N or play CARD"):
         sc.submit(ctx)
+
+
+def test_upto_is_a_private_standing_order_that_answers_every_later_round_of_that_auction():
+    sc = ModernArtScreen()
+    st = play(start(), 0, cid(ME, "open"))
+    ctx = ctx_for(st, 2)
+    assert "pass = out of this auction" in "".join(t for _, t in sc.draft_line(ctx))
+    # the first answer goes at once: halfway to the ceiling
+    assert run(sc, ctx, "upto 40") == Send({"do": "bid", "amount": 20})
+    assert "standing order: up to 40" in sc.on_sent(ctx, {"do": "bid", "amount": 20}, "").text
+    st = act(act(act(act(st, 0, {"do": "pass"}), 1, {"do": "bid", "amount": 30}), 2, {"do": "bid", "amount": 20}),
+             3, {"do": "pass"})
+    assert rules.turn(st).seats == (2,)
+    # asked again in the same auction: the order answers (the shell sends it without a prompt)
+    assert sc.standing(ctx_for(st, 2)) == Send({"do": "bid", "amount": 35})
+    st = act(st, 2, {"do": "bid", "amount": 35})
+    st = act(st, 1, {"do": "bid", "amount": 40})
+    assert sc.standing(ctx_for(st, 2)) == Send({"do": "pass"})         # the ceiling is reached: out
+    assert sc.standing(ctx_for(st, 1)) is None                          # another seat: its own screen's business
+    # the next auction is not covered by it
+    nxt = play(start(), 0, cid(ME, "sealed"))
+    assert sc.standing(ctx_for(nxt, 2)) is None
+    with pytest.raises(CommandError, match="for an open auction"):
+        run(sc, ctx_for(nxt, 2), "upto 30")
+    # the order is never in anything sent: only the bids are
+    assert all("upto" not in str(a) for a in (Send({"do": "bid", "amount": 35}).action,))
 
 
 # --------------------------------------------------------------------------- bad input
@@ -278,7 +304,8 @@ def test_bad_input_is_refused_with_a_clear_reason():
             run(sc, ctx, line)
     # bids above your money / not above the standing bid / junk
     st = play(start(), 0, cid(ME, "open"))
-    st = act(act(act(act(st, 0, {"do": "pass"}), 1, {"do": "bid", "amount": 10}), 2, {"do": "pass"}), 3, {"do": "pass"})
+    st = act(act(act(act(st, 0, {"do": "bid", "amount": 6}), 1, {"do": "bid", "amount": 10}), 2, {"do": "bid", "amount": 4}),
+             3, {"do": "bid", "amount": 5})
     ctx = ctx_for(st, 2)
     for line, words in [("bid 150", "you have only 100; you cannot bid 150"),
                         ("bid 10", "your bid must be above the standing bid of 10 \\(by seat 1\\)"),
@@ -324,7 +351,8 @@ def test_bad_input_is_refused_with_a_clear_reason():
 
 def test_board_seats_and_middle_show_the_table_and_hide_others_money():
     st = play(start(), 0, cid(ME, "open"))
-    st = act(act(act(act(st, 0, {"do": "pass"}), 1, {"do": "bid", "amount": 10}), 2, {"do": "pass"}), 3, {"do": "pass"})
+    st = act(act(act(act(st, 0, {"do": "bid", "amount": 6}), 1, {"do": "bid", "amount": 10}), 2, {"do": "bid", "amount": 4}),
+             3, {"do": "bid", "amount": 5})
     st = with_money(st, (100, 90, 111, 95))
     sc = ModernArtScreen()
     ctx = ctx_for(st, 2)
@@ -443,7 +471,7 @@ def test_help_lists_every_command_and_the_rules():
     ctx = ctx_for(start(), 0)
     helptext = " ".join("%s %s" % kv for kv in sc.command_help(ctx))
     for words in ("play N [M]", "play CARD [CARD]", "add N | add CARD", "pass", "bid N", "bid +N", "bid all",
-                  "price N", "buy", "skip", "sealed: no bid", "MeS"):
+                  "price N", "buy", "upto N", "sealed: no bid", "MeS"):
         assert words in helptext, words
     rules_text = " ".join("%s %s" % kv for _, rows in sc.rules_help(ctx) for kv in rows)
     for words in ("O open", "1 once around", "S sealed", "F fixed price", "D double", "the 5th card of one artist",
@@ -528,10 +556,11 @@ def test_beats_open_a_sealed_auction_side_by_side():
 def test_beats_for_an_open_auction_going_once_going_twice_sold():
     st = play(start(), 0, cid(ME, "open"))
     prior = [(0, 0, {"do": "play"})]
-    r1 = [(0, {"do": "pass"}), (1, {"do": "bid", "amount": 10}), (2, {"do": "bid", "amount": 8}), (3, {"do": "pass"})]
+    r1 = [(0, {"do": "bid", "amount": 3}), (1, {"do": "bid", "amount": 10}), (2, {"do": "bid", "amount": 8}),
+          (3, {"do": "bid", "amount": 2})]
     beats, st2, _, _ = beats_between(st, prior, r1, seat=2)
     assert [b.caption for b in beats] == ["Open auction, raise round 1: seat 1 leads with 10"]
-    assert "seat 0: pass  seat 1: 10  you: 8  seat 3: pass" in beat_text(beats[0])
+    assert "seat 0: 3  seat 1: 10  you: 8  seat 3: 2" in beat_text(beats[0])
     r2 = [(0, {"do": "pass"}), (2, {"do": "pass"}), (3, {"do": "pass"})]
     beats, st3, _, _ = beats_between(st2, prior + [(1 + i, s, a) for i, (s, a) in enumerate(r1)], r2, seat=2)
     assert [b.caption for b in beats] == ["Open auction, raise round 2: nobody raises - going once...",
@@ -570,8 +599,10 @@ def test_beats_at_a_round_end_rank_and_pay():
             step(0, {"do": "price", "amount": 10})
         while st.phase == "fixed_price":
             step(st.actor, {"do": "buy"})
-        while st.actor != 0:                         # the others lose their turns until seat 0 auctions again
-            step(st.actor, {"do": "skip"})
+        while st.actor != 0:                         # the others time out (lose their turns) until seat 0 again
+            seat = st.actor
+            st = rules.apply_unchecked(st, seat, rules.default_action(st, seat))
+            moves.append((len(moves), seat, {"do": "skip"}))
     # seat 0 plays its Melim double (the 4th); seat 1 adds the 5th: the round ends, both unsold
     assert st.played[ME] == 3 and st.actor == 0
     before_st, before_moves = st, list(moves)
@@ -630,7 +661,8 @@ async def _full_screen(st: rules.State, seat: int, rows: int, cols: int, lines_i
 @pytest.mark.parametrize("rows,cols", [(30, 100), (50, 160)])
 async def test_full_screen_keeps_every_part_on_screen(rows, cols):
     st = play(start(), 0, cid(ME, "open"))
-    st = act(act(act(act(st, 0, {"do": "pass"}), 1, {"do": "bid", "amount": 10}), 2, {"do": "pass"}), 3, {"do": "pass"})
+    st = act(act(act(act(st, 0, {"do": "bid", "amount": 6}), 1, {"do": "bid", "amount": 10}), 2, {"do": "bid", "amount": 4}),
+             3, {"do": "bid", "amount": 5})
     with trio.fail_after(LIMIT):
         shots, pending = await _full_screen(st, 2, rows, cols, ["bid 500", "bid 12"])
     lines = shots[0]
@@ -647,7 +679,7 @@ async def test_full_screen_keeps_every_part_on_screen(rows, cols):
     assert "Auction   MeO   open auction  by seat 0" in middle and "Standing bid: 10 by seat 1" in middle
     assert "Your hand 9 cards" in middle
     assert any("YOUR MOVE (open auction round 2: bid above 10 or pass)" in l for l in lines)
-    assert lines[rows - 1].startswith("bid N | bid +N | bid all | pass")
+    assert lines[rows - 1].startswith("bid N | bid +N | bid all | upto N | pass")
     if cols >= 160:
         assert "Round 1 so far" in middle
         assert any("Auction" in l and "Your hand" in l for l in lines)      # side by side

@@ -99,7 +99,9 @@ Decisions.  The shell's ``decide(view, seat, peer)`` may be called many
 times in one round or day (each call is one action); every call opens a
 decision and calls ``on_decision(ctx) -> Say | None`` (a prompt for the
 player; a screen resets or keeps its draft here as its game needs: the
-shell never resets a draft).  After a send the shell calls
+shell never resets a draft).  Before that the shell asks ``standing(ctx) ->
+Send | None``: a standing order the player gave (kept by the screen, never
+sent as such) answering this decision at once; then there is no prompt.  After a send the shell calls
 ``on_sent(ctx, action, text) -> Say``.  When the table timed our seat out
 the shell says so with ``timeout_effect`` (what the rules did instead,
 e.g. "no bids, no splash"); chance steps are described with
@@ -563,6 +565,11 @@ class Screen:
         return ""
 
     def on_decision(self, ctx: Context) -> Say | None:
+        return None
+
+    def standing(self, ctx: Context) -> Send | None:
+        """A standing order the player gave earlier answers this decision (e.g. "raise for me up to N"):
+        the shell sends it at once, without a prompt.  Default: none."""
         return None
 
     def draft_line(self, ctx: Context) -> list:

@@ -30,8 +30,10 @@ Commands (Enter runs them):
                           bid (0 = no bid); bid +N raises the standing bid by N; bid all
     price N               fixed price: name the price (1 to your money)
     buy                   fixed price: buy at the price named
-    skip                  lose your turn as auctioneer (Enter confirms)
+    upto N                open auction: raise for me round by round up to N (kept by this screen
+                          only, never sent: the ceiling is private); no more questions in this auction
 
+A pass in an open auction drops you out of that auction: you are not asked again in it.
 Legality always comes from the game (ctx.check / ctx.problems); the screen
 only reads commands and shows the table.
 """
@@ -42,6 +44,7 @@ import re
 from typing import Any, Mapping, Sequence
 
 from core.games.modern_art import rules as _rules
+from core.games.modern_art.auctions import AUCTIONS, STEPS, auction_key, standing_action
 from core.games.modern_art.cards import ARTISTS, CARDS, N_CARDS, TYPES
 
 from . import (
@@ -65,20 +68,11 @@ __all__ = ["ModernArtScreen", "SCREEN", "parse_card", "hand_order", "card_code",
 
 CODES = ("Ca", "Th", "Me", "Ma", "Si")
 SURNAMES = ("carvalho", "thaler", "melim", "martins", "silveira")
-SYMBOL = {"open": "O", "once_around": "1", "sealed": "S", "fixed_price": "F", "double": "D"}
-TYPE_WORD = {"open": "open", "once_around": "once around", "sealed": "sealed", "fixed_price": "fixed price",
-             "double": "double"}
-AUCTION_WORD = {"open": "open auction", "once_around": "once-around auction", "sealed": "sealed auction",
-                "fixed_price": "fixed-price auction", "double": "double auction"}
-_TYPE_WORDS = {
-    "o": "open", "open": "open",
-    "1": "once_around", "once": "once_around", "oncearound": "once_around", "once_around": "once_around",
-    "once-around": "once_around", "around": "once_around",
-    "s": "sealed", "sealed": "sealed", "seal": "sealed",
-    "f": "fixed_price", "fixed": "fixed_price", "fixed_price": "fixed_price", "fixed-price": "fixed_price",
-    "fixedprice": "fixed_price", "price": "fixed_price",
-    "d": "double", "double": "double",
-}
+# every word about an auction type comes from the game's records (core/games/modern_art/auctions.py)
+SYMBOL = {k: a.symbol for k, a in AUCTIONS.items()}
+TYPE_WORD = {k: a.word for k, a in AUCTIONS.items()}
+AUCTION_WORD = {k: a.name for k, a in AUCTIONS.items()}
+_TYPE_WORDS = {w: k for k, a in AUCTIONS.items() for w in a.aliases + (k,)}
 # artist colours: a block with dark/light letters; the two letters make them readable without colour
 ARTIST_BG = (
     "bg:#f59e0b fg:#000000 bold",   # Manuel Carvalho: amber
@@ -100,18 +94,19 @@ PIP_ON, PIP_OFF = "●", "○"
 WIDE = 140          # from this width, panels go side by side
 BEATS_MAX = 24
 
-LEGEND = "types: O open  1 once around  S sealed  F fixed price  D double"
+LEGEND = "types: " + "  ".join("%s %s" % (a.symbol, a.word) for a in AUCTIONS.values())
 
 _KEYS = {
-    "play": ["play N [M] | play CARD [CARD] (e.g. play MeS, play MeD MeO) | skip | help | PgUp/PgDn scroll | q quit",
-             "play N [M] | play CARD [CARD] | skip | help | PgUp/PgDn | q quit",
+    "play": ["play N [M] | play CARD [CARD] (e.g. play MeS, play MeD MeO) | help | PgUp/PgDn scroll | q quit",
+             "play N [M] | play CARD [CARD] | help | PgUp/PgDn | q quit",
              "play N [M] | play CARD | help | q"],
     "double": ["add N | add CARD (a second card of the artist, not a double) | pass | help | PgUp/PgDn scroll | q quit",
                "add N | add CARD | pass | help | q quit", "add N | pass | help | q"],
     "price": ["price N (1 to your money) | help | PgUp/PgDn scroll | q quit", "price N | help | q"],
     "fixed_price": ["buy | pass | help | PgUp/PgDn scroll | q quit", "buy | pass | help | q"],
     "once_around": ["bid N | bid +N | bid all | pass | help | PgUp/PgDn scroll | q quit", "bid N | pass | help | q"],
-    "open": ["bid N | bid +N | bid all | pass | help | PgUp/PgDn scroll | q quit", "bid N | pass | help | q"],
+    "open": ["bid N | bid +N | bid all | upto N | pass (out for good) | help | PgUp/PgDn scroll | q quit",
+             "bid N | upto N | pass | help | q"],
     "sealed": ["bid N (0 = no bid) | bid all | pass | help | PgUp/PgDn scroll | q quit", "bid N | pass | help | q"],
     "": ["play N | add N | bid N | pass | price N | buy | help | PgUp/PgDn scroll | q quit",
          "play N | add N | bid N | pass | price N | buy | help | q", "help | q"],
@@ -125,15 +120,16 @@ _COMMAND_HELP = [
                          "words, play melim sealed; an artist alone (play melim) when only one of its cards fits"),
     ("add N | add CARD", "when a double is offered to you: add a second card of that artist (not a double); you "
                          "become the auctioneer, are paid, and play goes on from your left"),
-    ("pass", "double offer: add nothing; open or once-around bidding: no raise; fixed price: do not buy; "
-             "sealed: no bid (bid 0)"),
+    ("pass", "double offer: add nothing; open auction: drop out of it (you are not asked again in it); "
+             "once-around bidding: no bid; fixed price: do not buy; sealed: no bid (bid 0)"),
+    ("upto N", "open auction: a standing order kept by this screen only (never sent: the others never see "
+               "your ceiling): it raises for you each round, halfway from the standing bid to N, and passes "
+               "once the standing bid reaches N; you are asked nothing more in this auction"),
     ("bid N", "open and once around: a bid above the standing bid, at most your money; sealed: your one "
               "bid (0 = no bid). bid +N = the standing bid + N; bid all = all your money"),
     ("price N", "fixed-price auction, as its auctioneer: name the price, 1 to your money. If every other seat "
                 "passes you must buy it yourself (paid to the bank)"),
     ("buy", "fixed-price auction: buy at the price named (paid to the auctioneer)"),
-    ("skip", "lose your turn as auctioneer without playing a card (Enter confirms)"),
-    ("submit / empty Enter", "confirm a skip"),
     ("CARD", "Ca Manuel Carvalho, Th Sigrid Thaler, Me Daniel Melim, Ma Ramon Martins, Si Rafael Silveira; "
              "then O open, 1 once around, S sealed, F fixed price, D double: MeS, Th1, caD (case does not matter)"),
 ]
@@ -985,15 +981,23 @@ class ModernArtScreen(Screen):
         "bid": "bid", "b": "bid", "raise": "bid",
         "price": "price",
         "buy": "buy", "yes": "buy",
-        "skip": "skip",
+        "upto": "upto", "max": "upto", "ceiling": "upto",
     }
-    timeout_effect = ("a card turn is lost, a bid or a buyer passes (sealed: no bid), a fixed price is the "
-                      "lowest, 1")
+    timeout_effect = ("a card turn is lost, a bid or a buyer passes (open: out of that auction; sealed: no bid), "
+                      "a fixed price is the lowest, 1")
     chance_words = "drawing the shared seed"
     mark_words = ("sale", "ends an auction (a sale) or a round")
 
     def __init__(self) -> None:
-        self._confirm_skip = False
+        self._order: dict | None = None      # our standing order in an open auction (private: never sent)
+
+    def standing(self, ctx: Context) -> Send | None:
+        """The move our standing order makes for us now (an open auction with "upto N"), else None."""
+        v = self._view(ctx)
+        if not ctx.deciding or v is None or ctx.seat is None:
+            return None
+        action = standing_action(v, ctx.seat, self._order)
+        return Send(action) if action is not None else None
 
     # -- helpers -----------------------------------------------------------------
     @staticmethod
@@ -1157,7 +1161,6 @@ class ModernArtScreen(Screen):
         return ""
 
     def on_decision(self, ctx: Context) -> Say | None:
-        self._confirm_skip = False
         v = self._view(ctx)
         me = ctx.seat
         if not v or me is None:
@@ -1192,8 +1195,9 @@ class ModernArtScreen(Screen):
         if ph == "open":
             stand = ("standing bid %d by %s" % (a["high"], _sw(a.get("high_bidder"), me))
                      if a.get("high_bidder") is not None else "no bid yet")
-            return Say("Open auction for %s, raise round %s, %s: bid N (%d to %s) or pass. Raises are sealed; a "
-                       "round without a raise sells." % (lot, a.get("open_round"), stand, a.get("high", 0) + 1, money))
+            return Say("Open auction for %s, raise round %s, %s: bid N (%d to %s), upto N (raise for you up to N, "
+                       "no more questions) or pass (out of this auction). Raises are sealed; a round without a "
+                       "raise sells." % (lot, a.get("open_round"), stand, a.get("high", 0) + 1, money))
         if ph == "sealed":
             return Say("Sealed auction for %s (auctioneer %s): bid N (0 to %s; 0 = no bid), one sealed bid. "
                        "Ties: the auctioneer, else the nearest clockwise." % (lot, auct, money))
@@ -1204,9 +1208,6 @@ class ModernArtScreen(Screen):
         me = ctx.seat
         if not v or me is None or v.get("phase") == "over":
             return []
-        if self._confirm_skip and ctx.deciding:
-            return [("class:error", "Skip: you would lose your turn as auctioneer. Enter confirms; "
-                                    "or play a card instead.")]
         if not ctx.deciding:
             sent = ctx.sent
             if sent is not None and ctx.snap is not None and sent.phase == ctx.snap.phase:
@@ -1218,7 +1219,7 @@ class ModernArtScreen(Screen):
         a = v.get("auction") or {}
         if ph == "play":
             return [("bold", "Your turn: "), ("", "play N [M] | play CARD [CARD]"),
-                    ("class:label", " (M / second CARD: the second card of a double) | skip")]
+                    ("class:label", " (M / second CARD: the second card of a double)")]
         if ph == "double":
             return [("bold", "Double offered: "), ("", "add N | add CARD | pass"),
                     ("class:label", " (highlighted numbers fit)")]
@@ -1226,7 +1227,10 @@ class ModernArtScreen(Screen):
             return [("bold", "Fixed price: "), ("", "price N"), ("class:label", " (1 to %s)" % money)]
         if ph == "fixed_price":
             return [("bold", "Price %s: " % a.get("price")), ("", "buy | pass"), ("class:label", " (you have %s)" % money)]
-        if ph in ("open", "once_around"):
+        if ph == "open":
+            return [("bold", "Bid: "), ("", "bid N | bid +N | bid all | upto N | pass"),
+                    ("class:label", " (%d to %s; pass = out of this auction)" % (a.get("high", 0) + 1, money))]
+        if ph == "once_around":
             return [("bold", "Bid: "), ("", "bid N | bid +N | bid all | pass"),
                     ("class:label", " (%d to %s)" % (a.get("high", 0) + 1, money))]
         if ph == "sealed":
@@ -1240,11 +1244,9 @@ class ModernArtScreen(Screen):
             raise CommandError("the table has not started yet")
         if v.get("phase") == "over":
             raise CommandError("the game is over")
-        self._confirm_skip = False
+        if name == "upto":
+            return self._upto(ctx, v, args)
         action = self._parse(ctx, v, name, args)
-        if name == "skip" and ctx.deciding and not ctx.problems(action):
-            self._confirm_skip = True
-            return Say("Skipping loses your turn as auctioneer: press Enter to confirm, or play a card.", "class:error")
         if not ctx.deciding:
             sent = ctx.sent
             if sent is not None and ctx.snap is not None and sent.phase == ctx.snap.phase:
@@ -1328,36 +1330,39 @@ class ModernArtScreen(Screen):
             if args:
                 raise CommandError("buy takes no arguments (it buys at the price named)")
             return {"do": "buy"}
-        if name == "skip":
-            if args:
-                raise CommandError("skip takes no arguments")
-            return {"do": "skip"}
         raise CommandError("unknown command %r" % name)
 
     def submit(self, ctx: Context) -> Say | Send | None:
         if not ctx.deciding:
             return None
-        if self._confirm_skip:
-            self._confirm_skip = False
-            action = {"do": "skip"}
-            probs = ctx.problems(action)
-            if probs:
-                raise CommandError("cannot skip: %s" % probs[0])
-            return Send(action)
         v = self._view(ctx)
-        hint = {
-            "play": "play N or play CARD (skip loses the turn)",
-            "double": "add N, add CARD or pass",
-            "price": "price N",
-            "fixed_price": "buy or pass",
-            "once_around": "bid N or pass",
-            "open": "bid N or pass",
-            "sealed": "bid N (0 = no bid)",
-        }.get((v or {}).get("phase", ""), "a command (help lists them)")
+        ph = (v or {}).get("phase", "")
+        hint = "play N or play CARD" if ph == "play" else (STEPS[ph].hint if ph in STEPS else "a command (help lists them)")
         raise CommandError("nothing to send yet: type %s" % hint)
 
+    def _upto(self, ctx: Context, v: dict, args: list[str]) -> Say | Send:
+        """``upto N``: our standing order for this open auction (kept here, never sent)."""
+        me = ctx.seat
+        a = v.get("auction") or {}
+        if v.get("phase") != "open" or not a:
+            raise CommandError("upto N is for an open auction (while one is under way)")
+        if me in (a.get("out") or []):
+            raise CommandError("you passed: you are out of this auction")
+        if len(args) != 1:
+            raise CommandError("usage: upto N - raise for me each round up to N, then drop out")
+        money = _money_of(v, me)
+        n = _amount(args[0], "ceiling", a.get("high", 0), money)
+        if n <= a.get("high", 0):
+            raise CommandError("the standing bid is already %d: a ceiling must be above it (or pass)" % a.get("high", 0))
+        self._order = {"auction": auction_key(v), "upto": n}
+        if ctx.deciding:
+            action = standing_action(v, me, self._order)
+            if action is not None:
+                return Send(action)
+        return Say("Standing order: up to %d in this auction (only on your screen); you will not be asked again "
+                   "in it." % n, "class:sent")
+
     def on_sent(self, ctx: Context, action: Any, text: str) -> Say:
-        self._confirm_skip = False
         v = self._view(ctx)
         words = action_words(action, v) if isinstance(action, dict) else str(text)
         extra = ""
@@ -1365,7 +1370,13 @@ class ModernArtScreen(Screen):
             if v.get("phase") == "sealed":
                 extra = " (sealed until every bid is in)"
             elif v.get("phase") == "open":
-                extra = " (sealed until this raise round closes)"
+                order = self._order if self._order and self._order.get("auction") == auction_key(v) else None
+                if order is not None:
+                    extra = " (standing order: up to %d, raised for you each round; nothing more to answer)" % order["upto"]
+                elif action.get("do") == "pass":
+                    extra = " - you are out of this auction"
+                else:
+                    extra = " (sealed until this raise round closes)"
             elif action.get("do") == "play" and action.get("double") is None and \
                     isinstance(action.get("card"), int) and 0 <= action["card"] < N_CARDS and \
                     CARDS[action["card"]].type == "double":
@@ -1390,19 +1401,7 @@ class ModernArtScreen(Screen):
                        "the auctioneer, or to the bank when the auctioneer buys its own painting. Nobody bids more "
                        "than its money. No bid: the auctioneer takes the painting free. Then the turn passes to the "
                        "next seat on the left holding cards (a seat without cards still bids)."),
-            ("O open", "rounds of sealed raise-or-pass: every seat that could raise (the auctioneer too, not the "
-                       "standing bidder) hands in a raise or a pass at once; the highest raise stands (equal raises: "
-                       "the auctioneer, else the nearest clockwise); the first round without a raise sells."),
-            ("1 once around", "from the auctioneer's left, each seat once bids higher or passes; the auctioneer "
-                              "last. The highest bid wins."),
-            ("S sealed", "every seat with money hands in one sealed bid (0 = no bid); the highest wins; ties: the "
-                         "auctioneer, else the nearest clockwise from it."),
-            ("F fixed price", "the auctioneer names a price (1 to its money); from its left each seat buys or "
-                              "passes; the first buyer takes it; if all pass the auctioneer must buy it."),
-            ("D double", "the auctioneer may add a second card of the same artist (not a double) at once; if not, "
-                         "the offer goes round from its left and whoever adds becomes the auctioneer (is paid) and "
-                         "play continues on its left. The auction is the second card's type; the winner takes "
-                         "both. Nobody adds: the auctioneer takes the double card free."),
+        ] + [("%s %s" % (x.symbol, x.word), x.rule) for x in AUCTIONS.values()] + [
             ("Round end", "the 5th card of one artist ends the round at once (it is not auctioned, but counts); "
                           "also when nobody has cards left. Artists ranked by cards played this round (ties: board "
                           "order Ca Th Me Ma Si): tiles 30, 20, 10 to the top three. A painting of a top-three artist "
@@ -1410,14 +1409,15 @@ class ModernArtScreen(Screen):
             ("The game", "4 rounds; each seat starts with 100 money; %d players are dealt %s cards in rounds 1-4. "
                          "Most money at the end wins; equal money shares the place."
                          % (players, "/".join(str(k) for k in deal))),
-            ("Screens", "money is behind screens: this screen shows only your own money (others: ?), though every "
-                        "payment is in the public log; all money is shown when the game ends."),
+            ("Screens", "money is behind screens: the game shows each seat only its own money (others: ?) until "
+                        "the game ends; every payment is public (the sales), so you may count, but nothing counts "
+                        "for you."),
             ("Screen", "cards: a block in the artist's colour with its letters and the type symbol, e.g. MeS = "
                        "Daniel Melim, sealed. Artists: Ca Manuel Carvalho (amber), Th Sigrid Thaler (blue), Me Daniel "
-                       "Melim (red), Ma Ramon Martins (green), Si Rafael Silveira (purple). Types: O open, 1 once "
-                       "around, S sealed, F fixed price, D double. Board: r1-r4 the tiles each round, sum = tiles so "
+                       "Melim (red), Ma Ramon Martins (green), Si Rafael Silveira (purple). Types: %s. Board: r1-r4 the tiles each round, sum = tiles so "
                        "far, now = cards played this round (●, the 5th ends it). Seats: bought = paintings bought "
-                       "this round by artist; role A = auctioneer, high = standing bidder."),
+                       "this round by artist; role A = auctioneer, high = standing bidder."
+                       % ", ".join("%s %s" % (x.symbol, x.word) for x in AUCTIONS.values())),
         ]
         return [("Modern Art in short", rows)]
 

@@ -1,5 +1,10 @@
-"""Bots for Modern Art.  A bot sees only its view: the public state (every payment is public, so
-money is countable) plus its own cards (``view["cards"]``, given by whoever holds its hand).
+"""Bots for Modern Art.  A bot sees only its view: the public state, its own money (the others' stays
+behind their screens until the game ends: a bot never reads it, nor counts it from the log) and its own
+cards (``view["cards"]``, given by whoever holds its hand).  ``parse_view`` fills the hidden money with
+the bot's own (a guess, used only inside the hard bot's rollouts).
+
+Open auctions: a bot bids like a person in a room, jumping to a price it is willing to pay rather than
+raising by 1; a pass drops it out of that auction (the rules), so it passes once its limit is reached.
 
 * ``RandomBot``: a random legal action (never skips a card turn while it holds cards).
 * ``EasyBot`` (the plan's "easy"): random card, random bids up to a naive fair value (the artist's
@@ -9,15 +14,15 @@ money is countable) plus its own cards (``view["cards"]``, given by whoever hold
   artist's 5th card, giving an expected sale value per artist.  It bids up to a share of the lot's
   value (less as auctioneer, who is paid when someone else wins), names fixed prices at 60 %, adds
   to doubles when the artist is worth something, and plays the card that earns most (pushing artists
-  it has bought, ending the round when that pays).
+  it has bought, ending the round when that pays).  In an open auction it bids its limit at once.
 * ``HardBot`` ("hard"): information-set Monte Carlo.  For its card play it samples deals consistent
   with everything it has seen (its own hand, every card played, hand sizes) and plays each candidate
   card out to the end of the round with a fast policy for every seat, keeping the one with the best
   average money lead.  Its bids and prices use the medium values with more samples, weighed by
   relative standing (see ``HardBot``): it pays up to 90 % of a lot's value to a rival auctioneer
   (another seat buying the lot gains the others as much), buys its own lot only below 57 %, bids
-  70 % sealed, names fixed prices at 70 %; never above what the others could pay (countable from
-  the public log).
+  70 % sealed, names fixed prices at 70 %; in an open auction it opens at 60 % and, outbid, jumps
+  to its limit.  It never reads the others' money (its rollouts guess it as its own).
 
 ``play_game`` drives a whole game locally with an open deal, feeding each seat its own cards.
 """
@@ -28,6 +33,7 @@ from typing import Any, Mapping, Sequence
 
 from ...rng import Rng
 from . import rules
+from .auctions import AUCTIONS
 from .cards import CARDS, N_CARDS, artist_of, type_of
 
 __all__ = [
@@ -35,7 +41,7 @@ __all__ = [
     "expected_values", "entropy_from",
 ]
 
-_TYPE_PREF = {"open": 2, "once_around": 2, "sealed": 1, "fixed_price": 0, "double": 0}
+_TYPE_PREF = {k: a.prefer for k, a in AUCTIONS.items()}
 
 
 def parse_view(view: Mapping[str, Any]) -> tuple[rules.State, dict[int, int]]:
@@ -105,10 +111,6 @@ def _lot_value(state: rules.State, values: Sequence[float]) -> float:
     return sum(values[artist_of(c)] for c in state.cards_up)
 
 
-def _money_of_others(state: rules.State, seat: int) -> int:
-    return max(m for s, m in enumerate(state.money) if s != seat)
-
-
 def _bid_for(state: rules.State, seat: int, value: float, rng: Rng, hard: bool) -> dict:
     """Medium/hard bidding on the current auction."""
     n = state.players
@@ -116,12 +118,10 @@ def _bid_for(state: rules.State, seat: int, value: float, rng: Rng, hard: bool) 
     own = seat == state.auctioneer
     share = 0.5 if own else min(0.8, 0.55 + 0.05 * n)
     lim = min(money, int(value * share))
-    if hard and not own:
-        lim = min(lim, _money_of_others(state, seat) + 1)
     ph = state.phase
     if ph == "sealed":
         if hard and not own:
-            x = min(lim, int(value * (0.45 + 0.05 * n)), _money_of_others(state, seat) + 1)
+            x = min(lim, int(value * (0.45 + 0.05 * n)))
             return {"do": "bid", "amount": max(0, x)}
         return {"do": "bid", "amount": max(0, int(lim * 0.75))}
     if ph == "fixed_price":
@@ -132,8 +132,7 @@ def _bid_for(state: rules.State, seat: int, value: float, rng: Rng, hard: bool) 
         if own:
             return {"do": "bid", "amount": state.high + 1}
         return {"do": "bid", "amount": max(state.high + 1, int(lim * 0.8))}
-    step = max(1, int(value) // 10)
-    return {"do": "bid", "amount": min(lim, state.high + step)}
+    return {"do": "bid", "amount": lim}      # open: straight to what it is willing to pay
 
 
 def _price_for(state: rules.State, seat: int, value: float, hard: bool) -> dict:
@@ -141,8 +140,6 @@ def _price_for(state: rules.State, seat: int, value: float, hard: bool) -> dict:
     if money == 0:
         return {"do": "price", "amount": 0}
     p = int(value * 0.6)
-    if hard:
-        p = min(p, _money_of_others(state, seat))
     return {"do": "price", "amount": max(1, min(money, p))}
 
 
@@ -346,14 +343,15 @@ class HardBot:
     # Measured (4 seats, two hard against two medium, 100 games each, share of pairs ahead): paying
     # rivals up to 0.6 V (sealed 0.5 V) ~6 %, up to 0.75 V (the first setting) ~58 %, 0.9-0.95 V
     # ~75 %, 1.0 V with sealed, once-around and fixed prices raised too ~67 %; these settings
-    # 76.6 % over 200 games (benchmarks/bench_modern_art.py).  Raising by value // 20 in open
-    # auctions measured 80.4 % but made ~60 % more sealed raise rounds (slow at a networked table).
+    # 76.6 % over 200 games (benchmarks/bench_modern_art.py).  Open auctions: it opens at
+    # ``open_share`` of the value and then jumps to its limit (a pass drops it out), so an auction
+    # takes a few raise rounds, not one per +V/10 (README, the auction figures).
     rival_share = 0.9     # bid up to this share of a lot's value when a rival auctioneer is paid
     own_share = 0.57      # buy its own lot (paying the bank) up to this share
     sealed_share = 0.7    # sealed bid on a rival's lot, share of the value (one shot: no overbidding)
     once_share = 0.75     # once around, not the auctioneer: the one bid, share of the value
     price_share = 0.7     # fixed price named: the lot goes to the first taker, or to itself at that price
-    step_div = 10         # open auction: raise by value // step_div (finer steps cost the table more sealed rounds)
+    open_share = 0.6      # open auction: the first bid, share of the value; outbid, it jumps to its limit
 
     def choose(self, view: Mapping[str, Any], seat: int, rng: Rng) -> dict:
         state, known = parse_view(view)
@@ -386,13 +384,12 @@ class HardBot:
         """Bids, fixed prices and buys on a lot worth ``value`` (ints only, never above its money)."""
         ph = state.phase
         money = state.money[seat]
-        others = _money_of_others(state, seat)
         own = seat == state.auctioneer
         if ph == "price":
             if money == 0:
                 return {"do": "price", "amount": 0}
-            return {"do": "price", "amount": max(1, min(money, others, int(value * self.price_share)))}
-        lim = min(money, others + 1, int(value * (self.own_share if own else self.rival_share)))
+            return {"do": "price", "amount": max(1, min(money, int(value * self.price_share)))}
+        lim = min(money, int(value * (self.own_share if own else self.rival_share)))
         if ph == "fixed_price":
             return {"do": "buy"} if state.price <= lim else {"do": "pass"}
         if ph == "sealed":
@@ -404,8 +401,8 @@ class HardBot:
             if own:
                 return {"do": "bid", "amount": state.high + 1}
             return {"do": "bid", "amount": max(state.high + 1, min(lim, int(value * self.once_share)))}
-        step = max(1, int(value) // self.step_div)
-        return {"do": "bid", "amount": min(lim, state.high + step)}
+        first = int(value * self.open_share)
+        return {"do": "bid", "amount": min(lim, first) if state.high < first else lim}
 
 
 # --------------------------------------------------------------------------

@@ -68,7 +68,7 @@ from ...engine import IllegalAction, OVER, Turn
 from . import rules
 from .cards import N_CARDS, card_name
 
-__all__ = ["DState", "setup", "turn", "check", "apply", "chance", "auto_action", "seal_action", "default_action",
+__all__ = ["DState", "setup", "turn", "check", "apply", "apply_timeout", "chance", "auto_action", "seal_action", "default_action",
            "view", "result", "describe", "legal_actions", "known_cards", "dead_positions", "precompute"]
 
 AUTO_STAGES = ("keys", "shuffle", "deal", "check", "disclose")
@@ -480,6 +480,12 @@ def _after_shuffle(w: DState) -> DState:
 
 def _gone(seat: int, what: str) -> str:
     return "seat %d was timed out of its %s: the deal cannot go on without it, no hand was dealt" % (seat, what)
+
+
+def apply_timeout(st: DState, seat: int, action: Any) -> DState:
+    """A timed-out card turn's default (the skip ``check`` refuses as a seat's choice), applied as
+    a rules transition like ``apply`` does after ``check``; the caller (game.py) checked it is one."""
+    return _sync(st._replace(ms=rules.apply_unchecked(st.ms, seat, action)))
 
 
 def chance(st: DState, entropy: bytes) -> DState:

@@ -49,7 +49,14 @@ class ModernArtGame:
         return rules.check(state, seat, action) if _bare(state) else dealt.check(state, seat, action)
 
     def apply(self, state: Any, seat: int, action: Any) -> Any:
+        if rules.timeout_only(action):
+            return _apply_timeout(state, seat, action)
         return rules.apply(state, seat, action) if _bare(state) else dealt.apply(state, seat, action)
+
+    def timeout_only(self, action: Any) -> bool:
+        """A lost card turn (``{"do": "skip"}``) is what a time-out gives, never a seat's own move: ``check``
+        refuses it, the table applies it (as every time-out's default) through ``apply``."""
+        return rules.timeout_only(action)
 
     def chance(self, state: Any, entropy: bytes) -> Any:
         # neither the rules nor the deal ask for randomness after setup (both refuse)
@@ -98,7 +105,21 @@ class ModernArtGame:
         return []
 
     def determinize(self, state: Any, seat: int | None, rng: Any) -> Any:
-        return rules.determinize(state, seat, rng) if _bare(state) else state
+        if _bare(state):
+            return rules.determinize(state, seat, rng)
+        return state._replace(ms=rules.determinize(state.ms, seat, rng))
+
+
+def _apply_timeout(state: Any, seat: int, action: Any) -> Any:
+    """The default of a timed-out card turn, applied without ``check`` (which refuses it as a choice)."""
+    ms = state if _bare(state) else getattr(state, "ms", None)
+    if not _bare(state) and getattr(state, "stage", None) != "play":
+        raise IllegalAction("nobody is on turn to auction a painting now")
+    if not isinstance(ms, rules.State) or ms.phase != "play" or ms.actor != seat or action != rules.default_action(ms, seat):
+        raise IllegalAction("only the seat on turn loses its turn, and only by timing out")
+    if _bare(state):
+        return rules.apply_unchecked(ms, seat, action)
+    return dealt.apply_timeout(state, seat, action)
 
 
 def _bare(state: Any) -> bool:

@@ -32,6 +32,11 @@ when given what it knows (``known``: position -> card).
 
 The state is immutable by convention: ``apply`` copies it (``_clone``) and
 replaces the fields it changes, always with new tuples.
+
+Auction types are data: each is one record in ``auctions.py`` (how it starts;
+per phase its check, apply, time-out default, legal actions and label).  This
+module runs the card play, the round and the sale, and dispatches every
+auction phase through ``auctions.STEPS``.
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ __all__ = [
     "configure", "setup", "turn", "check", "check_open", "apply", "apply_unchecked", "chance",
     "default_action", "view", "private_view", "result", "describe", "legal_actions", "problems",
     "state_from_view", "determinize", "deal_open", "known_for", "ranking_of", "values_of",
-    "next_with_cards", "hand_of",
+    "next_with_cards", "hand_of", "timeout_only",
 ]
 
 NAME = "modern-art"
@@ -70,7 +75,9 @@ INFO = GameInfo(
     options=dict(OPTIONS), option_help=dict(OPTION_HELP), secrets=True, listing=20,
 )
 
-AUCTION_PHASES = ("open", "once_around", "sealed", "price", "fixed_price")
+from . import auctions as _auctions  # noqa: E402  (the auction records; they call back into this module)
+
+AUCTION_PHASES = tuple(p for p in _auctions.PHASES if p != "double")
 PHASES = ("play", "double") + AUCTION_PHASES + ("over",)
 
 
@@ -84,7 +91,7 @@ class State:
     __slots__ = (
         "players", "config", "round", "phase", "actor", "dealt", "hands", "revealed", "money",
         "board", "played", "bought", "auctioneer", "opener", "cards_up", "atype", "high",
-        "high_bidder", "order", "idx", "asked", "bids", "price", "open_round", "skips",
+        "high_bidder", "order", "idx", "asked", "bids", "price", "open_round", "out", "skips",
         "sales", "rounds", "last",
     )
 
@@ -96,7 +103,7 @@ class State:
     dealt: int                           # deck positions dealt so far (positions 0..dealt-1)
     hands: tuple                         # per seat: sorted tuple of deck positions
     revealed: tuple                      # 70 entries: card id at that position, -1 = not public
-    money: tuple                         # per seat (public: every payment is in the log)
+    money: tuple                         # per seat (each view shows a seat only its own until the game ends)
     board: tuple                         # 4 rounds x 5 artists: value tiles (0/10/20/30)
     played: tuple                        # 5 artists: cards played this round (round-enders included)
     bought: tuple                        # per seat: card ids bought this round
@@ -112,6 +119,7 @@ class State:
     bids: tuple                          # per seat: None (not yet) or the amount (0 = pass), transient
     price: int                           # fixed price named
     open_round: int                      # 1, 2, ... in an open auction
+    out: tuple                           # open auction: seats that passed (out of this auction for good)
     skips: int                           # card turns skipped in a row (time-outs)
     sales: tuple                         # this round: (cards, auctioneer, winner, price, type)
     rounds: tuple                        # summaries of finished rounds (tuples, see _end_round)
@@ -230,7 +238,7 @@ def setup(config: Mapping[str, Any], players: int, seed: bytes) -> State:
         revealed=(-1,) * N_CARDS, money=(START_MONEY,) * n, board=((0,) * 5,) * ROUNDS,
         played=(0,) * 5, bought=((),) * n, auctioneer=-1, opener=-1, cards_up=(), atype="",
         high=0, high_bidder=-1, order=(), idx=0, asked=(), bids=(None,) * n, price=0,
-        open_round=0, skips=0, sales=(), rounds=(), last="",
+        open_round=0, out=(), skips=0, sales=(), rounds=(), last="",
     )
     for k, v in init.items():
         object.__setattr__(s, k, v)
@@ -276,6 +284,7 @@ def _clear_auction(w: State) -> None:
     w.bids = (None,) * w.players
     w.price = 0
     w.open_round = 0
+    w.out = ()
 
 
 def _end_round(w: State, ender: int, reason: str, next_start: int, unsold: tuple = ()) -> None:
@@ -317,88 +326,14 @@ def _next_turn(w: State, after: int) -> None:
 
 
 def _start_auction(w: State, auctioneer: int, cards: tuple, atype: str) -> None:
-    n = w.players
+    """Open the auction of type ``atype`` (its record in auctions.AUCTIONS starts it)."""
     w.auctioneer = auctioneer
     w.cards_up = cards
     w.atype = atype
     w.high = 0
     w.high_bidder = -1
-    w.bids = (None,) * n
-    if atype == "open":
-        w.open_round = 0
-        _open_round(w)
-    elif atype == "once_around":
-        w.phase = "once_around"
-        w.order = tuple((auctioneer + k) % n for k in range(1, n + 1))
-        w.idx = -1
-        _advance_once(w)
-    elif atype == "sealed":
-        w.phase = "sealed"
-        w.actor = -1
-        w.asked = tuple(s for s in range(n) if w.money[s] > 0)
-        if not w.asked:
-            _sold(w, -1, 0)
-    elif atype == "fixed_price":
-        w.phase = "price"
-        w.actor = auctioneer
-    else:  # pragma: no cover - a double never reaches here
-        raise AssertionError(atype)
-
-
-def _open_round(w: State) -> None:
-    """A new round of sealed raise-or-pass: every seat that could raise, except the standing bidder."""
-    n = w.players
-    asked = tuple(s for s in range(n) if s != w.high_bidder and w.money[s] > w.high)
-    if not asked:
-        _sold(w, w.high_bidder, w.high)
-        return
-    w.phase = "open"
-    w.actor = -1
-    w.open_round += 1
-    w.asked = asked
-    w.bids = (None,) * n
-
-
-def _advance_once(w: State) -> None:
-    """Once around: the next seat in order that could bid higher; past the auctioneer -> sold."""
-    order = w.order
-    i = w.idx + 1
-    while i < len(order) and w.money[order[i]] <= w.high:
-        i += 1
-    if i >= len(order):
-        _sold(w, w.high_bidder, w.high)
-        return
-    w.idx = i
-    w.actor = order[i]
-
-
-def _advance_fixed(w: State) -> None:
-    """Fixed price: the next seat left of the auctioneer that can pay; none left -> the auctioneer buys."""
-    order = w.order
-    i = w.idx + 1
-    while i < len(order) and w.money[order[i]] < w.price:
-        i += 1
-    if i >= len(order):
-        _sold(w, w.auctioneer, w.price)
-        return
-    w.idx = i
-    w.actor = order[i]
-
-
-def _advance_double(w: State) -> None:
-    """The double offer goes round from the opener's left to seats holding a card; nobody adds ->
-    the opener takes the double card free."""
-    order = w.order
-    i = w.idx + 1
-    while i < len(order) and not w.hands[order[i]]:
-        i += 1
-    if i >= len(order):
-        w.last = "nobody adds a second card: %s takes %s free" % (_who(w.opener), card_name(w.cards_up[0]))
-        w.auctioneer = w.opener
-        _sold(w, w.opener, 0, quiet=True)
-        return
-    w.idx = i
-    w.actor = order[i]
+    w.bids = (None,) * w.players
+    _auctions.AUCTIONS[atype].start(w)
 
 
 def _sold(w: State, winner: int, price: int, quiet: bool = False) -> None:
@@ -448,11 +383,11 @@ def turn(state: State) -> Turn:
     if ph == "over":
         return OVER
     label = _label(state)
-    if ph in ("open", "sealed"):
+    step = _auctions.STEPS.get(ph)
+    if step is not None and step.simultaneous:
         waiting = tuple(s for s in state.asked if state.bids[s] is None)
-        # an open auction's raise rounds go at the table's pace: a short time per round
-        time = state.config.get("open_round_seconds", OPTIONS["open_round_seconds"]) if ph == "open" else None
-        return Turn("simultaneous", waiting or state.asked, sealed=True, label=label, time=time)
+        # e.g. an open auction's raise rounds go at the table's pace: a short time per round
+        return Turn("simultaneous", waiting or state.asked, sealed=True, label=label, time=step.time(state))
     return Turn("sequential", (state.actor,), label=label)
 
 
@@ -461,18 +396,9 @@ def _label(state: State) -> str:
     ph = state.phase
     if ph == "play":
         return "%s: %s auctions a painting" % (r, _who(state.actor))
-    if ph == "double":
-        return "%s: %s may add a second %s to the double" % (r, _who(state.actor), ARTISTS[artist_of(state.cards_up[0])])
-    if ph == "price":
-        return "%s: %s names a fixed price" % (r, _who(state.actor))
-    if ph == "fixed_price":
-        return "%s: %s may buy for %d" % (r, _who(state.actor), state.price)
-    if ph == "once_around":
-        return "%s: once around, %s bids or passes (standing bid %d)" % (r, _who(state.actor), state.high)
-    if ph == "open":
-        return "%s: open auction, raise round %d (standing bid %d)" % (r, state.open_round, state.high)
-    if ph == "sealed":
-        return "%s: sealed bids" % r
+    step = _auctions.STEPS.get(ph)
+    if step is not None:
+        return "%s: %s" % (r, step.label(state))
     return "game over"
 
 
@@ -525,106 +451,51 @@ def check(state: State, seat: Any, action: Any) -> dict:
         raise IllegalAction("an action is a map like {\"do\": \"pass\"}, not %s" % _short(action))
     do = action.get("do")
     ph = state.phase
-    if ph in ("open", "sealed"):
+    step = _auctions.STEPS.get(ph)
+    if step is not None and step.simultaneous:
         if seat not in state.asked:
             raise IllegalAction("%s is not asked in this %s round" % (_who(seat), "raise" if ph == "open" else "bidding"))
         if state.bids[seat] is not None:
             raise IllegalAction("%s has already answered this round" % _who(seat))
     elif seat != state.actor:
         raise IllegalAction("it is %s's turn, not %s's: %s" % (_who(state.actor), _who(seat), _label(state)))
+    if step is not None:
+        return step.check(state, seat, action, state.money[seat])
 
-    if ph == "play":
-        if do == "skip":
-            _keys(action, ("do",), "skip")
-            return {"do": "skip"}
-        if do != "play":
-            raise IllegalAction("it is your turn to auction a painting: send play (or skip to lose the turn)")
-        _keys(action, ("do", "pos", "card", "double", "reveal"), "play")
-        pos, card = _claim(state, seat, action.get("pos"), action.get("card"), "the played")
-        out: dict = {"do": "play", "pos": pos, "card": card, "double": None}
-        if "reveal" in action:
-            out["reveal"] = action["reveal"]
-        second = action.get("double")
-        if second is not None:
-            if type_of(card) != "double":
-                raise IllegalAction("only a double auction card can take a second card; %s is a %s card"
-                                    % (card_name(card), TYPE_NAMES[type_of(card)]))
-            if state.played[artist_of(card)] + 1 >= 5:
-                raise IllegalAction("%s is the 5th %s card: the round ends at once, no second card can be added"
-                                    % (card_name(card), ARTISTS[artist_of(card)]))
-            if not isinstance(second, dict):
-                raise IllegalAction("double must be a map {\"pos\": position, \"card\": card id} or null")
-            _keys(second, ("pos", "card", "reveal"), "the second card")
-            p2, c2 = _claim(state, seat, second.get("pos"), second.get("card"), "the second")
-            if p2 == pos:
-                raise IllegalAction("the second card must be another position of your hand, not %d again" % pos)
-            if c2 == card:
-                raise IllegalAction("one card cannot be played twice")
-            _second_ok(card, c2)
-            sec = {"pos": p2, "card": c2}
-            if "reveal" in second:
-                sec["reveal"] = second["reveal"]
-            out["double"] = sec
-        return out
-
-    if ph == "double":
-        if do == "pass":
-            _keys(action, ("do",), "pass")
-            return {"do": "pass"}
-        if do != "add":
-            raise IllegalAction("add a second %s card to the double (add) or pass" % ARTISTS[artist_of(state.cards_up[0])])
-        _keys(action, ("do", "pos", "card", "reveal"), "add")
-        pos, card = _claim(state, seat, action.get("pos"), action.get("card"), "the second")
-        _second_ok(state.cards_up[0], card)
-        out = {"do": "add", "pos": pos, "card": card}
-        if "reveal" in action:
-            out["reveal"] = action["reveal"]
-        return out
-
-    money = state.money[seat]
-    if ph == "price":
-        if do != "price":
-            raise IllegalAction("name the fixed price: {\"do\": \"price\", \"amount\": n}")
-        _keys(action, ("do", "amount"), "price")
-        amount = _amount(action.get("amount"))
-        if amount > money:
-            raise IllegalAction("the fixed price must be at most your money (%d), not %d" % (money, amount))
-        if amount < 1 and money > 0:
-            raise IllegalAction("the fixed price must be at least 1")
-        if amount < 0:
-            raise IllegalAction("the fixed price cannot be negative")
-        return {"do": "price", "amount": amount}
-
-    if ph == "fixed_price":
-        if do == "pass":
-            _keys(action, ("do",), "pass")
-            return {"do": "pass"}
-        if do != "buy":
-            raise IllegalAction("buy at %d or pass" % state.price)
-        _keys(action, ("do",), "buy")
-        if money < state.price:
-            raise IllegalAction("you have only %d; you cannot pay the price of %d" % (money, state.price))
-        return {"do": "buy"}
-
-    # bidding phases
-    if do == "pass":
-        _keys(action, ("do",), "pass")
-        return {"do": "pass"}
-    if do != "bid":
-        raise IllegalAction("bid an amount or pass")
-    _keys(action, ("do", "amount"), "bid")
-    amount = _amount(action.get("amount"))
-    if amount < 0:
-        raise IllegalAction("a bid cannot be negative")
-    if amount > money:
-        raise IllegalAction("you have only %d; you cannot bid %d" % (money, amount))
-    if ph == "sealed":
-        return {"do": "bid", "amount": amount}
-    if amount <= state.high:
-        if state.high_bidder >= 0:
-            raise IllegalAction("your bid must be above the standing bid of %d (by %s)" % (state.high, _who(state.high_bidder)))
-        raise IllegalAction("a bid must be at least 1")
-    return {"do": "bid", "amount": amount}
+    # the card play
+    if do == "skip":
+        # only a time-out gives a skip (default_action); a seat on turn holds cards and must auction one
+        raise IllegalAction("the seat on turn must auction a painting: send play (a seat loses its turn only "
+                            "when it times out)")
+    if do != "play":
+        raise IllegalAction("it is your turn to auction a painting: send play")
+    _keys(action, ("do", "pos", "card", "double", "reveal"), "play")
+    pos, card = _claim(state, seat, action.get("pos"), action.get("card"), "the played")
+    out: dict = {"do": "play", "pos": pos, "card": card, "double": None}
+    if "reveal" in action:
+        out["reveal"] = action["reveal"]
+    second = action.get("double")
+    if second is not None:
+        if type_of(card) != "double":
+            raise IllegalAction("only a double auction card can take a second card; %s is a %s card"
+                                % (card_name(card), TYPE_NAMES[type_of(card)]))
+        if state.played[artist_of(card)] + 1 >= 5:
+            raise IllegalAction("%s is the 5th %s card: the round ends at once, no second card can be added"
+                                % (card_name(card), ARTISTS[artist_of(card)]))
+        if not isinstance(second, dict):
+            raise IllegalAction("double must be a map {\"pos\": position, \"card\": card id} or null")
+        _keys(second, ("pos", "card", "reveal"), "the second card")
+        p2, c2 = _claim(state, seat, second.get("pos"), second.get("card"), "the second")
+        if p2 == pos:
+            raise IllegalAction("the second card must be another position of your hand, not %d again" % pos)
+        if c2 == card:
+            raise IllegalAction("one card cannot be played twice")
+        _second_ok(card, c2)
+        sec = {"pos": p2, "card": c2}
+        if "reveal" in second:
+            sec["reveal"] = second["reveal"]
+        out["double"] = sec
+    return out
 
 
 def _second_ok(first: int, second: int) -> None:
@@ -666,96 +537,44 @@ def apply(state: State, seat: int, action: Any) -> State:
 
 
 def apply_unchecked(state: State, seat: int, a: Mapping) -> State:
-    """Apply an action already returned by ``check`` (bots' rollouts call this directly)."""
+    """Apply an action already returned by ``check`` (bots' rollouts call this directly), or a time-out's
+    ``default_action`` (the table applies those without ``check``: a skip is never a chosen move)."""
     w = _clone(state)
     ph = w.phase
-    do = a["do"]
     n = w.players
-    if ph == "play":
-        if do == "skip":
-            w.skips += 1
-            w.last = "%s loses the turn" % _who(seat)
-            holders = sum(1 for h in w.hands if h)
-            if w.skips >= holders:
-                _end_round(w, -1, "every seat with cards lost its turn in a row", (seat + 1) % n)
-            else:
-                _next_turn(w, seat)
-            return w
-        w.skips = 0
-        card = a["card"]
-        _play_card(w, seat, a["pos"], card)
-        artist = artist_of(card)
-        w.opener = seat
-        w.auctioneer = seat
-        w.cards_up = (card,)
-        w.last = "%s plays %s" % (_who(seat), card_name(card))
-        if w.played[artist] >= 5:
-            _end_round(w, seat, "%s played the 5th %s card" % (_who(seat), ARTISTS[artist]),
-                       (seat + 1) % n, (card,))
-            return w
-        if type_of(card) != "double":
-            _start_auction(w, seat, (card,), type_of(card))
-            return w
-        second = a.get("double")
-        if second:
-            return _add_second(w, seat, second["pos"], second["card"])
-        w.phase = "double"
-        w.atype = ""
-        w.order = tuple((seat + k) % n for k in range(1, n))
-        w.idx = -1
-        _advance_double(w)
+    step = _auctions.STEPS.get(ph)
+    if step is not None:
+        step.apply(w, seat, a)
         return w
-    if ph == "double":
-        if do == "pass":
-            _advance_double(w)
-            return w
-        return _add_second(w, seat, a["pos"], a["card"])
-    if ph == "price":
-        w.price = a["amount"]
-        w.high = a["amount"]
-        w.phase = "fixed_price"
-        w.order = tuple((w.auctioneer + k) % n for k in range(1, n))
-        w.idx = -1
-        w.last = "%s names the price %d" % (_who(seat), w.price)
-        _advance_fixed(w)
-        return w
-    if ph == "fixed_price":
-        if do == "buy":
-            _sold(w, seat, w.price)
+    if a["do"] == "skip":
+        w.skips += 1
+        w.last = "%s loses the turn (timed out)" % _who(seat)
+        holders = sum(1 for h in w.hands if h)
+        if w.skips >= holders:
+            _end_round(w, -1, "every seat with cards lost its turn in a row", (seat + 1) % n)
         else:
-            _advance_fixed(w)
+            _next_turn(w, seat)
         return w
-    if ph == "once_around":
-        if do == "bid":
-            w.high = a["amount"]
-            w.high_bidder = seat
-            w.last = "%s bids %d" % (_who(seat), w.high)
-        _advance_once(w)
+    w.skips = 0
+    card = a["card"]
+    _play_card(w, seat, a["pos"], card)
+    artist = artist_of(card)
+    w.opener = seat
+    w.auctioneer = seat
+    w.cards_up = (card,)
+    w.last = "%s plays %s" % (_who(seat), card_name(card))
+    if w.played[artist] >= 5:
+        _end_round(w, seat, "%s played the 5th %s card" % (_who(seat), ARTISTS[artist]),
+                   (seat + 1) % n, (card,))
         return w
-    # simultaneous: record; resolve when the last asked seat has answered
-    bids = list(w.bids)
-    bids[seat] = a["amount"] if do == "bid" else 0
-    w.bids = tuple(bids)
-    if any(bids[s] is None for s in w.asked):
+    if type_of(card) != "double":
+        _start_auction(w, seat, (card,), type_of(card))
         return w
-    if ph == "sealed":
-        top = max(bids[s] for s in w.asked)
-        if top <= 0:
-            _sold(w, -1, 0)
-        else:
-            win = _tie_winner([s for s in w.asked if bids[s] == top], w.auctioneer, n)
-            w.high, w.high_bidder = top, win
-            _sold(w, win, top)
+    second = a.get("double")
+    if second:
+        _add_second(w, seat, second["pos"], second["card"])
         return w
-    raisers = [s for s in w.asked if bids[s] > w.high]
-    if not raisers:
-        _sold(w, w.high_bidder, w.high)
-        return w
-    top = max(bids[s] for s in raisers)
-    w.high_bidder = _tie_winner([s for s in raisers if bids[s] == top], w.auctioneer, n)
-    w.high = top
-    w.last = "open auction: %s leads with %d" % (_who(w.high_bidder), top)
-    _open_round(w)
+    _auctions.AUCTIONS["double"].start(w)
     return w
 
 
@@ -782,15 +601,16 @@ def _add_second(w: State, seat: int, pos: int, card: int) -> State:
 
 def default_action(state: State, seat: int) -> dict:
     """What the rules apply for a timed-out seat: lose the card turn (nobody else can reveal a hidden
-    card), pass, bid 0, or name the lowest legal fixed price."""
-    ph = state.phase
-    if ph == "play":
-        return {"do": "skip"}
-    if ph == "price":
-        return {"do": "price", "amount": min(1, state.money[seat])}
-    if ph == "sealed":
-        return {"do": "bid", "amount": 0}
-    return {"do": "pass"}
+    card; this is the only way to a skip), pass, bid 0, or name the lowest legal fixed price."""
+    step = _auctions.STEPS.get(state.phase)
+    if step is not None:
+        return step.default(state, seat)
+    return {"do": "skip"}
+
+
+def timeout_only(action: Any) -> bool:
+    """True for the action only a time-out gives (``check`` refuses it as a seat's own move)."""
+    return action == {"do": "skip"}
 
 
 def _amounts(lo: int, hi: int) -> list[int]:
@@ -820,16 +640,17 @@ def _unrevealed_samples(state: State, artist: int | None = None, no_double: bool
 def legal_actions(state: State, seat: int, known: Mapping[int, int] | None = None) -> list[dict]:
     """Every kind of legal action for ``seat`` now.  Card plays: with ``known`` (position -> card of the
     seat's hand) exactly the seat's own cards; without it, a sample of claims consistent with public
-    knowledge (one per artist and type).  Always holds the default action when the seat is asked."""
+    knowledge (one per artist and type).  In an auction step it holds the default action; a card turn's
+    default (skip) is a time-out's only, never listed."""
     ph = state.phase
     if ph == "over":
         return []
-    if ph in ("open", "sealed"):
+    step = _auctions.STEPS.get(ph)
+    if step is not None and step.simultaneous:
         if seat not in state.asked or state.bids[seat] is not None:
             return []
     elif seat != state.actor:
         return []
-    money = state.money[seat]
     hand = state.hands[seat]
     if ph == "play":
         out: list[dict] = []
@@ -848,10 +669,9 @@ def legal_actions(state: State, seat: int, known: Mapping[int, int] | None = Non
                 if type_of(c) == "double" and len(hand) > 1 and state.played[artist_of(c)] < 4:
                     for c2 in _unrevealed_samples(state, artist_of(c), no_double=True)[:1]:
                         out.append({"do": "play", "pos": p, "card": c, "double": {"pos": hand[1], "card": c2}})
-        out.append({"do": "skip"})
         return out
+    out = step.legal(state, seat)
     if ph == "double":
-        out = [{"do": "pass"}]
         first = state.cards_up[0]
         if known is not None:
             for p in hand:
@@ -861,16 +681,7 @@ def legal_actions(state: State, seat: int, known: Mapping[int, int] | None = Non
         else:
             for c in _unrevealed_samples(state, artist_of(first), no_double=True):
                 out.append({"do": "add", "pos": hand[0], "card": c})
-        return out
-    if ph == "price":
-        if money == 0:
-            return [{"do": "price", "amount": 0}]
-        return [{"do": "price", "amount": x} for x in _amounts(1, money)]
-    if ph == "fixed_price":
-        return [{"do": "pass"}] + ([{"do": "buy"}] if money >= state.price else [])
-    if ph == "sealed":
-        return [{"do": "bid", "amount": x} for x in _amounts(0, money)]
-    return [{"do": "pass"}] + [{"do": "bid", "amount": x} for x in _amounts(state.high + 1, money)]
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -928,6 +739,7 @@ def view(state: State, seat: int | None, known: Mapping[int, int] | None = None)
             "asked": list(state.asked),
             "answered": [s for s in state.asked if state.bids[s] is not None],
             "open_round": state.open_round,
+            "out": list(state.out),
         }
     v: dict[str, Any] = {
         "game": NAME,
@@ -944,7 +756,7 @@ def view(state: State, seat: int | None, known: Mapping[int, int] | None = None)
         "hands": [list(h) for h in state.hands],
         "hand_sizes": [len(h) for h in state.hands],
         "revealed": [[p, c] for p, c in enumerate(state.revealed) if c >= 0],
-        "money": list(state.money),
+        "money": [m if state.phase == "over" or s == me else None for s, m in enumerate(state.money)],
         "board": [list(r) for r in state.board],
         "played": list(state.played),
         "bought": [list(b) for b in state.bought],
@@ -971,9 +783,14 @@ def private_view(state: State, seat: int, known: Mapping[int, int]) -> dict:
     return view(state, seat, known)
 
 
-def state_from_view(v: Mapping[str, Any]) -> State:
-    """The State a view describes (every view holds the whole public state, so this is exact)."""
+def state_from_view(v: Mapping[str, Any], guess: int | None = None) -> State:
+    """The State a view describes.  Exact but for the money of other seats, which a view hides until the
+    game ends: each hidden amount is ``guess`` (default: the viewer's own money, else the start money)."""
     n = v["players"]
+    me = v.get("me")
+    if guess is None:
+        guess = v["money"][me] if type(me) is int and v["money"][me] is not None else START_MONEY
+    money = tuple(guess if m is None else m for m in v["money"])
     s = State.__new__(State)
     rev = [-1] * N_CARDS
     for p, c in v["revealed"]:
@@ -992,7 +809,7 @@ def state_from_view(v: Mapping[str, Any]) -> State:
     init = dict(
         players=n, config=dict(v["options"]), round=v["round"], phase=v["phase"],
         actor=-1 if v["actor"] is None else v["actor"], dealt=v["dealt"],
-        hands=tuple(tuple(h) for h in v["hands"]), revealed=tuple(rev), money=tuple(v["money"]),
+        hands=tuple(tuple(h) for h in v["hands"]), revealed=tuple(rev), money=money,
         board=tuple(tuple(r) for r in v["board"]), played=tuple(v["played"]),
         bought=tuple(tuple(b) for b in v["bought"]),
         auctioneer=-1 if a is None else a["auctioneer"], opener=-1 if a is None else a["opener"],
@@ -1003,7 +820,8 @@ def state_from_view(v: Mapping[str, Any]) -> State:
         order=() if a is None else tuple(a["order"]), idx=0 if a is None else a["idx"],
         asked=() if a is None else tuple(a["asked"]), bids=tuple(bids),
         price=0 if a is None or a["price"] is None else a["price"],
-        open_round=0 if a is None else a["open_round"], skips=v["skips"],
+        open_round=0 if a is None else a["open_round"], out=() if a is None else tuple(a.get("out", ())),
+        skips=v["skips"],
         sales=tuple((tuple(x["cards"]), x["auctioneer"], x["winner"], x["price"], x["type"]) for x in v["sales"]),
         rounds=rounds, last=v["last"],
     )
@@ -1013,9 +831,15 @@ def state_from_view(v: Mapping[str, Any]) -> State:
 
 
 def determinize(state: State, seat: int | None, rng: Rng) -> State:
-    """The state holds no hidden card identity at all, so every seat's view of it is the whole of it:
-    nothing to resample.  (Bots sample the unseen cards themselves: bots.sample_deal.)"""
-    return state
+    """The state with what ``seat`` cannot see redrawn: the other seats' money (behind their screens until
+    the game ends).  The state holds no hidden card identity at all, so nothing else is hidden (bots
+    sample the unseen cards themselves: bots.sample_deal).  The conformance suite checks that ``seat``'s
+    view does not change, so no view leaks another seat's money."""
+    if state.phase == "over":
+        return state
+    w = _clone(state)
+    w.money = tuple(m if s == seat else rng.below(1000) for s, m in enumerate(state.money))
+    return w
 
 
 # --------------------------------------------------------------------------
@@ -1063,7 +887,7 @@ def _describe(state: State, a: dict) -> str:
     if do == "add":
         return "adds %s to the double and becomes the auctioneer" % _cname(a.get("card"))
     if do == "skip":
-        return "loses the turn"
+        return "loses the turn (timed out)"
     if do == "pass":
         return "passes"
     if do == "price":
