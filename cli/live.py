@@ -30,6 +30,7 @@ from .common import (
     EXIT_INTERRUPTED,
     EXIT_INVALID,
     EXIT_OK,
+    EXIT_USAGE,
     UNSAFE_SEED_ALERT,
     UsageError,
     all_levels,
@@ -268,8 +269,9 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
 
                 nursery.start_soon(watch_ui)
                 await node.done.wait()
-                ui.update(node.peer.table, node.alerts, "game over - q quits; again with the same seats: easel again %s" % store.dir,
-                          waiting=[])
+                ui.game_dir = store.dir      # what a rematch (the UI's a key) starts from
+                ui.update(node.peer.table, node.alerts, "game over - a plays again with the same seats (a rematch), q quits; "
+                          "later: easel again %s" % store.dir, waiting=[])
                 # keep the UI open until the player quits
                 await trio.sleep_forever()
     finally:
@@ -1269,9 +1271,32 @@ def ui_factory_for(title: str = "Easel", unsafe: bool = False, send_at_once: boo
         if unsafe:
             log.warning("UNSAFE SEED in use: %s", UNSAFE_SEED_ALERT)
         # the player's identity, as a short fingerprint, stays in the title bar; the game's title follows the table
-        return GameUI(node_seat, title=title, key=identity_or_exit().fingerprint, send_at_once=send_at_once)
+        make.last = GameUI(node_seat, title=title, key=identity_or_exit().fingerprint, send_at_once=send_at_once)
+        return make.last
 
+    make.last = None           # the last UI made: its ``again`` asks the runner for a rematch (then_again)
     return make
+
+
+def then_again(rc: int, make, run=None) -> int:
+    """After a game's UI closed: while its player pressed ``a`` (again) at game over, do what
+    ``easel again GAME_DIR`` does for this seat, in this process and terminal (the old host opens the
+    rematch lobby on its old port and restarts its bots; the others find it there); the rematch's own
+    game over may ask again. Returns the exit code of the last game. ``run``: trio.run (tests)."""
+    run = run or trio.run
+    while True:
+        ui = getattr(make, "last", None)
+        if ui is None or not getattr(ui, "again", False) or getattr(ui, "game_dir", None) is None:
+            return rc
+        make.last = None
+        args = argparse_namespace(dir=str(ui.game_dir), level=None, no_spectators=False)
+        print("easel: again: a rematch of %s (as easel again %s)" % (ui.game_dir, ui.game_dir), flush=True)
+        try:
+            again_args(args)
+        except UsageError as exc:
+            print("easel: %s" % exc, file=sys.stderr)
+            return EXIT_USAGE
+        rc = run(again_main, args, make)
 
 
 def dispatch(args) -> int:
@@ -1303,10 +1328,12 @@ def dispatch(args) -> int:
             need_terminal()
         if args.cmd == "host":
             args.name = player_name(args.name, interactive=not args.auto and _isatty(sys.stdin))
-            return trio.run(host_main, args, None if args.auto else ui_factory_for(unsafe=unsafe, send_at_once=at_once))
+            make = None if args.auto else ui_factory_for(unsafe=unsafe, send_at_once=at_once)
+            return then_again(trio.run(host_main, args, make), make)
         if args.cmd == "play":
             args.name = player_name(args.name, interactive=True)
-            return trio.run(host_main, _play_args(args), ui_factory_for(send_at_once=at_once))
+            make = ui_factory_for(send_at_once=at_once)
+            return then_again(trio.run(host_main, _play_args(args), make), make)
         if args.cmd == "bot":
             host, port = parse_hostport(args.join)
             if args.level is not None and args.level not in all_levels():
@@ -1321,16 +1348,18 @@ def dispatch(args) -> int:
                 return trio.run(list_tables, args.wait)
             host, port = parse_hostport(args.address)
             name = player_name(args.name, interactive=True)
-            return trio.run(lambda: join_main(host, port, None, seed=None, name=name,
-                                              ui_factory=ui_factory_for(send_at_once=at_once),
-                                              spectators=not args.no_spectators))
+            make = ui_factory_for(send_at_once=at_once)
+            return then_again(trio.run(lambda: join_main(host, port, None, seed=None, name=name, ui_factory=make,
+                                                         spectators=not args.no_spectators)), make)
         if args.cmd == "resume":
-            return trio.run(resume_main, args, ui_factory_for(unsafe=unsafe, send_at_once=at_once))
+            make = ui_factory_for(unsafe=unsafe, send_at_once=at_once)
+            return then_again(trio.run(resume_main, args, make), make)
         if args.cmd == "again":
             again_args(args)
             if not args.level:
                 need_terminal()
-            return trio.run(again_main, args, None if args.level else ui_factory_for(send_at_once=at_once))
+            make = None if args.level else ui_factory_for(send_at_once=at_once)
+            return then_again(trio.run(again_main, args, make), make)
         if args.cmd == "watch" and not args.target:
             return trio.run(list_tables, args.wait)
         if args.cmd == "watch":

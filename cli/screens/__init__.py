@@ -95,7 +95,7 @@ decision is open (``ctx.deciding`` False: raise your own words, or return
 None for the shell's "it is not your turn").  It returns ``Send``, ``Say``
 (e.g. "press Enter again to confirm") or None (nothing to send).
 
-Decisions.  The shell's ``decide(view, seat, peer)`` may be called many
+Decisions.  The shell's ``decide(decision)`` may be called many
 times in one round or day (each call is one action); every call opens a
 decision and calls ``on_decision(ctx) -> Say | None`` (a prompt for the
 player; a screen resets or keeps its draft here as its game needs: the
