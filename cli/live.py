@@ -270,8 +270,7 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
                 nursery.start_soon(watch_ui)
                 await node.done.wait()
                 ui.game_dir = store.dir      # what a rematch (the UI's a key) starts from
-                ui.update(node.peer.table, node.alerts, "game over - a plays again with the same seats (a rematch), q quits; "
-                          "later: easel again %s" % store.dir, waiting=[])
+                ui.update(node.peer.table, node.alerts, "a plays again, q quits", waiting=[])
                 # keep the UI open until the player quits
                 await trio.sleep_forever()
     finally:
@@ -334,7 +333,8 @@ def report(node: GameNode, interactive: bool = False) -> int:
         return EXIT_INVALID
     if interactive:
         if t.over:
-            print("easel: game over. Its log: %s (easel replay / easel audit it)" % (node.store.dir / "log"))
+            print("easel: game over. Its log: %s (easel replay / easel audit it; easel again %s plays it again)"
+                  % (node.store.dir / "log", node.store.dir))
             return EXIT_OK
         bots = " (and restarts its bots that stopped)" if (node.store.dir / BOTS_FILE).exists() else ""
         print("easel: you left an unfinished game; `easel resume %s` continues it%s" % (node.store.dir, bots))

@@ -361,9 +361,15 @@ class _BaseUI:
     def _pane_title(self) -> list:
         ctx = self._view_ctx()
         text = _title_text(self.title, ctx.snap, self._screen(), ctx, self.key)
-        if self.key and len(text) > self._cols():
+        cols = self._cols()
+        if self.key and len(text) > cols:
             # a narrow terminal: the status matters more than the key (help shows it)
             text = _title_text(self.title, ctx.snap, self._screen(), ctx, None)
+        if len(text) > cols and self.title == "Easel" and ctx.snap is not None and ctx.snap.game_title:
+            # then the plain "Easel - " before the game's name (never a warning such as UNSAFE SEED)
+            text = _title_text(ctx.snap.game_title, ctx.snap, self._screen(), ctx, None)
+        if len(text) > cols + 1:
+            text = text[:cols] + "…"       # a cut that shows
         return [("class:title", text)]
 
     def _pane_board(self) -> list:
@@ -415,7 +421,8 @@ class _BaseUI:
             self._invalidate()
 
     def _beat_lines(self, width: int) -> list[Line]:
-        return self.reel.lines(width)
+        snap = self._snap
+        return _named(self.reel.lines(width), snap.names if snap is not None else ())
 
     def _pane_seats(self) -> list:
         ctx = self._view_ctx()
@@ -1155,6 +1162,9 @@ class GameUI(_BaseUI):
         if held is not None and not self.revealing:
             self._message, self._after_reveal = held, None
         style, text = self._message
+        snap = self._snap
+        if snap is not None and snap.names:
+            text = with_names(text, snap.names)
         return self._wrapped([(style, text)], width) if text else [("", "")]
 
     def warning(self) -> str:

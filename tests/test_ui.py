@@ -811,3 +811,30 @@ def test_commands_keep_the_middle_scrolled_where_it_was():
     assert ui._help_shown and ui._scroll == 0
     ui._execute("help")
     assert not ui._help_shown
+
+
+def test_names_keep_the_columns_they_replace_seat_numbers_in():
+    """Seen at 100x30: with names, the final ranking's "Zoe (you)" row was 3 columns left of the others,
+    and the reveal's bids table named nobody. A name in a column keeps its width; prose just reads it."""
+    from cli.screens import with_names
+
+    names = ["Zoe", "Bartholomew the Bold", "bot 4"]
+    assert with_names(" 4= seat 0 (you)     0 pts", names) == " 4= Zoe (you)        0 pts"
+    assert with_names(" 1. seat 2           5 pts", names) == " 1. bot 4            5 pts"
+    assert with_names("seat 1         25       -", names) == "Bartholomew the Bold 25       -"   # a longer one takes spaces, keeps one
+    assert with_names("Winner: seat 2. seat 1 bids 5", names) == "Winner: bot 4. Bartholomew the Bold bids 5"
+    assert with_names("seat 7  x", names) == "seat 7  x"
+
+
+def test_a_long_title_drops_easel_then_shows_its_cut():
+    net = Net(6)
+    ui = GameUI(0, output=DummyOutput(), key="abcd1234")
+    ui.update(net.table, [], "6/6 peers connected, 2 watching")
+    ui._cols = lambda: 99
+    title = text_of(ui._pane_title())
+    assert len(title) <= 100 and "abcd1234" not in title
+    assert title.startswith(" The Painting Game | you are seat 0")
+    assert "6/6 peers connected" in title or title.endswith("…")
+    ui._cols = lambda: 60
+    title = text_of(ui._pane_title())
+    assert len(title) == 61 and title.endswith("…")

@@ -323,14 +323,28 @@ def who(seats: Sequence[int], me: int | None, names: Sequence[str] = ()) -> str:
     return ", ".join("you" if s == me else seat_name(s, None, names) for s in seats)
 
 
-_SEAT_WORD = re.compile(r"\bseat (\d+)\b")
+_SEAT_WORD = re.compile(r"\bseat (\d+)\b( \(you\))?(  +)?")
 
 
 def with_names(text: str, names: Sequence[str]) -> str:
-    """A line of a screen or the log with every ``seat N`` replaced by that seat's name (if the seats have names)."""
+    """A line of a screen or the log with every ``seat N`` replaced by that seat's name (if the seats have names).
+
+    In a column (``seat N`` or ``seat N (you)`` followed by two spaces or more) the name keeps the
+    column's width: it is padded, or takes spaces, leaving at least one, so the columns after it stay put."""
     if not names:
         return text
-    return _SEAT_WORD.sub(lambda m: names[int(m.group(1))] if int(m.group(1)) < len(names) else m.group(0), text)
+
+    def name(m: re.Match) -> str:
+        s = int(m.group(1))
+        if s >= len(names):
+            return m.group(0)
+        said = names[s] + (m.group(2) or "")
+        pad = m.group(3)
+        if not pad:
+            return said
+        return said + " " * max(1, len(m.group(0)) - len(said))
+
+    return _SEAT_WORD.sub(name, text)
 
 
 def ordinal(n: int) -> str:

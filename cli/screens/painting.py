@@ -502,7 +502,8 @@ def _bids_table(offer: Sequence[Mapping], moves: dict, players: int, me: int | N
                 if a is None:
                     row.append(("", "?".rjust(col_w)))
                 elif a["outcome"] == "sold":
-                    row.append(("class:win", _who(a["winner"], me).replace("seat ", "s").rjust(col_w)))
+                    w = _who(a["winner"], me)       # "seat N" (named by the shell) when it fits the column
+                    row.append(("class:win", (w if len(w) < col_w else w.replace("seat ", "s")).rjust(col_w)))
                 elif a["outcome"] == "tie":
                     row.append(("class:tie", "tie".rjust(col_w)))
                 else:
