@@ -748,11 +748,13 @@ def _stop(procs: list) -> None:
 async def _say_seats(ht: HostedTable) -> None:
     """``easel host`` before the table is full: one line on standard error each time the seats change."""
     last = None
+    # on a terminal, the table-filling line (seating_progress) is rewritten in place: clear it first
+    clear = "\r\x1b[K" if _isatty(sys.stderr) else ""
     while not ht.full.is_set():
         text = describe_seats(ht.shown(), 0)
         if text != last:
             last = text
-            print("easel: seats: %s" % text, file=sys.stderr)
+            print("%seasel: seats: %s" % (clear, text), file=sys.stderr)
         await ht.changed.wait()
 
 
@@ -1130,7 +1132,7 @@ async def watch_main(args, ui_factory=None) -> int:
         if w.first and not first_view:
             first_view.append((w.first, w.table.view(None)))
         if ui is not None and w.table is not None:
-            ui.update(w.table, [], "spectator: %d watching; read-only, Ctrl-C or q leaves" % max(1, w.watching), waiting=None)
+            ui.update(w.table, [], "%d watching" % max(1, w.watching), waiting=None)
 
     async def follow() -> None:
         nonlocal got

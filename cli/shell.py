@@ -365,7 +365,8 @@ class _BaseUI:
         if self.key and len(text) > cols:
             # a narrow terminal: the status matters more than the key (help shows it)
             text = _title_text(self.title, ctx.snap, self._screen(), ctx, None)
-        if len(text) > cols and self.title == "Easel" and ctx.snap is not None and ctx.snap.game_title:
+        if len(text) > cols and self.title in ("Easel", "Easel - watching") and ctx.snap is not None \
+                and ctx.snap.game_title:
             # then the plain "Easel - " before the game's name (never a warning such as UNSAFE SEED)
             text = _title_text(ctx.snap.game_title, ctx.snap, self._screen(), ctx, None)
         if len(text) > cols + 1:
@@ -453,7 +454,9 @@ class _BaseUI:
             over = _named(screen.game_over_lines(ctx, width), names)
             if over:
                 lines += over + [[]]
-        body = screen.middle_lines(ctx, width)      # left as drawn: names would break its boxes and columns
+        body = screen.middle_lines(ctx, width)
+        if getattr(screen, "names_in_middle", False):
+            body = _named(body, names)              # else left as drawn: names would break its boxes and columns
         log = self._log_lines()
         if height is not None and log and len(lines) + len(body) + 1 >= height and height >= 8:
             latest: list[Line] = [[("class:header", "Latest"), ("class:label", " (the event log is below: PgDn)")]]
@@ -1126,8 +1129,11 @@ class GameUI(_BaseUI):
                 out.append(("class:error" if left <= 30 else "class:waiting",
                             " about %d:%02d left" % (left // 60, left % 60)))
             tail = " - type commands below, Enter on an empty line submits"
-            if width_of(out) + len(tail) > (width or self._cols()):
+            room = (width or self._cols()) - width_of(out)
+            if len(tail) > room:
                 tail = " - Enter on an empty line submits"
+            if len(tail) > room:
+                tail = " - Enter submits"        # one line: a long decision label keeps the status on one
             out.append(("", tail))
         elif snap is None:
             out.append(("class:waiting", "Waiting for the table..."))

@@ -838,3 +838,9 @@ def test_a_long_title_drops_easel_then_shows_its_cut():
     ui._cols = lambda: 60
     title = text_of(ui._pane_title())
     assert len(title) == 61 and title.endswith("…")
+
+
+def test_a_name_on_a_cards_edge_keeps_the_box_whole():
+    from cli.screens import with_names
+
+    assert with_names("└seat 1──┘ └MATCH seat 2─┘", ["Zoe", "bot 4", "Ann"]) == "└bot 4───┘ └MATCH Ann────┘"

@@ -323,14 +323,15 @@ def who(seats: Sequence[int], me: int | None, names: Sequence[str] = ()) -> str:
     return ", ".join("you" if s == me else seat_name(s, None, names) for s in seats)
 
 
-_SEAT_WORD = re.compile(r"\bseat (\d+)\b( \(you\))?(  +)?")
+_SEAT_WORD = re.compile(r"\bseat (\d+)\b( \(you\))?(  +|─+)?")
 
 
 def with_names(text: str, names: Sequence[str]) -> str:
     """A line of a screen or the log with every ``seat N`` replaced by that seat's name (if the seats have names).
 
-    In a column (``seat N`` or ``seat N (you)`` followed by two spaces or more) the name keeps the
-    column's width: it is padded, or takes spaces, leaving at least one, so the columns after it stay put."""
+    In a column (``seat N`` or ``seat N (you)`` followed by two spaces or more, or on a box's edge,
+    followed by ``─``) the name keeps the column's width: it is padded, or takes spaces (or ``─``),
+    leaving at least one, so the columns (and the box) after it stay put."""
     if not names:
         return text
 
@@ -342,7 +343,7 @@ def with_names(text: str, names: Sequence[str]) -> str:
         pad = m.group(3)
         if not pad:
             return said
-        return said + " " * max(1, len(m.group(0)) - len(said))
+        return said + pad[0] * max(1, len(m.group(0)) - len(said))
 
     return _SEAT_WORD.sub(name, text)
 
@@ -515,6 +516,9 @@ class Screen:
 
     #: width of the top-left board pane (0: no board pane)
     board_width: int = 0
+    #: the shell says the seats' names in ``middle_lines`` too (``with_names``: a name in a column or on a
+    #: box's edge keeps its width); a screen whose middle a name would break leaves it False
+    names_in_middle: bool = False
     #: extra styles, merged into the shell's style sheet ({"cell.r": "bg:#d70000", ...})
     styles: Mapping[str, str] = {}
     #: command word (and aliases) -> canonical command name
