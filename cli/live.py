@@ -270,12 +270,15 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
                 nursery.start_soon(watch_ui)
                 await node.done.wait()
                 ui.game_dir = store.dir      # what a rematch (the UI's a key) starts from
-                ui.update(node.peer.table, node.alerts, "a plays again, q quits", waiting=[])
+                ui.update(node.peer.table, node.alerts, GAME_OVER_STATUS, waiting=[])
                 # keep the UI open until the player quits
                 await trio.sleep_forever()
     finally:
         store.close()
     return node
+
+
+GAME_OVER_STATUS = "a plays again, q quits"   # the status once the game is over (peers that leave do not matter now)
 
 
 def ui_update(ui, node: GameNode) -> None:
@@ -284,7 +287,8 @@ def ui_update(ui, node: GameNode) -> None:
     silence = silence_lines(seat_names(doc), dict(node.silent_since), node.seat, float(doc.get("timeout", 60)), t.over,
                             str(node.store.dir))
     watching = ", %d watching" % node.watching if getattr(node, "watching", 0) else ""
-    ui.update(t, list(node.alerts) + silence, "%d/%d peers connected%s" % (len(node.conns) + 1, len(node.keys), watching),
+    status = GAME_OVER_STATUS if t.over else "%d/%d peers connected%s" % (len(node.conns) + 1, len(node.keys), watching)
+    ui.update(t, list(node.alerts) + silence, status,
               waiting=list(node.peer.waiting()), cut=node.peer.cut_moves)
 
 

@@ -461,7 +461,12 @@ class _BaseUI:
         if height is not None and log and len(lines) + len(body) + 1 >= height and height >= 8:
             latest: list[Line] = [[("class:header", "Latest"), ("class:label", " (the event log is below: PgDn)")]]
             for line in log[:LATEST_LINES]:
-                latest += wrap(line, width, "      ")[:1]
+                rows = wrap(line, width, "      ")
+                first = list(rows[0]) if rows else []
+                if len(rows) > 1 and first:       # one line each: show that it goes on (in the log below)
+                    style, text = first[-1]
+                    first[-1] = (style, text.rstrip()[:max(0, width - width_of(first[:-1]) - 4)] + " ...")
+                latest.append(first)
             lines += latest + [[]]
         lines += body
         lines.append([("class:header", "Event log"), ("class:label", " (newest first)")])
