@@ -723,6 +723,7 @@ class GameUI(_BaseUI):
         self._cut: dict = {}                       # the peer's cut_moves: our signed moves a certificate cut
         self._quit_armed = False                   # q was pressed once mid-game
         self.again = False                         # the player asked for a rematch at game over (a)
+        self._first_table: Any = None              # trio.Event a decision waits on until the first update
         self.game_dir = None                       # the game's directory, set by the runner (for the rematch)
         self._buffer = Buffer(multiline=False, accept_handler=self._on_accept, history=InMemoryHistory())
         self._buffer.on_text_changed += self._typing
@@ -797,6 +798,8 @@ class GameUI(_BaseUI):
         self._alerts = list(alerts or [])
         self._status = status or ""
         self._table = table
+        if self._first_table is not None:
+            self._first_table.set()     # a decision asked before the first update goes on (decide)
         before = self._snap
         self._snap = self._mine_done(snapshot_of(table, self.seat, self._alerts, self._status, waiting,
                                                  self._screen(), before=before))
@@ -872,7 +875,13 @@ class GameUI(_BaseUI):
         (several in one round are fine).  Returns None if the step closes without us (the node
         then asks again if needed).  Once the user has quit, waits until cancelled.
         """
-        if self._table is not None and (self._snap is None or self._snap.phase != self._table.phase):
+        if self._table is None:
+            # the node may ask before it first told us the table (its decider starts with it): the
+            # screen (and so the words and commands) comes from the table, so wait for it
+            if self._first_table is None:
+                self._first_table = trio.Event()
+            await self._first_table.wait()
+        if self._snap is None or self._snap.phase != self._table.phase:
             self.update(self._table, self._alerts, self._status)   # our snapshot is stale
         while self._closed or self._quit:
             await trio.sleep_forever()

@@ -844,3 +844,29 @@ def test_a_name_on_a_cards_edge_keeps_the_box_whole():
     from cli.screens import with_names
 
     assert with_names("└seat 1──┘ └MATCH seat 2─┘", ["Zoe", "bot 4", "Ann"]) == "└bot 4───┘ └MATCH Ann────┘"
+
+
+async def test_a_decision_asked_before_the_first_update_waits_for_the_table():
+    """The node's decider may ask before the node first told the UI its table (seen once under load:
+    the decision opened on the generic screen, which knew none of the game's commands)."""
+    from trio.testing import wait_all_tasks_blocked
+
+    net = Net(2)
+    ui = GameUI(0, output=DummyOutput())
+    got = {}
+
+    async def decide():
+        got["action"] = await ui.decide(decision_of(net.peers[0], 0, trio.current_time()))
+
+    with trio.fail_after(LIMIT):
+        async with trio.open_nursery() as n:
+            n.start_soon(decide)
+            await wait_all_tasks_blocked()
+            assert ui._pending is None                      # waits for the table
+            ui.update(net.table, [], "")
+            await until(lambda: ui._pending is not None)
+            assert "YOUR MOVE (round 1)" in ui.render_text() and "bid ID N" in ui.render_text()
+            net.act(0, {"bids": {}, "splash": None})        # sent by other means: the decision goes away
+            net.bots(seats=[1])
+            ui.update(net.table, [], "")
+    assert got["action"] is None
