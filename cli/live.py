@@ -641,6 +641,12 @@ async def host_main(args, ui_factory=None) -> int:
     async with trio.open_nursery() as n:
         lobby_port = await n.start(tls.serve, args.port, tls.server_context(identity, None), ht.handle, bind)
         bots = spawn_bots(args.bots, ("127.0.0.1", lobby_port), args.level, args.seed, ht)
+        if ht.order is None and bots and len(bots) == args.players - 1 and getattr(args, "quiet", False) \
+                and args.no_advertise:
+            # easel play (every other seat one of our bots, nobody else can come): bot 1 sits at seat 1,
+            # bot 2 at seat 2, ..., not in the order their processes happen to start (seen at 6 players:
+            # "Winner: seat 2" was bot 4)
+            ht.order = [identity.public] + [load_or_create(b.home).public for b in bots]
         if not getattr(args, "quiet", False):
             print("easel: %s table open on port %d (host %s); %d seat(s) free" % (game_name, lobby_port, identity.fingerprint, ht.free), file=sys.stderr)
         if not args.no_advertise:
