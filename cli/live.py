@@ -30,6 +30,7 @@ from .common import (
     EXIT_INTERRUPTED,
     EXIT_INVALID,
     EXIT_OK,
+    EXIT_USAGE,
     UNSAFE_SEED_ALERT,
     UsageError,
     all_levels,
@@ -268,13 +269,16 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
 
                 nursery.start_soon(watch_ui)
                 await node.done.wait()
-                ui.update(node.peer.table, node.alerts, "game over - q quits; again with the same seats: easel again %s" % store.dir,
-                          waiting=[])
+                ui.game_dir = store.dir      # what a rematch (the UI's a key) starts from
+                ui.update(node.peer.table, node.alerts, GAME_OVER_STATUS, waiting=[])
                 # keep the UI open until the player quits
                 await trio.sleep_forever()
     finally:
         store.close()
     return node
+
+
+GAME_OVER_STATUS = "a plays again, q quits"   # the status once the game is over (peers that leave do not matter now)
 
 
 def ui_update(ui, node: GameNode) -> None:
@@ -283,7 +287,8 @@ def ui_update(ui, node: GameNode) -> None:
     silence = silence_lines(seat_names(doc), dict(node.silent_since), node.seat, float(doc.get("timeout", 60)), t.over,
                             str(node.store.dir))
     watching = ", %d watching" % node.watching if getattr(node, "watching", 0) else ""
-    ui.update(t, list(node.alerts) + silence, "%d/%d peers connected%s" % (len(node.conns) + 1, len(node.keys), watching),
+    status = GAME_OVER_STATUS if t.over else "%d/%d peers connected%s" % (len(node.conns) + 1, len(node.keys), watching)
+    ui.update(t, list(node.alerts) + silence, status,
               waiting=list(node.peer.waiting()), cut=node.peer.cut_moves)
 
 
@@ -332,7 +337,8 @@ def report(node: GameNode, interactive: bool = False) -> int:
         return EXIT_INVALID
     if interactive:
         if t.over:
-            print("easel: game over. Its log: %s (easel replay / easel audit it)" % (node.store.dir / "log"))
+            print("easel: game over. Its log: %s (easel replay / easel audit it; easel again %s plays it again)"
+                  % (node.store.dir / "log", node.store.dir))
             return EXIT_OK
         bots = " (and restarts its bots that stopped)" if (node.store.dir / BOTS_FILE).exists() else ""
         print("easel: you left an unfinished game; `easel resume %s` continues it%s" % (node.store.dir, bots))
@@ -635,6 +641,12 @@ async def host_main(args, ui_factory=None) -> int:
     async with trio.open_nursery() as n:
         lobby_port = await n.start(tls.serve, args.port, tls.server_context(identity, None), ht.handle, bind)
         bots = spawn_bots(args.bots, ("127.0.0.1", lobby_port), args.level, args.seed, ht)
+        if ht.order is None and bots and len(bots) == args.players - 1 and getattr(args, "quiet", False) \
+                and args.no_advertise:
+            # easel play (every other seat one of our bots, nobody else can come): bot 1 sits at seat 1,
+            # bot 2 at seat 2, ..., not in the order their processes happen to start (seen at 6 players:
+            # "Winner: seat 2" was bot 4)
+            ht.order = [identity.public] + [load_or_create(b.home).public for b in bots]
         if not getattr(args, "quiet", False):
             print("easel: %s table open on port %d (host %s); %d seat(s) free" % (game_name, lobby_port, identity.fingerprint, ht.free), file=sys.stderr)
         if not args.no_advertise:
@@ -746,11 +758,13 @@ def _stop(procs: list) -> None:
 async def _say_seats(ht: HostedTable) -> None:
     """``easel host`` before the table is full: one line on standard error each time the seats change."""
     last = None
+    # on a terminal, the table-filling line (seating_progress) is rewritten in place: clear it first
+    clear = "\r\x1b[K" if _isatty(sys.stderr) else ""
     while not ht.full.is_set():
         text = describe_seats(ht.shown(), 0)
         if text != last:
             last = text
-            print("easel: seats: %s" % text, file=sys.stderr)
+            print("%seasel: seats: %s" % (clear, text), file=sys.stderr)
         await ht.changed.wait()
 
 
@@ -1128,7 +1142,7 @@ async def watch_main(args, ui_factory=None) -> int:
         if w.first and not first_view:
             first_view.append((w.first, w.table.view(None)))
         if ui is not None and w.table is not None:
-            ui.update(w.table, [], "spectator: %d watching; read-only, Ctrl-C or q leaves" % max(1, w.watching), waiting=None)
+            ui.update(w.table, [], "%d watching" % max(1, w.watching), waiting=None)
 
     async def follow() -> None:
         nonlocal got
@@ -1269,9 +1283,32 @@ def ui_factory_for(title: str = "Easel", unsafe: bool = False, send_at_once: boo
         if unsafe:
             log.warning("UNSAFE SEED in use: %s", UNSAFE_SEED_ALERT)
         # the player's identity, as a short fingerprint, stays in the title bar; the game's title follows the table
-        return GameUI(node_seat, title=title, key=identity_or_exit().fingerprint, send_at_once=send_at_once)
+        make.last = GameUI(node_seat, title=title, key=identity_or_exit().fingerprint, send_at_once=send_at_once)
+        return make.last
 
+    make.last = None           # the last UI made: its ``again`` asks the runner for a rematch (then_again)
     return make
+
+
+def then_again(rc: int, make, run=None) -> int:
+    """After a game's UI closed: while its player pressed ``a`` (again) at game over, do what
+    ``easel again GAME_DIR`` does for this seat, in this process and terminal (the old host opens the
+    rematch lobby on its old port and restarts its bots; the others find it there); the rematch's own
+    game over may ask again. Returns the exit code of the last game. ``run``: trio.run (tests)."""
+    run = run or trio.run
+    while True:
+        ui = getattr(make, "last", None)
+        if ui is None or not getattr(ui, "again", False) or getattr(ui, "game_dir", None) is None:
+            return rc
+        make.last = None
+        args = argparse_namespace(dir=str(ui.game_dir), level=None, no_spectators=False)
+        print("easel: again: a rematch of %s (as easel again %s)" % (ui.game_dir, ui.game_dir), flush=True)
+        try:
+            again_args(args)
+        except UsageError as exc:
+            print("easel: %s" % exc, file=sys.stderr)
+            return EXIT_USAGE
+        rc = run(again_main, args, make)
 
 
 def dispatch(args) -> int:
@@ -1303,10 +1340,12 @@ def dispatch(args) -> int:
             need_terminal()
         if args.cmd == "host":
             args.name = player_name(args.name, interactive=not args.auto and _isatty(sys.stdin))
-            return trio.run(host_main, args, None if args.auto else ui_factory_for(unsafe=unsafe, send_at_once=at_once))
+            make = None if args.auto else ui_factory_for(unsafe=unsafe, send_at_once=at_once)
+            return then_again(trio.run(host_main, args, make), make)
         if args.cmd == "play":
             args.name = player_name(args.name, interactive=True)
-            return trio.run(host_main, _play_args(args), ui_factory_for(send_at_once=at_once))
+            make = ui_factory_for(send_at_once=at_once)
+            return then_again(trio.run(host_main, _play_args(args), make), make)
         if args.cmd == "bot":
             host, port = parse_hostport(args.join)
             if args.level is not None and args.level not in all_levels():
@@ -1321,16 +1360,18 @@ def dispatch(args) -> int:
                 return trio.run(list_tables, args.wait)
             host, port = parse_hostport(args.address)
             name = player_name(args.name, interactive=True)
-            return trio.run(lambda: join_main(host, port, None, seed=None, name=name,
-                                              ui_factory=ui_factory_for(send_at_once=at_once),
-                                              spectators=not args.no_spectators))
+            make = ui_factory_for(send_at_once=at_once)
+            return then_again(trio.run(lambda: join_main(host, port, None, seed=None, name=name, ui_factory=make,
+                                                         spectators=not args.no_spectators)), make)
         if args.cmd == "resume":
-            return trio.run(resume_main, args, ui_factory_for(unsafe=unsafe, send_at_once=at_once))
+            make = ui_factory_for(unsafe=unsafe, send_at_once=at_once)
+            return then_again(trio.run(resume_main, args, make), make)
         if args.cmd == "again":
             again_args(args)
             if not args.level:
                 need_terminal()
-            return trio.run(again_main, args, None if args.level else ui_factory_for(send_at_once=at_once))
+            make = None if args.level else ui_factory_for(send_at_once=at_once)
+            return then_again(trio.run(again_main, args, make), make)
         if args.cmd == "watch" and not args.target:
             return trio.run(list_tables, args.wait)
         if args.cmd == "watch":

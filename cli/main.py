@@ -375,7 +375,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("again", "play again with the same seats, names, game and options once a game is over (a rematch)",
             epilog="Every seat that wants to play again runs it on its finished game's directory. The old host (seat 0)\n"
                    "opens the rematch on its old play port and restarts its bots; the others find it there. The new\n"
-                   "game's genesis names the game before (previous).")
+                   "game's genesis names the game before (previous). In the game's screen, the key a at game over\n"
+                   "does the same at once, in the same terminal.")
     p.add_argument("dir", metavar="GAME_DIR", help="the finished game's directory, <home>/games/<game id>")
     p.add_argument("--level", default=None, metavar="LEVEL",
                    help="play our seat with this bot level instead of you in the UI (one of: %s)" % ", ".join(all_levels()))

@@ -18,7 +18,7 @@ only meet in a few places:
 * quitting from trio (cancellation, ``exit()``): ``loop.call_soon_threadsafe``
   into the UI loop.
 
-``decide(view, seat, peer)`` is called by the node each time our seat must
+``decide(decision)`` (a ``p2p.node.Decision``) is called by the node each time our seat must
 act: once a round in one game, many times a day in another.  Every call is
 one action; the shell never assumes one decision per round and never resets
 the screen's draft (the screen does, when its game needs it).
@@ -34,6 +34,10 @@ Shell commands (the screen adds its own, see its help page):
     submit, send  (or Enter on an empty line)    send the draft
     help  (or ? on an empty line)          the help page in the middle pane
 Keys: q (on an empty line), Ctrl-Q or Ctrl-C quit (mid-game they ask once more);
+at game over a seat's ``a`` (on an empty line, or the command ``again``) asks for
+a rematch: the UI closes with ``again`` set and ``game_dir`` (given by the
+node's runner) naming the finished game, and the runner (cli/live.py) then does
+what ``easel again GAME_DIR`` does, the new game opening in the same terminal;
 Esc closes the help; Space (on an empty line) or Esc skips a reveal; PgUp/PgDn scroll the middle pane; Up/Down recall earlier commands.
 Esc is bound eagerly: it is never read as the start of a Meta key, which
 would swallow the next letter typed within a second.
@@ -43,9 +47,10 @@ if nothing changes, from the game's own pure ``warnings(view, seat)`` hook
 (core/games/<game>/warnings.py, set on the game object), or that our
 decision times out in 10 s or less.
 
-The status line shows an estimate of the time left on our decision (from the
-peer's step clock and time-out, when ``decide`` is given a peer that has them;
-from the very start of a step, before the peer's clock has seen it).
+The status line shows an estimate of the time left on our decision: the node
+hands ``decide`` a typed ``p2p.node.Decision`` whose ``deadline`` is the peer's
+step clock (or, before that clock has seen the step, now plus the step's own
+time); the shell never probes the peer itself.
 
 The reveal: when moves are applied, the screen's ``beats`` are played at the
 UI's pace (a trio timer repaints at each beat); Space on an empty line or Esc
@@ -157,7 +162,7 @@ TEXT_WIDTH = 100        # width used to lay out the panes in render_text()
 LATEST_LINES = 3        # newest event-log lines repeated at the top of a short middle pane
 WARN_TIMEOUT = 10       # seconds left on our decision from which the warning line says so
 
-HELP_GAME_OVER = "game over | help | PgUp/PgDn scroll | q quit"
+HELP_GAME_OVER = "game over | a again (rematch) | help | PgUp/PgDn scroll | q quit"
 HELP_SPECTATOR = "spectating | help | PgUp/PgDn scroll | q / Ctrl-Q quit"
 LONG_HELP = "help shown above (help, ? or Esc closes it; PgUp/PgDn scrolls it)"
 
@@ -165,7 +170,10 @@ _SHELL_HELP = [
     ("help, ?", "show or hide this page (Esc hides it too)"),
     ("q, Ctrl-Q", "quit (q on an empty line); PgUp/PgDn scroll the middle pane; Up/Down recall commands"),
     ("Space, Esc", "skip the reveal of what just happened (Space on an empty line)"),
+    ("a, again", "at game over: play again with the same seats, names, game and options (a rematch, as "
+                 "easel again GAME_DIR does), in this terminal"),
 ]
+_AGAIN_WORDS = ("a", "again")
 _SUBMIT_WORDS = ("submit", "send", "ok", "go")
 _HELP_WORDS = ("help", "h", "?")
 _QUIT_WORDS = ("q", "quit", "exit")
@@ -353,9 +361,16 @@ class _BaseUI:
     def _pane_title(self) -> list:
         ctx = self._view_ctx()
         text = _title_text(self.title, ctx.snap, self._screen(), ctx, self.key)
-        if self.key and len(text) > self._cols():
+        cols = self._cols()
+        if self.key and len(text) > cols:
             # a narrow terminal: the status matters more than the key (help shows it)
             text = _title_text(self.title, ctx.snap, self._screen(), ctx, None)
+        if len(text) > cols and self.title in ("Easel", "Easel - watching") and ctx.snap is not None \
+                and ctx.snap.game_title:
+            # then the plain "Easel - " before the game's name (never a warning such as UNSAFE SEED)
+            text = _title_text(ctx.snap.game_title, ctx.snap, self._screen(), ctx, None)
+        if len(text) > cols + 1:
+            text = text[:cols] + "…"       # a cut that shows
         return [("class:title", text)]
 
     def _pane_board(self) -> list:
@@ -407,7 +422,8 @@ class _BaseUI:
             self._invalidate()
 
     def _beat_lines(self, width: int) -> list[Line]:
-        return self.reel.lines(width)
+        snap = self._snap
+        return _named(self.reel.lines(width), snap.names if snap is not None else ())
 
     def _pane_seats(self) -> list:
         ctx = self._view_ctx()
@@ -438,12 +454,19 @@ class _BaseUI:
             over = _named(screen.game_over_lines(ctx, width), names)
             if over:
                 lines += over + [[]]
-        body = screen.middle_lines(ctx, width)      # left as drawn: names would break its boxes and columns
+        body = screen.middle_lines(ctx, width)
+        if getattr(screen, "names_in_middle", False):
+            body = _named(body, names)              # else left as drawn: names would break its boxes and columns
         log = self._log_lines()
         if height is not None and log and len(lines) + len(body) + 1 >= height and height >= 8:
             latest: list[Line] = [[("class:header", "Latest"), ("class:label", " (the event log is below: PgDn)")]]
             for line in log[:LATEST_LINES]:
-                latest += wrap(line, width, "      ")[:1]
+                rows = wrap(line, width, "      ")
+                first = list(rows[0]) if rows else []
+                if len(rows) > 1 and first:       # one line each: show that it goes on (in the log below)
+                    style, text = first[-1]
+                    first[-1] = (style, text.rstrip()[:max(0, width - width_of(first[:-1]) - 4)] + " ...")
+                latest.append(first)
             lines += latest + [[]]
         lines += body
         lines.append([("class:header", "Event log"), ("class:label", " (newest first)")])
@@ -699,6 +722,9 @@ class GameUI(_BaseUI):
         self._timeout_words = ""                   # our last time-out, until the next prompt shows it
         self._cut: dict = {}                       # the peer's cut_moves: our signed moves a certificate cut
         self._quit_armed = False                   # q was pressed once mid-game
+        self.again = False                         # the player asked for a rematch at game over (a)
+        self._first_table: Any = None              # trio.Event a decision waits on until the first update
+        self.game_dir = None                       # the game's directory, set by the runner (for the rematch)
         self._buffer = Buffer(multiline=False, accept_handler=self._on_accept, history=InMemoryHistory())
         self._buffer.on_text_changed += self._typing
 
@@ -713,6 +739,12 @@ class GameUI(_BaseUI):
         @kb.add("?", filter=empty)
         def _(event) -> None:
             self._toggle_help()
+
+        over = Condition(lambda: self.seat is not None and self._snap is not None and self._snap.over)
+
+        @kb.add("a", filter=empty & over)
+        def _(event) -> None:
+            self._again_key()
 
         # Esc is eager and always bound: prompt-toolkit's own bindings would otherwise read it as the
         # start of a Meta key and take the next letter typed within a second with it ("bid" -> "id")
@@ -766,6 +798,8 @@ class GameUI(_BaseUI):
         self._alerts = list(alerts or [])
         self._status = status or ""
         self._table = table
+        if self._first_table is not None:
+            self._first_table.set()     # a decision asked before the first update goes on (decide)
         before = self._snap
         self._snap = self._mine_done(snapshot_of(table, self.seat, self._alerts, self._status, waiting,
                                                  self._screen(), before=before))
@@ -799,15 +833,15 @@ class GameUI(_BaseUI):
         peer's own step clock only starts at the resume; the others' began with the step)."""
         self._open_hint = (None, float(wall))
 
-    def _hinted(self, at: float | None, peer: Any, table: Any) -> float | None:
+    def _hinted(self, at: float | None, d: Any) -> float | None:
+        """At a resume (``step_open_hint``), the step began before our peer's clock saw it: end the
+        countdown that much earlier (the Decision's deadline is then now plus the step's time)."""
         h = self._open_hint
-        if h is None or table is None or h[0] != getattr(table, "phase", None):
+        if h is None or at is None or h[0] != d.phase:
             return at
-        timeout = _step_timeout(peer, table)
-        if timeout is None:
-            return at
+        timeout = at - time.monotonic()          # the step's whole time: our clock only starts now
         hinted = time.monotonic() + (h[1] + timeout - time.time())
-        return hinted if at is None else min(at, hinted)
+        return min(at, hinted)
 
     def _report_timeouts(self, table: Table) -> None:
         """Say so, once, when a time-out certificate counted our seat as not moving."""
@@ -833,28 +867,27 @@ class GameUI(_BaseUI):
                                        % (" for %s" % label if label else "", _effect(self._screen())))
                 self._say(self._timeout_words, "class:error")
 
-    async def decide(self, view: Any, seat: int, peer) -> Any:
+    async def decide(self, d: Any) -> Any:
         """Our seat must act (trio thread): let the player compose one action; return it once submitted.
 
-        Called again for every action the seat takes (several in one round
-        are fine).  Returns None if the step closes without us (the node
-        then asks again if needed).  Once the user has quit, waits until
-        cancelled.
+        ``d`` is the node's ``Decision`` (view, seat, phase, game, state, secret, deadline): what
+        the player's choice needs, never the Peer.  Called again for every action the seat takes
+        (several in one round are fine).  Returns None if the step closes without us (the node
+        then asks again if needed).  Once the user has quit, waits until cancelled.
         """
-        table = getattr(peer, "table", None) or self._table
-        if table is not None and (self._snap is None or self._snap.phase != table.phase):
-            self.update(table, self._alerts, self._status)   # our snapshot is stale
+        if self._table is None:
+            # the node may ask before it first told us the table (its decider starts with it): the
+            # screen (and so the words and commands) comes from the table, so wait for it
+            if self._first_table is None:
+                self._first_table = trio.Event()
+            await self._first_table.wait()
+        if self._snap is None or self._snap.phase != self._table.phase:
+            self.update(self._table, self._alerts, self._status)   # our snapshot is stale
         while self._closed or self._quit:
             await trio.sleep_forever()
-        p = _Pending(
-            seat=seat,
-            view=view,
-            game=None if table is None else table.game,
-            state=None if table is None else table.state,
-            phase=-1 if table is None else table.phase,
-            token=trio.lowlevel.current_trio_token(),
-        )
-        self._deadline = self._hinted(_deadline_of(peer, table, estimate=True), peer, table)
+        p = _Pending(seat=d.seat, view=d.view, game=d.game, state=d.state, phase=d.phase,
+                     token=trio.lowlevel.current_trio_token())
+        self._deadline = self._hinted(_monotonic(d.deadline), d)
         self._pending = p
         standing = self._screen().standing(self._ctx())    # the player's standing order answers: no prompt
         if standing is not None:
@@ -871,27 +904,14 @@ class GameUI(_BaseUI):
         self._timeout_words = ""
         self._invalidate()
         try:
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(self._watch_deadline, p, peer, table)
-                await p.event.wait()
-                nursery.cancel_scope.cancel()
+            await p.event.wait()
             return p.result
         finally:
             if self._pending is p:
                 self._pending = None
             self._invalidate()
 
-    async def _watch_deadline(self, p: _Pending, peer: Any, table: Any) -> None:
-        """While we decide, follow the peer's step clock (it starts at its first tick after the step
-        opened, so at the very start of a step only an estimate from its time-out is known)."""
-        while True:
-            await trio.sleep(0.5)
-            if self._pending is not p or p.submitted:
-                return
-            at = self._hinted(_deadline_of(peer, table), peer, table)
-            if at is not None and (self._deadline is None or abs(at - self._deadline) >= 1.0):
-                self._deadline = at
-                self._invalidate()
+    decide.takes_decision = True   # GameNode hands it a p2p.node.Decision, not the Peer
 
     def _resolve(self, p: _Pending, action: Any) -> None:
         # trio thread
@@ -985,6 +1005,9 @@ class GameUI(_BaseUI):
             self._quit_key()
             return
         self._quit_armed = False
+        if cmd in _AGAIN_WORDS and not args:
+            self._again_key()
+            return
         if cmd in _HELP_WORDS:
             self._toggle_help()
             self._say(LONG_HELP if self._help_shown else "help closed")
@@ -1055,6 +1078,16 @@ class GameUI(_BaseUI):
                   "continues the game later). Press q or Ctrl-Q again to quit, or type any command to stay.",
                   "class:error")
 
+    def _again_key(self) -> None:
+        """A rematch (a / again at game over): close the UI and let the runner start it; UI thread only."""
+        if self.seat is None:
+            raise CommandError("you are spectating: only the seats can play again (q quits)")
+        if self._snap is None or not self._snap.over:
+            raise CommandError("the game is not over yet: a rematch (a) is offered at game over")
+        self.again = True
+        self._say("Again: the rematch opens...", "class:info")
+        self._exit_now()
+
     def _not_your_turn(self) -> CommandError:
         snap = self._snap
         return CommandError("it is not your turn to move yet%s" % (
@@ -1116,8 +1149,11 @@ class GameUI(_BaseUI):
                 out.append(("class:error" if left <= 30 else "class:waiting",
                             " about %d:%02d left" % (left // 60, left % 60)))
             tail = " - type commands below, Enter on an empty line submits"
-            if width_of(out) + len(tail) > (width or self._cols()):
+            room = (width or self._cols()) - width_of(out)
+            if len(tail) > room:
                 tail = " - Enter on an empty line submits"
+            if len(tail) > room:
+                tail = " - Enter submits"        # one line: a long decision label keeps the status on one
             out.append(("", tail))
         elif snap is None:
             out.append(("class:waiting", "Waiting for the table..."))
@@ -1133,7 +1169,8 @@ class GameUI(_BaseUI):
             return [("class:label", "Spectating.")]
         snap = self._snap
         if snap is not None and snap.over:
-            return [("class:label", "The game is over - PgUp/PgDn scroll, q quits.")]
+            return [("class:label", "The game is over - a plays again with the same seats (a rematch), "
+                                    "q quits, PgUp/PgDn scroll.")]
         if self._deciding() is not None and self.revealing and self._typed_in != self._reveals:
             # the draft of the next move would tell what the reveal is about to show (what is left after it)
             return self._wrapped([("class:label", "Your move is open: the reveal plays first (Space or Esc skips "
@@ -1151,6 +1188,9 @@ class GameUI(_BaseUI):
         if held is not None and not self.revealing:
             self._message, self._after_reveal = held, None
         style, text = self._message
+        snap = self._snap
+        if snap is not None and snap.names:
+            text = with_names(text, snap.names)
         return self._wrapped([(style, text)], width) if text else [("", "")]
 
     def warning(self) -> str:
@@ -1200,44 +1240,11 @@ class GameUI(_BaseUI):
         return "".join(parts)
 
 
-def _deadline_of(peer: Any, table: Any, estimate: bool = False) -> float | None:
-    """Estimate (as a time.monotonic() value) when the open step times out (``Peer.deadline``).
-
-    The time-out is voted by the other peers on their own clocks, so this is
-    only an estimate; None when the peer does not say.  A peer's step clock
-    starts at its first tick after the step opened, so a decision asked at
-    once (round 1, or any step that opens on our own event) finds no deadline
-    yet: with ``estimate`` the peer's full time-out from now stands in (the
-    tick follows within a fraction of a second; ``decide`` then refines it).
-    """
-    deadline = getattr(peer, "deadline", None)
-    if not callable(deadline):
+def _monotonic(deadline: float | None) -> float | None:
+    """A Decision's ``deadline`` (on the trio clock) as a time.monotonic() value; None stays None."""
+    if not isinstance(deadline, (int, float)) or isinstance(deadline, bool):
         return None
-    try:
-        at = deadline()
-        now = trio.current_time()
-    except (RuntimeError, TypeError, ValueError):
-        return None
-    if at is None and estimate:
-        timeout = _step_timeout(peer, table)
-        return None if timeout is None else time.monotonic() + timeout
-    if not isinstance(at, (int, float)) or isinstance(at, bool):
-        return None
-    return time.monotonic() + max(0.0, at - now)
-
-
-def _step_timeout(peer: Any, table: Any) -> float | None:
-    """The seconds the open step has in all: the peer's time-out, or the step's own shorter time."""
-    timeout = getattr(peer, "timeout", None)
-    step_timeout = getattr(peer, "step_timeout", None)
-    if callable(step_timeout) and getattr(table, "step", None) is not None:
-        try:            # the step's own shorter time (an open auction's raise round)
-            timeout = step_timeout(table.step)
-        except (TypeError, ValueError, AttributeError):
-            pass
-    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
-        return float(timeout)
-    return None
+    return time.monotonic() + max(0.0, deadline - trio.current_time())
 
 
 def first_warning(game: Any, view: Any, seat: int | None) -> str:

@@ -592,3 +592,12 @@ def audit_names(path, index: int, needle: str = "") -> list[dict]:
     assert r.returncode == 1 and "entry %d" % index in r.stdout and r.stdout.startswith("INVALID")
     assert "Traceback" not in r.stderr, r.stderr
     return hits
+
+
+def decision_for(table, seat: int, deadline: float | None = None):
+    """The ``p2p.node.Decision`` GameNode hands a UI for ``seat`` at ``table``'s open step
+    (``deadline`` on the trio clock; None: the peer does not say)."""
+    from p2p.node import Decision
+
+    return Decision(view=table.view(seat), seat=seat, phase=table.phase, game=table.game, state=table.state,
+                    secret=None, deadline=deadline)

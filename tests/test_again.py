@@ -72,3 +72,68 @@ def test_again_with_the_hosts_own_bots_plays_a_second_linked_game(tmp_path):
     os.truncate(second, 200)
     r = easel("again", second.parent, "--level", "random", home=home)
     assert r.returncode == 2 and "not over" in r.stderr and "Traceback" not in r.stderr
+
+
+async def test_a_at_game_over_asks_the_runner_for_the_rematch(tmp_path, monkeypatch):
+    """At game over a seat presses a (through the UI's pipe input, as a player would): the UI closes
+    with ``again`` set, and the runner (then_again) does what ``easel again GAME_DIR`` does for that
+    game, in the same process; its exit code is the rematch's. Before the end, or for a spectator,
+    ``again`` is refused with words."""
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from cli.live import again_main, then_again
+    from cli.shell import GameUI
+
+    from .test_ui import LIMIT, Net, flat, running, until
+
+    home = tmp_path / "home"
+    r = easel("host", "--auto", "random", "--players", "2", "--bots", "1", "--bind", "127.0.0.1", "--no-advertise",
+              "--name", "Ann", "--option", "rounds=1", home=home, timeout=120)
+    assert r.returncode == 0, r.stderr
+    (log,) = home.glob("games/*/log")
+    monkeypatch.setenv("EASEL_HOME", str(home))
+
+    mid, over = Net(2, {"rounds": 1}), Net(2, {"rounds": 1})
+    over.bots()
+    assert over.table.over and not mid.table.over
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:             # mid-game: no rematch yet, the UI stays
+            ui = GameUI(0, input=inp, output=DummyOutput())
+            ui.update(mid.table, [], "")
+            async with running(ui):
+                inp.send_text("again\r")
+                await until(lambda: "the game is not over yet" in flat(ui))
+                assert not ui.closed and not ui.again
+        with create_pipe_input() as inp:             # a spectator cannot ask
+            ui = GameUI(None, input=inp, output=DummyOutput())
+            ui.update(over.table, [], "")
+            async with running(ui):
+                inp.send_text("again\r")
+                await until(lambda: "only the seats can play again" in flat(ui))
+                assert not ui.again
+        with create_pipe_input() as inp:
+            ui = GameUI(0, input=inp, output=DummyOutput())
+            ui.update(over.table, [], "game over")
+            assert "a again (rematch)" in ui.render_text() and "a plays again with the same seats" in flat(ui)
+            async with running(ui):
+                inp.send_text("a")
+                await until(lambda: ui.closed)
+    assert ui.again
+    calls = []
+
+    def make(node_seat):
+        raise AssertionError("the fake run makes no UI")
+
+    def run(fn, args, factory):
+        calls.append((fn, args.dir, args.level, factory))
+        return 7
+
+    make.last = ui
+    assert then_again(0, make, run=run) == 0 and not calls      # no game directory given: nothing to rematch
+    ui.game_dir = log.parent                                     # as run_node sets it at game over
+    assert then_again(0, make, run=run) == 7                     # the rematch's own exit code
+    assert calls == [(again_main, str(log.parent), None, make)] and make.last is None
+    make.last = ui
+    ui.game_dir = tmp_path                                       # not a game: refused as easel again refuses it
+    assert then_again(0, make, run=run) == 2 and len(calls) == 1

@@ -39,6 +39,8 @@ from cli.shell import GameUI
 from core.games.modern_art import dealt
 from core.games.modern_art.cards import CARDS, N_CARDS
 
+from p2p.node import decision_of
+
 from .test_ui import flat, running, until
 from .netutil import MemTable
 
@@ -103,7 +105,7 @@ async def deciding(ui, net: MANet, seat: int):
     peer = net.peers[seat]
 
     async def decide():
-        got["action"] = await ui.decide(peer.table.view(seat), seat, peer)
+        got["action"] = await ui.decide(decision_of(peer, seat, trio.current_time()))
 
     async with trio.open_nursery() as n:
         n.start_soon(decide)

@@ -120,25 +120,27 @@ def test_the_day_summary_never_hides_a_seat_starving_behind_earlier_lines():
 async def test_a_resumed_seats_countdown_goes_on_from_when_the_step_opened():
     """Measured: after a resume the turn countdown restarted (4:54 against the host's 4:39): the
     peer's step clock starts at the resume. The step opened about when the log last grew."""
-    from types import SimpleNamespace
-
+    from .netutil import decision_for
     from .test_ui import Net
 
     net = Net(2)
     ui = GameUI(0, output=DummyOutput())
     ui.step_open_hint(time.time() - 21)            # the log last grew 21 s ago
     ui.update(net.table, [], "")
-    peer = SimpleNamespace(table=net.table, timeout=300.0, deadline=lambda: None)
     with trio.fail_after(LIMIT):
         async with trio.open_nursery() as n:
-            n.start_soon(ui.decide, net.table.view(0), 0, peer)
+            # the peer's clock has not seen the step yet: the Decision says now plus the step's time
+            d = decision_for(net.table, 0, trio.current_time() + 300.0)
+            n.start_soon(ui.decide, d)
             await until(lambda: ui._pending is not None)
             left = ui._deadline - time.monotonic()
             assert 277 <= left <= 279.5, left
             assert "about 4:3" in flat(ui)
             # a later step (another phase) gets the whole time again
             ui._open_hint = (net.table.phase + 1, time.time() - 21)
-            assert ui._hinted(None, peer, net.table) is None
+            assert ui._hinted(None, d) is None
+            at = time.monotonic() + 300.0
+            assert ui._hinted(at, d) == at
             n.cancel_scope.cancel()
 
 

@@ -23,6 +23,8 @@ from cli.screens import CommandError, GenericScreen, Say, Screen, Send, screen_f
 from cli.shell import GameUI, ReplayUI, snapshot_of
 from core.engine import GameInfo, IllegalAction
 
+from .netutil import decision_for
+
 ENTER = "\r"
 LIMIT = 20
 ROOT = Path(__file__).resolve().parent.parent
@@ -252,7 +254,7 @@ async def test_decide_is_called_several_times_in_one_round():
                 got = []
                 for n, typed in enumerate(["add 2", "add 9", "add 3"]):
                     async def decide():
-                        got.append(await ui.decide(table.view(0), 0, SimpleNamespace(table=table)))
+                        got.append(await ui.decide(decision_for(table, 0)))
 
                     before = len(got)
                     async with trio.open_nursery() as nursery:
@@ -311,7 +313,7 @@ async def test_generic_screen_sends_json_and_picks_from_the_legal_actions():
                 got = []
 
                 async def decide():
-                    got.append(await ui.decide(table.view(0), 0, SimpleNamespace(table=table)))
+                    got.append(await ui.decide(decision_for(table, 0)))
 
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(decide)

@@ -88,21 +88,25 @@ def test_a_seat_silent_in_open_auction_rounds_is_passed_after_the_rounds_time_no
     assert votes_at and votes_at[0] >= round_time
 
 
-async def test_the_screens_countdown_estimate_uses_the_steps_own_time():
-    """Before the peer's clock has seen a step, the shell estimates the time left from the peer's
-    time-out for that step: an open auction's round shows its short time, not the table's."""
-    import time
+def test_the_decisions_deadline_estimate_uses_the_steps_own_time():
+    """Before the peer's clock has seen a step, the Decision handed to the UI estimates its deadline
+    from the peer's time-out for that step: an open auction's round shows its short time, not the table's."""
     from types import SimpleNamespace
 
-    from cli.shell import _deadline_of
+    from p2p.node import decision_of
 
     peer = Peer.__new__(Peer)
     peer.timeout = 300.0
     peer.voter = TimeoutVoter(2, 0, 300.0)
     peer.deadline = lambda: None
-    short = SimpleNamespace(step=Step(9, b"\0" * 32, "commit", "move", (0, 1), False, "open auction", 20))
-    plain = SimpleNamespace(step=Step(9, b"\0" * 32, "act", "move", (0,), True, "card play"))
-    left = _deadline_of(peer, short, estimate=True) - time.monotonic()
-    assert 18 < left <= 20
-    left = _deadline_of(peer, plain, estimate=True) - time.monotonic()
-    assert 298 < left <= 300
+
+    def table(step):
+        return SimpleNamespace(step=step, phase=9, game=None, state=None, view=lambda seat: {"seat": seat})
+
+    peer.table = table(Step(9, b"\0" * 32, "commit", "move", (0, 1), False, "open auction", 20))
+    d = decision_of(peer, 1, 1000.0)
+    assert d.deadline == 1020.0 and d.seat == 1 and d.phase == 9 and d.view == {"seat": 1}
+    peer.table = table(Step(9, b"\0" * 32, "act", "move", (0,), True, "card play"))
+    assert decision_of(peer, 0, 1000.0).deadline == 1300.0
+    peer.deadline = lambda: 1042.5          # once the clock has seen the step: its own deadline
+    assert decision_of(peer, 0, 1000.0).deadline == 1042.5

@@ -22,7 +22,9 @@ from cli.screens.painting import new_round_words, parse_space
 from cli.shell import CommandError, GameUI, ReplayUI
 from core.games.painting import HeuristicBot
 from core.rng import Rng
-from .netutil import MemTable
+from p2p.node import decision_of
+
+from .netutil import MemTable, decision_for
 
 ENTER = "\r"
 CTRL_Q = "\x11"
@@ -162,7 +164,7 @@ async def test_decide_returns_composed_move():
                 got = {}
 
                 async def decide():
-                    got["action"] = await ui.decide(net.table.view(0), 0, net.peers[0])
+                    got["action"] = await ui.decide(decision_of(net.peers[0], 0, trio.current_time()))
 
                 async with trio.open_nursery() as n:
                     n.start_soon(decide)
@@ -197,7 +199,7 @@ async def test_illegal_move_is_refused_and_can_be_fixed():
                 got = {}
 
                 async def decide():
-                    got["action"] = await ui.decide(net.table.view(0), 0, net.peers[0])
+                    got["action"] = await ui.decide(decision_of(net.peers[0], 0, trio.current_time()))
 
                 async with trio.open_nursery() as n:
                     n.start_soon(decide)
@@ -231,7 +233,7 @@ async def test_decide_gives_up_when_the_step_closes_without_us():
         got = {}
 
         async def decide():
-            got["action"] = await ui.decide(net.table.view(0), 0, net.peers[0])
+            got["action"] = await ui.decide(decision_of(net.peers[0], 0, trio.current_time()))
 
         async with trio.open_nursery() as n:
             n.start_soon(decide)
@@ -331,12 +333,14 @@ def tick_until_timeout(net: Net) -> None:
 
 
 @asynccontextmanager
-async def deciding(ui, net, seat: int = 0, peer=None):
-    """``ui.decide`` runs in the background for the block; ``got["action"]`` is what it returned."""
+async def deciding(ui, net, seat: int = 0, peer=None, deadline: float | None = None):
+    """``ui.decide`` runs in the background for the block; ``got["action"]`` is what it returned. With ``peer``
+    (True) the Decision's ``deadline`` is the one given (None: the peer does not say), else the real peer's."""
     got: dict = {}
 
     async def decide():
-        got["action"] = await ui.decide(net.table.view(seat), seat, peer if peer is not None else net.peers[seat])
+        got["action"] = await ui.decide(decision_for(net.table, seat, deadline) if peer is not None
+                                          else decision_of(net.peers[seat], seat, trio.current_time()))
 
     async with trio.open_nursery() as n:
         n.start_soon(decide)
@@ -519,24 +523,12 @@ def test_time_out_in_the_last_round_is_told_with_the_result():
     assert "Time ran out for round 1: bids and splash" in text and "Game over: you finished" in text
 
 
-class _ClockPeer:
-    """A peer that tells how long the open step has been running."""
-
-    def __init__(self, table, timeout: float, started: float | None) -> None:
-        self.table = table
-        self.timeout = timeout
-        self.started = started
-
-    def deadline(self):  # as p2p.protocol.Peer.deadline: on the trio clock
-        return (trio.current_time() if self.started is None else self.started) + self.timeout
-
-
 async def test_time_left_on_our_move_is_shown():
     net = Net(2)
     with trio.fail_after(LIMIT):
         ui = GameUI(0, output=DummyOutput())
         ui.update(net.table, [], "")
-        async with deciding(ui, net, peer=_ClockPeer(net.table, 300.0, None)) as got:
+        async with deciding(ui, net, peer=True, deadline=trio.current_time() + 300.0) as got:
             assert re.search(r"YOUR MOVE \(round 1\)  about [45]:\d\d left", ui.render_text())
             net.act(0, {"bids": {}, "splash": None})   # sent by other means: the decision goes away
             net.bots(seats=[1])
@@ -545,7 +537,7 @@ async def test_time_left_on_our_move_is_shown():
         ui2 = GameUI(0, output=DummyOutput())
         net2 = Net(2)
         ui2.update(net2.table, [], "")
-        async with deciding(ui2, net2, peer=_ClockPeer(net2.table, 300.0, trio.current_time() - 290)) as got:
+        async with deciding(ui2, net2, peer=True, deadline=trio.current_time() + 10.0) as got:
             assert re.search(r"about 0:(0\d|10) left", flat(ui2))
             net2.act(0, {"bids": {}, "splash": None})
             net2.bots(seats=[1])
@@ -554,7 +546,7 @@ async def test_time_left_on_our_move_is_shown():
         ui3 = GameUI(0, output=DummyOutput())
         net3 = Net(2)
         ui3.update(net3.table, [], "")
-        async with deciding(ui3, net3, peer=object()):
+        async with deciding(ui3, net3, peer=True, deadline=None):
             assert "YOUR MOVE (round 1)" in ui3.render_text() and "left" not in ui3.render_text().split("YOUR MOVE")[1].split("\n")[0]
             net3.act(0, {"bids": {}, "splash": None})
             net3.bots(seats=[1])
@@ -618,7 +610,7 @@ def test_game_over_shows_a_ranking_table_and_the_player_result():
         "joint " if shared else "", {1: "1st", 2: "2nd", 3: "3rd"}[place], res["points"]["1"]) in text
     if not res["draw"]:
         assert "winner" in text and "Token" in text and "elimination candidate" in text
-    assert "game over | help | PgUp/PgDn scroll | q quit" in text
+    assert "game over | a again (rematch) | help | PgUp/PgDn scroll | q quit" in text
     assert "Sheets on offer" not in text
     with pytest.raises(CommandError, match="the game is over"):
         ui._execute("bid 1 1")
@@ -779,7 +771,7 @@ async def test_narrow_terminal_gets_shorter_status_and_key_help():
     with trio.fail_after(LIMIT):
         ui = GameUI(0, output=DummyOutput())
         ui.update(net.table, [], "")
-        async with deciding(ui, net, peer=_ClockPeer(net.table, 300.0, None)):
+        async with deciding(ui, net, peer=True, deadline=trio.current_time() + 300.0):
             for width in (80, 100, 150):
                 status = text_of(ui._pane_status(width))
                 keys = text_of(ui._pane_help(width))
@@ -819,3 +811,62 @@ def test_commands_keep_the_middle_scrolled_where_it_was():
     assert ui._help_shown and ui._scroll == 0
     ui._execute("help")
     assert not ui._help_shown
+
+
+def test_names_keep_the_columns_they_replace_seat_numbers_in():
+    """Seen at 100x30: with names, the final ranking's "Zoe (you)" row was 3 columns left of the others,
+    and the reveal's bids table named nobody. A name in a column keeps its width; prose just reads it."""
+    from cli.screens import with_names
+
+    names = ["Zoe", "Bartholomew the Bold", "bot 4"]
+    assert with_names(" 4= seat 0 (you)     0 pts", names) == " 4= Zoe (you)        0 pts"
+    assert with_names(" 1. seat 2           5 pts", names) == " 1. bot 4            5 pts"
+    assert with_names("seat 1         25       -", names) == "Bartholomew the Bold 25       -"   # a longer one takes spaces, keeps one
+    assert with_names("Winner: seat 2. seat 1 bids 5", names) == "Winner: bot 4. Bartholomew the Bold bids 5"
+    assert with_names("seat 7  x", names) == "seat 7  x"
+
+
+def test_a_long_title_drops_easel_then_shows_its_cut():
+    net = Net(6)
+    ui = GameUI(0, output=DummyOutput(), key="abcd1234")
+    ui.update(net.table, [], "6/6 peers connected, 2 watching")
+    ui._cols = lambda: 99
+    title = text_of(ui._pane_title())
+    assert len(title) <= 100 and "abcd1234" not in title
+    assert title.startswith(" The Painting Game | you are seat 0")
+    assert "6/6 peers connected" in title or title.endswith("…")
+    ui._cols = lambda: 60
+    title = text_of(ui._pane_title())
+    assert len(title) == 61 and title.endswith("…")
+
+
+def test_a_name_on_a_cards_edge_keeps_the_box_whole():
+    from cli.screens import with_names
+
+    assert with_names("└seat 1──┘ └MATCH seat 2─┘", ["Zoe", "bot 4", "Ann"]) == "└bot 4───┘ └MATCH Ann────┘"
+
+
+async def test_a_decision_asked_before_the_first_update_waits_for_the_table():
+    """The node's decider may ask before the node first told the UI its table (seen once under load:
+    the decision opened on the generic screen, which knew none of the game's commands)."""
+    from trio.testing import wait_all_tasks_blocked
+
+    net = Net(2)
+    ui = GameUI(0, output=DummyOutput())
+    got = {}
+
+    async def decide():
+        got["action"] = await ui.decide(decision_of(net.peers[0], 0, trio.current_time()))
+
+    with trio.fail_after(LIMIT):
+        async with trio.open_nursery() as n:
+            n.start_soon(decide)
+            await wait_all_tasks_blocked()
+            assert ui._pending is None                      # waits for the table
+            ui.update(net.table, [], "")
+            await until(lambda: ui._pending is not None)
+            assert "YOUR MOVE (round 1)" in ui.render_text() and "bid ID N" in ui.render_text()
+            net.act(0, {"bids": {}, "splash": None})        # sent by other means: the decision goes away
+            net.bots(seats=[1])
+            ui.update(net.table, [], "")
+    assert got["action"] is None

@@ -95,7 +95,7 @@ decision is open (``ctx.deciding`` False: raise your own words, or return
 None for the shell's "it is not your turn").  It returns ``Send``, ``Say``
 (e.g. "press Enter again to confirm") or None (nothing to send).
 
-Decisions.  The shell's ``decide(view, seat, peer)`` may be called many
+Decisions.  The shell's ``decide(decision)`` may be called many
 times in one round or day (each call is one action); every call opens a
 decision and calls ``on_decision(ctx) -> Say | None`` (a prompt for the
 player; a screen resets or keeps its draft here as its game needs: the
@@ -325,14 +325,29 @@ def who(seats: Sequence[int], me: int | None, names: Sequence[str] = ()) -> str:
     return ", ".join("you" if s == me else seat_name(s, None, names) for s in seats)
 
 
-_SEAT_WORD = re.compile(r"\bseat (\d+)\b")
+_SEAT_WORD = re.compile(r"\bseat (\d+)\b( \(you\))?(  +|─+)?")
 
 
 def with_names(text: str, names: Sequence[str]) -> str:
-    """A line of a screen or the log with every ``seat N`` replaced by that seat's name (if the seats have names)."""
+    """A line of a screen or the log with every ``seat N`` replaced by that seat's name (if the seats have names).
+
+    In a column (``seat N`` or ``seat N (you)`` followed by two spaces or more, or on a box's edge,
+    followed by ``─``) the name keeps the column's width: it is padded, or takes spaces (or ``─``),
+    leaving at least one, so the columns (and the box) after it stay put."""
     if not names:
         return text
-    return _SEAT_WORD.sub(lambda m: names[int(m.group(1))] if int(m.group(1)) < len(names) else m.group(0), text)
+
+    def name(m: re.Match) -> str:
+        s = int(m.group(1))
+        if s >= len(names):
+            return m.group(0)
+        said = names[s] + (m.group(2) or "")
+        pad = m.group(3)
+        if not pad:
+            return said
+        return said + pad[0] * max(1, len(m.group(0)) - len(said))
+
+    return _SEAT_WORD.sub(name, text)
 
 
 def ordinal(n: int) -> str:
@@ -503,6 +518,9 @@ class Screen:
 
     #: width of the top-left board pane (0: no board pane)
     board_width: int = 0
+    #: the shell says the seats' names in ``middle_lines`` too (``with_names``: a name in a column or on a
+    #: box's edge keeps its width); a screen whose middle a name would break leaves it False
+    names_in_middle: bool = False
     #: extra styles, merged into the shell's style sheet ({"cell.r": "bg:#d70000", ...})
     styles: Mapping[str, str] = {}
     #: command word (and aliases) -> canonical command name

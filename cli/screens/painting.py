@@ -412,6 +412,8 @@ def _owned_lines(view: dict | None, me: int | None, width: int) -> list[Line]:
     else:
         head = [("class:header", "Owned sheets"),
                 ("class:label", " (v = value now; an unscored sheet loses 1 each round, never below 1)")]
+        if width_of(head) > width:     # a side column (a wide terminal): the same, shorter, on one line
+            head = [("class:header", "Owned sheets"), ("class:label", " (v = value now; unscored: -1 a round, min 1)")]
     if not view:
         return [head, [("class:label", "  (none)")]]
     order = sorted(range(view["players"]), key=lambda s: (s != me, s))
@@ -502,7 +504,8 @@ def _bids_table(offer: Sequence[Mapping], moves: dict, players: int, me: int | N
                 if a is None:
                     row.append(("", "?".rjust(col_w)))
                 elif a["outcome"] == "sold":
-                    row.append(("class:win", _who(a["winner"], me).replace("seat ", "s").rjust(col_w)))
+                    w = _who(a["winner"], me)       # "seat N" (named by the shell) when it fits the column
+                    row.append(("class:win", (w if len(w) < col_w else w.replace("seat ", "s")).rjust(col_w)))
                 elif a["outcome"] == "tie":
                     row.append(("class:tie", "tie".rjust(col_w)))
                 else:
@@ -819,6 +822,7 @@ class PaintingScreen(Screen):
     """The grid, the seats' tokens and garnets, the sheets, and one sealed move a round."""
 
     board_width = 20
+    names_in_middle = True     # its columns and card edges keep their width with names (with_names)
     styles = {"bid": "bold fg:ansimagenta", **{"cell.%s" % k.lower(): v for k, v in CELL_STYLE.items()}, **EXTRA_STYLES}
     commands = {"bid": "bid", "b": "bid", "splash": "splash", "s": "splash", "extra": "extra", "x": "extra",
                 "e": "extra", "convert": "convert", "c": "convert", "clear": "clear", "reset": "clear"}
