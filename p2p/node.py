@@ -85,6 +85,8 @@ def decision_of(peer: Peer, seat: int, now: float) -> Decision:
         at = now + float(peer.step_timeout(t.step))
     return Decision(view=t.view(seat), seat=seat, phase=t.phase, game=t.game, state=t.state,
                     secret=secret if isinstance(secret, bytes) else None, deadline=at)
+
+
 MIN_SLEEP = 0.002          # s: the ticker never wakes more often than this (a guard; the peer says when)
 QUEUE = 4096
 TRACE_FLUSH = 1.0         # s between appends of benchmark trace lines (EASEL_TRACE)

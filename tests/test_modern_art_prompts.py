@@ -22,6 +22,7 @@ from cli.screens.modern_art import hand_order
 from cli.shell import GameUI
 from core.games.modern_art.auctions import auction_key, next_raise
 from core.games.modern_art.cards import CARDS
+from p2p.node import decision_of
 
 from .test_modern_art_dealt_ui import MANet
 from .test_ui import flat, running, until
@@ -92,7 +93,7 @@ async def test_a_person_who_passes_or_sets_a_ceiling_is_asked_nothing_more_in_th
                     got: dict = {}
 
                     async def decide():
-                        got["action"] = await ui.decide(view, me, net.peers[me])
+                        got["action"] = await ui.decide(decision_of(net.peers[me], me, trio.current_time()))
 
                     async with trio.open_nursery() as n:
                         n.start_soon(decide)
