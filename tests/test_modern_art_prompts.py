@@ -62,7 +62,7 @@ async def test_a_person_who_passes_or_sets_a_ceiling_is_asked_nothing_more_in_th
     prompts = {"all": 0}
     with trio.fail_after(LIMIT):
         with create_pipe_input() as inp:
-            ui = GameUI(me, input=inp, output=DummyOutput())
+            ui = GameUI(me, input=inp, output=DummyOutput(), send_at_once=True)   # a typed move goes at once (as with --send-at-once)
             ui.update(t, [], "")
             screen = ui._screen()
             asked = screen.on_decision
