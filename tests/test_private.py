@@ -522,16 +522,30 @@ def test_a_card_whose_twin_was_played_is_never_offered_and_proves_a_deck_fault(m
             h0, h1 = state.ms.hands[0][0], state.ms.hands[1][0]
             n0 = (h0, h1)
             return dict(action, deck=copy_cheat(action["deck"], dealt._joint(state.keys), h0, h1))
+        if n0 is not None and state.stage == "play" and state.ms.phase == "play" and seat == 0 \
+                and n0[0] in state.ms.hands[0] and n0[1] in state.ms.hands[1]:
+            # seat 0 auctions its twin as soon as it is on turn (seat 1, on its left, is next)
+            plays = [a for a in GAME.legal_actions(state, seat, secrets[seat])
+                     if a.get("do") == "play" and a.get("pos") == n0[0] and not a.get("double")]
+            if plays:
+                return plays[0]
+        if isinstance(action, dict) and action.get("do") == "fault":
+            # the random bot may prove the fault the first time it is asked (say, to bid in seat 0's
+            # auction): here it waits for its own card turn, where the test looks at what it is offered
+            return next(a for a in GAME.legal_actions(state, seat, secrets[seat]) if a.get("do") != "fault")
         return action
 
     def twin_played(state):
         if state.stage != "play" or state.ms.phase != "play" or n0 is None:
             return False
-        card = dealt.known_cards(state, 0, secrets[0]).get(n0[0])
         actor = state.ms.actor
-        return card is not None and card in state.ms.revealed and actor in (0, 1) and n0[actor] in state.ms.hands[actor]
+        if actor not in (0, 1) or n0[actor] not in state.ms.hands[actor]:
+            return False
+        card = dealt.known_cards(state, actor, secrets[actor]).get(n0[actor])   # the twin still held
+        return card is not None and card in state.ms.revealed
 
     st = drive(3, SEED, secrets, tamper=tamper, stop=twin_played)
+    assert twin_played(st), (st.stage, st.status, st.named, st.ms.phase)
     holder = st.ms.actor
     pos = n0[holder]
     assert pos in st.ms.hands[holder]          # the actor still holds the twin of the played card
