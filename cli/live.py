@@ -961,14 +961,20 @@ def _isatty(stream) -> bool:
         return False
 
 
-def check_resume(args):
-    """``easel resume``'s arguments: (identity, directory, genesis, roster), or a usage error."""
+def game_dir_of(args):
+    """(identity, directory, genesis, roster) of ``args.dir``, a game's directory, or a usage error."""
     identity = identity_or_exit()
     d = Path(args.dir)
     try:
         genesis, roster = load_roster(d)
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError("%s is not a game directory: %s" % (d, exc)) from None
+    return identity, d, genesis, roster
+
+
+def check_resume(args):
+    """``easel resume``'s arguments: (identity, directory, genesis, roster), or a usage error."""
+    identity, d, genesis, roster = game_dir_of(args)
     if identity.public not in genesis.doc["seats"]:
         raise UsageError("this identity holds no seat in that game")
     if args.level:
@@ -1047,12 +1053,7 @@ AGAIN_PATIENCE = 120.0   # s a seat keeps knocking at the old host's door for th
 
 def again_args(args):
     """``easel again GAME_DIR``: what the rematch needs from the finished game (checked before anything starts)."""
-    identity = identity_or_exit()
-    d = Path(args.dir)
-    try:
-        genesis, roster = load_roster(d)
-    except (OSError, ValueError, KeyError) as exc:
-        raise UsageError("%s is not a game directory: %s" % (d, exc)) from None
+    identity, d, genesis, roster = game_dir_of(args)
     seats = genesis.doc["seats"]
     if identity.public not in seats:
         raise UsageError("this identity holds no seat in that game")

@@ -1040,8 +1040,8 @@ class GameUI(_BaseUI):
             self._held = None           # another command: the screen's own draft (or its words) replace ours
             self._say(out.text, out.style)
 
-    def _hold(self, action: Any) -> None:
-        """Keep ``action`` as the draft (checked now, as it will be sent); Enter on an empty line sends it."""
+    def _checked(self, action: Any) -> tuple:
+        """(the decision asked, ``action`` as the game normalises it), or a CommandError saying why not."""
         p = self._deciding()
         if p is None:
             raise self._not_your_turn()
@@ -1050,6 +1050,11 @@ class GameUI(_BaseUI):
                 action = check(p.game, p.state, p.seat, action, secret_of(self._table, p.seat))
             except IllegalAction as exc:
                 raise CommandError("illegal move: %s - fix it and try again" % exc) from None
+        return p, action
+
+    def _hold(self, action: Any) -> None:
+        """Keep ``action`` as the draft (checked now, as it will be sent); Enter on an empty line sends it."""
+        p, action = self._checked(action)
         try:
             text = self._screen().describe(p.game, p.state, p.seat, action) if p.game is not None else repr(action)
         except Exception:
@@ -1111,14 +1116,7 @@ class GameUI(_BaseUI):
 
     def _send(self, action: Any) -> None:
         """Check ``action`` with the game and hand it to the node (UI thread)."""
-        p = self._deciding()
-        if p is None:
-            raise self._not_your_turn()
-        if p.game is not None:
-            try:
-                action = check(p.game, p.state, p.seat, action, secret_of(self._table, p.seat))
-            except IllegalAction as exc:
-                raise CommandError("illegal move: %s - fix it and try again" % exc) from None
+        p, action = self._checked(action)
         ctx = self._ctx()
         screen = self._screen()
         try:
