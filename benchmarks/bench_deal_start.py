@@ -35,7 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import load, stats  # noqa: E402
+from common import load, peer_env, stats  # noqa: E402
 
 GAME = "modern-art"
 GOAL_S = 1.5
@@ -97,7 +97,7 @@ class FirstMove:
 
 
 def run_once(players: int, level: str | None, seed: str, poll: float) -> dict:
-    from cli.live import easel_command, easel_env, free_port
+    from cli.live import easel_command, free_port
 
     with tempfile.TemporaryDirectory() as d:
         port = free_port()
@@ -106,10 +106,7 @@ def run_once(players: int, level: str | None, seed: str, poll: float) -> dict:
         lv = ["--level", level] if level else []
         try:
             for k in range(players):
-                env = easel_env()
-                env["EASEL_HOME"] = str(homes[k])
-                env.pop("EASEL_TRACE", None)
-                env.pop("EASEL_FAULTS", None)
+                env = peer_env(homes[k])
                 if k == 0:
                     cmd = easel_command("host", "--game", GAME, "--players", str(players), "--port", str(port),
                                         "--auto", level or "random", "--seed", seed, "--unsafe-seed", "--bind", "127.0.0.1",

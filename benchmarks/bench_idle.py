@@ -42,7 +42,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import load, stats  # noqa: E402
+from common import load, peer_env, stats  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -187,7 +187,7 @@ def _table_waits_for_person(homes: list[Path], players: int):
 
 
 def run_once(game: str, players: int, duration: float, settle: float) -> dict:
-    from cli.live import easel_command, easel_env, free_port
+    from cli.live import easel_command, free_port
 
     with tempfile.TemporaryDirectory() as d:
         port = free_port()
@@ -195,10 +195,7 @@ def run_once(game: str, players: int, duration: float, settle: float) -> dict:
         procs = []
         try:
             for k in range(players):
-                env = easel_env()
-                env["EASEL_HOME"] = str(homes[k])
-                env.pop("EASEL_TRACE", None)
-                env.pop("EASEL_FAULTS", None)
+                env = peer_env(homes[k])
                 if k == 0:
                     cmd = [sys.executable, str(Path(__file__).resolve()), "--host-child", "--port", str(port), "--game", game,
                            "--players", str(players)]

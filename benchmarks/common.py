@@ -308,3 +308,15 @@ def demo_runs(game: str, players: int, runs: int, seed_prefix: str) -> tuple[dic
             logs.append(Path(obj["logs"][0]).read_bytes())
             objs.append(obj)
     return {"wall_s": stats(walls), "demo_reported_s": stats(inner), "baseline_cli_process_start_s": stats(starts)}, logs, objs
+
+
+def peer_env(home: Path) -> dict:
+    """The environment of one spawned CLI peer of a benchmark table: the CLI's own (``easel_env``),
+    its own ``EASEL_HOME``, and no trace or injected faults inherited from the caller."""
+    from cli.live import easel_env
+
+    env = easel_env()
+    env["EASEL_HOME"] = str(home)
+    env.pop("EASEL_TRACE", None)
+    env.pop("EASEL_FAULTS", None)
+    return env
