@@ -416,10 +416,6 @@ class Peer:
         """The votes held, (phase, prev, T) -> {voter: sig} (kept by the ``TimeoutVoter``)."""
         return self.voter.votes
 
-    @property
-    def step_clock(self) -> tuple | None:
-        return self.voter.clock
-
     def deadline(self) -> float | None:
         """When (on the ``tick`` clock) this peer starts voting the current step's late seats
         out; None before the step was first seen by a tick.  Other peers vote on their own
