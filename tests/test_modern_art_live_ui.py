@@ -93,6 +93,7 @@ async def test_a_person_plays_a_card_and_bids_through_one_whole_auction_at_a_liv
     seen = {"passes": 0, "bids": 0, "standing": [], "types": [], "hand": None}
     with create_pipe_input() as inp:
         ui = GameUI(0, input=inp, output=DummyOutput(), send_at_once=True)  # these tests are about the moves, not the draft
+        ui._said = record_messages(ui)
         try:
             with trio.fail_after(LIMIT):
                 async with trio.open_nursery() as nursery:
@@ -116,14 +117,30 @@ async def next_decision(ui, stop=lambda: False):
     return None if stop() else ui._deciding()
 
 
+def record_messages(ui) -> list[str]:
+    """Every message the UI says from now on, in order.  A message can be on the screen for less
+    than a poll: the next step's prompt replaces "Sent: ..." as soon as the others have moved."""
+    said: list[str] = []
+    say = ui._say
+
+    def spy(text: str, style: str = "class:info") -> None:
+        said.append(text)
+        say(text, style)
+
+    ui._say = spy
+    return said
+
+
 async def send(ui, inp, p, line: str, said: str) -> None:
-    """Type ``line`` + Enter while ``p`` is open; wait until it was sent and the screen says ``said``."""
+    """Type ``line`` + Enter while ``p`` is open; wait until it was sent and the UI said ``said``."""
     before = ui._message
+    messages = ui._said
+    start = len(messages)
     inp.send_text(line + ENTER)
     # sent, or refused by the screen / the game (a message in the error style): fail at once, saying why
     await until(lambda: p.event.is_set() or (ui._message != before and ui._message[0] == "class:error"))
     assert p.event.is_set() and p.result is not None, "%r was not sent: %s" % (line, ui._message[1])
-    await until(lambda: said in flat(ui))
+    await until(lambda: any(said in m for m in messages[start:]))
 
 
 def sale_of(ui, played: int | None) -> dict | None:
