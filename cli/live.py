@@ -1143,7 +1143,7 @@ async def watch_main(args, ui_factory=None) -> int:
         if w.first and not first_view:
             first_view.append((w.first, w.table.view(None)))
         if ui is not None and w.table is not None:
-            ui.update(w.table, [], "%d watching" % max(1, w.watching), waiting=None)
+            ui.update(w.table, [], "%d watching" % max(1, w.watching), waiting=w.waiting())
 
     async def follow() -> None:
         nonlocal got

@@ -135,6 +135,12 @@ def load_roster(directory: Path) -> tuple[Genesis, dict]:
     return parse_genesis(obj["genesis"]), obj["roster"]
 
 
+async def _set_then_cancel(event: trio.Event, scope: trio.CancelScope) -> None:
+    """Wait for ``event``, then cancel ``scope`` (waiting for the first of several events)."""
+    await event.wait()
+    scope.cancel()
+
+
 def _quiet_gc() -> None:
     """Once per process: move everything alive now (modules, the genesis, the replayed log)
     out of the cyclic collector's reach.  A full collection over it took 20-80 ms on the
@@ -509,16 +515,23 @@ class GameNode:
                 n.start_soon(silent)
                 sent = 0
                 told = -1
+                sealed: list = []
                 last = trio.current_time()
                 while True:
                     entries = self.peer.log_entries
                     if len(entries) < sent:
                         break           # our log was cut back (a repair): the spectator starts again
-                    grew = self._log_grew
+                    grew, changed = self._log_grew, self.changed
                     with trio.fail_after(lim.frame_deadline):
-                        while sent < len(entries):
-                            await fs.send(encode(["genesis" if sent == 0 else "entry", entries[sent]]))
+                        while sent < len(self.peer.log_entries):
+                            await fs.send(encode(["genesis" if sent == 0 else "entry", self.peer.log_entries[sent]]))
                             sent += 1
+                        # taken with no wait since the last entry sent: the commitments of the step
+                        # the spectator's log is at
+                        now_sealed = self.peer.sealed_events() if sent == len(self.peer.log_entries) else sealed
+                        if now_sealed != sealed:
+                            sealed = now_sealed
+                            await fs.send(encode(["sealed", sealed]))
                         now = trio.current_time()
                         if told != self.watching or now - last >= SPECTATOR_KEEPALIVE:
                             told, last = self.watching, now
@@ -526,7 +539,9 @@ class GameNode:
                     if self.done.is_set() and sent >= len(self.peer.log_entries):
                         break
                     with trio.move_on_after(SPECTATOR_KEEPALIVE):
-                        await grew.wait()
+                        async with trio.open_nursery() as either:       # a new entry, or a new commitment
+                            for ev in (grew, changed):
+                                either.start_soon(_set_then_cancel, ev, either.cancel_scope)
                 n.cancel_scope.cancel()
         except (ConnectionClosed, FrameError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError):
             pass
@@ -607,7 +622,7 @@ class GameNode:
         if self._trace and now - self._trace_flushed >= TRACE_FLUSH:
             self._trace_flushed = now
             self._write_trace(final=False)
-        if self.on_change is not None:
+        if self.on_change is not None or self.watching:     # a spectator is told who has sealed (§9.8)
             w = (self.peer.table.phase, self.peer.waiting(), len(self.conns), len(self.alerts))
             if w != self._last_waiting:
                 self._last_waiting = w

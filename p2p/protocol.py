@@ -434,6 +434,16 @@ class Peer:
         have = self._candidates(st)
         return tuple(s for s in st.seats if s not in have)
 
+    def sealed_events(self) -> list[bytes]:
+        """The commitments we hold for the current step, not yet in the log (a commit step's events are
+        placed only once all are in): raw signed events, seat order, for spectators (§9.8), who see
+        from them which seats have sealed their move.  Empty unless the step is a commit step."""
+        st = self.table.step
+        if st is None or st.kind != "commit":
+            return []
+        have = self._candidates(st)
+        return [have[s].raw for s in st.seats if s in have]
+
     def needs_decision(self) -> bool:
         """Our seat must choose a move now (a commit of a move, or an open move)."""
         st = self.table.step

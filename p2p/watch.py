@@ -2,8 +2,9 @@
 
 It connects to any seat's play address with TLS and no client certificate,
 sends ``["watch", 1]``, and receives ``["genesis", entry]``, then
-``["entry", entry]`` for every log entry in order, and ``["watching", n]``
-now and then. It checks every entry as a peer does (the genesis and every
+``["entry", entry]`` for every log entry in order, ``["sealed", [event, ...]]``
+(the commitments the seat holds for the current commit step, not yet in the
+log: who has sealed a move, never what) and ``["watching", n]`` now and then. It checks every entry as a peer does (the genesis and every
 signature, the chain and every rule: core.table.Table), and that the seat it
 reached holds a seat of that genesis. It holds no key of the game and no seat
 secret, so it sees exactly what the log makes public.
@@ -18,7 +19,7 @@ import trio
 
 from core import games as registry
 from core.encoding import CanonicalError, decode, encode
-from core.events import EntryError, parse_genesis
+from core.events import EntryError, parse_event, parse_genesis
 from core.table import RuleError, Table
 
 from . import tls
@@ -37,6 +38,36 @@ class Watched:
     first: int = 0              # entries received in the first batch (how far the game was when we came)
     watching: int = 0           # spectators the seat we follow serves (ourselves included)
     seat_key: bytes | None = None
+    sealed: frozenset = frozenset()     # seats whose commitment for the step at ``sealed_at`` the seat holds
+    sealed_at: int = -1                 # the log length (table.count) those commitments are for
+
+    def waiting(self) -> list[int] | None:
+        """The seats the current step still waits for, as public as it gets: a seat whose signed
+        commitment the seat we follow has shown us is sealed (its event is placed in the log only once
+        the step's last one is in).  None before the genesis."""
+        t = self.table
+        if t is None:
+            return None
+        sealed = self.sealed if self.sealed_at == t.count else frozenset()
+        return [s for s in t.missing() if s not in sealed]
+
+
+def take_sealed(w: Watched, items: Any) -> None:
+    """A ``["sealed", [event, ...]]`` frame: each a signed commitment valid for the table's current
+    step (signature, game, author's seat, step, kind: what a peer checks); EntryError or RuleError if not."""
+    t = w.table
+    if t is None or not isinstance(items, list) or len(items) > t.players:
+        raise EntryError("a sealed list that does not fit the table")
+    st = t.step
+    seats = set()
+    for raw in items:
+        if not isinstance(raw, bytes):
+            raise EntryError("a sealed item that is not an event")
+        ev = parse_event(raw)                         # its signature
+        if st is None or st.kind != "commit":
+            raise RuleError("a sealed commitment while the table is not at a commit step")
+        seats.add(t.check_event(ev))                  # this game, this step, a seat of it, a commit
+    w.sealed, w.sealed_at = frozenset(seats), t.count
 
 
 async def watch(host: str, port: int, on_change: Callable[[Watched], None] | None = None, games: Any = registry,
@@ -70,6 +101,8 @@ async def watch(host: str, port: int, on_change: Callable[[Watched], None] | Non
                     raise WatchError("the peer at %s:%d holds no seat of the game it sent" % (host, port))
                 w.table = Table.start(g, games)
                 w.entries.append(msg[1])
+            elif kind == "sealed" and len(msg) == 2 and w.table is not None:
+                take_sealed(w, msg[1])
             elif kind == "entry" and len(msg) == 2 and isinstance(msg[1], bytes) and w.table is not None:
                 w.table.append(msg[1])                # signature, chain and rules, as a peer checks them
                 w.entries.append(msg[1])

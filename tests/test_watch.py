@@ -125,3 +125,62 @@ async def test_a_table_opened_without_spectators_makes_every_seat_refuse_them(tm
     for bad in (0, "no", None):
         with pytest.raises(EntryError, match="spectators"):
             check_genesis_doc(dict(doc, spectators=bad))
+
+
+async def test_a_spectator_sees_a_seat_that_committed_as_sealed_as_the_players_do(tmp_path):
+    """Issue 19: a commit step's events enter the log only once all are in, so a spectator that had the
+    log alone showed every seat "choosing" while the players' screens showed "sealed". The seat it
+    follows now shows it the signed commitments it holds (never a move): sealed for everyone."""
+    import pytest
+
+    from cli.snapshot import seat_status, snapshot_of
+    from core.events import EntryError
+    from p2p.watch import Watched, take_sealed
+
+    ids, genesis, roster, stores = build_table(3, tmp_path)
+    # seats 0 and 1 play (bots), seat 2 never decides: the first move's commit step stays open on seat 2
+    nodes = [GameNode(ids[k], genesis, roster, stores[k], bot_decider("painting", "random", "s%d" % k) if k < 2 else None,
+                      timeout=60) for k in range(3)]
+    shown = trio.Event()
+    got = []
+
+    def on_change(w) -> None:
+        t = w.table
+        st = t.step if t is not None else None
+        if st is not None and st.purpose == "move" and st.kind == "commit" and w.waiting() == [2] and not shown.is_set():
+            snap = snapshot_of(t, None, waiting=w.waiting())
+            got.append(([seat_status(snap, s) for s in range(3)], list(t.missing()), w))
+            shown.set()
+
+    async def spectator():
+        try:
+            await watch("127.0.0.1", roster["addrs"][1][1], on_change, games=GAMES)
+        except WatchError:
+            pass
+
+    try:
+        with trio.fail_after(45):
+            async with trio.open_nursery() as n:
+                for node in nodes:
+                    await n.start(node.run)
+                n.start_soon(spectator)
+                await shown.wait()
+                # the players' own view of the same step, for comparison
+                players_waiting = list(nodes[0].peer.waiting())
+                n.cancel_scope.cancel()
+    finally:
+        for s in stores:
+            s.close()
+    (statuses, log_missing, w) = got[0]
+    assert statuses == ["sealed", "sealed", "choosing"]
+    assert log_missing == [0, 1, 2]                 # the log alone still waits for everyone: the old bug
+    assert players_waiting == [2]
+    # a forged or foreign commitment is refused, and a stale one is ignored once the log moves on
+    sealed_before = w.sealed
+    with pytest.raises(EntryError):
+        take_sealed(w, [b"\x00" * 40])
+    with pytest.raises(EntryError):
+        take_sealed(w, [b"x"] * 9)
+    assert w.sealed == sealed_before
+    stale = Watched(table=w.table, sealed=frozenset({0, 1}), sealed_at=w.table.count - 1)
+    assert stale.waiting() == [0, 1, 2]
