@@ -864,7 +864,7 @@ class GameUI(_BaseUI):
                         label = plain_label(note.text[note.text.find("(") + 1:-1])
                 self._deadline = None
                 self._timeout_words = ("Time ran out%s: your move was not sent in time and counts as no move%s."
-                                       % (" for %s" % label if label else "", _effect(self._screen())))
+                                       % (" for %s" % label if label else "", _effect(self._screen(), label)))
                 self._say(self._timeout_words, "class:error")
 
     async def decide(self, d: Any) -> Any:
@@ -1203,7 +1203,8 @@ class GameUI(_BaseUI):
             if 0 <= left <= WARN_TIMEOUT:
                 held = self._held_now() is not None
                 return "Time-out in %d s: %s, or it counts as no move%s." % (
-                    left, "press Enter to send your draft" if held else "send your move now", _effect(self._screen()))
+                    left, "press Enter to send your draft" if held else "send your move now",
+                    _effect(self._screen(), snap.step_label))
         return first_warning(snap.game, snap.view, self.seat)
 
     def _pane_warning(self, width: int | None = None) -> list:

@@ -128,8 +128,13 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
     )
 
 
-def _effect(screen: Screen) -> str:
-    return " (%s)" % screen.timeout_effect if screen.timeout_effect else ""
+def _effect(screen: Screen, label: str = "") -> str:
+    """ " (what the rules did instead)" for a time-out in the step labelled ``label`` ("" if none)."""
+    try:
+        words = screen.timeout_effect_for(label) if hasattr(screen, "timeout_effect_for") else screen.timeout_effect
+    except Exception:  # a screen's words never crash the UI
+        words = screen.timeout_effect
+    return " (%s)" % words if words else ""
 
 
 def _note_text(table: Table, note: Any, me: int | None, screen: Screen) -> str:
@@ -138,7 +143,7 @@ def _note_text(table: Table, note: Any, me: int | None, screen: Screen) -> str:
     if timed_out is not None and note.text.startswith("timed out"):
         label = note.text[note.text.find("(") + 1:-1] if "(" in note.text else ""
         return "time-out: %s did not move in time%s - counted as no move%s" % (
-            who(timed_out, me), " (%s)" % plain_label(label) if label else "", _effect(screen))
+            who(timed_out, me), " (%s)" % plain_label(label) if label else "", _effect(screen, label))
     prefix = "" if note.seat is None else "%s: " % seat_name(note.seat, me)
     return prefix + note.text
 

@@ -204,11 +204,11 @@ def test_bidding_price_and_buy_commands():
     assert run(sc, ctx, "b 0") == Send({"do": "bid", "amount": 0})
     assert run(sc, ctx, "pass") == Send({"do": "bid", "amount": 0})
     assert run(sc, ctx, "bid all") == Send({"do": "bid", "amount": 100})
-    assert sc.decision_label(ctx) == "sealed bid (0 = none)"
+    assert sc.decision_label(ctx) == "sealed bid, 0 = no bid"          # no brackets in "YOUR MOVE (...)"
     said = sc.on_sent(ctx, {"do": "bid", "amount": 30}, "seat 2 bids 30")
     assert said.text == "Sent: your bid: 30 (sealed until every bid is in)"
-    assert sc.on_decision(ctx).text.startswith("Sealed auction for MeS (Daniel Melim, sealed) (auctioneer seat 0): "
-                                               "bid N (0 to 100; 0 = no bid)")
+    assert sc.on_decision(ctx).text.startswith("Sealed auction for MeS (Daniel Melim, sealed), auctioneer seat 0: "
+                                               "one sealed bid, bid N (0 to 100; 0 = no bid)")
     # open: a raise round; bid +N raises the standing bid
     st = play(start(), 0, cid(ME, "open"))
     st = act(act(act(act(st, 0, {"do": "pass"}), 1, {"do": "bid", "amount": 10}), 2, {"do": "bid", "amount": 4}),

@@ -325,11 +325,12 @@ def who(seats: Sequence[int], me: int | None, names: Sequence[str] = ()) -> str:
     return ", ".join("you" if s == me else seat_name(s, None, names) for s in seats)
 
 
-_SEAT_WORD = re.compile(r"\bseat (\d+)\b( \(you\))?(  +|─+)?")
+_SEAT_WORD = re.compile(r"\b[Ss]eat (\d+)\b( \(you\))?(  +|─+)?")
 
 
 def with_names(text: str, names: Sequence[str]) -> str:
-    """A line of a screen or the log with every ``seat N`` replaced by that seat's name (if the seats have names).
+    """A line of a screen or the log with every ``seat N`` (or ``Seat N``, a sentence's start) replaced by
+    that seat's name (if the seats have names).
 
     In a column (``seat N`` or ``seat N (you)`` followed by two spaces or more, or on a box's edge,
     followed by ``─``) the name keeps the column's width: it is padded, or takes spaces (or ``─``),
@@ -525,12 +526,18 @@ class Screen:
     styles: Mapping[str, str] = {}
     #: command word (and aliases) -> canonical command name
     commands: Mapping[str, str] = {}
-    #: what the rules do for a seat that timed out, in a few words (shown after "counts as no move")
+    #: what the rules do for a seat that timed out, in a few words (shown after "counts as no move");
+    #: a screen whose steps differ says the one that applies in ``timeout_effect_for``
     timeout_effect: str = ""
     #: a chance step, for people ("dealing the next sheets")
     chance_words: str = "drawing fresh shared randomness"
     #: replay marks: (short name for the key line, what a mark is for the help page)
     mark_words: tuple[str, str] = ("step", "applied moves (a step of the game closed)")
+
+    def timeout_effect_for(self, label: str) -> str:
+        """What a time-out does in the step labelled ``label`` (the table's step label, or "" if
+        unknown), in a few words; default: ``timeout_effect`` whatever the step."""
+        return self.timeout_effect
 
     # -- title, board, seats ---------------------------------------------------
     def title_parts(self, ctx: Context) -> list[str]:

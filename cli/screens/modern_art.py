@@ -457,18 +457,18 @@ def _hand_lines(v: Mapping, me: int | None, width: int, highlight: Sequence[int]
         mine = [c for c in hand if CARDS[c["id"]].artist == a]
         if not mine:
             continue
-        line: Line = [("", "  ")] + artist_chip(a) + [("", " "), ("class:artfg.%d" % a, ARTISTS[a].ljust(NAME_W))]
+        head: Line = [("", "  ")] + artist_chip(a) + [("", " "), ("class:artfg.%d" % a, ARTISTS[a].ljust(NAME_W))]
+        items: list[Line] = []
         for c in mine:
             mark = c["pos"] in highlight
-            line.append(("", "  "))
-            line.append(("class:yourmove" if mark else "bold", "%d" % num[c["pos"]]))
-            line.append(("", " "))
-            line += chip(c["id"])
+            item: Line = [("class:yourmove" if mark else "bold", "%d" % num[c["pos"]]), ("", " ")] + chip(c["id"])
             if wide:
-                line.append(("class:label", " " + TYPE_WORD[CARDS[c["id"]].type]))
+                item.append(("class:label", " " + TYPE_WORD[CARDS[c["id"]].type]))
+            items.append(item)
         if not over and played[a] >= 4:
-            line.append(("class:warn", "  (5th ends round)"))
-        lines += wrap(line, width, " " * (4 + 4 + 1 + NAME_W))
+            items.append([("class:warn", "(5th ends round)")])
+        # a card, its number and its type stay on one line
+        lines += flow(head, items, width, " " * (4 + 4 + 1 + NAME_W))
     lines += wrap([("class:label", "  " + LEGEND)], width, "    ")
     return lines
 
@@ -520,8 +520,9 @@ def auction_lines(v: Mapping, me: int | None, width: int) -> list[Line]:
         actor = v.get("actor")
         lines.append([("class:header", "Round %d: card play" % v.get("round", 1))])
         if actor == me and me is not None:
+            example = card_code(hand_order(v["cards"])[0]["id"]) if v.get("cards") else "MeS"
             lines.append([("class:yourmove", " Your turn to auction "),
-                          ("", " play a card from your hand: play N, or play CARD (e.g. play MeS)")])
+                          ("", " play a card from your hand: play N, or play CARD (e.g. play %s)" % example)])
         else:
             lines.append([("", "  %s chooses a card to auction" % _sw(actor, me).capitalize())])
         lines += _worth_lines(v, worth)
@@ -557,9 +558,9 @@ def auction_lines(v: Mapping, me: int | None, width: int) -> list[Line]:
     elif ph == "price":
         who_ = _sw(auct, me)
         text = "  %s name%s the price (1 to %s money)" % (who_.capitalize(), "" if auct == me else "s",
-                                                          "your" if auct == me else "its")
+                                                          "your" if auct == me else "their")
         if auct == me and money is not None:
-            text += ": price N, at most %d. If all others pass, you must buy it yourself" % money
+            text += ": price N, at most %d. If all others pass, you must buy it yourself." % money
         lines.append([("", text)])
     elif ph == "fixed_price":
         lines.append([("bold", "  Price %d" % (a.get("price") or high)),
@@ -627,9 +628,16 @@ def _worth_lines(v: Mapping, worth: Sequence[int]) -> list[Line]:
     return [line]
 
 
-def round_lines(v: Mapping, me: int | None, width: int) -> list[Line]:
-    """This round: every seat's hand size and purchases (with prices), and what was sold to whom."""
+def _name_width(n: int, me: int | None, names: Sequence[str]) -> int:
+    """The width of a column of seat names: 13, wider (up to 24) for long names."""
+    return max([13] + [min(24, len(seat_name(s, me, names))) for s in range(n)])
+
+
+def round_lines(v: Mapping, me: int | None, width: int, names: Sequence[str] = ()) -> list[Line]:
+    """This round: every seat's hand size and purchases (with prices), and what was sold to whom.
+    ``names``: the seats' names (the genesis's), said in their column; () says "seat N"."""
     n = v.get("players", 0)
+    nw = _name_width(n, me, names)
     over = v.get("phase") == "over"
     if over:
         return []
@@ -637,7 +645,7 @@ def round_lines(v: Mapping, me: int | None, width: int) -> list[Line]:
                               ("class:label", " (cards in hand; paintings bought, price paid)")], width, "    ")
     sizes = v.get("hand_sizes") or [0] * n
     for s in range(n):
-        line: Line = [("class:you" if s == me else "", "  %-13s" % seat_name(s, me)),
+        line: Line = [("class:you" if s == me else "", "  %-*s" % (nw, seat_name(s, me, names)[:24])),
                       ("", " hand %2d  " % (sizes[s] if s < len(sizes) else 0))]
         buys = _purchases(v, s)
         if not buys:
@@ -647,7 +655,7 @@ def round_lines(v: Mapping, me: int | None, width: int) -> list[Line]:
                 line.append(("", "  "))
             line += chips(cards)
             line.append(("", " %s" % ("free" if not price else price)))
-        lines += wrap(line, width, " " * 26)
+        lines += wrap(line, width, " " * (nw + 13))
     return lines
 
 
@@ -683,9 +691,10 @@ def summary_lines(r: Mapping, me: int | None, width: int, players: int) -> list[
     return lines
 
 
-def result_lines(res: Mapping | None, me: int | None, width: int) -> list[Line]:
+def result_lines(res: Mapping | None, me: int | None, width: int, names: Sequence[str] = ()) -> list[Line]:
     if not isinstance(res, Mapping) or "ranking" not in res:
         return []
+    nw = _name_width(len(res["ranking"]), me, names) + 1
     lines: list[Line] = [[("class:over", "GAME OVER"),
                           ("class:label", " - the screens are lifted: most money wins, equal money shares the place")]]
     money = res.get("money") or []
@@ -693,7 +702,7 @@ def result_lines(res: Mapping | None, me: int | None, width: int) -> list[Line]:
     winners = set(res.get("winners") or [])
     for s in res["ranking"]:
         place = places[s] if s < len(places) else res["ranking"].index(s) + 1
-        row = "%3d. %-14s %5s money%s" % (place, seat_name(s, me), money[s] if s < len(money) else "?",
+        row = "%3d. %-*s %5s money%s" % (place, nw, seat_name(s, me, names)[:24], money[s] if s < len(money) else "?",
                                           "   winner" if s in winners else "")
         lines.append([("class:you" if s == me else "", row)])
     return [l for line in lines for l in wrap(line, width, "     ")]
@@ -913,6 +922,29 @@ def _diff_beats(bv: Mapping, v: Mapping, me: int | None) -> list[Beat]:
     return beats
 
 
+def happening_words(bv: Mapping, v: Mapping) -> list[str]:
+    """The sales and round ends from ``bv`` to ``v`` in words for the event log ("seat N": the shell
+    says the names, and "(you)")."""
+    out: list[str] = []
+    n = v.get("players", 0)
+    b_done, b_sales = _view_sales(bv)
+    done, sales = _view_sales(v)
+    if done > b_done:
+        rounds = (v.get("rounds") or [])[b_done:done]
+        first = (rounds[0].get("sales") or []) if rounds else []
+        for x in first[len(b_sales):]:
+            out.append(_sale_words(_sale_tuple(x), None)[0])
+        for r in rounds:
+            pay = list(r.get("payouts") or [])
+            out.append("round %s ends: %s; the bank pays %s" % (
+                r.get("round", "?"), r.get("reason", ""),
+                ", ".join("seat %d +%d" % (s, pay[s]) for s in range(min(n, len(pay)))) or "nothing"))
+        b_sales = []
+    for x in sales[len(b_sales):]:
+        out.append(_sale_words(_sale_tuple(x), None)[0])
+    return out
+
+
 def reveal_beats(snap: Snapshot | None, before: Snapshot | None, me: int | None) -> list[Beat]:
     """What happened between ``before`` and ``snap``, beat by beat."""
     if snap is None or before is None or not isinstance(snap.view, Mapping) or not isinstance(before.view, Mapping):
@@ -956,6 +988,28 @@ def action_words(a: Mapping, v: Mapping | None = None) -> str:
     return repr(dict(a))
 
 
+# the step's label (rules._label, auctions.py's labels) -> what a time-out does there (each step's default)
+_TIMEOUT_WORDS = (
+    ("auctions a painting", "the turn to auction is lost"),
+    ("open auction", "a pass: out of this auction"),
+    ("once around", "a pass"),
+    ("sealed bids", "no bid"),
+    ("names a fixed price", "the price is the lowest, 1"),
+    ("may buy", "a pass: no purchase"),
+    ("second", "a pass: nothing added to the double"),
+)
+
+# the deal's words (core/games/modern_art/dealt.py) with "its" for a seat: said without a pronoun,
+# which reads for "bot 2" and for "Zoe (you)" alike
+_DEAL_WORDS = (
+    ("finds its new cards in order", "checks the new cards: all in order"),
+    ("with its proof", "with a proof"),
+    ("publishes its deal key", "publishes a deal key"),
+    ("discloses its seat secret", "discloses the seat secret"),
+    ("withholds its ", "withholds the "),
+)
+
+
 # --------------------------------------------------------------------------- the screen
 
 
@@ -985,11 +1039,19 @@ class ModernArtScreen(Screen):
     }
     timeout_effect = ("a card turn is lost, a bid or a buyer passes (open: out of that auction; sealed: no bid), "
                       "a fixed price is the lowest, 1")
+    names_in_middle = True     # its middle says "seat N" only in text and in columns with_names keeps
     chance_words = "drawing the shared seed"
     mark_words = ("sale", "ends an auction (a sale) or a round")
 
     def __init__(self) -> None:
         self._order: dict | None = None      # our standing order in an open auction (private: never sent)
+
+    def timeout_effect_for(self, label: str) -> str:
+        """Only the step that timed out: the rules' default for it (auctions.py's ``default``)."""
+        for words, effect in _TIMEOUT_WORDS:
+            if words in label:
+                return effect
+        return self.timeout_effect if not label else "the rules' default for that step"
 
     def standing(self, ctx: Context) -> Send | None:
         """The move our standing order makes for us now (an open auction with "upto N"), else None."""
@@ -1072,7 +1134,8 @@ class ModernArtScreen(Screen):
         else:
             lines += top + ([[]] if top and hand else []) + hand
         lines.append([])
-        now = round_lines(v, me, half)
+        names = ctx.snap.names if ctx.snap is not None else ()
+        now = round_lines(v, me, half, names)
         rounds = v.get("rounds") or []
         last = summary_lines(rounds[-1], me, half, v.get("players", 0)) if rounds and not over else []
         if wide and now and last:
@@ -1088,7 +1151,7 @@ class ModernArtScreen(Screen):
         return [l for line in lines for l in (wrap(line, width, "    ") if width_of(line) > width else [line])]
 
     def game_over_lines(self, ctx: Context, width: int) -> list[Line]:
-        lines = result_lines(ctx.result, ctx.seat, width)
+        lines = result_lines(ctx.result, ctx.seat, width, ctx.snap.names if ctx.snap is not None else ())
         return lines or super().game_over_lines(ctx, width)
 
     def final_words(self, ctx: Context) -> str:
@@ -1127,7 +1190,10 @@ class ModernArtScreen(Screen):
                 if isinstance(sec, Mapping) and isinstance(sec.get("card"), int) and 0 <= sec["card"] < N_CARDS:
                     text += " with %s" % card_words(sec["card"])
                 return text
-        return game.describe(state, seat, action)
+        text = game.describe(state, seat, action)
+        for said, plain_words in _DEAL_WORDS:
+            text = text.replace(said, plain_words)
+        return text
 
     def log_tag(self, step: int) -> str:
         return "%d" % step
@@ -1157,7 +1223,7 @@ class ModernArtScreen(Screen):
         if ph == "open":
             return "open auction round %s: %s" % (a.get("open_round", "?"), bid)
         if ph == "sealed":
-            return "sealed bid (0 = none)"
+            return "sealed bid, 0 = no bid"
         return ""
 
     def on_decision(self, ctx: Context) -> Say | None:
@@ -1190,7 +1256,7 @@ class ModernArtScreen(Screen):
         if ph == "once_around":
             stand = ("standing bid %d by %s" % (a["high"], _sw(a.get("high_bidder"), me))
                      if a.get("high_bidder") is not None else "no bid yet")
-            return Say("Once around for %s (auctioneer %s), %s: bid N (%d to %s) or pass - one chance." % (
+            return Say("Once around for %s, auctioneer %s, %s: bid N (%d to %s) or pass - one chance." % (
                 lot, auct, stand, a.get("high", 0) + 1, money))
         if ph == "open":
             stand = ("standing bid %d by %s" % (a["high"], _sw(a.get("high_bidder"), me))
@@ -1199,7 +1265,7 @@ class ModernArtScreen(Screen):
                        "no more questions) or pass (out of this auction). Raises are sealed; a round without a "
                        "raise sells." % (lot, a.get("open_round"), stand, a.get("high", 0) + 1, money))
         if ph == "sealed":
-            return Say("Sealed auction for %s (auctioneer %s): bid N (0 to %s; 0 = no bid), one sealed bid. "
+            return Say("Sealed auction for %s, auctioneer %s: one sealed bid, bid N (0 to %s; 0 = no bid). "
                        "Ties: the auctioneer, else the nearest clockwise." % (lot, auct, money))
         return None
 
@@ -1430,6 +1496,14 @@ class ModernArtScreen(Screen):
     def describe_table(self, ctx: Context, config: Mapping[str, Any], players: int) -> str:
         return "Modern Art for %d seats; %s edition; 100 money each, 4 rounds" % (
             players, dict(config).get("edition", "standard"))
+
+    def happenings(self, before: Any, view: Any) -> list[str]:
+        """Every sale and every round's end between two views, for the event log: the moves say who bid,
+        only the rules say who bought, for how much, and what the bank paid (the reveal shows it too,
+        but it may be skipped)."""
+        if not isinstance(before, Mapping) or not isinstance(view, Mapping):
+            return []
+        return happening_words(before, view)
 
     def is_mark(self, before: Snapshot, after: Snapshot) -> bool:
         a, b = before.view, after.view
