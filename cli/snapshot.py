@@ -143,7 +143,7 @@ def _note_text(table: Table, note: Any, me: int | None, screen: Screen) -> str:
     if timed_out is not None and note.text.startswith("timed out"):
         label = note.text[note.text.find("(") + 1:-1] if "(" in note.text else ""
         return "time-out: %s did not move in time%s - counted as no move%s" % (
-            who(timed_out, me), " (%s)" % plain_label(label) if label else "", _effect(screen, label))
+            who(timed_out, me), " for %s" % plain_label(label) if label else "", _effect(screen, label))
     prefix = "" if note.seat is None else "%s: " % seat_name(note.seat, me)
     return prefix + note.text
 

@@ -634,9 +634,10 @@ def test_beats_at_a_round_end_rank_and_pay():
 # --------------------------------------------------------------------------- the full screen
 
 
-async def _full_screen(st: rules.State, seat: int, rows: int, cols: int, lines_in: list[str]):
-    """The real GameUI on a pipe: our decision open on ``st``; type ``lines_in``; the screen and what was sent."""
-    snap = snap_for(st, seat)
+async def _full_screen(st: rules.State, seat: int, rows: int, cols: int, lines_in: list[str], names: tuple = ()):
+    """The real GameUI on a pipe: our decision open on ``st``; type ``lines_in``; the screen and what was sent.
+    ``names``: the seats' names as the genesis gives them (core.events.seat_names)."""
+    snap = replace(snap_for(st, seat), names=tuple(names))
     with create_pipe_input() as inp:
         out = Vt100_Output(io.StringIO(), lambda: Size(rows=rows, columns=cols), term="xterm")
         ui = GameUI(seat, input=inp, output=out, screen=ModernArtScreen(), send_at_once=True)  # these tests are about the moves, not the draft
@@ -707,3 +708,99 @@ def test_the_title_and_board_show_how_far_the_deal_is():
     assert "round 1/4: deal: seat 0 shuffles (1 of 3)" in seen
     assert "round 1/4: deal: seat 2 shuffles (3 of 3)" in seen
     assert seen[-1].startswith("round 1/4: deal: dealing (positions 0-")
+
+
+# --------------------------------------------------------------------------- names and words (issue 19)
+
+
+def _names(*given: str) -> tuple:
+    """The seats' names as the shell gets them from a genesis with ``names`` (two equal names told apart)."""
+    from core.events import seat_names
+
+    from .helpers import seat_keys
+
+    return seat_names({"seats": [bytes(k.verify_key) for k in seat_keys(len(given))], "names": list(given)})
+
+
+@pytest.mark.parametrize("rows,cols", [(30, 100), (50, 160)])
+async def test_with_names_in_the_genesis_the_middle_pane_says_names_not_seat_numbers(rows, cols):
+    st = play(start(), 0, cid(ME, "open"))
+    st = act(act(act(act(st, 0, {"do": "bid", "amount": 6}), 1, {"do": "bid", "amount": 10}), 2, {"do": "bid", "amount": 4}),
+             3, {"do": "bid", "amount": 5})
+    names = _names("Ann", "Bo", "Zoe", "Ann")
+    assert names[0].startswith("Ann #") and names[3].startswith("Ann #") and names[0] != names[3]
+    with trio.fail_after(LIMIT):
+        shots, _ = await _full_screen(st, 2, rows, cols, [], names=names)
+    lines = shots[0]
+    text = "\n".join(lines)
+    assert "you are Zoe (seat 2)" in lines[0]
+    assert "Auction   MeO   open auction  by %s" % names[0] in text
+    assert "Standing bid: 10 by Bo" in text
+    assert "Raise or pass now: %s, you, %s" % (names[0], names[3]) in text
+    assert "standing bid 10 by Bo" in text                         # the prompt under the panes too
+    assert not re.search(r"\b[Ss]eat [0-9]\b", text.replace("(seat 2)", "")), text
+    if cols >= 160:                                                # the round so far: names in an even column
+        rows_ = [l for l in lines if re.search(r"  (Ann #\S+|Bo|Zoe \(you\))\s+hand", l)]
+        assert len(rows_) == 4 and len({l.index(" hand ") for l in rows_}) == 1, rows_
+
+
+def test_without_names_the_middle_pane_keeps_seat_numbers_and_round_columns_take_long_names():
+    from cli.screens.modern_art import result_lines, round_lines
+
+    st = play(start(), 0, cid(ME, "open"))
+    v = rules.view(st, 1, rules.known_for(st, 1, DEAL))
+    plain = text_of(round_lines(v, 1, 100))
+    assert "  seat 0        hand" in plain and "  seat 1 (you)  hand" in plain
+    long = _names("Maximilian Longname", "Bo", "Cy", "Di")
+    named = text_of(round_lines(v, 1, 100, long)).splitlines()[1:]
+    assert named[0].startswith("  Maximilian Longname hand") and len({l.index(" hand ") for l in named}) == 1
+    res = {"ranking": [2, 0, 1, 3], "money": [90, 80, 120, 70], "places": [2, 3, 1, 4], "winners": [2]}
+    over = text_of(result_lines(res, 1, 100, long)).splitlines()[1:]
+    assert over[0].startswith("  1. Cy ") and over[0].endswith("120 money   winner")
+    assert len({l.index(" money") for l in over}) == 1
+
+
+def test_the_deal_log_lines_read_for_you_and_for_others_and_sales_reach_the_log():
+    from core.games.modern_art import dealt
+
+    sc = ModernArtScreen()
+    secrets = [bytes([s + 1]) * 64 for s in range(3)]
+    st = GAME.setup(GAME.configure({}, 3), 3, SEED)
+    said = []
+    for _ in range(200):
+        if st.stage not in ("keys", "shuffle", "deal", "check"):
+            break
+        seat = GAME.turn(st).seats[0]
+        action = GAME.check(st, seat, dealt.auto_action(st, seat, secrets[seat]))
+        said.append(sc.describe(GAME, st, seat, action))
+        st = GAME.apply(st, seat, action)
+    assert "seat 0 publishes a deal key" in said
+    assert "seat 1 masks and shuffles the deck, with a proof" in said
+    assert "seat 2 checks the new cards: all in order" in said
+    assert not any(" its " in t for t in said), said
+    # a sale, which no move names, is in the log (the reveal that shows it may be skipped)
+    before = rules.view(start(), None)
+    st = play(start(), 0, cid(ME, "sealed"))
+    for s in range(4):
+        st = act(st, s, {"do": "bid", "amount": 10 if s == 1 else 0})
+    assert sc.happenings(before, rules.view(st, None)) == ["SOLD: seat 1 buys MeS for 10, paid to seat 0"]
+    assert sc.happenings(rules.view(st, None), rules.view(st, None)) == []
+
+
+def test_a_time_out_says_only_what_it_does_in_the_step_that_timed_out():
+    sc = ModernArtScreen()
+    st = play(start(), 0, cid(ME, "sealed"))
+    label = rules.turn(st).label
+    assert sc.timeout_effect_for(label) == "no bid"
+    assert sc.timeout_effect_for(rules.turn(start()).label) == "the turn to auction is lost"
+    st = play(start(), 0, cid(ME, "open"))
+    assert sc.timeout_effect_for(rules.turn(st).label) == "a pass: out of this auction"
+    st = play(start(), 0, cid(CA, "fixed_price"))
+    assert sc.timeout_effect_for(rules.turn(st).label) == "the price is the lowest, 1"
+    st = act(st, 0, {"do": "price", "amount": 20})
+    assert sc.timeout_effect_for(rules.turn(st).label) == "a pass: no purchase"
+    st = play(start(), 0, cid(ME, "double"))
+    assert sc.timeout_effect_for(rules.turn(st).label) == "a pass: nothing added to the double"
+    # the whole list only where the step is unknown; a step the screen does not know gets no list either
+    assert sc.timeout_effect_for("") == sc.timeout_effect
+    assert sc.timeout_effect_for("the deal: keys") == "the rules' default for that step"

@@ -498,7 +498,7 @@ async def test_time_out_is_told_to_the_player():
         assert got["action"] is None
         text = flat(ui)
         assert "Time ran out for round 1: bids and splash: your move was not sent in time" in text
-        assert "time-out: you did not move in time (round 1: bids and splash) - counted as no move" in text
+        assert "time-out: you did not move in time for round 1: bids and splash - counted as no move" in text
         assert "timed out seats [" not in text
         async with deciding(ui, net) as got:         # the next round's prompt keeps saying it
             text = flat(ui)
