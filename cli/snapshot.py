@@ -171,7 +171,7 @@ def step_status(snap: Snapshot, screen: Screen) -> tuple[str, str]:
             what += " (seats choose their sealed moves)"
         elif snap.step_kind == "reveal":
             what += " (the sealed moves are being opened)"
-    return "class:waiting", "%s - waiting for %s" % (what, whom)
+    return "class:waiting", "%s - waiting for %s" % (with_names(what, snap.names), whom)
 
 
 def seat_status(snap: Snapshot, s: int) -> str:

@@ -842,3 +842,41 @@ def test_the_event_log_names_each_canvas_once_per_painting_move():
     title = "'%s'" % CARDS[a["place"][0][0]].title
     squares = ", ".join("%s on %d" % (p[2], p[1]) for p in a["place"] if p[0] == a["place"][0][0])
     assert any(("%s of %s" % (squares, title)) in t and t.count(title) == 1 for t in paints), (squares, title, paints)
+
+
+# --------------------------------------------------------------------------- names (issue 19)
+
+
+def test_with_names_in_the_genesis_the_screen_says_names_and_keeps_the_studios_column():
+    from core.events import seat_names
+
+    from .helpers import seat_keys
+
+    st = turn_state(options={"player_trades": True})
+    st = rules.apply(st, 0, {"do": "offer", "give": {"K": 1}, "take": {st_col(st, 1): 1}})
+    names = seat_names({"seats": [bytes(k.verify_key) for k in seat_keys(3)], "names": ["Maximilian", "Zoe", "Bo"]})
+    sc = StarvingArtistsScreen()
+    ctx = ctx_for(st, 1)
+    ctx = replace(ctx, snap=replace(ctx.snap, names=names))
+    ui = GameUI(1, output=DummyOutput(), screen=sc)
+    ui._snap = ctx.snap
+    said = sc.on_decision(ctx)
+    ui._say(said.text, said.style)
+    text = ui.render_text()
+    assert "you are Zoe (seat 1)" in text and "answers to Maximilian's offer" in text          # title
+    assert "Trade offer: Maximilian gives K for" in text
+    assert "Maximilian offers K for your" in text                                             # the prompt's words
+    assert not re.search(r"\b[Ss]eat [0-9]\b", text.replace("(seat 1)", "")), text
+    rows = text.splitlines()
+    at = next(i for i, l in enumerate(rows) if l.startswith("Studios ("))
+    studios = rows[at + 1:at + 4]
+    assert [l.split()[0] for l in studios] == ["Maximilian", "you", "Bo"]
+    # the cubes start in one column, after the longest name
+    assert {re.match(r"  \S+ +", l).end() for l in studios} == {len("  Maximilian ")}, studios
+    # a time-out says what it does in that step only
+    assert sc.timeout_effect_for(rules.turn(st).label) == "the offer is declined"
+    assert sc.timeout_effect_for(rules.turn(turn_state()).label) == "the turn is spent working"
+    # without names: as before
+    plain = GameUI(1, output=DummyOutput(), screen=StarvingArtistsScreen())
+    plain._snap = ctx_for(st, 1).snap
+    assert "Trade offer: seat 0 gives K for" in plain.render_text()

@@ -61,6 +61,7 @@ from . import (
     seat_name,
     who,
     width_of,
+    with_names,
     wrap,
 )
 
@@ -285,6 +286,11 @@ def _amount(word: str, what: str, standing: int, money: int | None) -> int:
 # --------------------------------------------------------------------------- reading the view
 
 
+def _names_of(ctx: Context) -> tuple:
+    """The seats' names (the genesis's), () when it has none."""
+    return tuple(ctx.snap.names) if ctx.snap is not None else ()
+
+
 def _sw(s: Any, me: int | None) -> str:
     """ "you" / "seat 2" / "nobody"."""
     if not isinstance(s, int) or s < 0:
@@ -332,7 +338,12 @@ def _auction_type(a: Mapping | None) -> str:
 _DEAL_STEPS = ("keys", "shuffle", "deal", "check")   # the deal's automatic steps: its label shows its progress
 
 
-def _doing(v: Mapping, me: int | None) -> str:
+def _doing(v: Mapping, me: int | None, names: Sequence[str] = ()) -> str:
+    """Whose decision it is, in a few words, the seats by name if ``names`` (the genesis's)."""
+    return with_names(_doing_words(v, me), names)
+
+
+def _doing_words(v: Mapping, me: int | None) -> str:
     """Whose decision it is, in a few words (during the deal: how far it is, the table's label)."""
     if (v.get("deal") or {}).get("stage") in _DEAL_STEPS and v.get("label"):
         return str(v["label"]).replace("the deal: ", "deal: ", 1)
@@ -386,7 +397,7 @@ def _tile_text(t: int) -> str:
     return "%d" % t if t else "·"
 
 
-def board_pane(v: Mapping | None, me: int | None) -> list[Line]:
+def board_pane(v: Mapping | None, me: int | None, names: Sequence[str] = ()) -> list[Line]:
     """The value board: each artist's tiles per round, cumulative value, cards played this round."""
     if not isinstance(v, Mapping):
         return [[("class:header", "Modern Art")], [("class:label", "waiting for the table...")]]
@@ -397,7 +408,7 @@ def board_pane(v: Mapping | None, me: int | None) -> list[Line]:
         head: Line = [("class:phase", " GAME OVER "), ("", " after round %d" % done)]
     else:
         head = [("class:phase", " ROUND %d/%d " % (rnd, _rules.ROUNDS)), ("", " ")]
-        doing = _doing(v, me)
+        doing = _doing(v, me, names)
         mine = v.get("actor") == me and me is not None or (
             me is not None and v.get("phase") in ("open", "sealed") and me in (v.get("waiting") or []))
         head.append(("class:yourmove" if mine else "class:waiting", doing[: BOARD_W - width_of(head)]))
@@ -1079,10 +1090,10 @@ class ModernArtScreen(Screen):
             return []
         if v.get("phase") == "over":
             return ["after round %d" % _finished(v)]
-        return ["round %d/%d: %s" % (v.get("round", 1), _rules.ROUNDS, _doing(v, ctx.seat))]
+        return ["round %d/%d: %s" % (v.get("round", 1), _rules.ROUNDS, _doing(v, ctx.seat, _names_of(ctx)))]
 
     def board_lines(self, ctx: Context) -> list[Line]:
-        return board_pane(self._latest(ctx), ctx.seat)
+        return board_pane(self._latest(ctx), ctx.seat, _names_of(ctx))
 
     def seat_columns(self, ctx: Context) -> list[tuple[str, int]]:
         return [("money", 5), ("hand", 4), ("bought", 10), ("role", 6)]
@@ -1134,7 +1145,7 @@ class ModernArtScreen(Screen):
         else:
             lines += top + ([[]] if top and hand else []) + hand
         lines.append([])
-        names = ctx.snap.names if ctx.snap is not None else ()
+        names = _names_of(ctx)
         now = round_lines(v, me, half, names)
         rounds = v.get("rounds") or []
         last = summary_lines(rounds[-1], me, half, v.get("players", 0)) if rounds and not over else []
@@ -1151,7 +1162,7 @@ class ModernArtScreen(Screen):
         return [l for line in lines for l in (wrap(line, width, "    ") if width_of(line) > width else [line])]
 
     def game_over_lines(self, ctx: Context, width: int) -> list[Line]:
-        lines = result_lines(ctx.result, ctx.seat, width, ctx.snap.names if ctx.snap is not None else ())
+        lines = result_lines(ctx.result, ctx.seat, width, _names_of(ctx))
         return lines or super().game_over_lines(ctx, width)
 
     def final_words(self, ctx: Context) -> str:
@@ -1279,7 +1290,7 @@ class ModernArtScreen(Screen):
             if sent is not None and ctx.snap is not None and sent.phase == ctx.snap.phase:
                 text = re.sub(r"^seat %d " % me, "", sent.text)
                 return [("class:sent", "Sent: %s" % text), ("class:label", " - waiting for the others.")]
-            return [("class:label", "Waiting: %s." % _doing(v, me))]
+            return [("class:label", "Waiting: %s." % _doing(v, me, _names_of(ctx)))]
         ph = v.get("phase")
         money = _money_of(v, me)
         a = v.get("auction") or {}

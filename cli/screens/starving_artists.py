@@ -60,6 +60,7 @@ from . import (
     plural,
     seat_name,
     who,
+    with_names,
     wrap,
 )
 
@@ -473,13 +474,33 @@ def _own_status(c: dict) -> Line:
     return [("class:label", "%d to go" % left)]
 
 
+# the step's label (rules._label) -> what a time-out does there (rules.default_action)
+_TIMEOUT_WORDS = (
+    ("'s turn", "the turn is spent working"),
+    ("trade offer", "the offer is declined"),
+    ("announces sales", "nothing is sold tonight"),
+    ("collects", "the cubes are taken, needed colours first"),
+    ("chooses the diamonds", "the rules choose the diamonds' colours"),
+)
+
+
 def _seat_word(s: int | None, me: int | None) -> str:
     if s is None:
         return "nobody"
     return "you" if s == me else "seat %d" % s
 
 
-def _doing(v: dict, me: int | None) -> str:
+def _doing(v: dict, me: int | None, names: Sequence[str] = ()) -> str:
+    """Whose decision it is, in a few words, the seats by name if ``names`` (the genesis's)."""
+    return with_names(_doing_words(v, me), names)
+
+
+def _names_of(ctx: Context) -> tuple:
+    """The seats' names (the genesis's), () when it has none."""
+    return tuple(ctx.snap.names) if ctx.snap is not None else ()
+
+
+def _doing_words(v: dict, me: int | None) -> str:
     """Whose decision it is, in a few words: "your turn", "seat 2 collects"..."""
     step = v.get("step")
     t = v.get("turn")
@@ -577,10 +598,18 @@ class StarvingArtistsScreen(Screen):
         "diamonds": "diamonds",
         "clear": "clear",
     }
+    names_in_middle = True     # its middle says "seat N" in sentences; the studios' column takes the names itself
     timeout_effect = ("the rules' default: a turn works, an announcement sells nothing, "
                       "a collection takes the needed cubes first, an answer declines")
     chance_words = "drawing cubes from the bag / turning canvases over"
     mark_words = ("day/phase", "starts a new day or phase (morning, afternoon, night)")
+
+    def timeout_effect_for(self, label: str) -> str:
+        """Only the step that timed out: the rules' default for it (rules.default_action)."""
+        for words, effect in _TIMEOUT_WORDS:
+            if words in label:
+                return effect
+        return self.timeout_effect if not label else "the rules' default for that step"
 
     def __init__(self) -> None:
         self.draft: dict | None = None      # a suggested action waiting for Enter
@@ -620,7 +649,7 @@ class StarvingArtistsScreen(Screen):
         if v["phase"] == "over":
             parts.append("after day %d" % v["day"])
         else:
-            doing = _doing(v, ctx.seat)
+            doing = _doing(v, ctx.seat, _names_of(ctx))
             parts.append("day %d %s%s" % (v["day"], v["phase"], ": " + doing if doing else ""))
         if v.get("edition") == "junior":
             parts.append("junior")
@@ -637,7 +666,7 @@ class StarvingArtistsScreen(Screen):
             head: Line = [("class:phase", " GAME OVER "), ("", " after day %d" % v["day"])]
         else:
             head = [("class:phase", " DAY %d %s " % (v["day"], v["phase"].upper())), ("", " ")]
-            doing = _doing(v, me)
+            doing = _doing(v, me, _names_of(ctx))
             head.append(("class:yourmove" if v.get("turn") == me and v.get("step") != "answer"
                          else "class:waiting", doing[: 40 - sum(len(t) for _, t in head)]))
         lines: list[Line] = [head]
@@ -646,7 +675,9 @@ class StarvingArtistsScreen(Screen):
             studio = v["studios"][who_studio]
             total = sum(studio.values())
             inc = v["incoming"][who_studio]
-            label = "Your studio" if who_studio == me else "Seat %d's studio" % who_studio
+            names = _names_of(ctx)
+            label = "Your studio" if who_studio == me else (
+                "%s's studio" % seat_name(who_studio, None, names)[:24] if names else "Seat %d's studio" % who_studio)
             lines.append([("class:header", label), ("class:label", "  %d cube%s%s" % (
                 total, "" if total == 1 else "s", ", +%d coming" % inc if inc else ""))])
             lines.append(_cube_blocks(studio))
@@ -701,7 +732,7 @@ class StarvingArtistsScreen(Screen):
             lines += self._night_lines(v, me, width) + [[]]
         lines += self._cards_lines(v, me, width)
         lines.append([])
-        lines += self._studios_lines(v, me, width)
+        lines += self._studios_lines(v, me, width, _names_of(ctx))
         lines.append([])
         lines += self._today_lines(v, me, width)
         lines.append([])
@@ -744,11 +775,13 @@ class StarvingArtistsScreen(Screen):
             return layout_cards([own, market], width, gap=4)
         return own + [[]] + market
 
-    def _studios_lines(self, v: dict, me: int | None, width: int) -> list[Line]:
+    def _studios_lines(self, v: dict, me: int | None, width: int, names: Sequence[str] = ()) -> list[Line]:
+        """Every seat's cubes; ``names``: the seats' names (the genesis's), () says "seat N"."""
         lines: list[Line] = [[("class:header", "Studios"), ("class:label", " (cubes by colour; +N = drawn, arriving)")]]
+        said = ["you" if s == me else seat_name(s, None, names)[:24] for s in range(v["players"])]
+        nw = max([7] + [len(t) for t in said])
         for s in range(v["players"]):
-            name = "you" if s == me else "seat %d" % s
-            line: Line = [("class:you" if s == me else "", "  %-7s " % name)]
+            line: Line = [("class:you" if s == me else "", "  %-*s " % (nw, said[s]))]
             if not v["alive"][s]:
                 line.append(("class:label", "starved - out of the game"))
             else:
@@ -758,7 +791,7 @@ class StarvingArtistsScreen(Screen):
                 gallery = v["gallery"][s]
                 if gallery:
                     line.append(("class:label", "  sold %d" % len(gallery)))
-            lines += wrap(line, width, " " * 12)
+            lines += wrap(line, width, " " * (nw + 5))
         return lines
 
     def _offer_lines(self, v: dict, me: int | None, width: int) -> list[Line]:
@@ -1071,7 +1104,7 @@ class StarvingArtistsScreen(Screen):
                 return [("bold", "End of day: "), ("", "diamonds COLOUR.. (one per diamond of the leaving canvas)")]
         if v["phase"] == "over":
             return []
-        what = "drawing cubes / turning canvases over" if v.get("chance") else _doing(v, me)
+        what = "drawing cubes / turning canvases over" if v.get("chance") else _doing(v, me, _names_of(ctx))
         out = [("class:label", "Waiting: %s." % what)]
         if v["step"] == "turn" and v["phase"] != "night":
             out.append(("class:label", " Your free action today: %s." % ("used" if v["free_used"][me] else "unused")))
