@@ -575,7 +575,7 @@ def auction_lines(v: Mapping, me: int | None, width: int) -> list[Line]:
         lines.append([("", text)])
     elif ph == "fixed_price":
         lines.append([("bold", "  Price %d" % (a.get("price") or high)),
-                      ("", " - the first to buy takes it, paid to %s; if all pass, %s must buy it (to the bank)"
+                      ("", " - the first to buy takes it, paid to %s; if all pass, %s must buy it, paying the bank"
                        % (_sw(auct, me), _sw(auct, me)))])
         lines.append([("class:label", "  Buyers in turn: ")] + _order_words(a.get("order") or [], a.get("idx", 0), me))
     elif ph in ("once_around", "open"):
@@ -1221,7 +1221,8 @@ class ModernArtScreen(Screen):
             return "%s: auction a card" % r
         if ph == "double":
             first = (a.get("cards") or [None])[0]
-            art = CODES[CARDS[first].artist] if isinstance(first, int) and 0 <= first < N_CARDS else "?"
+            # the artist's name: its two letters ("Me") would read as a word here
+            art = ARTISTS[CARDS[first].artist] if isinstance(first, int) and 0 <= first < N_CARDS else "card"
             return "add a second %s to the double, or pass" % art
         if ph == "price":
             return "name the fixed price"
@@ -1257,7 +1258,7 @@ class ModernArtScreen(Screen):
         if ph == "double":
             first = cards[0] if cards else None
             art = ARTISTS[CARDS[first].artist] if isinstance(first, int) and 0 <= first < N_CARDS else "?"
-            return Say("%s offers %s as a double: add a second %s card (add N; you become the auctioneer and "
+            return Say("%s offers %s: add a second %s card (add N; you become the auctioneer and "
                        "are paid) or pass." % (_sw(a.get("opener"), me).capitalize(), lot, art))
         if ph == "price":
             return Say("Name your fixed price for %s: price N (1 to %s). If nobody buys, you must buy it yourself."
