@@ -804,3 +804,27 @@ def test_a_time_out_says_only_what_it_does_in_the_step_that_timed_out():
     # the whole list only where the step is unknown; a step the screen does not know gets no list either
     assert sc.timeout_effect_for("") == sc.timeout_effect
     assert sc.timeout_effect_for("the deal: keys") == "the rules' default for that step"
+
+
+def test_the_log_says_a_fifth_card_ends_the_round_instead_of_auctioning_it():
+    """Rules (modern-art-implementation-plan.md): "5th card | Ends round, counts for ranking, not
+    auctioned"; "Double 5th | As first: immediate end. As second: both unsold". The log said
+    "auctions" for it."""
+
+    def with_played(st, played):
+        v = rules.view(st, None)
+        v["played"] = list(played)
+        return rules.state_from_view(v)
+
+    sc = ModernArtScreen()
+    st = start()
+    med = cid(ME, "double")
+    assert sc.describe(GAME, st, 0, {"do": "play", "pos": pos(med), "card": med, "double": None}) == \
+        "seat 0 auctions Daniel Melim double (MeD)"
+    four = with_played(st, (0, 0, 4, 0, 0))
+    assert sc.describe(GAME, four, 0, {"do": "play", "pos": pos(med), "card": med, "double": None}) == \
+        "seat 0 plays Daniel Melim double (MeD), the 5th Daniel Melim card: the round ends, nothing is auctioned"
+    mes = cid(ME, "sealed")
+    three = with_played(st, (0, 0, 3, 0, 0))
+    said = sc.describe(GAME, three, 0, {"do": "play", "pos": pos(med), "card": med, "double": {"pos": pos(mes), "card": mes}})
+    assert said.startswith("seat 0 plays Daniel Melim double (MeD) and Daniel Melim sealed (MeS), the 5th Daniel Melim card")

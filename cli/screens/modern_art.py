@@ -807,6 +807,21 @@ def _rules_state(state: Any) -> Any:
     return inner if isinstance(inner, _rules.State) else state
 
 
+def _ends_round(state: Any, cards: Sequence[int]) -> int | None:
+    """The artist whose 5th card this round is among ``cards`` (played in ``state``), else None."""
+    st = _rules_state(state)
+    played = getattr(st, "played", None)
+    if not isinstance(played, (tuple, list)) or len(played) != 5:
+        return None
+    count = list(played)
+    for c in cards:
+        a = CARDS[c].artist
+        count[a] += 1
+        if count[a] >= 5:
+            return a
+    return None
+
+
 def _replay_beats(before_state: Any, game: Any, moves: Sequence[tuple], me: int | None) -> list[Beat] | None:
     """Replay ``moves`` from ``before_state`` with the game's own rules and tell what happened:
     sealed bids opening side by side, open-auction raise rounds, sales, round ends.  None if it cannot.
@@ -1196,10 +1211,17 @@ class ModernArtScreen(Screen):
             if do in ("play", "add") and isinstance(card, int) and 0 <= card < N_CARDS:
                 if do == "add":
                     return "seat %s adds %s to the double and becomes the auctioneer" % (seat, card_words(card))
-                text = "seat %s auctions %s" % (seat, card_words(card))
                 sec = action.get("double")
-                if isinstance(sec, Mapping) and isinstance(sec.get("card"), int) and 0 <= sec["card"] < N_CARDS:
-                    text += " with %s" % card_words(sec["card"])
+                sec_card = sec.get("card") if isinstance(sec, Mapping) else None
+                if not (isinstance(sec_card, int) and 0 <= sec_card < N_CARDS):
+                    sec_card = None
+                ending = _ends_round(state, [card] + ([sec_card] if sec_card is not None else []))
+                if ending is not None:       # the 5th card of its artist is not auctioned: the round ends
+                    return "seat %s plays %s, the 5th %s card: the round ends, nothing is auctioned" % (
+                        seat, " and ".join(card_words(c) for c in [card, sec_card] if c is not None), ARTISTS[ending])
+                text = "seat %s auctions %s" % (seat, card_words(card))
+                if sec_card is not None:
+                    text += " with %s" % card_words(sec_card)
                 return text
         text = game.describe(state, seat, action)
         for said, plain_words in _DEAL_WORDS:
