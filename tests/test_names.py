@@ -277,3 +277,14 @@ def test_the_screen_says_who_by_name_seats_pane_title_log_waiting_and_ranking():
     snap = snapshot_of(plain, 1, screen=screen)
     assert snap.names == () and [t.split("  ", 1)[1] for _, t in snap.log] == ["seat 0 adds 2"]
     assert "you are seat 1" in _title_text("Easel", snap, screen, Context(seat=1, snap=snap))
+
+
+def test_with_names_says_a_name_for_seat_n_mid_sentence_at_its_start_and_in_a_column():
+    from cli.screens import with_names
+
+    names = ("Ann", "Bo", "Maximilian")
+    assert with_names("Seat 0 offers K for your R; seat 1's turn", names) == "Ann offers K for your R; Bo's turn"
+    assert with_names("  seat 1 (you)  hand 9", names) == "  Bo (you)      hand 9"      # the column stays put
+    assert with_names("seat 2  9", names) == "Maximilian 9"                              # at least one space
+    assert with_names("seat 7 and Seats 1", names) == "seat 7 and Seats 1"              # no such seat; a header
+    assert with_names("Seat 0 offers", ()) == "Seat 0 offers"                           # no names: as before

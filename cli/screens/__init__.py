@@ -103,8 +103,9 @@ shell never resets a draft).  Before that the shell asks ``standing(ctx) ->
 Send | None``: a standing order the player gave (kept by the screen, never
 sent as such) answering this decision at once; then there is no prompt.  After a send the shell calls
 ``on_sent(ctx, action, text) -> Say``.  When the table timed our seat out
-the shell says so with ``timeout_effect`` (what the rules did instead,
-e.g. "no bids, no splash"); chance steps are described with
+the shell says so with ``timeout_effect_for(label)`` (what the rules did
+instead in the step with that label, e.g. "no bid"; default: the
+``timeout_effect`` attribute, e.g. "no bids, no splash"); chance steps are described with
 ``chance_words``.  At the game's end ``final_words(ctx)`` is said once.
 
 The reveal moment.  When the table moves on (moves applied: a sealed step
