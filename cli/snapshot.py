@@ -9,6 +9,7 @@ export.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Sequence
 
 from core.events import Event, Genesis, Timeout, seat_names
@@ -85,7 +86,8 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
         except Exception:
             new = []
         if seat is not None:
-            new = [t.replace("seat %d " % seat, "seat %d (you) " % seat) for t in new]
+            mine = re.compile(r"\bseat %d\b(?! \(you\))" % seat)
+            new = [mine.sub("seat %d (you)" % seat, t) for t in new]
         happened = (happened + tuple((table.count - 1, t) for t in new))[-LOG_KEEP:]
     for idx, text in happened:
         items.append((idx, 2, "class:log.note", "*   " + text))

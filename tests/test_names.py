@@ -288,3 +288,25 @@ def test_with_names_says_a_name_for_seat_n_mid_sentence_at_its_start_and_in_a_co
     assert with_names("seat 2  9", names) == "Maximilian 9"                              # at least one space
     assert with_names("seat 7 and Seats 1", names) == "seat 7 and Seats 1"              # no such seat; a header
     assert with_names("Seat 0 offers", ()) == "Seat 0 offers"                           # no names: as before
+
+
+def test_a_happening_says_you_wherever_it_names_our_seat():
+    """"SOLD: ... paid to seat 0" said (you) only where a space followed: now at a line's end too."""
+    from cli.screens.starving_artists import StarvingArtistsScreen
+    from cli.shell import snapshot_of
+
+    from .test_ui import Net
+
+    class Sales(StarvingArtistsScreen):
+        said = ["SOLD: seat 1 buys MeS for 10, paid to seat 0"]
+
+        def happenings(self, before, view):
+            out, self.said = self.said, []
+            return out
+
+    net = Net(2)
+    screen = Sales()
+    first = snapshot_of(net.table, 0, screen=screen)
+    net.bots(upto_round=2)
+    second = snapshot_of(net.table, 0, screen=screen, before=first)
+    assert "*   SOLD: seat 1 buys MeS for 10, paid to seat 0 (you)" in [text for _, text in second.log]
