@@ -4,7 +4,8 @@ It connects to any seat's play address with TLS and no client certificate,
 sends ``["watch", 1]``, and receives ``["genesis", entry]``, then
 ``["entry", entry]`` for every log entry in order, ``["sealed", [event, ...]]``
 (the commitments the seat holds for the current commit step, not yet in the
-log: who has sealed a move, never what) and ``["watching", n]`` now and then. It checks every entry as a peer does (the genesis and every
+log: who has sealed a move, never what) and ``["watching", n]`` now and
+then. It checks every entry as a peer does (the genesis and every
 signature, the chain and every rule: core.table.Table), and that the seat it
 reached holds a seat of that genesis. It holds no key of the game and no seat
 secret, so it sees exactly what the log makes public.
