@@ -23,9 +23,11 @@ from .events import (
     EVENT_PREFIX,
     EntryError,
     Event,
+    _event_sign_msg_from_raw,
     Timeout,
     check_entry_signatures,
     parse_entry,
+    parse_event_fast,
     parse_genesis,
     reveal_commitment,
     verify_many,
@@ -134,12 +136,17 @@ def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = No
     bad: tuple | None = None     # (i, text): the first entry that does not parse
     index = rep.index
     n_prefix = len(EVENT_PREFIX)
+    fast = parse_event_fast   # an event in its usual form, read from its bytes (None: parse_entry judges it)
     for i in range(1, len(entries)):
         raw = entries[i]
         try:
             if bad is None:
                 n0 = len(jobs)
-                if not by_entry:
+                ent = fast(raw)
+                if ent is not None:
+                    if not by_entry:
+                        jobs.append((ent.author, _event_sign_msg_from_raw(raw), ent.sig))
+                elif not by_entry:
                     ent = parse_entry(raw, keys=keys, pending=jobs)
                 elif raw[:n_prefix] == EVENT_PREFIX:
                     ent = parse_entry(raw, verify=False)
@@ -149,7 +156,7 @@ def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = No
                 parsed.append((i, ent))
                 first.append(n0)
             else:
-                ent = parse_entry(raw, verify=False)
+                ent = fast(raw) or parse_entry(raw, verify=False)
         except EntryError as exc:
             if bad is None:
                 bad = (i, str(exc))
