@@ -42,8 +42,9 @@ from .table import RuleError, Table
 #                       verify, or None (jobs[:stop] were all made ready before).
 #
 # A verifier may instead check whole entries (``verifier.by_entry`` true): ``verifier(entries,
-# keys)`` is called with every entry of the file (the genesis first) before they are parsed
-# here, and returns a session whose ``join(limit)`` is the first (index, text) among entries
+# keys, offsets)`` is called with every entry of the file (the genesis first) and the file
+# offset of each one's record (core.logfile.Parsed.offsets) before they are parsed here, and
+# returns a session whose ``join(limit)`` is the first (index, text) among entries
 # 1 .. limit - 1 whose signatures do not verify (core.events.check_entry_signatures), or None.
 # The entries are then parsed here without their signatures (nothing is hashed for them).
 Verifier = Callable[..., Any]
@@ -126,7 +127,7 @@ def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = No
     by_entry = bool(getattr(verifier, "by_entry", False))
     jobs: list = []
     if by_entry:
-        session = verifier(entries, keys)
+        session = verifier(entries, keys, parsed_file.offsets)
         scratch: list = []   # a time-out's votes: checked by the session
     else:
         session = (verifier or VerifyHere)(jobs)
@@ -264,7 +265,7 @@ class VerifyEntriesHere:
 
     by_entry = True
 
-    def __init__(self, entries: Sequence[bytes], keys: Sequence[bytes]) -> None:
+    def __init__(self, entries: Sequence[bytes], keys: Sequence[bytes], offsets: Sequence[int] = ()) -> None:
         self.entries, self.keys = entries, keys
 
     def join(self, limit: int) -> tuple[int, str] | None:
