@@ -32,7 +32,7 @@ from .events import (
     reveal_commitment,
     verify_many,
 )
-from .logfile import parse
+from .logfile import LOG_MAGIC, parse
 from .table import RuleError, Table
 
 # A signature checker.  ``verifier(jobs)`` is called with the (still empty) list the audit
@@ -343,7 +343,10 @@ def find_equivocations(summaries: list[Summary], files: dict[str, bytes]) -> lis
     for s in summaries:
         for gid, author, seq, i, eid in s.index:
             key = (gid, author, seq)
-            others = seen.setdefault(key, [])
+            others = seen.get(key)
+            if others is None:   # the first event with this key (what the lines below do for it)
+                seen[key] = [(s.name, i, eid)]
+                continue
             if key in reported or any(o[2] == eid for o in others):
                 continue
             others.append((s.name, i, eid))
@@ -455,9 +458,14 @@ def find_cut_moves(summaries: list[Summary], files: dict[str, bytes]) -> list[di
     mains: dict = {}
     for r in sorted((r for r in summaries if r.game_id is not None), key=lambda r: r.events):
         mains[r.game_id] = r
+    # every event of a valid main log is its own game's and placed (the rules refuse an event of
+    # another game): only the other files can hold candidates
+    others = [s for s in summaries if not (s.valid and s.game_id is not None and mains.get(s.game_id) is s)]
+    if not any(s.index for s in others):
+        return []
     placed = {eid for r in mains.values() for _, _, _, _, eid in r.index}
     cands: list = []   # (file name, entry index) of events not in their game's main log
-    for s in summaries:
+    for s in others:
         for gid, _author, _seq, i, eid in s.index:
             main = mains.get(gid)
             if main is not None and main.valid and eid not in placed:
@@ -514,6 +522,14 @@ def find_cut_moves(summaries: list[Summary], files: dict[str, bytes]) -> list[di
     return sorted(out, key=lambda c: (c["phase"], c["seat"]))
 
 
+def _genesis_entry(data: bytes) -> bytes:
+    """The first entry of a log file whose audit read its genesis: its first record is parsed
+    (core.logfile.parse of the bytes up to that record's end), not the whole file."""
+    at = len(LOG_MAGIC)
+    end = at + 8 + int.from_bytes(data[at : at + 4], "big")
+    return parse(data[:end]).entries[0]
+
+
 def combine(summaries: list[Summary], files: dict[str, bytes]) -> dict:
     """Cross-file checks and the ``easel audit --json`` object (bytes as hex)."""
     problems: list = []
@@ -535,6 +551,8 @@ def combine(summaries: list[Summary], files: dict[str, bytes]) -> dict:
     for same in games.values():
         # logs of one game must agree: each must be a prefix of the longest
         by_len = sorted(same, key=lambda r: r.events)
+        if len(by_len) < 2:
+            continue
         longest = parse(files[by_len[-1].name]).entries
         for r in by_len[:-1]:
             mine = parse(files[r.name]).entries
@@ -553,7 +571,7 @@ def combine(summaries: list[Summary], files: dict[str, bytes]) -> dict:
     valid = not problems and bool(real_logs)
     names = None
     if main is not None:   # the seats' names as the genesis signs them (protocol.md §5.1), None if it has none
-        names = parse_genesis(parse(files[main.name]).entries[0], verify=False).doc.get("names")
+        names = parse_genesis(_genesis_entry(files[main.name]), verify=False).doc.get("names")
     return {
         "names": list(names) if isinstance(names, list) else None,
         "valid": valid,
