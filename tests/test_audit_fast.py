@@ -225,3 +225,20 @@ def test_an_entry_altered_anywhere_is_named_by_its_record_number(monkeypatch, lo
         assert not pooled["valid"]
         first = pooled["problems"][0]
         assert (first["index"], first["problem"][: len(problem)]) == (i, problem), (where, how, first)
+
+
+def test_a_pooled_verifier_without_a_pool_checks_every_chunk_itself(long_log):
+    """No worker could be started (pool None): every chunk is checked by the main process on
+    join, and the report is the serial audit's, valid or not."""
+    from core.audit import audit_log
+
+    g, sks, entries = long_log
+    forged = list(entries)
+    last = _events(entries)[-1]
+    forged[last] = _damage(entries[last], "re-signed by another key")
+    for variant in (entries, forged):
+        data = log_file(variant)
+        here = audit_log("f", data, GAMES, auditing.PooledVerifier(None, "f", CHUNK))
+        serial = audit_log("f", data, GAMES)
+        assert (here.valid, here.head, here.problems, here.index) == (serial.valid, serial.head, serial.problems, serial.index)
+    assert not here.valid and here.problems[0]["index"] == last
