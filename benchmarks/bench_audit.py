@@ -7,8 +7,11 @@ is printed too: other work on the machine slows both, not always equally.
 
 Baselines
   verify_one_core      libsodium crypto_sign_open (what the audit calls), one process, /s
-  verify_pynacl_api    the same through nacl.signing.VerifyKey.verify (the old baseline), /s
-  verify_all_cores     the same in ``cores`` worker processes (pool start-up excluded), /s
+  verify_openssl       OpenSSL's Ed25519 (the ``cryptography`` package, keys loaded once), one process, /s
+  verify_pynacl_api    libsodium through nacl.signing.VerifyKey.verify (the old baseline), /s
+  verify_all_cores     libsodium in ``cores`` worker processes (pool start-up excluded), /s
+  Every ratio is taken against the faster of libsodium and OpenSSL in the same repetition
+  (``fastest_one_core_verify``: libsodium on the machines measured so far).
 
 Every rate is given per second of wall time and (``*_cpu_*``) per CPU-second of this process
 and its worker processes: on a machine shared with other work the CPU figures are the steadier
@@ -20,6 +23,9 @@ Figures (entries audited per second; a log entry carries one signature, a genesi
   one_large_file       ``easel audit`` (cli.auditing.audit_files) on one long toy log (31,001 entries):
                        signatures checked by worker processes while this process replays; the
                        curve: the same told to use 1, 2 and every core.   Goal on 2 cores: >= 1.6 x verify_one_core
+                       With it: CPU microseconds an entry (this process, its workers, all) next to
+                       one verify's, and cores x CPU efficiency: what the ratio would be with every
+                       core free for the audit (the wall-clock ratio drops with other work's load).
   many_files           ``easel audit`` on 16, 256 and 4096 Painting logs (files in a process pool),
                        with the pool start-up measured alone.   Goal at 4096: >= 0.8 x cores x verify_one_core
   by_length            time and peak memory of one audit against log length (a child process per
@@ -89,7 +95,9 @@ class Clock:
 
     def __exit__(self, *exc):
         self.wall = time.perf_counter() - self.w
-        self.cpu = time.process_time() - self.c + _children_cpu() - self.k
+        self.parent_cpu = time.process_time() - self.c
+        self.children_cpu = _children_cpu() - self.k
+        self.cpu = self.parent_cpu + self.children_cpu
 
 
 def verify_rate(jobs, cpu: list | None = None) -> float:
@@ -98,6 +106,17 @@ def verify_rate(jobs, cpu: list | None = None) -> float:
     if cpu is not None:
         cpu.append(len(jobs) / c.cpu)
     return len(jobs) / c.wall
+
+
+def openssl_rate(jobs) -> float:
+    """Raw verification with OpenSSL's Ed25519 (``cryptography``), each key loaded once, /s."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    pks = {k: Ed25519PublicKey.from_public_bytes(k) for k, _, _ in jobs}
+    t = time.perf_counter()
+    for k, m, s in jobs:
+        pks[k].verify(s, m)   # raises on a bad signature
+    return len(jobs) / (time.perf_counter() - t)
 
 
 def pynacl_rate(jobs) -> float:
@@ -139,12 +158,13 @@ def one_core(files: dict, games, entries: int, cpu: list | None = None) -> float
 
 def easel_audit(files: dict, games, entries: int, cpu: list | None = None, workers: int | None = None) -> tuple[float, float]:
     """(entries/s, seconds) of ``easel audit`` (on ``workers`` cores: default all);
-    appends (entries per CPU-second, cores used) to ``cpu``."""
+    appends (entries per CPU-second, cores used, CPU microseconds an entry in this process,
+    the same in its worker processes) to ``cpu``."""
     with Clock() as c:
         rep = audit_files(files, games=games, workers=workers)
     assert rep["valid"] and rep["complete"], rep["problems"][:3]
     if cpu is not None:
-        cpu.append((entries / c.cpu, c.cpu / c.wall))
+        cpu.append((entries / c.cpu, c.cpu / c.wall, 1e6 * c.parent_cpu / entries, 1e6 * c.children_cpu / entries))
     return entries / c.wall, c.wall
 
 
@@ -235,9 +255,10 @@ def main() -> None:
     big = toys[max(toy_rounds)]
     big_entries = len(parse(big).entries)
 
-    base = {"one": [], "api": [], "all": [], "cpu": []}
+    base = {"one": [], "openssl": [], "fastest": [], "api": [], "all": [], "cpu": []}
     oc = {"painting": [], "starving": [], "painting_ratio": [], "starving_ratio": [], "pcpu": [], "scpu": [], "pcpu_ratio": [], "scpu_ratio": []}
-    large = {"pooled": [], "one": [], "ratio": [], "ratio_cores": [], "cpu": [], "cores_used": [], "one_cpu": []}
+    large = {"pooled": [], "one": [], "ratio": [], "ratio_cores": [], "cpu": [], "cores_used": [], "one_cpu": [],
+             "cpu_eff": [], "parent_us": [], "workers_us": [], "us": [], "verify_us": []}
     curve_cores = sorted({1, 2, CORES}) if CORES >= 2 else [1]
     large_curve: dict = {w: [] for w in curve_cores}
     startup = []
@@ -245,6 +266,8 @@ def main() -> None:
         vcpu: list = []
         v = verify_rate(p_jobs, vcpu)
         base["one"].append(v)
+        o = openssl_rate(p_jobs)
+        base["openssl"].append(o)
         base["api"].append(pynacl_rate(p_jobs))
         base["all"].append(all_cores_rate(p_jobs))
         startup.append(pool_startup(CORES))
@@ -253,7 +276,8 @@ def main() -> None:
         p = one_core(p16, registry, p_entries, pc)
         s = one_core(starving, registry, s_entries, sc)
         v2 = verify_rate(p_jobs, vcpu)
-        vv = (v + v2) / 2          # the baseline measured around the audit
+        vv = max((v + v2) / 2, o)  # the baseline measured around the audit: the faster library's
+        base["fastest"].append("libsodium" if vv > o else "openssl")
         vc = sum(vcpu) / 2
         base["cpu"].append(vc)
         oc["painting"].append(p)
@@ -275,6 +299,13 @@ def main() -> None:
         large["cpu"].append(lc[0][0])
         large["cores_used"].append(lc[0][1])
         large["one_cpu"].append(oc1[0])
+        # CPU per entry of the pooled audit (this process + its workers) against one verify's:
+        # ``cores`` x this efficiency is the ratio the audit would reach with every core to itself
+        large["cpu_eff"].append(lc[0][0] / vc)
+        large["us"].append(1e6 / lc[0][0])
+        large["parent_us"].append(lc[0][2])
+        large["workers_us"].append(lc[0][3])
+        large["verify_us"].append(1e6 / vc)
         for w in curve_cores:   # `easel audit` told to use w cores (1: the serial audit)
             r_w, _ = easel_audit({"big.log": big}, ALL_GAMES, big_entries, None, workers=w)
             large_curve[w].append(r_w / vv)
@@ -322,6 +353,8 @@ def main() -> None:
         "baseline": {
             "signatures": len(p_jobs),
             "verify_one_core_per_s": stats(base["one"], 0),
+            "verify_openssl_one_core_per_s": stats(base["openssl"], 0),
+            "fastest_one_core_verify": sorted(set(base["fastest"])),
             "verify_pynacl_api_per_s": stats(base["api"], 0),
             "verify_all_cores_per_s": stats(base["all"], 0),
             "cores_x_verify_one_core_per_s": stats([CORES * x for x in base["one"]], 0),
@@ -344,6 +377,12 @@ def main() -> None:
             "pooled_entries_per_cpu_s": stats(large["cpu"], 0),
             "one_core_entries_per_cpu_s": stats(large["one_cpu"], 0),
             "pooled_cores_used": stats(large["cores_used"], 2),
+            "pooled_cpu_us_per_entry": stats(large["us"], 2),
+            "pooled_cpu_us_per_entry_main_process": stats(large["parent_us"], 2),
+            "pooled_cpu_us_per_entry_workers": stats(large["workers_us"], 2),
+            "verify_cpu_us": stats(large["verify_us"], 2),
+            "pooled_cpu_efficiency": stats(large["cpu_eff"]),
+            "bound_on_cores_x_cpu_efficiency": stats([CORES * x for x in large["cpu_eff"]]),
             "curve": [{"cores": w, "ratio_to_one_core_verify": stats(large_curve[w])} for w in curve_cores],
             "goal": "on 2 cores: ratio_to_one_core_verify >= 1.6",
         },
@@ -354,8 +393,10 @@ def main() -> None:
             "many_files_at_%d_ratio_ge_0.8" % scales[-1]: scale_ratio >= 0.8,
             "one_large_file_ratio_ge_1.6": stats(large["ratio"])["median"] >= 1.6,
         },
-        "definition": "ratio = entries audited per second / raw signature verifications per second (libsodium crypto_sign_open, "
-                      "one core; or cores x that), both measured in the same repetition; every figure: median, min, max and raw list",
+        "definition": "ratio = entries audited per second / raw signature verifications per second (the faster of libsodium "
+                      "crypto_sign_open and OpenSSL's Ed25519, one core; or cores x that), both measured in the same repetition; "
+                      "cpu efficiency = entries per CPU-second of the audit and its workers / libsodium verifies per CPU-second; "
+                      "every figure: median, min, max and raw list",
     }, sort_keys=False))
 
 

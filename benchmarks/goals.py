@@ -38,14 +38,36 @@ def _bench(res: dict, name: str) -> dict:
     raise KeyError(name)
 
 
+def _large_on(audit: dict, cores: int) -> float:
+    """The one large file's ratio on ``cores`` cores: its curve's point, or (runs from before
+    the curve) the every-core ratio of a run on a machine of that many cores."""
+    big = audit["one_large_file"]
+    if "curve" in big:
+        return _one(big["curve"], cores=cores)["ratio_to_one_core_verify"]["median"]
+    if audit.get("cores") == cores:
+        return big["ratio_to_one_core_verify"]["median"]
+    raise KeyError("one_large_file on %d cores" % cores)
+
+
+def _large_cpu_bound(audit: dict) -> float:
+    """cores x (entries per CPU-second of the pooled audit and its workers / verifies per
+    CPU-second): the wall-clock ratio the audit would reach with every core to itself."""
+    big = audit["one_large_file"]
+    if "bound_on_cores_x_cpu_efficiency" in big:
+        return big["bound_on_cores_x_cpu_efficiency"]["median"]
+    return audit["cores"] * big["pooled_entries_per_cpu_s"]["median"] / audit["baseline"]["verify_per_cpu_s"]["median"]
+
+
 # (what, figure from a run's "results", ">=" or "<=", target)
 GOALS: list[tuple[str, Callable[[dict], float], str, float]] = [
     ("audit, one Painting file after another on one core / raw verify (one core)",
      lambda r: r["audit"]["one_core"]["painting"]["ratio"]["median"], ">=", 0.8),
     ("audit, 4,096 Painting files on every core / (cores x raw verify)",
      lambda r: _one(r["audit"]["many_files"], logs=4096)["ratio_to_cores_x_one_core_verify"]["median"], ">=", 0.8),
-    ("audit, one 31,001-entry file on every core (2) / raw verify (one core)",
-     lambda r: r["audit"]["one_large_file"]["ratio_to_one_core_verify"]["median"], ">=", 1.6),
+    ("audit, one 31,001-entry file on 2 cores / raw verify (one core, the faster library)",
+     lambda r: _large_on(r["audit"], 2), ">=", 1.6),
+    ("audit, that file: cores x CPU efficiency (its ratio on 2 cores with both free)",
+     lambda r: _large_cpu_bound(r["audit"]), ">=", 1.6),
     ("idle table, 6 peers waiting for a person: CPU of all peers (% of one core)",
      lambda r: _bench(r, "idle")["cpu_pct_of_one_core"]["total"]["median"], "<=", 2.0),
     ("idle table: CPU of the busiest peer (% of one core)",

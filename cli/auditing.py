@@ -4,11 +4,15 @@
   audit (core.audit.summarize) runs in a forked worker process; the cross-file checks
   (equivocation, agreement) run here on the summaries.
 * A large file (``MIN_POOLED_BYTES`` or more) on a machine with more than one core: its
-  signature checks go to forked worker processes as the log is parsed, while this
-  process parses and replays it; when the replay is done this process checks the chunks
-  no worker has started yet, then joins (core.audit.audit_log merges the results exactly
-  as a one-by-one audit would report them).
+  signature checks go to ``workers - 1`` worker processes, forked before the file is
+  parsed here (a task is two entry numbers, a byte offset and the seat keys: the worker
+  reads the entries from the file's bytes it inherited), while this process parses and
+  replays it; when the replay is done this process checks the chunks no worker has
+  started yet, then joins (core.audit.audit_log merges the results exactly as a
+  one-by-one audit would report them).
 * Anything smaller: one file after the other, here (a process pool costs more than it saves).
+
+In this process the cyclic garbage collector is paused while files are audited (see below).
 
 The result is the same object core.audit.audit returns.
 """
@@ -18,17 +22,19 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import struct
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import core.games
-from core.audit import audit, combine, summarize
+from core.audit import combine, summarize
 from core.events import check_entry_signatures
 
 MIN_PARALLEL_BYTES = 64 * 1024      # many files: below this in all, no pool
 MIN_POOLED_BYTES = 512 * 1024       # one file: from this size on, its signatures are checked by a pool
 CHUNK = 512                         # entries whose signatures one task checks
+_U32 = struct.Struct(">I")          # a record's length (core.logfile)
 
 _GAMES: Any = core.games   # the registry forked workers replay with (set before they fork)
 _FILES: dict = {}          # the files forked workers audit (set before they fork: nothing is pickled)
@@ -46,70 +52,78 @@ def _noop(_: Any = None) -> int:
     return os.getpid()
 
 
-def _check_range(a: int, b: int):
-    """In a forked worker: the signatures of entries a..b-1 of the file being audited."""
-    return check_entry_signatures(_ENTRIES, _KEYS, a, b)
-
-
-_ENTRIES: list = []   # the entries of the file a PooledVerifier's workers check (set before they fork)
-_KEYS: list = []
+def _check_records(name: str, a: int, b: int, pos: int, keys: list):
+    """In a forked worker: the signatures of entries a..b-1 of the file ``name``, read from the
+    file's bytes (inherited at the fork), record a starting at byte ``pos`` (the records were
+    parsed and their checksums checked by the parent: only their lengths are read here)."""
+    data = _FILES[name]
+    unpack = _U32.unpack_from
+    ents: dict = {}
+    for i in range(a, b):
+        (n,) = unpack(data, pos)
+        ents[i] = data[pos + 4 : pos + 4 + n]
+        pos += n + 8
+    return check_entry_signatures(ents, keys, a, b)
 
 
 class PooledVerifier:
-    """A by-entry core.audit verifier: the file's signatures are checked by ``workers`` forked
-    processes, chunks of ``chunk`` entries taken from the front, straight from the entries'
-    bytes (inherited at the fork: nothing is pickled but two numbers a chunk), while this
-    process parses and replays the file; on join this process takes back and checks every
-    chunk no worker has started yet (from the back), then waits for the rest.  A chunk whose
-    worker failed is checked here.  The answer is exactly core.events.check_entry_signatures's."""
+    """A by-entry core.audit verifier: the file's signatures are checked by the processes of
+    ``pool``, forked before the file was parsed here (they inherit its bytes, ``_FILES[name]``,
+    and none of the parsed entries), chunks of ``chunk`` entries taken from the front; a task
+    is the chunk's first and last entry numbers, its first record's offset and the seat keys,
+    and the worker reads the entries from the bytes itself, while this process parses and
+    replays the file.  On join this process takes back and checks every chunk no worker has
+    started yet (from the back), then waits for the rest.  A chunk whose worker failed (or
+    that could not be sent) is checked here.  The answer is exactly
+    core.events.check_entry_signatures's."""
 
     by_entry = True
 
-    def __init__(self, workers: int, chunk: int = CHUNK) -> None:
-        self.workers = workers
+    def __init__(self, pool: Any, name: str, chunk: int = CHUNK) -> None:
+        self.pool = pool     # None: every chunk is checked here, on join
+        self.name = name
         self.chunk = chunk
 
-    def __call__(self, entries: list, keys: list) -> "_PooledSession":
-        return _PooledSession(entries, keys, self.workers, self.chunk)
+    def __call__(self, entries: list, keys: list, offsets: list) -> "_PooledSession":
+        return _PooledSession(entries, keys, offsets, self.pool, self.name, self.chunk)
 
 
 class _PooledSession:
-    def __init__(self, entries: list, keys: list, workers: int, chunk: int) -> None:
-        global _ENTRIES, _KEYS
+    def __init__(self, entries: list, keys: list, offsets: list, pool: Any, name: str, chunk: int) -> None:
         self.entries, self.keys = entries, keys
-        self.tasks: list = []   # (start, end, future)
-        _ENTRIES, _KEYS = entries, keys   # the workers fork at the first submit and inherit both
-        try:
-            self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=_fork())
-            for a in range(1, len(entries), chunk):
-                b = min(a + chunk, len(entries))
-                self.tasks.append((a, b, self.pool.submit(_check_range, a, b)))
-        finally:
-            _ENTRIES, _KEYS = [], []
+        self.tasks: list = []   # (start, end, future or None: to check here)
+        keys = list(keys)
+        broken = pool is None
+        for a in range(1, len(entries), chunk):
+            b = min(a + chunk, len(entries))
+            fut = None
+            if not broken:
+                try:
+                    fut = pool.submit(_check_records, name, a, b, offsets[a], keys)
+                except Exception:   # the pool broke (a worker killed): the rest is checked here
+                    broken = True
+            self.tasks.append((a, b, fut))
 
     def join(self, limit: int) -> tuple[int, str] | None:
-        try:
-            here: dict = {}
-            for a, b, fut in reversed(self.tasks):
-                if a >= limit:
-                    fut.cancel()
-                elif fut.cancel():
-                    here[a] = check_entry_signatures(self.entries, self.keys, a, min(b, limit))
-            for a, b, fut in self.tasks:
-                if a >= limit:
-                    break
-                if a in here:
-                    bad = here[a]
-                else:
-                    try:
-                        bad = fut.result()
-                    except Exception:  # a worker died (killed, out of memory): check the chunk here
-                        bad = check_entry_signatures(self.entries, self.keys, a, min(b, limit))
-                if bad is not None and bad[0] < limit:
-                    return bad
-            return None
-        finally:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+        here: dict = {}
+        for a, b, fut in reversed(self.tasks):
+            if fut is not None and a >= limit:
+                fut.cancel()
+            elif a < limit and (fut is None or fut.cancel()):
+                here[a] = check_entry_signatures(self.entries, self.keys, a, min(b, limit))
+        for a, b, fut in self.tasks:
+            if a >= limit:
+                break
+            if a in here:
+                bad = here[a]
+            else:
+                try:
+                    bad = fut.result()
+                except Exception:  # a worker died (killed, out of memory): check the chunk here
+                    bad = check_entry_signatures(self.entries, self.keys, a, min(b, limit))
+            if bad is not None and bad[0] < limit:
+                return bad
+        return None
 
 
 def pool_startup(workers: int) -> float:
@@ -141,17 +155,34 @@ def audit_files(files: dict[str, bytes], workers: int | None = None, games: Any 
         finally:
             _GAMES, _FILES = core.games, {}
         return combine(summaries, files)
-    if workers >= 2 and any(len(d) >= MIN_POOLED_BYTES for d in files.values()):
-        pooled = PooledVerifier(workers)
-        # the cyclic garbage collector would walk every parsed entry again and again as the
-        # file's entries pile up (a third of the parse's time); an audit makes no cycles
-        # worth collecting (everything is freed by reference counting), so it pauses meanwhile
-        was = gc.isenabled()
-        gc.disable()
+    big = [name for name, data in files.items() if len(data) >= MIN_POOLED_BYTES] if workers >= 2 else []
+    pool = None
+    if big:
+        # workers - 1 processes: this one is the other core's (it replays, then checks the
+        # chunks no worker has started); forked now, before any file is parsed here, they
+        # inherit the files' bytes and none of the parsed entries
+        _FILES = files
         try:
-            summaries = [summarize(name, data, games, pooled if len(data) >= MIN_POOLED_BYTES else None) for name, data in files.items()]
+            pool = ProcessPoolExecutor(max_workers=workers - 1, mp_context=_fork())
+            list(pool.map(_noop, range(workers - 1)))   # every worker forked (and answering) now
+        except Exception:   # no worker could start: every signature is checked here
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+            pool = None
         finally:
-            if was:
-                gc.enable()
-        return combine(summaries, files)
-    return audit(files, games)
+            _FILES = {}
+    # the cyclic garbage collector would walk every parsed entry again and again as the
+    # file's entries pile up (a third of the parse's time); an audit makes no cycles
+    # worth collecting (everything is freed by reference counting), so it pauses meanwhile
+    # in this process (the many-files workers above keep it: one worker audits many files)
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        summaries = [summarize(name, data, games, PooledVerifier(pool, name) if name in big else None)
+                     for name, data in files.items()]
+    finally:
+        if was:
+            gc.enable()
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    return combine(summaries, files)

@@ -23,14 +23,16 @@ from .events import (
     EVENT_PREFIX,
     EntryError,
     Event,
+    _event_sign_msg_from_raw,
     Timeout,
     check_entry_signatures,
     parse_entry,
+    parse_event_fast,
     parse_genesis,
     reveal_commitment,
     verify_many,
 )
-from .logfile import parse
+from .logfile import LOG_MAGIC, parse
 from .table import RuleError, Table
 
 # A signature checker.  ``verifier(jobs)`` is called with the (still empty) list the audit
@@ -40,8 +42,9 @@ from .table import RuleError, Table
 #                       verify, or None (jobs[:stop] were all made ready before).
 #
 # A verifier may instead check whole entries (``verifier.by_entry`` true): ``verifier(entries,
-# keys)`` is called with every entry of the file (the genesis first) before they are parsed
-# here, and returns a session whose ``join(limit)`` is the first (index, text) among entries
+# keys, offsets)`` is called with every entry of the file (the genesis first) and the file
+# offset of each one's record (core.logfile.Parsed.offsets) before they are parsed here, and
+# returns a session whose ``join(limit)`` is the first (index, text) among entries
 # 1 .. limit - 1 whose signatures do not verify (core.events.check_entry_signatures), or None.
 # The entries are then parsed here without their signatures (nothing is hashed for them).
 Verifier = Callable[..., Any]
@@ -124,7 +127,7 @@ def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = No
     by_entry = bool(getattr(verifier, "by_entry", False))
     jobs: list = []
     if by_entry:
-        session = verifier(entries, keys)
+        session = verifier(entries, keys, parsed_file.offsets)
         scratch: list = []   # a time-out's votes: checked by the session
     else:
         session = (verifier or VerifyHere)(jobs)
@@ -134,12 +137,17 @@ def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = No
     bad: tuple | None = None     # (i, text): the first entry that does not parse
     index = rep.index
     n_prefix = len(EVENT_PREFIX)
+    fast = parse_event_fast   # an event in its usual form, read from its bytes (None: parse_entry judges it)
     for i in range(1, len(entries)):
         raw = entries[i]
         try:
             if bad is None:
                 n0 = len(jobs)
-                if not by_entry:
+                ent = fast(raw)
+                if ent is not None:
+                    if not by_entry:
+                        jobs.append((ent.author, _event_sign_msg_from_raw(raw), ent.sig))
+                elif not by_entry:
                     ent = parse_entry(raw, keys=keys, pending=jobs)
                 elif raw[:n_prefix] == EVENT_PREFIX:
                     ent = parse_entry(raw, verify=False)
@@ -149,7 +157,7 @@ def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = No
                 parsed.append((i, ent))
                 first.append(n0)
             else:
-                ent = parse_entry(raw, verify=False)
+                ent = fast(raw) or parse_entry(raw, verify=False)
         except EntryError as exc:
             if bad is None:
                 bad = (i, str(exc))
@@ -257,7 +265,7 @@ class VerifyEntriesHere:
 
     by_entry = True
 
-    def __init__(self, entries: Sequence[bytes], keys: Sequence[bytes]) -> None:
+    def __init__(self, entries: Sequence[bytes], keys: Sequence[bytes], offsets: Sequence[int] = ()) -> None:
         self.entries, self.keys = entries, keys
 
     def join(self, limit: int) -> tuple[int, str] | None:
@@ -335,7 +343,10 @@ def find_equivocations(summaries: list[Summary], files: dict[str, bytes]) -> lis
     for s in summaries:
         for gid, author, seq, i, eid in s.index:
             key = (gid, author, seq)
-            others = seen.setdefault(key, [])
+            others = seen.get(key)
+            if others is None:   # the first event with this key (what the lines below do for it)
+                seen[key] = [(s.name, i, eid)]
+                continue
             if key in reported or any(o[2] == eid for o in others):
                 continue
             others.append((s.name, i, eid))
@@ -447,9 +458,14 @@ def find_cut_moves(summaries: list[Summary], files: dict[str, bytes]) -> list[di
     mains: dict = {}
     for r in sorted((r for r in summaries if r.game_id is not None), key=lambda r: r.events):
         mains[r.game_id] = r
+    # every event of a valid main log is its own game's and placed (the rules refuse an event of
+    # another game): only the other files can hold candidates
+    others = [s for s in summaries if not (s.valid and s.game_id is not None and mains.get(s.game_id) is s)]
+    if not any(s.index for s in others):
+        return []
     placed = {eid for r in mains.values() for _, _, _, _, eid in r.index}
     cands: list = []   # (file name, entry index) of events not in their game's main log
-    for s in summaries:
+    for s in others:
         for gid, _author, _seq, i, eid in s.index:
             main = mains.get(gid)
             if main is not None and main.valid and eid not in placed:
@@ -506,6 +522,14 @@ def find_cut_moves(summaries: list[Summary], files: dict[str, bytes]) -> list[di
     return sorted(out, key=lambda c: (c["phase"], c["seat"]))
 
 
+def _genesis_entry(data: bytes) -> bytes:
+    """The first entry of a log file whose audit read its genesis: its first record is parsed
+    (core.logfile.parse of the bytes up to that record's end), not the whole file."""
+    at = len(LOG_MAGIC)
+    end = at + 8 + int.from_bytes(data[at : at + 4], "big")
+    return parse(data[:end]).entries[0]
+
+
 def combine(summaries: list[Summary], files: dict[str, bytes]) -> dict:
     """Cross-file checks and the ``easel audit --json`` object (bytes as hex)."""
     problems: list = []
@@ -527,6 +551,8 @@ def combine(summaries: list[Summary], files: dict[str, bytes]) -> dict:
     for same in games.values():
         # logs of one game must agree: each must be a prefix of the longest
         by_len = sorted(same, key=lambda r: r.events)
+        if len(by_len) < 2:
+            continue
         longest = parse(files[by_len[-1].name]).entries
         for r in by_len[:-1]:
             mine = parse(files[r.name]).entries
@@ -545,7 +571,7 @@ def combine(summaries: list[Summary], files: dict[str, bytes]) -> dict:
     valid = not problems and bool(real_logs)
     names = None
     if main is not None:   # the seats' names as the genesis signs them (protocol.md §5.1), None if it has none
-        names = parse_genesis(parse(files[main.name]).entries[0], verify=False).doc.get("names")
+        names = parse_genesis(_genesis_entry(files[main.name]), verify=False).doc.get("names")
     return {
         "names": list(names) if isinstance(names, list) else None,
         "valid": valid,

@@ -18,7 +18,7 @@ from typing import Any
 
 import msgpack
 
-__all__ = ["encode", "decode", "CanonicalError", "MAX_DEPTH"]
+__all__ = ["encode", "decode", "decode_at", "CanonicalError", "MAX_DEPTH"]
 
 MAX_DEPTH = 32
 _INT_MIN = -(2**63)
@@ -129,6 +129,13 @@ def decode(data: bytes) -> Any:
 
     Maps come back as dicts, arrays as lists, bin as bytes, str as str.
     """
+    return decode_at(data, 0)
+
+
+def decode_at(data: bytes, depth: int) -> Any:
+    """``decode`` of a value that stands ``depth`` levels deep in a larger canonical value
+    (the nesting limit counts from the outer value): what decoding the outer value checks
+    of this part of it."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise CanonicalError("expected bytes")
     data = bytes(data)
@@ -145,7 +152,7 @@ def decode(data: bytes) -> Any:
     except Exception as exc:  # msgpack raises a zoo of types: name them all one way
         raise CanonicalError("not valid msgpack: %s" % (exc.__class__.__name__,)) from None
     try:
-        _check_decoded(obj, 0)
+        _check_decoded(obj, depth)
     except CanonicalError as exc:
         raise CanonicalError("value not allowed: %s" % exc) from None
     if _PACK(obj) != data:
