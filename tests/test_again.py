@@ -137,3 +137,105 @@ async def test_a_at_game_over_asks_the_runner_for_the_rematch(tmp_path, monkeypa
     make.last = ui
     ui.game_dir = tmp_path                                       # not a game: refused as easel again refuses it
     assert then_again(0, make, run=run) == 2 and len(calls) == 1
+
+
+def _rematch(host, keys, names, previous, game="painting"):
+    return HostedTable(host, game, len(keys), {}, 40201, "127.0.0.1", timeout=30, name=names[0], previous=previous,
+                       order=list(keys), names=list(names))
+
+
+async def _until(cond):
+    while not cond():
+        await trio.sleep(0.01)
+
+
+async def test_a_seat_that_declines_is_left_out_and_the_others_are_renumbered_in_their_old_order():
+    """Issue 19: "when all seats that want to play have said so ... a new table with the same seats"."""
+    from p2p.lobby import decline, decline_msg
+
+    host, a, b, c = (Identity.generate() for _ in range(4))
+    prev = bytes(range(32))
+    ht = _rematch(host, [host.public, a.public, b.public, c.public], ["Ann", "Bo", "Cy", "Di"], prev)
+    seen = []
+    with trio.fail_after(20):
+        async with trio.open_nursery() as n:
+            port = await n.start(tls.serve, 0, tls.server_context(host, None), ht.handle, "127.0.0.1")
+            # a no is signed by its own key and bound to this host and this game: nobody says no for another seat
+            forged = ["decline", 1, b.public, a.sign(b"x" * 32)]
+            with pytest.raises(LobbyError, match="not signed by its key"):
+                ht._decline(forged)
+            with pytest.raises(LobbyError, match="only the seats of the game before"):
+                await decline("127.0.0.1", port, Identity.generate(), prev)
+            with pytest.raises(LobbyError, match="not signed by its key"):
+                await decline("127.0.0.1", port, b, bytes(32))           # a no for another game
+            assert not ht.declined
+            async with trio.open_nursery() as jn:
+                jn.start_soon(functools.partial(join, "127.0.0.1", port, c, 40213, name="Di", previous=prev, about={},
+                                                on_seats=seen.append))
+                await _until(lambda: len(ht.seats) == 2)
+                await decline("127.0.0.1", port, b, prev)                # Cy (seat 2) will not play again
+                assert ht.declined == {b.public} and not ht.full.is_set()
+                await _until(lambda: any(s[2]["kind"] == "out" for s in seen))
+                # the no is taken back by coming to the table (before it starts)
+                with pytest.raises(LobbyError, match="already back"):
+                    ht._decline(["decline", 1, c.public, c.sign(decline_msg(host.public, prev, c.public))])
+                jn.start_soon(functools.partial(join, "127.0.0.1", port, a, 40212, name="Bo", previous=prev))
+                genesis, roster = await ht.seal()
+            with pytest.raises(LobbyError, match="started without that seat"):
+                await decline("127.0.0.1", port, b, prev)
+            n.cancel_scope.cancel()
+    from p2p.lobby import describe_seats
+
+    shown = [s for s in seen if s[2]["kind"] == "out"][0]
+    assert "Cy (will not play again)" in describe_seats(shown, 3) and "Bo (not back yet)" in describe_seats(shown, 3)
+    assert genesis.doc["seats"] == [host.public, a.public, c.public]          # dense: Di is seat 2 now
+    assert genesis.doc["names"] == ["Ann", "Bo", "Di"] and genesis.doc["previous"] == prev
+    assert len(roster["certs"]) == 3 and ht.players == 3
+
+
+async def test_after_the_wait_the_rematch_starts_with_who_is_here_and_never_seats_the_others():
+    host, a, b = (Identity.generate() for _ in range(3))
+    prev = bytes(range(1, 33))
+    ht = _rematch(host, [host.public, a.public, b.public], ["Ann", "Bo", "Cy"], prev)
+    with trio.fail_after(20):
+        async with trio.open_nursery() as n:
+            port = await n.start(tls.serve, 0, tls.server_context(host, None), ht.handle, "127.0.0.1")
+            async with trio.open_nursery() as jn:
+                jn.start_soon(functools.partial(join, "127.0.0.1", port, b, 40211, name="Cy", previous=prev))
+                await _until(lambda: len(ht.seats) == 2)
+                jn.start_soon(ht.start_with_who_is_here, 0)              # Bo neither came back nor said no
+                genesis, _ = await ht.seal()
+            with pytest.raises(LobbyError, match="started without that seat"):
+                await join("127.0.0.1", port, a, 40212, name="Bo", previous=prev)
+            n.cancel_scope.cancel()
+    assert genesis.doc["seats"] == [host.public, b.public] and genesis.doc["names"] == ["Ann", "Cy"]
+    assert genesis.doc["previous"] == prev
+
+
+async def test_a_rematch_too_small_for_the_game_ends_with_words_for_every_seat_present():
+    """Modern Art is for 3 to 5 players: a 3-seat rematch where one says no cannot be played."""
+    from p2p.lobby import decline
+
+    host, a, b = (Identity.generate() for _ in range(3))
+    prev = bytes(range(2, 34))
+    ht = _rematch(host, [host.public, a.public, b.public], ["Ann", "Bo", "Cy"], prev, game="modern-art")
+    with trio.fail_after(20):
+        async with trio.open_nursery() as n:
+            port = await n.start(tls.serve, 0, tls.server_context(host, None), ht.handle, "127.0.0.1")
+            errors = []
+
+            async def bo():
+                try:
+                    await join("127.0.0.1", port, a, 40212, name="Bo", previous=prev)
+                except LobbyError as exc:
+                    errors.append(str(exc))
+
+            async with trio.open_nursery() as jn:
+                jn.start_soon(bo)
+                await _until(lambda: len(ht.seats) == 2)
+                await decline("127.0.0.1", port, b, prev)
+                with pytest.raises(LobbyError, match="too few seats want to play again for this game"):
+                    await ht.seal()
+            n.cancel_scope.cancel()
+    assert errors and "too few seats want to play again" in errors[0]
+    assert ht.genesis is None
