@@ -239,3 +239,62 @@ async def test_a_rematch_too_small_for_the_game_ends_with_words_for_every_seat_p
             n.cancel_scope.cancel()
     assert errors and "too few seats want to play again" in errors[0]
     assert ht.genesis is None
+
+
+def test_a_rematch_where_one_seat_says_no_and_a_bot_of_another_machine_comes_back(tmp_path):
+    """Issue 19's done-means on loopback: Ann hosts with her own bot; Bo is a bot another machine started
+    with ``easel bot --again``, Cy one started without it. After game over Cy says no (easel again
+    --decline); Ann's easel again restarts her bot and Bo comes back by itself: the rematch is Ann, her
+    bot and Bo in their old order (Cy's seat gone), a second valid log whose genesis names the first."""
+    import signal
+    import time
+
+    from core.table import replay
+    from core import games as registry
+
+    from .netutil import finish_procs, free_ports, logs_under, spawn_easel
+
+    ann, bo, cy = (tmp_path / h for h in ("ann", "bo", "cy"))
+    port = free_ports(1)[0]
+    host = spawn_easel(["host", "--auto", "random", "--players", "4", "--bots", "1", "--port", str(port), "--bind",
+                        "127.0.0.1", "--no-advertise", "--name", "Ann", "--option", "rounds=1"], ann)
+    target = "127.0.0.1:%d" % port
+    bo_p = spawn_easel(["bot", "--join", target, "--level", "random", "--name", "Bo", "--again"], bo)
+    cy_p = spawn_easel(["bot", "--join", target, "--level", "random", "--name", "Cy"], cy)
+    try:
+        (rh, _, eh), (rc_, _, ec) = finish_procs([host, cy_p], 180)
+        assert rh == 0 and rc_ == 0, (eh, ec)
+        (first,) = logs_under(ann)
+        (cy_first,) = logs_under(cy)
+        g1 = parse_genesis(parse_log(first.read_bytes()).entries[0])
+        cy_key = g1.doc["seats"][g1.doc["names"].index("Cy")]
+        no = spawn_easel(["again", "--decline", str(cy_first.parent)], cy)     # knocks until the lobby opens
+        r = easel("again", first.parent, "--level", "random", home=ann, timeout=240)
+        assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+        assert "rematch lobby open on port" in r.stderr and "waiting up to 120 s for the old seats" in r.stderr
+        assert "Cy (will not play again)" in r.stderr        # the host's seats line once Cy said no
+        ((rn, out_no, err_no),) = finish_procs([no], 60)
+        assert rn == 0 and "the rematch goes on without you" in out_no, (out_no, err_no)
+        second = [p for p in logs_under(ann) if p != first]
+        assert len(second) == 1
+        g2 = parse_genesis(parse_log(second[0].read_bytes()).entries[0])
+        assert g2.doc["previous"] == g1.game_id
+        assert g2.doc["seats"] == [k for k in g1.doc["seats"] if k != cy_key]          # old order, Cy's seat gone
+        assert g2.doc["names"] == [n for n in g1.doc["names"] if n != "Cy"] and "Bo" in g2.doc["names"]
+        audit = easel("audit", "--json", second[0], home=ann)
+        rep = json.loads(audit.stdout)
+        assert audit.returncode == 0 and rep["valid"] and rep["complete"] and len(rep["names"]) == 3
+        # Bo (another machine's bot) played the rematch by itself: its own copy of the second game, over
+        deadline = time.monotonic() + 120
+        while True:
+            mine = [p for p in logs_under(bo) if p.parent.name == g2.game_id.hex()]
+            if mine and replay(parse_log(mine[0].read_bytes()).entries, registry).over:
+                break
+            assert time.monotonic() < deadline and bo_p.poll() is None, "Bo did not play the rematch"
+            time.sleep(0.2)
+        assert not any(p.parent.name == g2.game_id.hex() for p in logs_under(cy))    # Cy was not pulled in
+    finally:
+        for p in (host, bo_p, cy_p):
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        finish_procs([bo_p], 30)
