@@ -1189,8 +1189,8 @@ class GameUI(_BaseUI):
             return [("class:label", "Spectating.")]
         snap = self._snap
         if snap is not None and snap.over:
-            return [("class:label", "The game is over - a plays again with the same seats (a rematch), "
-                                    "n says no to it, q quits, PgUp/PgDn scroll.")]
+            return [("class:label", "The game is over - a plays again with the same seats, n says no "
+                                    "to a rematch, q quits.")]
         if self._deciding() is not None and self.revealing and self._typed_in != self._reveals:
             # the draft of the next move would tell what the reveal is about to show (what is left after it)
             return self._wrapped([("class:label", "Your move is open: the reveal plays first (Space or Esc skips "

@@ -298,3 +298,71 @@ def test_a_rematch_where_one_seat_says_no_and_a_bot_of_another_machine_comes_bac
             if p.poll() is None:
                 p.send_signal(signal.SIGTERM)
         finish_procs([bo_p], 30)
+
+
+async def test_n_at_game_over_says_no_to_the_rematch_through_the_runner(tmp_path, monkeypatch):
+    """At game over a seat presses n: the UI closes with ``decline`` set (not ``again``) and the runner
+    does what ``easel again --decline GAME_DIR`` does; mid-game n is an ordinary word for the screen."""
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from cli.live import decline_main, then_again
+    from cli.shell import HELP_GAME_OVER, GameUI
+
+    from .test_ui import LIMIT, Net, flat, running, until
+
+    home = tmp_path / "home"
+    r = easel("host", "--auto", "random", "--players", "2", "--bots", "1", "--bind", "127.0.0.1", "--no-advertise",
+              "--name", "Ann", "--option", "rounds=1", home=home, timeout=120)
+    assert r.returncode == 0, r.stderr
+    (log,) = home.glob("games/*/log")
+    monkeypatch.setenv("EASEL_HOME", str(home))
+    over = Net(2, {"rounds": 1})
+    over.bots()
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:             # a spectator is not asked
+            ui = GameUI(None, input=inp, output=DummyOutput())
+            ui.update(over.table, [], "")
+            async with running(ui):
+                inp.send_text("no\r")
+                await until(lambda: "only the seats are asked for a rematch" in flat(ui))
+                assert not ui.decline and not ui.closed
+        with create_pipe_input() as inp:
+            ui = GameUI(1, input=inp, output=DummyOutput())
+            ui.update(over.table, [], "game over")
+            assert "n no rematch" in HELP_GAME_OVER and "n says no to a rematch" in flat(ui)
+            async with running(ui):
+                inp.send_text("n")
+                await until(lambda: ui.closed)
+    assert ui.decline and not ui.again
+    calls = []
+
+    def run(fn, args, *rest):
+        calls.append((fn, args.dir))
+        return 0
+
+    def make(node_seat):
+        raise AssertionError("no UI after a no")
+
+    make.last = ui
+    ui.game_dir = log.parent
+    assert then_again(5, make, run=run) == 5                    # the game's own exit code stays
+    assert calls == [(decline_main, str(log.parent))] and make.last is None
+
+
+def test_easel_again_decline_from_seat_0_or_with_no_lobby_says_so_in_words(tmp_path, monkeypatch, capsys):
+    home = tmp_path / "home"
+    r = easel("host", "--auto", "random", "--players", "2", "--bots", "1", "--bind", "127.0.0.1", "--no-advertise",
+              "--name", "Ann", "--option", "rounds=1", home=home, timeout=120)
+    assert r.returncode == 0, r.stderr
+    (log,) = home.glob("games/*/log")
+    r = easel("again", "--decline", log.parent, home=home)
+    assert r.returncode == 0 and "you were seat 0, the rematch's host" in r.stdout, r.stdout + r.stderr
+    # the bot's seat (its own home): no lobby opens; it knocks, then gives up in words (patience shortened)
+    (bot_log,) = (home / "bots" / "bot-0").glob("games/*/log")
+    from cli.live import decline_main
+
+    args = __import__("argparse").Namespace(dir=str(bot_log.parent), level=None, no_spectators=False, patience=0.5)
+    monkeypatch.setenv("EASEL_HOME", str(home / "bots" / "bot-0"))
+    assert trio.run(decline_main, args) == 0
+    assert "no rematch lobby opened at 127.0.0.1:" in capsys.readouterr().out
