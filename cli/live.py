@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -772,11 +773,13 @@ async def _say_seats(ht: HostedTable) -> None:
     last = None
     # on a terminal, the table-filling line (seating_progress) is rewritten in place: clear it first
     clear = "\r\x1b[K" if _isatty(sys.stderr) else ""
-    while not ht.full.is_set():
+    while True:
         text = describe_seats(ht.shown(), 0)
-        if text != last:
+        if text != last and ht.ended is None:
             last = text
             print("%seasel: seats: %s" % (clear, text), file=sys.stderr)
+        if ht.full.is_set():      # the seats as they sealed (a rematch: who said no) said once more
+            return
         await ht.changed.wait()
 
 
@@ -823,8 +826,9 @@ class Connecting:
     state.  Either way it names the cancel key.
     """
 
-    def __init__(self, where: str, stream=None, live: bool | None = None) -> None:
+    def __init__(self, where: str, stream=None, live: bool | None = None, rematch: bool = False) -> None:
         self.where = where
+        self.rematch = rematch      # a rematch lobby (§9.9): its seat numbers are not the game's yet
         self.stream = stream if stream is not None else sys.stderr
         try:
             self.live = self.stream.isatty() if live is None else live
@@ -842,6 +846,9 @@ class Connecting:
         if self.seated is None:
             return "connecting to %s... attempt %d, %.0f s (Ctrl-C cancels)" % (self.where, max(1, self.attempts), took)
         seat, players, game = self.seated
+        if self.rematch:
+            return "back at the rematch lobby at %s (%s): waiting for the other old seats (a or n)... %.0f s (Ctrl-C cancels)" % (
+                self.where, game, took)
         return "connected to %s: seat %s of %s at a %s table; waiting for the other seats... %.0f s (Ctrl-C cancels)" % (
             self.where, seat, players, game, took)
 
@@ -849,7 +856,12 @@ class Connecting:
         text = self.text()
         try:
             if self.live:
-                self.stream.write("\r\x1b[Keasel: " + text)
+                # one terminal line at most: a wrapped line would be redrawn on its second row, piling up copies
+                width = shutil.get_terminal_size((100, 30)).columns
+                line = "easel: " + text
+                if len(line) >= width:
+                    line = line[:max(10, width - 2)] + "…"
+                self.stream.write("\r\x1b[K" + line)
                 self._drawn = True
             else:
                 state = text.split("...", 1)[0]
@@ -944,7 +956,7 @@ async def join_main(host: str, port: int, decide_factory, *, seed: str | None, n
     play_port = free_port("127.0.0.1" if loop else "")
     if progress is None:
         progress = ui_factory is not None or _isatty(sys.stderr)
-    shown = Connecting("%s:%d" % (host, port)) if progress else None
+    shown = Connecting("%s:%d" % (host, port), rematch=previous is not None) if progress else None
     try:
         async with trio.open_nursery() as nursery:
             if shown is not None:

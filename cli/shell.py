@@ -1125,7 +1125,7 @@ class GameUI(_BaseUI):
             raise CommandError("you are spectating: there is nothing to submit (q quits)")
         snap = self._snap
         if self._deciding() is None and snap is not None and snap.over:
-            raise CommandError("the game is over (q quits)")
+            raise CommandError("the game is over (a plays again, n says no to a rematch, q quits)")
         held = self._held_now()
         if held is not None:
             self._held = None

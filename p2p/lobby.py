@@ -172,7 +172,7 @@ class HostedTable:
     def shown(self) -> list[dict]:
         """Every seat as the lobby shows it: taken seats in order, then reserved bots, then free seats
         (a rematch: the old seats in their order, each back, starting, said no, or not back yet)."""
-        if self.previous is not None and self.order is not None and len(self.order) == self.players:
+        if self.previous is not None and self.order is not None:
             return self._shown_rematch()
         out = [s.shown() for s in self.seats]
         fp = self.identity.fingerprint

@@ -366,3 +366,19 @@ def test_easel_again_decline_from_seat_0_or_with_no_lobby_says_so_in_words(tmp_p
     monkeypatch.setenv("EASEL_HOME", str(home / "bots" / "bot-0"))
     assert trio.run(decline_main, args) == 0
     assert "no rematch lobby opened at 127.0.0.1:" in capsys.readouterr().out
+
+
+def test_the_rematch_joiners_waiting_line_says_what_it_waits_for_on_one_terminal_line(monkeypatch):
+    """Seen in tmux at 100x30: the joiner's waiting line was longer than the terminal, so each redraw
+    (\\r on its wrapped second row) left a copy; a rematch's seat number is not the game's yet either."""
+    import io
+
+    from cli.live import Connecting
+
+    monkeypatch.setenv("COLUMNS", "100")
+    out = io.StringIO()
+    c = Connecting("127.0.0.1:38893", stream=out, live=True, rematch=True)
+    c.on_seated(1, 3, "painting")
+    drawn = out.getvalue().split("\r\x1b[K")[-1]
+    assert drawn.startswith("easel: back at the rematch lobby at 127.0.0.1:38893 (painting): waiting for the other old")
+    assert len(drawn) < 100 and "seat 1 of 3" not in drawn
