@@ -847,8 +847,8 @@ class Connecting:
             return "connecting to %s... attempt %d, %.0f s (Ctrl-C cancels)" % (self.where, max(1, self.attempts), took)
         seat, players, game = self.seated
         if self.rematch:
-            return "back at the rematch lobby at %s (%s): waiting for the other old seats (a or n)... %.0f s (Ctrl-C cancels)" % (
-                self.where, game, took)
+            return "in the rematch lobby %s: waiting for the other old seats... %.0f s (Ctrl-C cancels)" % (
+                self.where, took)
         return "connected to %s: seat %s of %s at a %s table; waiting for the other seats... %.0f s (Ctrl-C cancels)" % (
             self.where, seat, players, game, took)
 

@@ -380,5 +380,5 @@ def test_the_rematch_joiners_waiting_line_says_what_it_waits_for_on_one_terminal
     c = Connecting("127.0.0.1:38893", stream=out, live=True, rematch=True)
     c.on_seated(1, 3, "painting")
     drawn = out.getvalue().split("\r\x1b[K")[-1]
-    assert drawn.startswith("easel: back at the rematch lobby at 127.0.0.1:38893 (painting): waiting for the other old")
+    assert drawn.startswith("easel: in the rematch lobby 127.0.0.1:38893: waiting for the other old seats... ")
     assert len(drawn) < 100 and "seat 1 of 3" not in drawn
