@@ -847,7 +847,7 @@ class Connecting:
             return "connecting to %s... attempt %d, %.0f s (Ctrl-C cancels)" % (self.where, max(1, self.attempts), took)
         seat, players, game = self.seated
         if self.rematch:
-            return "in the rematch lobby %s: waiting for the other old seats... %.0f s (Ctrl-C cancels)" % (
+            return "in the rematch lobby %s: waiting for the other seats... %.0f s (Ctrl-C cancels)" % (
                 self.where, took)
         return "connected to %s: seat %s of %s at a %s table; waiting for the other seats... %.0f s (Ctrl-C cancels)" % (
             self.where, seat, players, game, took)

@@ -380,5 +380,8 @@ def test_the_rematch_joiners_waiting_line_says_what_it_waits_for_on_one_terminal
     c = Connecting("127.0.0.1:38893", stream=out, live=True, rematch=True)
     c.on_seated(1, 3, "painting")
     drawn = out.getvalue().split("\r\x1b[K")[-1]
-    assert drawn.startswith("easel: in the rematch lobby 127.0.0.1:38893: waiting for the other old seats... ")
+    assert drawn.startswith("easel: in the rematch lobby 127.0.0.1:38893: waiting for the other seats... ")
     assert len(drawn) < 100 and "seat 1 of 3" not in drawn
+    c.t0 -= 119.6                                   # two minutes later: still one line at 100 columns
+    c.show()
+    assert "120 s (Ctrl-C cancels)" in out.getvalue().split("\r\x1b[K")[-1]
