@@ -940,6 +940,12 @@ async def reach_table(host: str, port: int, identity, play_port: int, *, name: s
                 await trio.sleep(RETRY_PAUSE)
                 continue
             except (LobbyError, tls.TLSError) as exc:
+                if previous is not None and not seated and not str(exc).startswith("host refused") \
+                        and trio.current_time() + RETRY_PAUSE <= deadline:
+                    # a rematch: the old game may still hold that port for a moment (its seat 0 finishing):
+                    # what answered is not the rematch lobby yet, so knock again (a lobby's refusal is final)
+                    await trio.sleep(RETRY_PAUSE)
+                    continue
                 raise UsageError(str(exc)) from None
         if scope.cancelled_caught and not seated:
             raise UsageError("cannot reach %s:%d: no answer in %.0f s (%d attempt(s))" % (host, port, patience, attempts))
@@ -1178,14 +1184,15 @@ async def decline_main(args) -> int:
                 return EXIT_OK
             print("easel: no rematch lobby opened at %s:%d in %d s: nothing to say no to" % (host, port, patience))
             return EXIT_OK
-        except OSError:
+        except (OSError, LobbyError, tls.TLSError) as exc:
+            if isinstance(exc, LobbyError) and str(exc).startswith("host refused"):
+                print("easel: %s" % exc, file=sys.stderr)       # the rematch lobby's answer: final
+                return EXIT_USAGE
+            # nobody listens yet, or the old game still holds that port for a moment: knock again
             if trio.current_time() + RETRY_PAUSE > deadline:
                 print("easel: no rematch lobby opened at %s:%d in %d s: nothing to say no to" % (host, port, patience))
                 return EXIT_OK
             await trio.sleep(RETRY_PAUSE)
-        except (LobbyError, tls.TLSError) as exc:
-            print("easel: %s" % exc, file=sys.stderr)
-            return EXIT_USAGE
 
 
 def argparse_namespace(**kw):

@@ -385,3 +385,54 @@ def test_the_rematch_joiners_waiting_line_says_what_it_waits_for_on_one_terminal
     c.t0 -= 119.6                                   # two minutes later: still one line at 100 columns
     c.show()
     assert "120 s (Ctrl-C cancels)" in out.getvalue().split("\r\x1b[K")[-1]
+
+
+async def test_a_rematch_knock_that_reaches_the_old_game_still_on_the_port_knocks_again():
+    """Seen under load: a seat knocked while the old seat 0's finished game still held its play port;
+    what answered there closed the connection, and the seat gave up for good. A rematch joiner that
+    is not seated yet knocks again until its patience ends (a lobby's own refusal stays final)."""
+    from cli.common import UsageError
+    from cli.live import reach_table
+
+    host, a = Identity.generate(), Identity.generate()
+    prev = bytes(range(3, 35))
+    hit = trio.Event()
+
+    async def old_game(stream):           # not a lobby: takes the frame and hangs up
+        hit.set()
+        await trio.aclose_forcefully(stream)
+
+    got = []
+    with trio.fail_after(30):
+        async with trio.open_nursery() as n:
+            old = trio.CancelScope()
+
+            async def serve_old(task_status=trio.TASK_STATUS_IGNORED):
+                with old:
+                    await tls.serve(0, tls.server_context(host, None), old_game, "127.0.0.1", task_status=task_status)
+
+            port = await n.start(serve_old)
+
+            async def knock():
+                got.append(await reach_table("127.0.0.1", port, a, 40215, name="Bo", expect_fp=None, progress=None,
+                                             patience=20, about={}, previous=prev))
+
+            n.start_soon(knock)
+            await hit.wait()
+            old.cancel()                                              # the old game ends and frees the port
+            ht = _rematch(host, [host.public, a.public], ["Ann", "Bo"], prev)
+            await n.start(tls.serve, port, tls.server_context(host, None), ht.handle, "127.0.0.1")
+            genesis, _ = await ht.seal()
+            while not got:
+                await trio.sleep(0.01)
+            n.cancel_scope.cancel()
+    assert got[0][0].game_id == genesis.game_id and genesis.doc["previous"] == prev
+    # a lobby's refusal is final: a stranger to the old game is not let in however long it knocks
+    ht2 = _rematch(host, [host.public, a.public], ["Ann", "Bo"], prev)
+    with trio.fail_after(30):
+        async with trio.open_nursery() as n:
+            port = await n.start(tls.serve, 0, tls.server_context(host, None), ht2.handle, "127.0.0.1")
+            with pytest.raises(UsageError, match="only the seats of the game before"):
+                await reach_table("127.0.0.1", port, Identity.generate(), 40216, name="Eve", expect_fp=None, progress=None,
+                                  patience=20, about={}, previous=prev)
+            n.cancel_scope.cancel()
