@@ -493,7 +493,7 @@ async def join(
                 if on_seats:
                     on_seats(seats)
             elif isinstance(msg, list) and len(msg) == 2 and msg[0] == "refused" and previous is not None:
-                raise LobbyError("host refused: %s" % msg[1])
+                raise LobbyError("host refused: %s" % str(msg[1])[:200])
             elif isinstance(msg, list) and msg and msg[0] == "sign" and len(msg) == 3:
                 doc, roster = msg[1], msg[2]
                 _check_doc(doc, roster, identity, seat, game, table, games, name)
@@ -528,7 +528,7 @@ async def decline(host: str, port: int, identity, previous: bytes) -> None:
         with trio.fail_after(JOIN_TIMEOUT):
             reply = decode(await fs.receive())
         if isinstance(reply, list) and len(reply) == 2 and reply[0] == "refused":
-            raise LobbyError("host refused: %s" % reply[1])
+            raise LobbyError("host refused: %s" % str(reply[1])[:200])
         if reply != ["declined"]:
             raise LobbyError("unexpected reply from host")
     except (CanonicalError, FrameError, ValueError, TypeError, trio.TooSlowError) as exc:
