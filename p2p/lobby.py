@@ -215,7 +215,10 @@ class HostedTable:
             if isinstance(msg, list) and msg and msg[0] == "decline":
                 self._decline(msg)
                 with trio.move_on_after(JOIN_TIMEOUT):
-                    await fs.send(encode(["declined"]))
+                    try:
+                        await fs.send(encode(["declined"]))
+                    except (trio.BrokenResourceError, trio.ClosedResourceError):
+                        pass    # it said no and left: the no stands
                 return
             seat = self._admit(msg, stream)
         except (CanonicalError, FrameError, ConnectionClosed, trio.TooSlowError, LobbyError, ValueError, TypeError) as exc:
@@ -262,9 +265,12 @@ class HostedTable:
                 self._leave(seat)
                 return
         if self.ended is not None:
-            with trio.move_on_after(JOIN_TIMEOUT):
-                async with seat.sending:
-                    await fs.send(encode(["refused", self.ended]))
+            try:
+                with trio.move_on_after(JOIN_TIMEOUT):
+                    async with seat.sending:
+                        await fs.send(encode(["refused", self.ended]))
+            except (ConnectionClosed, FrameError, trio.BrokenResourceError, trio.ClosedResourceError):
+                pass    # it left meanwhile: nothing to tell it
             return
         await self.sealed.wait()
 
