@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -22,7 +23,7 @@ from core.hashing import dhash
 from core.rng import Rng
 from p2p import tls
 from p2p.identity import IdentityError, data_dir, load_or_create
-from p2p.lobby import HostedTable, LobbyError, describe_seats, join
+from p2p.lobby import HostedTable, LobbyError, decline, describe_seats, join
 from p2p.node import Faults, GameNode, load_roster, save_roster
 from p2p.store import GameStore, StoreError, describe_os_error, remove_temp_files, write_atomic
 
@@ -278,7 +279,7 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
     return node
 
 
-GAME_OVER_STATUS = "a plays again, q quits"   # the status once the game is over (peers that leave do not matter now)
+GAME_OVER_STATUS = "a plays again, n says no, q quits"   # the status once the game is over (peers that leave do not matter now)
 
 
 def ui_update(ui, node: GameNode) -> None:
@@ -633,6 +634,7 @@ async def host_main(args, ui_factory=None) -> int:
                          timeout=args.timeout, games=registry, name=getattr(args, "name", None) or "host",
                          about={"bot": args.auto} if getattr(args, "auto", None) else {},
                          previous=getattr(args, "previous", None), order=getattr(args, "order", None),
+                         names=getattr(args, "names", None),
                          spectators=not getattr(args, "no_spectators", False))
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
@@ -649,6 +651,12 @@ async def host_main(args, ui_factory=None) -> int:
             ht.order = [identity.public] + [load_or_create(b.home).public for b in bots]
         if not getattr(args, "quiet", False):
             print("easel: %s table open on port %d (host %s); %d seat(s) free" % (game_name, lobby_port, identity.fingerprint, ht.free), file=sys.stderr)
+        if ht.previous is not None:
+            # a rematch (§9.9): the old seats that neither come back nor say no are waited for this long
+            wait = getattr(args, "rematch_wait", REMATCH_WAIT)
+            print("easel: rematch lobby open on port %d: waiting up to %d s for the old seats (one that says no "
+                  "is not waited for; then it starts with who is here)" % (lobby_port, wait), file=sys.stderr)
+            n.start_soon(ht.start_with_who_is_here, wait)
         if not args.no_advertise:
             n.start_soon(_advertise, ht, lobby_port)
         if not getattr(args, "quiet", False):
@@ -669,6 +677,7 @@ async def host_main(args, ui_factory=None) -> int:
 
         if bots:
             n.start_soon(bots_alive)
+        if bots or ht.previous is not None:
             n.start_soon(seating_progress, ht, args.players, sys.stderr)
         try:
             genesis, roster = await ht.seal()
@@ -710,8 +719,11 @@ async def host_main(args, ui_factory=None) -> int:
         finish_bots(node, bots)
 
 
-def seating_text(free: int, players: int, elapsed: float) -> str:
+def seating_text(free: int, players: int, elapsed: float, rematch: bool = False) -> str:
     """The line shown while the table fills (bots take seconds to start on a loaded machine)."""
+    if rematch:
+        return "easel: rematch: %d of %d old seats back (%d s)%s" % (
+            players - free, players, int(elapsed), " - waiting for the others to press a (or n)" if free else " - dealing in")
     return "easel: starting the table: %d of %d seats taken (%d s)%s" % (
         players - free, players, int(elapsed), " - the bots are starting" if free else " - dealing in")
 
@@ -720,6 +732,7 @@ async def seating_progress(ht, players: int, out, interval: float = 0.5) -> None
     """Until cancelled (the table is sealed): one line, rewritten in place on a terminal, saying how
     many seats are taken, so the screen is never blank while bots start (a pipe gets it once)."""
     start = trio.current_time()
+    rematch = getattr(ht, "previous", None) is not None
     tty = False
     try:
         tty = out.isatty()
@@ -727,10 +740,10 @@ async def seating_progress(ht, players: int, out, interval: float = 0.5) -> None
         pass
     try:
         if not tty:
-            print(seating_text(ht.free, players, 0), file=out)
+            print(seating_text(ht.free, players, 0, rematch), file=out)
             return
         while True:
-            out.write("\r" + seating_text(ht.free, players, trio.current_time() - start) + "\x1b[K")
+            out.write("\r" + seating_text(ht.free, players, trio.current_time() - start, rematch) + "\x1b[K")
             out.flush()
             await trio.sleep(interval)
     finally:
@@ -760,11 +773,13 @@ async def _say_seats(ht: HostedTable) -> None:
     last = None
     # on a terminal, the table-filling line (seating_progress) is rewritten in place: clear it first
     clear = "\r\x1b[K" if _isatty(sys.stderr) else ""
-    while not ht.full.is_set():
+    while True:
         text = describe_seats(ht.shown(), 0)
-        if text != last:
+        if text != last and ht.ended is None:
             last = text
             print("%seasel: seats: %s" % (clear, text), file=sys.stderr)
+        if ht.full.is_set():      # the seats as they sealed (a rematch: who said no) said once more
+            return
         await ht.changed.wait()
 
 
@@ -811,8 +826,9 @@ class Connecting:
     state.  Either way it names the cancel key.
     """
 
-    def __init__(self, where: str, stream=None, live: bool | None = None) -> None:
+    def __init__(self, where: str, stream=None, live: bool | None = None, rematch: bool = False) -> None:
         self.where = where
+        self.rematch = rematch      # a rematch lobby (§9.9): its seat numbers are not the game's yet
         self.stream = stream if stream is not None else sys.stderr
         try:
             self.live = self.stream.isatty() if live is None else live
@@ -830,6 +846,9 @@ class Connecting:
         if self.seated is None:
             return "connecting to %s... attempt %d, %.0f s (Ctrl-C cancels)" % (self.where, max(1, self.attempts), took)
         seat, players, game = self.seated
+        if self.rematch:
+            return "in the rematch lobby %s: waiting for the other seats... %.0f s (Ctrl-C cancels)" % (
+                self.where, took)
         return "connected to %s: seat %s of %s at a %s table; waiting for the other seats... %.0f s (Ctrl-C cancels)" % (
             self.where, seat, players, game, took)
 
@@ -837,7 +856,12 @@ class Connecting:
         text = self.text()
         try:
             if self.live:
-                self.stream.write("\r\x1b[Keasel: " + text)
+                # one terminal line at most: a wrapped line would be redrawn on its second row, piling up copies
+                width = shutil.get_terminal_size((100, 30)).columns
+                line = "easel: " + text
+                if len(line) >= width:
+                    line = line[:max(10, width - 2)] + "…"
+                self.stream.write("\r\x1b[K" + line)
                 self._drawn = True
             else:
                 state = text.split("...", 1)[0]
@@ -916,6 +940,12 @@ async def reach_table(host: str, port: int, identity, play_port: int, *, name: s
                 await trio.sleep(RETRY_PAUSE)
                 continue
             except (LobbyError, tls.TLSError) as exc:
+                if previous is not None and not seated and not str(exc).startswith("host refused") \
+                        and trio.current_time() + RETRY_PAUSE <= deadline:
+                    # a rematch: the old game may still hold that port for a moment (its seat 0 finishing):
+                    # what answered is not the rematch lobby yet, so knock again (a lobby's refusal is final)
+                    await trio.sleep(RETRY_PAUSE)
+                    continue
                 raise UsageError(str(exc)) from None
         if scope.cancelled_caught and not seated:
             raise UsageError("cannot reach %s:%d: no answer in %.0f s (%d attempt(s))" % (host, port, patience, attempts))
@@ -923,7 +953,8 @@ async def reach_table(host: str, port: int, identity, play_port: int, *, name: s
 
 async def join_main(host: str, port: int, decide_factory, *, seed: str | None, name: str, ui_factory=None,
                     expect_fp: str | None = None, progress: bool | None = None, about: dict | None = None,
-                    spectators: bool = True, previous: bytes | None = None, patience: float = CONNECT_PATIENCE) -> int:
+                    spectators: bool = True, previous: bytes | None = None, patience: float = CONNECT_PATIENCE,
+                    where: list | None = None) -> int:
     """Join a table; ``progress`` (default: for a person, or on a terminal) shows "connecting to ..." meanwhile."""
     identity = identity_or_exit()
     loop = host in ("127.0.0.1", "localhost", "::1")
@@ -931,7 +962,7 @@ async def join_main(host: str, port: int, decide_factory, *, seed: str | None, n
     play_port = free_port("127.0.0.1" if loop else "")
     if progress is None:
         progress = ui_factory is not None or _isatty(sys.stderr)
-    shown = Connecting("%s:%d" % (host, port)) if progress else None
+    shown = Connecting("%s:%d" % (host, port), rematch=previous is not None) if progress else None
     try:
         async with trio.open_nursery() as nursery:
             if shown is not None:
@@ -951,6 +982,8 @@ async def join_main(host: str, port: int, decide_factory, *, seed: str | None, n
     decide = decide_factory(genesis.doc["game"]) if decide_factory else ui.decide
     node = await run_node(identity, genesis, roster, decide, timeout=float(genesis.doc.get("timeout", 60)), seed=seed, ui=ui, bind=bind,
                           spectators=spectators)
+    if where is not None and node.peer.table.over:
+        where.append(node.store.dir)      # the finished game's directory (easel bot --again plays it again)
     return report(node, interactive=ui is not None)
 
 
@@ -1049,6 +1082,7 @@ async def list_tables(wait: float) -> int:
 
 # ----------------------------------------------------------------------------- again (a rematch)
 AGAIN_PATIENCE = 120.0   # s a seat keeps knocking at the old host's door for the rematch lobby
+REMATCH_WAIT = 120.0     # s the rematch lobby waits for old seats that neither come back nor say no
 
 
 def again_args(args):
@@ -1091,7 +1125,7 @@ async def again_main(args, ui_factory=None) -> int:
             auto=args.level, timeout=int(doc.get("timeout", 60)), seed=None, unsafe_seed=False,
             bind=resume_bind(roster["addrs"][0][0]), no_advertise=True, quiet=False, name=name,
             no_spectators=args.no_spectators or doc.get("spectators") is False, bots=len(records), port=int(roster["addrs"][0][1]),
-            previous=genesis.game_id, order=list(seats))
+            previous=genesis.game_id, order=list(seats), names=list(names) if isinstance(names, list) else None)
         if ns.level is None:
             ns.level = check_level(game_or_exit(doc["game"]), None)
         return await host_main(ns, None if args.level else ui_factory)
@@ -1099,7 +1133,66 @@ async def again_main(args, ui_factory=None) -> int:
     ui = None if args.level else ui_factory
     return await join_main(host or "127.0.0.1", int(port), (lambda g: bot_decider(g, args.level, None)) if args.level else None,
                            seed=None, name=name, ui_factory=ui, spectators=not args.no_spectators, previous=genesis.game_id,
-                           patience=AGAIN_PATIENCE)
+                           patience=getattr(args, "patience", AGAIN_PATIENCE),
+                           about={"bot": args.level} if getattr(args, "bot", False) else None, where=getattr(args, "where", None))
+
+
+async def bot_main(args) -> int:
+    """``easel bot --join HOST:PORT``; with ``--again`` it stays for the rematches: at each game over it knocks at the
+    old seat 0's rematch lobby (up to AGAIN_PATIENCE) and plays the rematch if one opens, else it exits."""
+    host, port = parse_hostport(args.join)
+    where: list = []
+    rc = await join_main(host, port, lambda g: bot_decider(g, args.level, args.seed), seed=args.seed, name=args.name,
+                         about={"bot": args.level or "default"}, spectators=not args.no_spectators, where=where)
+    while getattr(args, "again", False) and rc == EXIT_OK and where:
+        d = where.pop()
+        ns = argparse_namespace(dir=str(d), level=args.level, no_spectators=args.no_spectators, bot=True, where=where,
+                                patience=getattr(args, "patience", AGAIN_PATIENCE))
+        try:
+            _, _, genesis, _ = again_args(ns)
+            if genesis.doc["seats"].index(identity_or_exit().public) == 0:
+                return rc
+            ns.level = check_level(game_or_exit(genesis.doc["game"]), args.level)
+            print("easel: bot: waiting up to %d s for a rematch of %s" % (ns.patience, d), file=sys.stderr, flush=True)
+            rc = await again_main(ns)
+        except UsageError as exc:
+            print("easel: bot: no rematch: %s" % exc, file=sys.stderr)
+            return EXIT_OK
+    return rc
+
+
+async def decline_main(args) -> int:
+    """``easel again --decline GAME_DIR`` (and n at game over): tell the old seat 0's rematch lobby that this
+    seat will not play again, so it does not wait for us (knocking up to AGAIN_PATIENCE for it to open)."""
+    identity, d, genesis, roster = again_args(args)
+    seats = genesis.doc["seats"]
+    if seats.index(identity.public) == 0:
+        print("easel: no rematch: you were seat 0, the rematch's host (the others' easel again gives up in %d s)"
+              % AGAIN_PATIENCE)
+        return EXIT_OK
+    host, port = roster["addrs"][0]
+    host, port = host or "127.0.0.1", int(port)
+    patience = getattr(args, "patience", AGAIN_PATIENCE)
+    print("easel: telling the rematch lobby at %s:%d that you will not play again (up to %d s for it to open; "
+          "Ctrl-C stops)" % (host, port, patience), flush=True)
+    deadline = trio.current_time() + patience
+    while True:
+        try:
+            with trio.move_on_at(deadline):
+                await decline(host, port, identity, genesis.game_id)
+                print("easel: done: the rematch goes on without you")
+                return EXIT_OK
+            print("easel: no rematch lobby opened at %s:%d in %d s: nothing to say no to" % (host, port, patience))
+            return EXIT_OK
+        except (OSError, LobbyError, tls.TLSError) as exc:
+            if isinstance(exc, LobbyError) and str(exc).startswith("host refused"):
+                print("easel: %s" % exc, file=sys.stderr)       # the rematch lobby's answer: final
+                return EXIT_USAGE
+            # nobody listens yet, or the old game still holds that port for a moment: knock again
+            if trio.current_time() + RETRY_PAUSE > deadline:
+                print("easel: no rematch lobby opened at %s:%d in %d s: nothing to say no to" % (host, port, patience))
+                return EXIT_OK
+            await trio.sleep(RETRY_PAUSE)
 
 
 def argparse_namespace(**kw):
@@ -1299,6 +1392,16 @@ def then_again(rc: int, make, run=None) -> int:
     run = run or trio.run
     while True:
         ui = getattr(make, "last", None)
+        if ui is not None and getattr(ui, "decline", False) and getattr(ui, "game_dir", None) is not None:
+            make.last = None
+            args = argparse_namespace(dir=str(ui.game_dir), level=None, no_spectators=False)
+            try:
+                again_args(args)
+            except UsageError as exc:
+                print("easel: %s" % exc, file=sys.stderr)
+                return EXIT_USAGE
+            run(decline_main, args)
+            return rc
         if ui is None or not getattr(ui, "again", False) or getattr(ui, "game_dir", None) is None:
             return rc
         make.last = None
@@ -1354,8 +1457,7 @@ def dispatch(args) -> int:
             why = name_problem(args.name)
             if why:
                 raise UsageError("--name %r %s (1 to 48 bytes of printable text)" % (args.name, why))
-            return trio.run(lambda: join_main(host, port, lambda g: bot_decider(g, args.level, args.seed), seed=args.seed, name=args.name,
-                                              about={"bot": args.level or "default"}, spectators=not args.no_spectators))
+            return trio.run(bot_main, args)
         if args.cmd == "join":
             if not args.address:
                 return trio.run(list_tables, args.wait)
@@ -1367,6 +1469,9 @@ def dispatch(args) -> int:
         if args.cmd == "resume":
             make = ui_factory_for(unsafe=unsafe, send_at_once=at_once)
             return then_again(trio.run(resume_main, args, make), make)
+        if args.cmd == "again" and args.decline:
+            again_args(args)
+            return trio.run(decline_main, args)
         if args.cmd == "again":
             again_args(args)
             if not args.level:

@@ -360,6 +360,9 @@ def build_parser() -> argparse.ArgumentParser:
     seed_flags(p)
     p.add_argument("--name", default="bot", metavar="TEXT",
                    help="the bot's name at the table, 1 to 48 bytes of printable text (default: bot)")
+    p.add_argument("--again", action="store_true",
+                   help="at game over, stay for a rematch: wait up to 120 s for the old host's rematch lobby and play "
+                        "it (every rematch, until none opens)")
     spectator_flag(p)
 
     p = add("resume", "continue a game from its directory (after a crash or a quit)",
@@ -376,10 +379,14 @@ def build_parser() -> argparse.ArgumentParser:
             epilog="Every seat that wants to play again runs it on its finished game's directory. The old host (seat 0)\n"
                    "opens the rematch on its old play port and restarts its bots; the others find it there. The new\n"
                    "game's genesis names the game before (previous). In the game's screen, the key a at game over\n"
-                   "does the same at once, in the same terminal.")
+                   "does the same at once, in the same terminal; n (or --decline) says no, so the rematch does not\n"
+                   "wait for you. The rematch starts once every old seat is back or said no, or after 120 s with\n"
+                   "the old seats that came back (at least two, as many as the game allows), renumbered in order.")
     p.add_argument("dir", metavar="GAME_DIR", help="the finished game's directory, <home>/games/<game id>")
     p.add_argument("--level", default=None, metavar="LEVEL",
                    help="play our seat with this bot level instead of you in the UI (one of: %s)" % ", ".join(all_levels()))
+    p.add_argument("--decline", action="store_true",
+                   help="say no: tell the rematch lobby this seat will not play again (so it does not wait for it)")
     spectator_flag(p)
     send_flag(p)
 

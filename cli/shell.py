@@ -38,6 +38,8 @@ at game over a seat's ``a`` (on an empty line, or the command ``again``) asks fo
 a rematch: the UI closes with ``again`` set and ``game_dir`` (given by the
 node's runner) naming the finished game, and the runner (cli/live.py) then does
 what ``easel again GAME_DIR`` does, the new game opening in the same terminal;
+its ``n`` (or ``no``) says no to the rematch instead: the UI closes with
+``decline`` set and the runner tells the rematch lobby (``easel again --decline``);
 Esc closes the help; Space (on an empty line) or Esc skips a reveal; PgUp/PgDn scroll the middle pane; Up/Down recall earlier commands.
 Esc is bound eagerly: it is never read as the start of a Meta key, which
 would swallow the next letter typed within a second.
@@ -162,7 +164,7 @@ TEXT_WIDTH = 100        # width used to lay out the panes in render_text()
 LATEST_LINES = 3        # newest event-log lines repeated at the top of a short middle pane
 WARN_TIMEOUT = 10       # seconds left on our decision from which the warning line says so
 
-HELP_GAME_OVER = "game over | a again (rematch) | help | PgUp/PgDn scroll | q quit"
+HELP_GAME_OVER = "game over | a again (rematch) | n no rematch | help | PgUp/PgDn scroll | q quit"
 HELP_SPECTATOR = "spectating | help | PgUp/PgDn scroll | q / Ctrl-Q quit"
 LONG_HELP = "help shown above (help, ? or Esc closes it; PgUp/PgDn scrolls it)"
 
@@ -172,8 +174,11 @@ _SHELL_HELP = [
     ("Space, Esc", "skip the reveal of what just happened (Space on an empty line)"),
     ("a, again", "at game over: play again with the same seats, names, game and options (a rematch, as "
                  "easel again GAME_DIR does), in this terminal"),
+    ("n, no", "at game over: say no to the rematch, so the others do not wait for you (as easel again "
+              "--decline GAME_DIR does), then quit"),
 ]
 _AGAIN_WORDS = ("a", "again")
+_DECLINE_WORDS = ("n", "no")
 _SUBMIT_WORDS = ("submit", "send", "ok", "go")
 _HELP_WORDS = ("help", "h", "?")
 _QUIT_WORDS = ("q", "quit", "exit")
@@ -723,6 +728,7 @@ class GameUI(_BaseUI):
         self._cut: dict = {}                       # the peer's cut_moves: our signed moves a certificate cut
         self._quit_armed = False                   # q was pressed once mid-game
         self.again = False                         # the player asked for a rematch at game over (a)
+        self.decline = False                       # the player said no to the rematch at game over (n)
         self._first_table: Any = None              # trio.Event a decision waits on until the first update
         self.game_dir = None                       # the game's directory, set by the runner (for the rematch)
         self._buffer = Buffer(multiline=False, accept_handler=self._on_accept, history=InMemoryHistory())
@@ -745,6 +751,10 @@ class GameUI(_BaseUI):
         @kb.add("a", filter=empty & over)
         def _(event) -> None:
             self._again_key()
+
+        @kb.add("n", filter=empty & over)
+        def _(event) -> None:
+            self._decline_key()
 
         # Esc is eager and always bound: prompt-toolkit's own bindings would otherwise read it as the
         # start of a Meta key and take the next letter typed within a second with it ("bid" -> "id")
@@ -1008,6 +1018,9 @@ class GameUI(_BaseUI):
         if cmd in _AGAIN_WORDS and not args:
             self._again_key()
             return
+        if cmd in _DECLINE_WORDS and not args and self._snap is not None and self._snap.over:
+            self._decline_key()
+            return
         if cmd in _HELP_WORDS:
             self._toggle_help()
             self._say(LONG_HELP if self._help_shown else "help closed")
@@ -1093,6 +1106,15 @@ class GameUI(_BaseUI):
         self._say("Again: the rematch opens...", "class:info")
         self._exit_now()
 
+    def _decline_key(self) -> None:
+        """No rematch for us (n / no at game over): close the UI and let the runner say so to the rematch
+        lobby; UI thread only."""
+        if self.seat is None:
+            raise CommandError("you are spectating: only the seats are asked for a rematch (q quits)")
+        self.decline = True
+        self._say("No rematch: telling the others...", "class:info")
+        self._exit_now()
+
     def _not_your_turn(self) -> CommandError:
         snap = self._snap
         return CommandError("it is not your turn to move yet%s" % (
@@ -1103,7 +1125,7 @@ class GameUI(_BaseUI):
             raise CommandError("you are spectating: there is nothing to submit (q quits)")
         snap = self._snap
         if self._deciding() is None and snap is not None and snap.over:
-            raise CommandError("the game is over (q quits)")
+            raise CommandError("the game is over (a plays again, n says no to a rematch, q quits)")
         held = self._held_now()
         if held is not None:
             self._held = None
@@ -1167,8 +1189,8 @@ class GameUI(_BaseUI):
             return [("class:label", "Spectating.")]
         snap = self._snap
         if snap is not None and snap.over:
-            return [("class:label", "The game is over - a plays again with the same seats (a rematch), "
-                                    "q quits, PgUp/PgDn scroll.")]
+            return [("class:label", "The game is over - a plays again with the same seats, n says no "
+                                    "to a rematch, q quits.")]
         if self._deciding() is not None and self.revealing and self._typed_in != self._reveals:
             # the draft of the next move would tell what the reveal is about to show (what is left after it)
             return self._wrapped([("class:label", "Your move is open: the reveal plays first (Space or Esc skips "

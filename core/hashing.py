@@ -27,6 +27,7 @@ TAGS = (
     "sign/genesis", # what each seat signs to seal a table
     "sign/vote",    # what a seat signs to time out another seat in a phase
     "sign/join",    # what a joiner signs to ask a host for a seat
+    "sign/decline", # what an old seat signs to tell a rematch lobby it will not play again
     "commit",       # sealed-move commitment
     "seed",         # shared seed from the seed reveals
     "beacon",       # running entropy beacon

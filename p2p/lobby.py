@@ -13,6 +13,17 @@ signing), framed canonical msgpack messages:
     joiner -> host   ["signature", sig]      over dhash("sign/genesis", game_id(doc))
     host -> joiner   ["genesis", raw, roster]
 
+A rematch lobby (``previous`` set, §9.9) also takes, from an old seat that
+will not play again, one frame instead of a join request:
+
+    joiner -> host   ["decline", 1, key, sig]   sig = Ed25519 over dhash("sign/decline", host_key, previous, key)
+    host -> joiner   ["declined"]  or  ["refused", reason]
+
+and may end a lobby it cannot start: ``["refused", reason]`` to every seated
+joiner instead of ``sign`` (too few old seats want to play again).  Its seats
+are the old seats in their order; one that said no is shown as kind "out",
+one not back yet as "free" with its old name.
+
 ``roster`` = {"certs": [DER per seat], "addrs": [[host, port] per seat]}:
 how to reach and pin each seat; it is not part of the signed game.
 Seats are given in join order; the host is seat 0.
@@ -55,9 +66,17 @@ class LobbyError(Exception):
     pass
 
 
+MIN_REMATCH_SEATS = 2   # a rematch is a table of at least two of the old seats (alone, it is easel play)
+
+
 def join_msg(host_key: bytes, key: bytes, cert: bytes, port: int) -> bytes:
     """What a joiner signs: bound to the host's key (so it cannot be replayed to another host)."""
     return dhash("sign/join", host_key, key, cert, port)
+
+
+def decline_msg(host_key: bytes, previous: bytes, key: bytes) -> bytes:
+    """What an old seat signs to say no to a rematch: bound to the host and to the game it follows."""
+    return dhash("sign/decline", host_key, previous, key)
 
 
 @dataclass
@@ -117,6 +136,9 @@ class HostedTable:
     spectators: bool = True         # False: the whole table refuses spectators (genesis ``spectators``: false)
     previous: bytes | None = None   # a rematch: the game id it follows (genesis ``previous``) ...
     order: list | None = None       # ... and its seat keys in order: only they may join, and keep their seats' order
+    names: list | None = None       # ... and their old names (how the lobby shows a seat not back yet)
+    declined: set = field(default_factory=set)   # a rematch: old seat keys that said they will not play again
+    ended: str | None = None        # a rematch that cannot start: why (every joiner is told, seal raises)
     version: int = 0                                 # counts changes of the seats (for the ``seats`` messages)
     changed: trio.Event = field(default_factory=trio.Event)
 
@@ -148,7 +170,10 @@ class HostedTable:
         self._changed()
 
     def shown(self) -> list[dict]:
-        """Every seat as the lobby shows it: taken seats in order, then reserved bots, then free seats."""
+        """Every seat as the lobby shows it: taken seats in order, then reserved bots, then free seats
+        (a rematch: the old seats in their order, each back, starting, said no, or not back yet)."""
+        if self.previous is not None and self.order is not None:
+            return self._shown_rematch()
         out = [s.shown() for s in self.seats]
         fp = self.identity.fingerprint
         for key, level in self.reserved.items():
@@ -156,6 +181,22 @@ class HostedTable:
                 out.append({"name": "(starting)", "kind": "bot", "level": level, "owner": fp})
         while len(out) < self.players:
             out.append({"name": "", "kind": "free"})
+        return out
+
+    def _shown_rematch(self) -> list[dict]:
+        by_key = {s.key: s for s in self.seats}
+        fp = self.identity.fingerprint
+        out = []
+        for i, key in enumerate(self.order):
+            name = self.names[i] if isinstance(self.names, list) and i < len(self.names) else ""
+            if key in by_key:
+                out.append(by_key[key].shown())
+            elif key in self.reserved:
+                out.append({"name": name or "(starting)", "kind": "bot", "level": self.reserved[key], "owner": fp})
+            elif key in self.declined:
+                out.append({"name": name, "kind": "out"})
+            else:
+                out.append({"name": name, "kind": "free"})
         return out
 
     def _changed(self) -> None:
@@ -171,6 +212,14 @@ class HostedTable:
         try:
             with trio.fail_after(JOIN_TIMEOUT):
                 msg = decode(await fs.receive())
+            if isinstance(msg, list) and msg and msg[0] == "decline":
+                self._decline(msg)
+                with trio.move_on_after(JOIN_TIMEOUT):
+                    try:
+                        await fs.send(encode(["declined"]))
+                    except (trio.BrokenResourceError, trio.ClosedResourceError):
+                        pass    # it said no and left: the no stands
+                return
             seat = self._admit(msg, stream)
         except (CanonicalError, FrameError, ConnectionClosed, trio.TooSlowError, LobbyError, ValueError, TypeError) as exc:
             try:
@@ -191,9 +240,8 @@ class HostedTable:
             self._leave(seat)
             return
         self._changed()
-        if self.open_seats == 0:
-            self.full.set()
-        else:
+        self._check_full()
+        if not self.full.is_set():
             # until the table is full, a joiner that goes away gives its seat back
             # (it sends nothing before it is asked to sign, so any input means it left)
             lost = False
@@ -216,6 +264,14 @@ class HostedTable:
             if lost and not self.full.is_set():
                 self._leave(seat)
                 return
+        if self.ended is not None:
+            try:
+                with trio.move_on_after(JOIN_TIMEOUT):
+                    async with seat.sending:
+                        await fs.send(encode(["refused", self.ended]))
+            except (ConnectionClosed, FrameError, trio.BrokenResourceError, trio.ClosedResourceError):
+                pass    # it left meanwhile: nothing to tell it
+            return
         await self.sealed.wait()
 
     async def _tell_seats(self, fs: FramedStream) -> None:
@@ -236,6 +292,69 @@ class HostedTable:
                 await self.changed.wait()
         except (ConnectionClosed, FrameError, trio.BrokenResourceError, trio.ClosedResourceError):
             return
+
+    def _check_full(self) -> None:
+        """Set ``full`` once the seats are all taken; in a rematch, once every old seat is back or said no
+        (then with the old seats that came back, if the game can be played by that many)."""
+        if self.full.is_set():
+            return
+        if self.previous is None or self.order is None:
+            if self.open_seats == 0:
+                self.full.set()
+            return
+        here = {s.key for s in self.seats}
+        if all(k in here or k in self.declined for k in self.order):
+            self._start_with_who_is_here()
+
+    def _start_with_who_is_here(self) -> None:
+        """A rematch: seal with the old seats in the lobby now (the others did not come back or said no),
+        or end the lobby if the game cannot be played by that many."""
+        if self.full.is_set():
+            return
+        n = len(self.seats)
+        why = None
+        if n < MIN_REMATCH_SEATS:
+            why = "too few seats want to play again (%d of %d)" % (n, len(self.order or ()))
+        else:
+            try:
+                self.config = self.games.get(self.game).configure(self.options, n)
+            except ConfigError as exc:
+                why = "too few seats want to play again for this game (%d of %d: %s)" % (n, len(self.order or ()), exc)
+        if why is not None:
+            self.ended = why
+            log.info("lobby: %s", why)
+        else:
+            self.players = n
+        self.full.set()
+        self._changed()
+
+    async def start_with_who_is_here(self, after: float) -> None:
+        """A rematch: wait ``after`` seconds for the old seats that neither came back nor said no, then start
+        with those in the lobby (``_start_with_who_is_here``)."""
+        await trio.sleep(after)
+        self._start_with_who_is_here()
+
+    def _decline(self, msg: Any) -> None:
+        """An old seat says it will not play again (a rematch lobby only)."""
+        if not (isinstance(msg, list) and len(msg) == 4 and type(msg[1]) is int and msg[1] == 1
+                and isinstance(msg[2], bytes) and isinstance(msg[3], bytes)):
+            raise LobbyError("malformed decline")
+        if self.previous is None or self.order is None:
+            raise LobbyError("this table is not a rematch: there is nothing to decline")
+        key = msg[2]
+        if key not in self.order:
+            raise LobbyError("this table is a rematch: only the seats of the game before may answer")
+        if not verify(key, decline_msg(self.identity.public, self.previous, key), msg[3]):
+            raise LobbyError("decline not signed by its key")
+        if any(s.key == key for s in self.seats):
+            raise LobbyError("that seat is already back at the table")
+        if self.full.is_set():
+            raise LobbyError("the rematch has started without that seat")
+        if key not in self.declined:
+            self.declined.add(key)
+            log.info("lobby: seat %d will not play again", self.order.index(key))
+            self._changed()
+        self._check_full()
 
     def _leave(self, seat: Seat) -> None:
         if seat in self.seats and not self.full.is_set():
@@ -268,6 +387,9 @@ class HostedTable:
             raise LobbyError("that key already holds a seat")
         if self.order is not None and key not in self.order:
             raise LobbyError("this table is a rematch: only the seats of the game before may join")
+        if self.full.is_set():
+            raise LobbyError("the table is full" if self.previous is None else "the rematch has started without that seat")
+        self.declined.discard(key)      # it changed its mind before the rematch started: welcome back
         if (self.open_seats if key in self.reserved else self.free) <= 0:
             raise LobbyError("the table is full")
         peer_ip = stream.transport_stream.socket.getpeername()[0]
@@ -280,6 +402,8 @@ class HostedTable:
     async def seal(self) -> tuple[Genesis, dict]:
         """Once full: collect every seat's signature on the genesis document."""
         await self.full.wait()
+        if self.ended is not None:
+            raise LobbyError(self.ended)
         if self.order is not None:
             # a rematch: the seats of the game before, in its order (the host stays first)
             self.seats[1:] = sorted(self.seats[1:], key=lambda s: self.order.index(s.key))
@@ -374,6 +498,8 @@ async def join(
                 seats = _check_seats(msg[1], players)
                 if on_seats:
                     on_seats(seats)
+            elif isinstance(msg, list) and len(msg) == 2 and msg[0] == "refused" and previous is not None:
+                raise LobbyError("host refused: %s" % str(msg[1])[:200])
             elif isinstance(msg, list) and msg and msg[0] == "sign" and len(msg) == 3:
                 doc, roster = msg[1], msg[2]
                 _check_doc(doc, roster, identity, seat, game, table, games, name)
@@ -396,12 +522,35 @@ async def join(
         await trio.aclose_forcefully(stream)
 
 
+async def decline(host: str, port: int, identity, previous: bytes) -> None:
+    """Tell a rematch lobby (the old seat 0's, §9.9) that this old seat will not play again.
+    Returns once the host took it; LobbyError if it refused (OSError if nobody listens there)."""
+    ctx = tls.client_context(identity, None)
+    stream = await tls.connect(host, port, ctx, None)
+    fs = FramedStream(stream)
+    try:
+        host_key = tls.peer_public_key(stream) or b""
+        await fs.send(encode(["decline", 1, identity.public, identity.sign(decline_msg(host_key, previous, identity.public))]))
+        with trio.fail_after(JOIN_TIMEOUT):
+            reply = decode(await fs.receive())
+        if isinstance(reply, list) and len(reply) == 2 and reply[0] == "refused":
+            raise LobbyError("host refused: %s" % str(reply[1])[:200])
+        if reply != ["declined"]:
+            raise LobbyError("unexpected reply from host")
+    except (CanonicalError, FrameError, ValueError, TypeError, trio.TooSlowError) as exc:
+        raise LobbyError("decline failed: %s" % (exc or type(exc).__name__)) from None
+    except ConnectionClosed:
+        raise LobbyError("the host closed the lobby connection") from None
+    finally:
+        await trio.aclose_forcefully(stream)
+
+
 def _check_seats(seats: Any, players: int) -> list[dict]:
     """A ``seats`` message's list, checked (LobbyError if malformed)."""
     if not isinstance(seats, list) or len(seats) != players:
         raise LobbyError("malformed seats message")
     for s in seats:
-        if not (isinstance(s, dict) and s.get("kind") in ("person", "bot", "free") and isinstance(s.get("name"), str)
+        if not (isinstance(s, dict) and s.get("kind") in ("person", "bot", "free", "out") and isinstance(s.get("name"), str)
                 and len(s["name"]) <= 64 and all(isinstance(v, str) and len(v) <= 64 for v in s.values())):
             raise LobbyError("malformed seats message")
     return seats
@@ -436,7 +585,10 @@ def describe_seats(seats: list[dict], me: int | None = None) -> str:
     for i, s in enumerate(seats):
         kind = s.get("kind")
         if kind == "free":
-            parts.append("free")
+            parts.append("%s (not back yet)" % s["name"] if s.get("name") else "free")
+            continue
+        if kind == "out":
+            parts.append("%s (will not play again)" % (s.get("name") or "?"))
             continue
         text = s.get("name") or "?"
         if kind == "bot":

@@ -464,3 +464,49 @@ def test_a_table_in_play_is_listed_and_watched_from_another_machine(lan):
     assert rc == 0, se[-2000:]
     seen = json.loads(so.strip().splitlines()[-1])
     assert seen["over"] and seen["entries"] == FULL and seen["names"][0] == "Ann"
+
+
+def test_a_rematch_of_the_seats_that_want_to_play_one_says_no_and_a_bot_comes_back_by_itself(lan):
+    """Issue 19 on three machines: Ann hosts; Bo is a bot started on machine 1 with `easel bot --again`,
+    Cy one on machine 2 without it. At game over Cy says no (`easel again --decline`), Ann runs `easel
+    again`, and Bo comes back by itself: the rematch is Ann and Bo in their old order, renumbered, a second
+    log both machines hold byte for byte (valid), whose genesis names the first game; Cy is in no rematch."""
+    from core.events import parse_genesis
+    from core.table import replay
+    from core import games as registry
+
+    host = lan.easel(0, "host", "--game", "painting", "--players", 3, "--auto", "random", "--timeout", 60, "--no-advertise",
+                     "--name", "Ann", "--option", "rounds=2")
+    port = host_port(host)
+    target = "%s:%d" % (lan.addrs[0], port)
+    bo = lan.easel(1, "bot", "--join", target, "--level", "random", "--name", "Bo", "--again")
+    cy = lan.easel(2, "bot", "--join", target, "--level", "random", "--name", "Cy")
+    for rc, so, se in finish([host, cy]):
+        assert rc == 0 and json.loads(so.strip().splitlines()[-1])["over"], se[-3000:]
+    first = [first_log(lan, k) for k in range(3)]
+    assert_same_logs(first)
+    g1 = parse_genesis(parse_log(first[0].read_bytes()).entries[0])
+    no = lan.easel(2, "again", "--decline", first[2].parent)          # may come before the lobby opens: it knocks
+    again = lan.easel(0, "again", first[0].parent, "--level", "random")
+    (rn, so_no, se_no), (ra, so_a, se_a) = finish([no, again], 2 * GAME_WALL)
+    assert rn == 0 and "the rematch goes on without you" in so_no, so_no + se_no
+    assert ra == 0 and json.loads(so_a.strip().splitlines()[-1])["over"], se_a[-3000:]
+    assert "Cy (will not play again)" in se_a
+    (second_ann,) = [p for p in lan.logs(0) if p != first[0]]
+    def bo_over() -> bool:
+        logs = [p for p in lan.logs(1) if p != first[1]]
+        try:
+            return len(logs) == 1 and replay(parse_log(logs[0].read_bytes()).entries, registry).over
+        except Exception:           # read while an entry is being appended: look again
+            return False
+
+    assert wait_for(bo_over, GAME_WALL), "Bo did not play the rematch"
+    (second_bo,) = [p for p in lan.logs(1) if p != first[1]]
+    bo.terminate()                                                      # it would wait for a third game
+    finish([bo], 10)
+    assert_same_logs([second_ann, second_bo])
+    g2 = parse_genesis(parse_log(second_ann.read_bytes()).entries[0])
+    cy_key = g1.doc["seats"][g1.doc["names"].index("Cy")]
+    assert g2.doc["previous"] == g1.game_id
+    assert g2.doc["seats"] == [k for k in g1.doc["seats"] if k != cy_key] and sorted(g2.doc["names"]) == ["Ann", "Bo"]
+    assert lan.logs(2) == [first[2]]                                    # Cy was pulled into nothing

@@ -610,7 +610,7 @@ def test_game_over_shows_a_ranking_table_and_the_player_result():
         "joint " if shared else "", {1: "1st", 2: "2nd", 3: "3rd"}[place], res["points"]["1"]) in text
     if not res["draw"]:
         assert "winner" in text and "Token" in text and "elimination candidate" in text
-    assert "game over | a again (rematch) | help | PgUp/PgDn scroll | q quit" in text
+    assert "game over | a again (rematch) | n no rematch | help | PgUp/PgDn scroll | q quit" in text
     assert "Sheets on offer" not in text
     with pytest.raises(CommandError, match="the game is over"):
         ui._execute("bid 1 1")
