@@ -114,8 +114,9 @@ def test_costs_are_the_documented_counts(d):
         assert d.verify(s) is None
         assert D.verify_shuffle_proof(d.decks[s], d.decks[s + 1], d.proofs[s], d.joint, GID, s, ver) is None
         assert (pro.base, pro.var) == (3 * N + 4, 5 * N + 1)
-        # seat 0's input is the initial deck (C1 = O): its N products u_i*O cost nothing
-        assert (ver.base, ver.var, ver.checks) == (N + 4, 8 * N + 7 if s else 7 * N + 6, 2 * N)
+        # seat 0's input is the initial deck (C1 = O): its N products u_i*O cost nothing; an
+        # accepted proof's 2N points are checked by the multiplications themselves (no check twice)
+        assert (ver.base, ver.var, ver.checks) == (N + 4, 8 * N + 7 if s else 7 * N + 6, 0)
 
 
 def test_generators_are_hashed_to_the_curve_distinct_and_valid():
@@ -220,6 +221,27 @@ def test_an_invalid_point_is_refused(d):
     for off, what in ((0, "commitment 0"), (32 * N + 32, "chain link 1")):
         for bad in (D.IDENTITY, small, b"\xff" * 32, bytes(32)):
             assert d.verify(0, proof=_put(proof, off, bad)) == "%s of the proof is not a valid point" % what
+
+
+def test_every_invalid_point_at_every_place_of_the_proof_is_named_as_before(d):
+    """The verifier leaves the proof's point checks to its multiplications on an accepted proof
+    (docs/deal.md §2a, step 5): every invalid point, at every place, is still refused with the
+    name of the first one, whatever else is wrong, and never accepted."""
+    small = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")  # order 8
+    off_curve = next(bytes([k]) + bytes(31) for k in range(2, 255)
+                     if not D._nb.crypto_core_ed25519_is_valid_point(bytes([k]) + bytes(31)))
+    # a point of the curve with a small-order component: valid point + small-order point
+    mixed = D._nb.crypto_core_ed25519_add(D.G, small)
+    for s in range(d.n):
+        proof = d.proofs[s]
+        for i in range(2 * N):
+            what = "commitment %d" % i if i < N else "chain link %d" % (i - N)
+            for bad in (D.IDENTITY, small, off_curve, mixed, b"\xff" * 32, bytes(32)):
+                assert d.verify(s, proof=_put(proof, 32 * i, bad)) == "%s of the proof is not a valid point" % what
+        # the first invalid point is named even when the challenge is zero (no chain link multiplied)
+        zero_c = _put(_put(proof, 32 * (N + 1), small), _scalars_at(N)["challenge"], bytes(32))
+        assert d.verify(s, proof=zero_c) == "chain link 1 of the proof is not a valid point"
+        assert d.verify(s, proof=_put(proof, 32 * 1, mixed)) != d.verify(s)
 
 
 def test_malformed_proofs_and_decks_get_a_reason_never_an_exception(d):
