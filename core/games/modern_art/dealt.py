@@ -60,6 +60,7 @@ first key step).
 from __future__ import annotations
 
 import functools
+import threading
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -121,16 +122,32 @@ def _made_here(st: "DState", seat: int, a: dict) -> bool:
         return False
 
 
+# One lock per proof being checked: a peer's worker thread checks a placed proof ahead
+# (``precompute``) while the table's apply may need the same verdict at once; the second caller
+# waits for the first one's answer instead of computing it again (~50 ms of CPU, and the two
+# copies would share the same cores).  Only who computes changes, never the answer.  Bounded.
+_FLIGHT: dict = {}
+_FLIGHT_GUARD = threading.Lock()
+_FLIGHT_MAX = 64
+
+
 def _proof_problem(gid: bytes, seat: int, deck_in: tuple, deck_out: tuple, proof: Any,
                    joint: bytes) -> str | None:
     """deal.verify_shuffle_proof of ``seat``'s shuffle, remembered (~50 ms of CPU each).  Pure:
     the answer is a function of the arguments, which are the cache key; a peer may compute it
-    ahead, in the background (``precompute``), and the table's apply then finds it."""
+    ahead, in the background (``precompute``), and the table's apply then finds it (or waits
+    for it, if the worker is computing it right then)."""
     if type(proof) is not bytes:
         return "the shuffle proof must be bytes"
-    if (gid, seat, deck_in, deck_out, proof, joint) in _MADE:
+    key = (gid, seat, deck_in, deck_out, proof, joint)
+    if key in _MADE:
         return None
-    return _cached_proof_problem(gid, seat, deck_in, deck_out, proof, joint)
+    with _FLIGHT_GUARD:
+        if len(_FLIGHT) >= _FLIGHT_MAX:
+            _FLIGHT.clear()
+        lock = _FLIGHT.setdefault(key, threading.Lock())
+    with lock:
+        return _cached_proof_problem(*key)
 
 
 # A shuffle's proof is checked when the shuffle CHECK_LAG places after it is applied, and every
