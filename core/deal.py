@@ -60,7 +60,7 @@ __all__ = [
     "DealError", "Counter",
     "keygen", "public_of", "verify_key", "joint_key", "verify_disclosure",
     "card_points", "card_table", "initial_deck", "check_deck",
-    "shuffle", "shuffle_prep", "ShufflePrep", "verify_shuffle_disclosed", "audit_shuffles",
+    "shuffle", "shuffle_prep", "ShufflePrep", "shuffle_offline", "ShuffleOffline", "verify_shuffle_disclosed", "audit_shuffles",
     "generators", "proof_bytes", "prove_shuffle", "check_shuffle_form", "verify_shuffle_proof", "SOUNDNESS_BITS",
     "share", "verify_share", "open_card", "verify_play", "assign_positions",
 ]
@@ -376,14 +376,27 @@ class ShufflePrep:
     coms: tuple            # the permutation commitment c_i = cr_i*G + h_{perm^-1(i)}
 
 
-def shuffle_prep(secret: bytes, n: int, joint: bytes, game_id: bytes, seat: int,
-                 ops: Counter | None = None) -> ShufflePrep:
-    """The deck-independent part of ``shuffle`` and ``prove_shuffle`` (pure; pass it to both as
-    ``prep``, same bytes out): the permutation, the re-randomisers with r_j*G and r_j*Y, and the
-    permutation commitment.  Costs 2N fixed-base and N variable-base multiplications."""
+@dataclass(frozen=True)
+class ShuffleOffline:
+    """The part of ``ShufflePrep`` that needs neither the deck nor the other seats' keys
+    (``shuffle_offline``): computed as soon as the game id is known, while the keys come."""
+
+    secret: bytes
+    n: int
+    game_id: bytes
+    seat: int
+    perm: tuple
+    rs: tuple
+    rG: tuple
+    cr: tuple
+    coms: tuple
+
+
+def shuffle_offline(secret: bytes, n: int, game_id: bytes, seat: int, ops: Counter | None = None) -> ShuffleOffline:
+    """The seat's permutation and re-randomisers with r_j*G, and its permutation commitment:
+    everything of its shuffle and proof that depends on its own secret only (pure).  Costs 2N
+    fixed-base multiplications."""
     ops = ops or _NULL
-    if not _is_point(joint):
-        raise DealError("joint key is not a valid point")
     if type(n) is not int or not 1 <= n <= _MAX_N:
         raise DealError("number of cards must be 1..%d" % _MAX_N)
     perm, rs = _shuffle_plan(secret, n, game_id, seat)
@@ -393,8 +406,27 @@ def shuffle_prep(secret: bytes, n: int, joint: bytes, game_id: bytes, seat: int,
     for j in range(n):
         i = perm[j]
         coms[i] = _add(_base(cr[i], ops), hs[j])
-    return ShufflePrep(secret, n, joint, game_id, seat, tuple(perm), tuple(rs), tuple(_base(r, ops) for r in rs),
-                       tuple(_mul(r, joint, ops) for r in rs), tuple(cr), tuple(coms))
+    return ShuffleOffline(secret, n, game_id, seat, tuple(perm), tuple(rs), tuple(_base(r, ops) for r in rs),
+                          tuple(cr), tuple(coms))
+
+
+def shuffle_prep(secret: bytes, n: int, joint: bytes, game_id: bytes, seat: int,
+                 ops: Counter | None = None, offline: ShuffleOffline | None = None) -> ShufflePrep:
+    """The deck-independent part of ``shuffle`` and ``prove_shuffle`` (pure; pass it to both as
+    ``prep``, same bytes out): the permutation, the re-randomisers with r_j*G and r_j*Y, and the
+    permutation commitment.  Costs 2N fixed-base and N variable-base multiplications, or the N
+    variable-base ones r_j*Y alone given ``offline`` (``shuffle_offline`` of the same seat)."""
+    ops = ops or _NULL
+    if not _is_point(joint):
+        raise DealError("joint key is not a valid point")
+    if offline is None:
+        offline = shuffle_offline(secret, n, game_id, seat, ops)
+    elif not isinstance(offline, ShuffleOffline) or (offline.secret, offline.n, offline.game_id, offline.seat) != \
+            (secret, n, game_id, seat):
+        raise DealError("the shuffle's offline part is for another seat, game or deck size")
+    o = offline
+    return ShufflePrep(secret, n, joint, game_id, seat, o.perm, o.rs, o.rG,
+                       tuple(_mul(r, joint, ops) for r in o.rs), o.cr, o.coms)
 
 
 def _check_prep(prep: Any, secret: bytes, n: int, joint: bytes, game_id: bytes, seat: int) -> None:
