@@ -224,8 +224,12 @@ def turn(st: DState) -> Turn:
     if g == "play":
         return rules.turn(st.ms)
     if g == "shuffle":
+        # the last shuffle's step stays on the screen while every peer checks the proofs not
+        # checked yet (as it places that shuffle, before the dealing opens): its label says so
+        # (short: the Modern Art board shows 26 characters of it)
+        what = ", then proofs" if st.shuffler == st.n - 1 else " (seat %d)" % st.shuffler
         return Turn("sequential", (st.shuffler,), auto=True,
-                    label="the deal: seat %d shuffles (%d of %d)" % (st.shuffler, st.shuffler + 1, st.n))
+                    label="the deal: shuffle %d/%d%s" % (st.shuffler + 1, st.n, what))
     labels = {"keys": "the deal: keys",
               "deal": "the deal: dealing (positions %d-%d)" % (st.lo, st.hi - 1),
               "check": "the deal: new cards checked", "disclose": "the deal: seat secrets disclosed"}
