@@ -60,7 +60,7 @@ __all__ = [
     "DealError", "Counter",
     "keygen", "public_of", "verify_key", "joint_key", "verify_disclosure",
     "card_points", "card_table", "initial_deck", "check_deck",
-    "shuffle", "shuffle_prep", "ShufflePrep", "verify_shuffle_disclosed", "audit_shuffles",
+    "shuffle", "shuffle_prep", "ShufflePrep", "shuffle_offline", "ShuffleOffline", "verify_shuffle_disclosed", "audit_shuffles",
     "generators", "proof_bytes", "prove_shuffle", "check_shuffle_form", "verify_shuffle_proof", "SOUNDNESS_BITS",
     "share", "verify_share", "open_card", "verify_play", "assign_positions",
 ]
@@ -376,14 +376,27 @@ class ShufflePrep:
     coms: tuple            # the permutation commitment c_i = cr_i*G + h_{perm^-1(i)}
 
 
-def shuffle_prep(secret: bytes, n: int, joint: bytes, game_id: bytes, seat: int,
-                 ops: Counter | None = None) -> ShufflePrep:
-    """The deck-independent part of ``shuffle`` and ``prove_shuffle`` (pure; pass it to both as
-    ``prep``, same bytes out): the permutation, the re-randomisers with r_j*G and r_j*Y, and the
-    permutation commitment.  Costs 2N fixed-base and N variable-base multiplications."""
+@dataclass(frozen=True)
+class ShuffleOffline:
+    """The part of ``ShufflePrep`` that needs neither the deck nor the other seats' keys
+    (``shuffle_offline``): computed as soon as the game id is known, while the keys come."""
+
+    secret: bytes
+    n: int
+    game_id: bytes
+    seat: int
+    perm: tuple
+    rs: tuple
+    rG: tuple
+    cr: tuple
+    coms: tuple
+
+
+def shuffle_offline(secret: bytes, n: int, game_id: bytes, seat: int, ops: Counter | None = None) -> ShuffleOffline:
+    """The seat's permutation and re-randomisers with r_j*G, and its permutation commitment:
+    everything of its shuffle and proof that depends on its own secret only (pure).  Costs 2N
+    fixed-base multiplications."""
     ops = ops or _NULL
-    if not _is_point(joint):
-        raise DealError("joint key is not a valid point")
     if type(n) is not int or not 1 <= n <= _MAX_N:
         raise DealError("number of cards must be 1..%d" % _MAX_N)
     perm, rs = _shuffle_plan(secret, n, game_id, seat)
@@ -393,8 +406,27 @@ def shuffle_prep(secret: bytes, n: int, joint: bytes, game_id: bytes, seat: int,
     for j in range(n):
         i = perm[j]
         coms[i] = _add(_base(cr[i], ops), hs[j])
-    return ShufflePrep(secret, n, joint, game_id, seat, tuple(perm), tuple(rs), tuple(_base(r, ops) for r in rs),
-                       tuple(_mul(r, joint, ops) for r in rs), tuple(cr), tuple(coms))
+    return ShuffleOffline(secret, n, game_id, seat, tuple(perm), tuple(rs), tuple(_base(r, ops) for r in rs),
+                          tuple(cr), tuple(coms))
+
+
+def shuffle_prep(secret: bytes, n: int, joint: bytes, game_id: bytes, seat: int,
+                 ops: Counter | None = None, offline: ShuffleOffline | None = None) -> ShufflePrep:
+    """The deck-independent part of ``shuffle`` and ``prove_shuffle`` (pure; pass it to both as
+    ``prep``, same bytes out): the permutation, the re-randomisers with r_j*G and r_j*Y, and the
+    permutation commitment.  Costs 2N fixed-base and N variable-base multiplications, or the N
+    variable-base ones r_j*Y alone given ``offline`` (``shuffle_offline`` of the same seat)."""
+    ops = ops or _NULL
+    if not _is_point(joint):
+        raise DealError("joint key is not a valid point")
+    if offline is None:
+        offline = shuffle_offline(secret, n, game_id, seat, ops)
+    elif not isinstance(offline, ShuffleOffline) or (offline.secret, offline.n, offline.game_id, offline.seat) != \
+            (secret, n, game_id, seat):
+        raise DealError("the shuffle's offline part is for another seat, game or deck size")
+    o = offline
+    return ShufflePrep(secret, n, joint, game_id, seat, o.perm, o.rs, o.rG,
+                       tuple(_mul(r, joint, ops) for r in o.rs), o.cr, o.coms)
 
 
 def _check_prep(prep: Any, secret: bytes, n: int, joint: bytes, game_id: bytes, seat: int) -> None:
@@ -610,7 +642,8 @@ def verify_shuffle_proof(deck_in: Sequence[bytes], deck_out: Sequence[bytes], pr
     C1; every scalar canonical); every point of the proof valid; then the recomputed challenge
     equal to the proof's.  Never raises on peer bytes.
     Costs 8N + 7 variable-base (N + 1 fewer on the initial deck, whose C1 are O) and N + 4 fixed-base
-    multiplications and 2N point checks.
+    multiplications; the 2N point checks of the proof's points are made by the multiplications
+    themselves on an accepted proof (``_proof_points_problem``: the same answer, 2N checks fewer).
     """
     ops = ops or _NULL
     bad = check_shuffle_form(deck_in, deck_out, proof, joint, game_id, seat, ops)
@@ -618,10 +651,37 @@ def verify_shuffle_proof(deck_in: Sequence[bytes], deck_out: Sequence[bytes], pr
         return bad
     n = len(deck_in)
     w = [proof[32 * i:32 * i + 32] for i in range(4 * n + 5)]
+    if IDENTITY in w[:2 * n]:       # the one invalid encoding a multiplication below would not see
+        return _proof_points_problem(w, n, ops)
+    bad = _tw_check(deck_in, deck_out, w, joint, game_id, seat, ops)
+    if bad is not None:
+        # refused: say why in the order of the checks, the proof's points first (each one was
+        # either refused by a multiplication or is valid and the proof fails on its own)
+        return _proof_points_problem(w, n, ops) or bad
+    return None
+
+
+def _proof_points_problem(w: Sequence[bytes], n: int, ops: Counter) -> str | None:
+    """The first of the proof's 2N points (commitments, then chain links) that is not valid."""
     for i in range(2 * n):
         ops.checks += 1
         if not _is_point(w[i]):
             return "%s %d of the proof is not a valid point" % (("commitment", i) if i < n else ("chain link", i - n))
+    return None
+
+
+def _tw_check(deck_in: Sequence[bytes], deck_out: Sequence[bytes], w: Sequence[bytes], joint: bytes,
+              game_id: bytes, seat: int, ops: Counter) -> str | None:
+    """CheckShuffleProof's equations on a well-formed proof ``w`` (its 32-byte fields) whose
+    points have not been checked: None if the recomputed challenge is the proof's.
+
+    Why the point checks are not needed before: every commitment c_i enters a multiplication
+    u_i*c_i (u_i != 0) and every chain link ĉ_j one e'*ĉ_j with e' = -e, which libsodium refuses
+    (CryptoError) unless the point is canonical, on the curve, of prime order and not O (the very
+    test of ``crypto_core_ed25519_is_valid_point``); O itself is refused by the caller.  A proof
+    accepted here has e equal to a recomputed challenge, never 0, so every point went through
+    such a multiplication: accepted means every point is valid, as with the checks first."""
+    n = len(deck_in)
     coms, chain = w[:n], w[n:2 * n]
     c, s1, s2, s3, s4 = w[2 * n:2 * n + 5]
     sh, sp = w[2 * n + 5:3 * n + 5], w[3 * n + 5:]
@@ -801,13 +861,13 @@ def verify_share(public: bytes, ct: bytes, D: Any, proof: Any, game_id: bytes, s
     if type(proof) is not bytes or len(proof) != PROOF_BYTES or type(ct) is not bytes or len(ct) != CT_BYTES:
         return False
     c, s = proof[:32], proof[32:]
-    if not (_is_scalar(c) and _is_scalar(s)):
-        return False
-    ops.checks += 1
-    if not _is_point(D):
+    if not (_is_scalar(c) and _is_scalar(s)) or type(D) is not bytes or len(D) != POINT_BYTES:
         return False
     c1 = ct[:32]
     try:
+        # D is checked by the multiplication c*D: libsodium refuses c = 0 and any D that is not
+        # canonical, on the curve, of prime order and not O (crypto_core_ed25519_is_valid_point's
+        # test), so a separate check of D would be the same check twice
         A = _sub(_base(s, ops), _mul(c, public, ops))   # s*G - c*Y = k*G
         B = _sub(_mul(s, c1, ops), _mul(c, D, ops))     # s*C1 - c*D = k*C1
     except _CryptoError:

@@ -43,6 +43,7 @@ from .protocol import (
     Changed,
     Disconnect,
     Peer,
+    Resume,
     Send,
     TruncateLog,
     WriteLog,
@@ -91,6 +92,7 @@ MIN_SLEEP = 0.002          # s: the ticker never wakes more often than this (a g
 QUEUE = 4096
 TRACE_FLUSH = 1.0         # s between appends of benchmark trace lines (EASEL_TRACE)
 SWITCH_INTERVAL = 0.001   # s: how long a thinking bot thread may keep the GIL from the event loop
+RESUME_CHECKPOINTS = 8        # checkpoints to let the senders take our own new event before we place it (Resume)
 SEND_QUEUE_BYTES = 16 << 20   # bytes queued for one connection before it is dropped (redialled)
 DIAL_TIMEOUT = 5.0            # s for the TLS handshake when we dial a seat (the listener allows HANDSHAKE_DEADLINE)
 
@@ -217,6 +219,7 @@ class GameNode:
             # our files lost a torn tail: we may have signed events we no longer hold
             resync=bool(getattr(store, "repaired", False)),
         )
+        self.peer.send_first = True     # our own events leave before we place them (``_resume``)
         if not store.log.records:
             store.log.append([genesis.raw])
         # compact the spool: what reached the log need not stay there (evidence stays).  The
@@ -313,6 +316,17 @@ class GameNode:
                 self.alerts.append(eff.text)
             elif isinstance(eff, Changed):
                 self._changed()
+            elif isinstance(eff, Resume):
+                self._nursery.start_soon(self._resume)
+
+    async def _resume(self) -> None:
+        """Place our own event sent just before (``Peer.send_first``) once its frames have left:
+        the senders take them at the next checkpoints (a bounded wait: then it is placed anyway)."""
+        for _ in range(RESUME_CHECKPOINTS):
+            await trio.sleep(0)
+            if all(c.queued == 0 for c in self.conns.values()):
+                break
+        self.apply(self.peer.resume())
 
     def _write_trace(self, final: bool = True) -> None:
         """Append the trace lines gathered so far (the ticker flushes them about once a

@@ -132,6 +132,12 @@ class Alert:
     text: str
 
 
+@dataclass
+class Resume:
+    """Our own new event was sent before it was placed (``Peer.send_first``): once the frames
+    are on their way, the shell calls ``Peer.resume()`` and runs what it returns."""
+
+
 def _seats_words(seats) -> str:
     """'seat 2', 'seats 0 and 2', 'seats 0, 2 and 3'."""
     seats = [str(s) for s in seats]
@@ -191,6 +197,11 @@ class Peer:
         self.equivocators: dict[bytes, tuple] = {}
         self.log_entries: list[bytes] = [genesis.raw]
         self.on_sign: Callable[[Event], None] | None = None   # measurement hook (benchmarks)
+        # a shell that runs ``Resume`` (p2p/node.py) sets this: our own new event is spooled and
+        # sent first, then placed (placing runs the game's checks of the step it closes, which
+        # may be long: Modern Art's shuffle-proof checks); a shell that does not keeps the order
+        # place, then send (the bytes sent and the log are the same either way)
+        self.send_first = False
         self._cand_key: tuple | None = None
         self._cands: dict[int, Event] = {}
         self._cand_checked: dict[int, int] = {}
@@ -889,7 +900,16 @@ class Peer:
         self._advance_have(self.me)
         for st_ in self.remote.values():
             st_.setdefault("sent", {})[self.me] = ev.seq
+        if self.send_first:
+            # spooled and sent as ``_persist_and_progress`` would (our own event always goes to the
+            # spool, and its frame waits for the spool and secrets only, §8); placed on ``resume``
+            return [WriteSpool([ev.raw]), Broadcast(encode(["entry", ev.raw]), own=True), Changed(), Resume()]
         return self._persist_and_progress([ev.raw], [Broadcast(encode(["entry", ev.raw]), own=True)], own=ev.raw)
+
+    def resume(self) -> list:
+        """After ``Resume``: place what can be placed (our own new event with it), and go on."""
+        self._input()
+        return self._after_change([])
 
     def _auto(self) -> list:
         """Moves that need no decision: seed commits, every reveal, and automatic steps."""

@@ -436,8 +436,23 @@ def test_counter_counts_scalar_multiplications():
     assert (ops.base, ops.var) == (2, 2)
     ops = D.Counter()
     assert D.verify_share(t.publics[1], t.deck[0], d, proof, GID, 1, 0, ops)
-    assert (ops.base, ops.var, ops.checks) == (1, 3, 1)
+    assert (ops.base, ops.var, ops.checks) == (1, 3, 0)    # D is checked by the multiplication c*D
     assert ops.as_dict()["mults"] == 4
+
+
+def test_a_share_that_is_no_valid_point_is_refused_without_a_separate_check():
+    """verify_share leaves the check of D to the multiplication c*D (libsodium refuses O, a point
+    of small order, one off the curve or not canonical, and c = 0): every such D is refused."""
+    t = Table(3, 10)
+    d, proof = D.share(t.secret(1), t.deck[0], GID, 1, 0)
+    small = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")  # order 8
+    mixed = D._nb.crypto_core_ed25519_add(d, small)          # the right D plus a point of order 8
+    off_curve = next(bytes([k]) + bytes(31) for k in range(2, 255)
+                     if not D._nb.crypto_core_ed25519_is_valid_point(bytes([k]) + bytes(31)))
+    for bad in (D.IDENTITY, small, mixed, off_curve, b"\xff" * 32, bytes(32), d[:31], None):
+        assert not D.verify_share(t.publics[1], t.deck[0], bad, proof, GID, 1, 0)
+    assert not D.verify_share(t.publics[1], t.deck[0], d, bytes(32) + proof[32:], GID, 1, 0)   # c = 0
+    assert D.verify_share(t.publics[1], t.deck[0], d, proof, GID, 1, 0)
 
 
 def test_initial_deck_is_the_card_table_in_order():

@@ -705,8 +705,9 @@ def test_the_title_and_board_show_how_far_the_deal_is():
         seat = GAME.turn(st).seats[0]
         st = GAME.apply(st, seat, GAME.check(st, seat, dealt.auto_action(st, seat, secrets[seat])))
     assert seen[0] == "round 1/4: deal: keys"
-    assert "round 1/4: deal: seat 0 shuffles (1 of 3)" in seen
-    assert "round 1/4: deal: seat 2 shuffles (3 of 3)" in seen
+    assert "round 1/4: deal: shuffle 1/3 (seat 0)" in seen
+    # the last shuffle's step stays shown while every peer checks the proofs: it says so
+    assert "round 1/4: deal: shuffle 3/3, then proofs" in seen
     assert seen[-1].startswith("round 1/4: deal: dealing (positions 0-")
 
 

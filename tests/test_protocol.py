@@ -649,3 +649,61 @@ def test_have_advances_over_events_the_log_already_holds_beyond_a_gap():
     p.connected(keys[0])
     p.receive(keys[0], encode(["entry", orphan.raw]))
     assert p.have[keys[0]] == 2
+
+
+# --------------------------------------------------------------------------- send first, then place
+class SendFirstSim(Sim):
+    """A Sim whose peers send their own new events before placing them (``Peer.send_first``, as
+    p2p/node.py does): ``Resume`` is run as the node runs it, after the frame is queued."""
+
+    def __init__(self, *a, **kw) -> None:
+        super().__init__(*a, **kw)
+        for p in self.peers:
+            p.send_first = True
+
+    def run(self, k: int, effects: list) -> list:
+        from p2p.protocol import Resume
+        super().run(k, effects)
+        for eff in effects:
+            if isinstance(eff, Resume):
+                self.run(k, self.peers[k].resume())
+        return effects
+
+
+def test_sending_our_event_before_placing_it_changes_no_log_and_sends_nothing_unpersisted():
+    """A peer that sends its own event first and places it on ``Resume`` (so a long check of the
+    step it closes, e.g. Modern Art's shuffle proofs, runs after the event is on its way) ends
+    with the very logs of a peer that places first; its own event is in its spool before the
+    frame leaves, and it reaches the log after the frame."""
+    from p2p.protocol import Resume
+    plain = Sim(3, seed=11, timeout=600.0)
+    plain.start()
+    plain.run_until(max_rounds=3000)
+    first = SendFirstSim(3, seed=11, timeout=600.0)
+    first.start()
+    first.run_until(max_rounds=3000)
+    assert assert_same_finished_logs(first) == assert_same_finished_logs(plain)
+    assert assert_nothing_sent_before_persisted(first) > 0
+    resumes = 0
+    closed_at_once = 0              # the plain peer places an own event that closes a step before sending it
+    for sim in (plain, first):
+        for k in range(3):
+            sent_at, logged_at = {}, {}
+            for rec in sim.trace:
+                if rec.seat != k:
+                    continue
+                if isinstance(rec.eff, Broadcast):
+                    for raw in entry_raws(rec.eff.msg):
+                        sent_at.setdefault(raw, rec.t)
+                elif isinstance(rec.eff, WriteLog):
+                    for raw in rec.eff.entries:
+                        logged_at.setdefault(raw, rec.t)
+                elif isinstance(rec.eff, Resume):
+                    resumes += 1
+            own = [raw for raw in sent_at if getattr(parse_entry(raw), "author", None) == sim.keys[k]]
+            assert own
+            if sim is first:
+                assert all(sent_at[raw] < logged_at[raw] for raw in own)
+            else:
+                closed_at_once += sum(1 for raw in own if logged_at[raw] < sent_at[raw])
+    assert resumes > 0 and closed_at_once > 0

@@ -114,8 +114,9 @@ def test_costs_are_the_documented_counts(d):
         assert d.verify(s) is None
         assert D.verify_shuffle_proof(d.decks[s], d.decks[s + 1], d.proofs[s], d.joint, GID, s, ver) is None
         assert (pro.base, pro.var) == (3 * N + 4, 5 * N + 1)
-        # seat 0's input is the initial deck (C1 = O): its N products u_i*O cost nothing
-        assert (ver.base, ver.var, ver.checks) == (N + 4, 8 * N + 7 if s else 7 * N + 6, 2 * N)
+        # seat 0's input is the initial deck (C1 = O): its N products u_i*O cost nothing; an
+        # accepted proof's 2N points are checked by the multiplications themselves (no check twice)
+        assert (ver.base, ver.var, ver.checks) == (N + 4, 8 * N + 7 if s else 7 * N + 6, 0)
 
 
 def test_generators_are_hashed_to_the_curve_distinct_and_valid():
@@ -220,6 +221,27 @@ def test_an_invalid_point_is_refused(d):
     for off, what in ((0, "commitment 0"), (32 * N + 32, "chain link 1")):
         for bad in (D.IDENTITY, small, b"\xff" * 32, bytes(32)):
             assert d.verify(0, proof=_put(proof, off, bad)) == "%s of the proof is not a valid point" % what
+
+
+def test_every_invalid_point_at_every_place_of_the_proof_is_named_as_before(d):
+    """The verifier leaves the proof's point checks to its multiplications on an accepted proof
+    (docs/deal.md §2a, step 5): every invalid point, at every place, is still refused with the
+    name of the first one, whatever else is wrong, and never accepted."""
+    small = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")  # order 8
+    off_curve = next(bytes([k]) + bytes(31) for k in range(2, 255)
+                     if not D._nb.crypto_core_ed25519_is_valid_point(bytes([k]) + bytes(31)))
+    # a point of the curve with a small-order component: valid point + small-order point
+    mixed = D._nb.crypto_core_ed25519_add(D.G, small)
+    for s in range(d.n):
+        proof = d.proofs[s]
+        for i in range(2 * N):
+            what = "commitment %d" % i if i < N else "chain link %d" % (i - N)
+            for bad in (D.IDENTITY, small, off_curve, mixed, b"\xff" * 32, bytes(32)):
+                assert d.verify(s, proof=_put(proof, 32 * i, bad)) == "%s of the proof is not a valid point" % what
+        # the first invalid point is named even when the challenge is zero (no chain link multiplied)
+        zero_c = _put(_put(proof, 32 * (N + 1), small), _scalars_at(N)["challenge"], bytes(32))
+        assert d.verify(s, proof=zero_c) == "chain link 1 of the proof is not a valid point"
+        assert d.verify(s, proof=_put(proof, 32 * 1, mixed)) != d.verify(s)
 
 
 def test_malformed_proofs_and_decks_get_a_reason_never_an_exception(d):
@@ -424,6 +446,13 @@ def test_the_prepared_shuffle_and_proof_are_the_same_bytes_and_cost_less_once_th
     assert prepped.mults == plain.mults - 3 * N_CARDS
     with pytest.raises(D.DealError, match="preparation is for another seat"):
         D.shuffle(list(st.deck), SECRETS[2], joint, SEED, 2, prep=prep)
+    # its offline part (no other seat's key needed: done while the keys come) gives the same prep
+    offline, online = D.Counter(), D.Counter()
+    off = D.shuffle_offline(SECRETS[1], N_CARDS, SEED, 1, offline)
+    assert D.shuffle_prep(SECRETS[1], N_CARDS, joint, SEED, 1, online, offline=off) == prep
+    assert (offline.base, offline.var, online.base, online.var) == (2 * N_CARDS, 0, 0, N_CARDS)
+    with pytest.raises(D.DealError, match="offline part is for another seat"):
+        D.shuffle_prep(SECRETS[2], N_CARDS, joint, SEED, 2, offline=off)
 
 
 def test_precompute_warms_the_verdicts_and_the_outcome_is_the_same_without_it():
@@ -439,8 +468,12 @@ def test_precompute_warms_the_verdicts_and_the_outcome_is_the_same_without_it():
     assert GAME.precompute(st, 0, SECRETS[0])[0].func.__name__ == "_proof_problem"   # seat 0 has shuffled
     assert GAME.precompute(_to_shuffle(0), None) == []
     keys = GAME.precompute(GAME.setup(GAME.configure({}, 3), 3, SEED), 0, SECRETS[0])
-    assert [c.func.__name__ for c in keys] == ["_initial", "_table", "generators"]
+    assert [c.func.__name__ for c in keys] == ["_initial", "_table", "generators", "_offline"]
     assert keys[1]() == D.card_table(SEED, N_CARDS) and keys[2]() == D.generators(N_CARDS)
+    assert keys[3]() == D.shuffle_offline(SECRETS[0], N_CARDS, SEED, 0)
+    # a spectator (no seat, no secret) warms the public values only
+    assert [c.func.__name__ for c in GAME.precompute(GAME.setup(GAME.configure({}, 3), 3, SEED), None)] == \
+        ["_initial", "_table", "generators"]
     a = GAME.apply(st, 2, GAME.check(st, 2, GAME.auto_action(st, 2, SECRETS[2])))
     dealt._cached_proof_problem.cache_clear()
     dealt._MADE.clear()
@@ -460,9 +493,47 @@ def test_a_proof_with_an_invalid_point_passes_the_form_and_is_refused_by_the_pro
                                         "the deal cannot go on, no hand was dealt"]]
 
 
-def test_precompute_before_the_tables_setup_asks_nothing():
-    """A peer's worker may ask before the seed step has set the game up (no state yet)."""
-    assert GAME.precompute(None, 0, SECRETS[0]) == [] and GAME.precompute(None, None) == []
+def test_precompute_before_the_tables_setup_asks_for_the_generators_only():
+    """A peer's worker may ask before the seed step has set the game up (no state yet): the proof's
+    generators are the same for every game, nothing else is known yet."""
+    for calls in (GAME.precompute(None, 0, SECRETS[0]), GAME.precompute(None, None)):
+        assert [c.func.__name__ for c in calls] == ["generators"] and calls[0]() == D.generators(N_CARDS)
+
+
+def test_a_verdict_being_computed_is_waited_for_not_computed_twice(monkeypatch):
+    """A peer's worker thread may be checking a proof (``precompute``) when the table's apply
+    needs the same verdict: the second caller waits for the first one's answer (one check, not
+    two).  The first check is held until the second caller is known to be blocked on it or done;
+    the second one cannot finish while the first is held unless it computed the verdict itself."""
+    import threading
+    st = _to_shuffle(2)
+    dealt._MADE.clear()
+    dealt._cached_proof_problem.cache_clear()
+    key = (st.gid, 0, st.decks[0], st.decks[1], st.proofs[0], dealt._joint(st.keys))
+    calls, entered, release = [], threading.Event(), threading.Event()
+    real = D.verify_shuffle_proof
+
+    def slow(*a):
+        calls.append(a)
+        if len(calls) == 1:
+            entered.set()
+            assert release.wait(30)
+        return real(*a)
+
+    monkeypatch.setattr(D, "verify_shuffle_proof", slow)
+    got = {}
+    first = threading.Thread(target=lambda: got.setdefault("worker", dealt._proof_problem(*key)))
+    first.start()
+    assert entered.wait(30)
+    second = threading.Thread(target=lambda: got.setdefault("apply", dealt._proof_problem(*key)))
+    second.start()
+    second.join(0.5)                 # with the lock it is still waiting (without it: done at once)
+    assert second.is_alive() and len(calls) == 1
+    release.set()
+    first.join(30)
+    second.join(30)
+    assert not first.is_alive() and not second.is_alive()
+    assert got == {"worker": None, "apply": None} and len(calls) == 1
 
 
 def test_at_five_seats_a_bad_proof_stops_the_deal_two_shuffles_later_and_no_share_is_asked():

@@ -60,6 +60,7 @@ first key step).
 from __future__ import annotations
 
 import functools
+import threading
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -90,10 +91,37 @@ def _joint(keys: tuple) -> bytes:
     return deal.joint_key(list(keys))
 
 
+# One lock per value being computed: a peer's worker thread computes a proof's verdict or the
+# seat's shuffle preparation ahead (``precompute``) while the table's apply or the seat's shuffle
+# may need the same value at once; the second caller waits for the first one's answer instead
+# of computing it again (a proof check is ~50 ms of CPU, and the two copies would share the same
+# cores).  Only who computes changes, never the answer.  Bounded.
+_FLIGHT: dict = {}
+_FLIGHT_GUARD = threading.Lock()
+_FLIGHT_MAX = 64
+
+
+def _single_flight(fn):
+    """``fn`` (pure, remembered with lru_cache) computed by one thread at a time per argument
+    tuple: a caller that finds it being computed waits, then finds it remembered."""
+    @functools.wraps(fn)
+    def call(*args):
+        with _FLIGHT_GUARD:
+            if len(_FLIGHT) >= _FLIGHT_MAX:
+                _FLIGHT.clear()
+            lock = _FLIGHT.setdefault((fn.__name__, args), threading.Lock())
+        with lock:
+            return fn(*args)
+    return call
+
+
 @lru_cache(maxsize=64)
 def _cached_proof_problem(gid: bytes, seat: int, deck_in: tuple, deck_out: tuple, proof: bytes,
                           joint: bytes) -> str | None:
     return deal.verify_shuffle_proof(deck_in, deck_out, proof, joint, gid, seat)
+
+
+_checked_once = _single_flight(_cached_proof_problem)
 
 
 # Proofs this process just made with deal.prove_shuffle from these very inputs: they verify
@@ -125,12 +153,14 @@ def _proof_problem(gid: bytes, seat: int, deck_in: tuple, deck_out: tuple, proof
                    joint: bytes) -> str | None:
     """deal.verify_shuffle_proof of ``seat``'s shuffle, remembered (~50 ms of CPU each).  Pure:
     the answer is a function of the arguments, which are the cache key; a peer may compute it
-    ahead, in the background (``precompute``), and the table's apply then finds it."""
+    ahead, in the background (``precompute``), and the table's apply then finds it (or waits
+    for it, if the worker is computing it right then)."""
     if type(proof) is not bytes:
         return "the shuffle proof must be bytes"
-    if (gid, seat, deck_in, deck_out, proof, joint) in _MADE:
+    key = (gid, seat, deck_in, deck_out, proof, joint)
+    if key in _MADE:
         return None
-    return _cached_proof_problem(gid, seat, deck_in, deck_out, proof, joint)
+    return _checked_once(*key)
 
 
 # A shuffle's proof is checked when the shuffle CHECK_LAG places after it is applied, and every
@@ -194,8 +224,12 @@ def turn(st: DState) -> Turn:
     if g == "play":
         return rules.turn(st.ms)
     if g == "shuffle":
+        # the last shuffle's step stays on the screen while every peer checks the proofs not
+        # checked yet (as it places that shuffle, before the dealing opens): its label says so
+        # (short: the Modern Art board shows 26 characters of it)
+        what = ", then proofs" if st.shuffler == st.n - 1 else " (seat %d)" % st.shuffler
         return Turn("sequential", (st.shuffler,), auto=True,
-                    label="the deal: seat %d shuffles (%d of %d)" % (st.shuffler, st.shuffler + 1, st.n))
+                    label="the deal: shuffle %d/%d%s" % (st.shuffler + 1, st.n, what))
     labels = {"keys": "the deal: keys",
               "deal": "the deal: dealing (positions %d-%d)" % (st.lo, st.hi - 1),
               "check": "the deal: new cards checked", "disclose": "the deal: seat secrets disclosed"}
@@ -591,27 +625,42 @@ def auto_action(st: DState, seat: int, secret: bytes) -> Any:
     raise IllegalAction("no automatic step now")
 
 
+@_single_flight
+@lru_cache(maxsize=4)
+def _offline(secret: bytes, gid: bytes, seat: int) -> deal.ShuffleOffline:
+    """deal.shuffle_offline, remembered: the part of the seat's shuffle and proof that needs
+    neither a deck nor the other seats' keys (computed while the keys come)."""
+    return deal.shuffle_offline(secret, N_CARDS, gid, seat)
+
+
+@_single_flight
 @lru_cache(maxsize=4)
 def _prep(secret: bytes, joint: bytes, gid: bytes, seat: int) -> deal.ShufflePrep:
     """deal.shuffle_prep, remembered: the part of the seat's shuffle and proof that needs no deck."""
-    return deal.shuffle_prep(secret, N_CARDS, joint, gid, seat)
+    return deal.shuffle_prep(secret, N_CARDS, joint, gid, seat, offline=_offline(secret, gid, seat))
 
 
 def precompute(st: DState, seat: int | None, secret: bytes | None = None) -> list:
     """Work a peer may do ahead, in the background, while it waits: zero-argument pure calls whose
     results this module remembers (running them or not changes no result, only when the work is
-    done).  Here: during the keys step, the card points, initial deck and generators; while the
-    seats before it shuffle, the part of the seat's own shuffle and proof
-    that needs no deck (``deal.shuffle_prep``); and the proof of every shuffle placed so far whose
+    done).  Here: before the table's setup, the proof's generators; during the keys step, the
+    card points and initial deck and the seat's own part of its shuffle that needs no other seat
+    (``deal.shuffle_offline``); while the seats before it shuffle, the rest of the part of its
+    shuffle and proof that needs no deck (``deal.shuffle_prep``); and the proof of every shuffle placed so far whose
     verdict is not known yet, so that when it is needed (``_after_shuffle``) the
     checks are mostly done."""
-    if not isinstance(st, DState):      # before the table's setup (the seed step): nothing yet
-        return []
+    if not isinstance(st, DState):
+        # before the table's setup (the seed step, right after the lobby): the proof's generators,
+        # the same for every game, which every shuffle and every check needs
+        return [functools.partial(deal.generators, N_CARDS)]
     if st.stage == "keys":
-        # while the keys come: the card points, the initial deck and the proof's generators
-        # (the same for every game), which the first shuffle and every check need
-        return [functools.partial(_initial, st.gid), functools.partial(_table, st.gid),
-                functools.partial(deal.generators, N_CARDS)]
+        # while the keys come: the card points and the initial deck, and the seat's own part of
+        # its shuffle that needs no other seat (``deal.shuffle_offline``)
+        out = [functools.partial(_initial, st.gid), functools.partial(_table, st.gid),
+               functools.partial(deal.generators, N_CARDS)]
+        if type(seat) is int and 0 <= seat < st.n and type(secret) is bytes and len(secret) == deal.SECRET_BYTES:
+            out.append(functools.partial(_offline, secret, st.gid, seat))
+        return out
     if st.stage != "shuffle":
         return []
     joint = _joint(st.keys)
