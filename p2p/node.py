@@ -23,6 +23,7 @@ import os
 import time
 import random
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable
@@ -32,6 +33,7 @@ import trio
 import core.games
 from core.encoding import CanonicalError, decode, encode
 from core.events import Genesis, entry_id, parse_genesis
+from core.memo import use_locks
 
 from . import tls
 from .framing import ConnectionClosed, FrameError, FrameTimeout, FramedStream
@@ -709,6 +711,7 @@ class GameNode:
 
     async def run(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
         _quiet_gc()
+        use_locks(threading.Lock)   # worker threads (precompute, bots) may ask core for one value at once
         # a bot thinks in a worker thread: let the event loop take the GIL back within
         # 1 ms (not the default 5) so frames are relayed and placed while it thinks
         switch = sys.getswitchinterval()

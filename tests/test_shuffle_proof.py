@@ -506,6 +506,9 @@ def test_a_verdict_being_computed_is_waited_for_not_computed_twice(monkeypatch):
     two).  The first check is held until the second caller is known to be blocked on it or done;
     the second one cannot finish while the first is held unless it computed the verdict itself."""
     import threading
+
+    from core.memo import use_locks
+    use_locks(threading.Lock)        # as p2p/node.py does before its worker threads start
     st = _to_shuffle(2)
     dealt._MADE.clear()
     dealt._cached_proof_problem.cache_clear()

@@ -60,12 +60,12 @@ first key step).
 from __future__ import annotations
 
 import functools
-import threading
 from functools import lru_cache
 from typing import Any, Mapping
 
 from ... import deal
 from ...engine import IllegalAction, OVER, Turn
+from ...memo import single_flight
 from . import rules
 from .cards import N_CARDS, card_name
 
@@ -91,28 +91,12 @@ def _joint(keys: tuple) -> bytes:
     return deal.joint_key(list(keys))
 
 
-# One lock per value being computed: a peer's worker thread computes a proof's verdict or the
-# seat's shuffle preparation ahead (``precompute``) while the table's apply or the seat's shuffle
-# may need the same value at once; the second caller waits for the first one's answer instead
-# of computing it again (a proof check is ~50 ms of CPU, and the two copies would share the same
-# cores).  Only who computes changes, never the answer.  Bounded.
-_FLIGHT: dict = {}
-_FLIGHT_GUARD = threading.Lock()
-_FLIGHT_MAX = 64
-
-
-def _single_flight(fn):
-    """``fn`` (pure, remembered with lru_cache) computed by one thread at a time per argument
-    tuple: a caller that finds it being computed waits, then finds it remembered."""
-    @functools.wraps(fn)
-    def call(*args):
-        with _FLIGHT_GUARD:
-            if len(_FLIGHT) >= _FLIGHT_MAX:
-                _FLIGHT.clear()
-            lock = _FLIGHT.setdefault((fn.__name__, args), threading.Lock())
-        with lock:
-            return fn(*args)
-    return call
+# A peer's worker thread computes a proof's verdict or the seat's shuffle preparation ahead
+# (``precompute``) while the table's apply or the seat's shuffle may need the same value at once;
+# the second caller waits for the first one's answer instead of computing it again (a proof check
+# is ~50 ms of CPU, and the two copies would share the same cores): core.memo.single_flight, whose
+# locks the threaded shell hands in.  Only who computes changes, never the answer.
+_single_flight = single_flight
 
 
 @lru_cache(maxsize=64)
