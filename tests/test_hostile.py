@@ -642,6 +642,7 @@ async def test_seated_peer_stalling_mid_frame_or_idle_is_dropped(tmp_path):
 # --------------------------------------------------------------------------- the limits are documented
 def _limits_in_code() -> dict:
     """Every limit of protocol.md §13.1, by name, with its value in the code."""
+    from cli import live
     from p2p import discovery, lobby, node
 
     out = {n: getattr(L, n) for n in dir(L) if n.isupper() and not n.startswith("_") and n != "DEFAULT"}
@@ -649,7 +650,9 @@ def _limits_in_code() -> dict:
     out.update(REPAIR_AFTER=P.REPAIR_AFTER, SEND_QUEUE_BYTES=node.SEND_QUEUE_BYTES, DIAL_TIMEOUT=node.DIAL_TIMEOUT,
                JOIN_TIMEOUT=lobby.JOIN_TIMEOUT, HANDSHAKE_TIMEOUT=tls.HANDSHAKE_TIMEOUT,
                DEFAULT_MAX_SERVICES=discovery.DEFAULT_MAX_SERVICES, RESOLVE_CONCURRENCY=discovery.RESOLVE_CONCURRENCY,
-               EVENT_BUFFER=discovery.EVENT_BUFFER, MAX_SEATS=discovery.MAX_SEATS)
+               EVENT_BUFFER=discovery.EVENT_BUFFER, MAX_SEATS=discovery.MAX_SEATS,
+               MIN_REMATCH_SEATS=lobby.MIN_REMATCH_SEATS, REMATCH_WAIT=live.REMATCH_WAIT,
+               AGAIN_PATIENCE=live.AGAIN_PATIENCE)
     return out
 
 
