@@ -192,6 +192,8 @@ class Peer:
         self.log_entries: list[bytes] = [genesis.raw]
         self.on_sign: Callable[[Event], None] | None = None   # measurement hook (benchmarks)
         self._cand_key: tuple | None = None
+        self._mine_key: tuple | None = None      # my_event_in_step's memo: (phase, prev, events of ours held)
+        self._mine_ev: Event | None = None
         self._cands: dict[int, Event] = {}
         self._cand_checked: dict[int, int] = {}
         self._cand_seen: dict[int, int] = {}       # seat -> how many of its events the last look saw
@@ -406,10 +408,19 @@ class Peer:
         st = self.table.step
         if st is None or self.seat is None:
             return None
-        for ev in self.events[self.me].values():
+        mine = self.events[self.me]
+        # asked after every input (our decider, _auto, the vote): remembered for the step and the
+        # events we hold (an author's events are only ever added), not searched for again each time
+        key = (st.phase, st.prev, len(mine))
+        if self._mine_key == key:
+            return self._mine_ev
+        found = None
+        for ev in mine.values():
             if ev.prev == st.prev and ev.body["phase"] == st.phase:
-                return ev
-        return None
+                found = ev
+                break
+        self._mine_key, self._mine_ev = key, found
+        return found
 
     @property
     def votes(self) -> dict:
