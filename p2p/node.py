@@ -245,6 +245,8 @@ class GameNode:
         self._last_waiting: tuple = ()
         self._poke = trio.Event()
         self._sleep_until: float | None = None     # when the sleeping ticker wakes by itself (None: not asleep)
+        self.inputs = 0           # inputs and ticks handled (``apply``), and how many of them woke the ticker
+        self.pokes = 0
         self._lost = trio.Event()                  # set (and replaced) whenever a connection drops
         self.budget_waits = 0
         self._rng = random.Random(faults.seed * 1000 + self.seat if faults else 0)
@@ -410,9 +412,11 @@ class GameNode:
         """An input (or a tick) may bring the peer's next wake-up forward: wake the ticker if it
         does (or if a wake has work of its own: a screen to update, the end of the game).  The
         test costs ~10 us; a needless wake of the ticker ~60 us, about once per frame."""
+        self.inputs += 1
         until = self._sleep_until
         if (until is None or self.on_change is not None or self.peer.table.over
                 or self.peer.next_wakeup() < until):
+            self.pokes += 1
             self._poke.set()
 
     # ------------------------------------------------------------------ connections
