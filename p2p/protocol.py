@@ -491,8 +491,16 @@ class Peer:
         action = seal_action(game, state, self.seat, action, self.seat_secret)
         norm = game.check(state, self.seat, action)
         if st.kind == "commit":
-            return out + self._commit(st, norm)
-        return out + self._emit(st, "act", {"phase": st.phase, "action": norm})
+            return self._clock_started(out + self._commit(st, norm))
+        return self._clock_started(out + self._emit(st, "act", {"phase": st.phase, "action": norm}))
+
+    def _clock_started(self, out: list) -> list:
+        """With the shell's clock (``clock``): the step an input made current starts its clock at
+        that input's time, as the next ``tick`` would have done a moment later, so that the shell
+        need not wake up for it (one wake-up per step less; §9.5)."""
+        if self._clock is not None:
+            self.voter.observe(self.table.step, self._now)
+        return out
 
     def receive(self, peer: bytes, data: bytes) -> list:
         self._input()
@@ -500,7 +508,7 @@ class Peer:
             msg = decode(data)
             if not isinstance(msg, list) or not msg or not isinstance(msg[0], str):
                 raise ProtocolError("message is not an array starting with its type")
-            return self._dispatch(peer, msg)
+            return self._clock_started(self._dispatch(peer, msg))
         except (CanonicalError, ProtocolError) as exc:
             return [Disconnect(peer, "protocol violation: %s" % exc)]
         except (ValueError, TypeError, IndexError, KeyError) as exc:

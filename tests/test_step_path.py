@@ -11,7 +11,7 @@ from cli.live import bot_decider
 from p2p.framing import FramedStream, encode_frame
 from p2p.node import GameNode
 
-from .netutil import build_table, run_nodes
+from .netutil import Sim, build_table, run_nodes
 
 
 class _Steps(trio.abc.Instrument):
@@ -89,3 +89,29 @@ async def test_inputs_wake_the_ticker_only_when_they_bring_its_wake_up_forward(t
         assert node.pokes < 0.7 * node.inputs, (node.pokes, node.inputs)
     logs = [(tmp_path / str(k) / "log").read_bytes() for k in range(6)]
     assert all(lg == logs[0] for lg in logs)
+
+
+def test_a_step_an_input_makes_current_starts_its_clock_at_that_input_without_a_tick():
+    """protocol.md §9.5: a step's clock starts when the step becomes current.  With the shell's
+    clock that is the input that opened it (no tick, so no wake-up, is needed for it): its
+    deadline is known at once, the input's time plus the step's time."""
+    sim = Sim(3, seed=3, game="painting", timeout=30.0, tag="clock")
+    for p in sim.peers:
+        p._clock = lambda: sim.now          # the clock a shell gives (trio.current_time in GameNode)
+    sim.now = 5.0
+    sim.start()
+    opened = 0
+    for _ in range(20_000):
+        if not sim.queue:
+            break
+        src, dst, msg = sim.queue.pop(0)
+        p = sim.peers[dst]
+        phase = p.table.phase
+        sim.now += 0.25
+        sim.deliver(src, dst, msg)
+        st = p.table.step
+        if p.table.phase != phase and st is not None:
+            opened += 1
+            assert p.deadline() == sim.now + p.step_timeout(st)      # no tick has run since the input
+        sim.decide(dst)
+    assert opened >= 10
