@@ -9,7 +9,8 @@ profile, not a benchmark: its figures come from one game).
 ``--tasks``: no cProfile (its cost per call hides where a step's time goes) but the CPU time of
 each trio task step of the profiled seat, summed per task (the connection readers, the senders,
 the ticker, the decider...), and how many times each task ran, from the seat's first received
-frame on, per step of the game: what a step costs in passes through the scheduler.
+frame on, per step of the game: what a step costs in passes through the scheduler; and the
+frames the seat received and sent a step, by message type.
 
 ``--filter`` keeps the functions whose file matches (default: easel's own packages, core/ p2p/
 cli/); start-up (imports, key and certificate set-up) is in the profile too: compare the step's
@@ -54,6 +55,7 @@ sys.argv = ["easel"] + sys.argv[2:]
 import trio
 import p2p.node as N
 import p2p.protocol as P
+from core.encoding import decode
 acc, first, nodes = {}, [None], []
 
 class Steps(trio.abc.Instrument):
@@ -76,6 +78,24 @@ def receive(self, *a, **k):
         first[0] = time.process_time()
     return _receive(self, *a, **k)
 P.Peer.receive = receive
+frames = {"in": {}, "out": {}}
+def kind(msg):
+    try:
+        return str(decode(msg)[0])
+    except Exception:
+        return "?"
+_dispatch = P.Peer._dispatch
+def dispatch(self, peer, msg):
+    if first[0] is not None:
+        k = str(msg[0]); frames["in"][k] = frames["in"].get(k, 0) + 1
+    return _dispatch(self, peer, msg)
+P.Peer._dispatch = dispatch
+_enqueue = N.GameNode._enqueue
+def enqueue(self, c, msg):
+    if first[0] is not None:
+        k = kind(msg); frames["out"][k] = frames["out"].get(k, 0) + 1
+    return _enqueue(self, c, msg)
+N.GameNode._enqueue = enqueue
 _init = N.GameNode.__init__
 def init(self, *a, **k):
     _init(self, *a, **k)
@@ -87,7 +107,7 @@ except SystemExit:
     pass
 node = nodes[-1] if nodes else None
 json.dump({"tasks": acc, "cpu": time.process_time() - (first[0] or 0), "steps": len(node.peer.table.starts) if node else 0,
-           "inputs": getattr(node, "inputs", None), "pokes": getattr(node, "pokes", None)}, open(out, "w"))
+           "inputs": getattr(node, "inputs", None), "pokes": getattr(node, "pokes", None), "frames": frames}, open(out, "w"))
 """
 
 
@@ -97,6 +117,10 @@ def print_tasks(path: str) -> None:
     print("CPU of the profiled seat from its first received frame on: %.1f ms over %d steps, %.3f ms a step" % (r["cpu"] * 1000, steps, r["cpu"] * 1000 / steps)
           + ("; inputs %d, of which %d woke the ticker" % (r["inputs"], r["pokes"]) if r["inputs"] is not None else ""))
     print("trio task runs a step: %.1f" % (sum(n for n, _ in r["tasks"].values()) / steps))
+    for way, what in (("in", "received"), ("out", "sent (one per connection)")):
+        kinds = r["frames"][way]
+        print("frames %s a step: %.1f (%s)" % (what, sum(kinds.values()) / steps,
+                                             ", ".join("%s %.1f" % (k, n / steps) for k, n in sorted(kinds.items()))))
     print("%-28s %8s %10s %12s %12s" % ("task", "runs", "runs/step", "ms/step", "us/run"))
     for name, (n, t) in sorted(r["tasks"].items(), key=lambda x: -x[1][1]):
         print("%-28s %8d %10.1f %12.3f %12.1f" % (name[:28], n, n / steps, t * 1000 / steps, t * 1e6 / max(n, 1)))
