@@ -21,7 +21,7 @@ The floor (benchmarks/bench_floor.py): the same mesh (same processes, TLS, frami
 before send) passing signed 200-byte frames in rounds, with no game and no protocol.  Floor
 and game runs alternate (floor, game, floor, game, ...) so both meet the same machine.
 
-    python benchmarks/bench_latency.py [LEVEL] [--seats 2,4,6,8] [--reps 5] [--game painting]
+    python benchmarks/bench_latency.py [LEVEL] [--seats 2,4,6,8] [--reps 5] [--game painting] [--option rounds=20]
 
 prints one JSON object per seat count ("move_latency"), then, with several seat counts, one
 object with the curve ("latency_curve").  Every figure: median, min, max and the raw list of
@@ -56,7 +56,7 @@ DEMO_TIMEOUT = 180   # s for one demo game (a healthy 8-seat game takes under 10
 OPENING = 2
 
 
-def run_game(players: int, seed: str, level: str, game: str = "painting") -> dict:
+def run_game(players: int, seed: str, level: str, game: str = "painting", options: tuple = ()) -> dict:
     """One demo game; {closing: [ms per step], any: [ms per event], opening: ms, maxrss_kb: [per peer]}."""
     with tempfile.TemporaryDirectory() as d:
         trace = Path(d) / "trace"
@@ -64,7 +64,7 @@ def run_game(players: int, seed: str, level: str, game: str = "painting") -> dic
         # its own session: a demo that stalls is stopped with every peer it started
         proc = subprocess.Popen(
             [sys.executable, "-m", "cli", "demo", "--game", game, "--players", str(players), "--seed", seed,
-             "--out", str(Path(d) / "out"), "--json", "--level", level],
+             "--out", str(Path(d) / "out"), "--json", "--level", level] + [x for o in options for x in ("--option", o)],
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
         )
         try:
@@ -122,12 +122,12 @@ def _r(x, d: int = 2):
     return None if x is None else round(x, d)
 
 
-def measure(players: int, level: str, reps: int, game: str, floor_rounds: int) -> dict:
+def measure(players: int, level: str, reps: int, game: str, floor_rounds: int, options: tuple = ()) -> dict:
     load_start = load()
     games, floors = [], []
     for i in range(reps):
         floors.append(run_floor(players, floor_rounds))
-        games.append(run_game(players, "lat%d" % i, level, game))
+        games.append(run_game(players, "lat%d" % i, level, game, options))
     load_end = load()
 
     def per_run(runs, key, p):
@@ -143,7 +143,7 @@ def measure(players: int, level: str, reps: int, game: str, floor_rounds: int) -
     floor_p99 = f_close["p99"]
     ratios_close = [percentile(g["closing"], 99) / percentile(f["closing"], 99) for g, f in zip(games, floors)]
     ratios_any = [percentile(g["any"], 99) / percentile(f["closing"], 99) for g, f in zip(games, floors)]
-    return {
+    out = {
         "benchmark": "move_latency",
         "game": game,
         "peers": players,
@@ -186,6 +186,9 @@ def measure(players: int, level: str, reps: int, game: str, floor_rounds: int) -
                       "opening (the shared seed's commit and reveal steps; the floor leaves out its first two rounds); floor: the same mesh passing signed 200-byte frames (fsync before send) "
                       "in rounds, no game; ratios: game p99 / floor step-closing p99",
     }
+    if options:
+        out["options"] = list(options)    # the demo games' table options (a longer game: more steps a run)
+    return out
 
 
 def main() -> None:
@@ -195,6 +198,8 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--game", default="painting")
     ap.add_argument("--floor-rounds", type=int, default=40)
+    ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                    help="a table option for the demo games (e.g. rounds=20: 42 steps a game, steadier CPU figures)")
     a = ap.parse_args()
     if a.reps < 1:
         raise SystemExit("--reps must be at least 1")
@@ -203,7 +208,7 @@ def main() -> None:
     order = sorted(seats, key=lambda n: (n != 6, n))
     results = {}
     for n in order:
-        results[n] = measure(n, a.level, a.reps, a.game, a.floor_rounds)
+        results[n] = measure(n, a.level, a.reps, a.game, a.floor_rounds, tuple(a.option))
         print(json.dumps(results[n]), flush=True)
     if len(seats) > 1:
         rows = []

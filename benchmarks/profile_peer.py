@@ -4,7 +4,13 @@ the network costs nothing), the others as usual.  Prints the top entries as text
 profile, not a benchmark: its figures come from one game).
 
     python benchmarks/profile_peer.py [--game painting] [--players 6] [--level random] [--top 30]
-                                      [--filter REGEX] [--out FILE.prof] [--option rounds=20]
+                                      [--filter REGEX] [--out FILE.prof] [--option rounds=20] [--tasks]
+
+``--tasks``: no cProfile (its cost per call hides where a step's time goes) but the CPU time of
+each trio task step of the profiled seat, summed per task (the connection readers, the senders,
+the ticker, the decider...), and how many times each task ran, from the seat's first received
+frame on, per step of the game: what a step costs in passes through the scheduler; and the
+frames the seat received and sent a step, by message type.
 
 ``--filter`` keeps the functions whose file matches (default: easel's own packages, core/ p2p/
 cli/); start-up (imports, key and certificate set-up) is in the profile too: compare the step's
@@ -15,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import os
 import pstats
 import subprocess
@@ -41,6 +48,84 @@ finally:
 """
 
 
+TASKS_CHILD = r"""
+import json, runpy, sys, time
+out = sys.argv[1]
+sys.argv = ["easel"] + sys.argv[2:]
+import trio
+import p2p.node as N
+import p2p.protocol as P
+from core.encoding import decode
+acc, first, nodes = {}, [None], []
+
+class Steps(trio.abc.Instrument):
+    def before_task_step(self, task):
+        self.t = time.process_time()
+    def after_task_step(self, task):
+        if first[0] is not None:
+            d = acc.setdefault(task.name.rsplit(".", 1)[-1], [0, 0.0])
+            d[0] += 1
+            d[1] += time.process_time() - self.t
+
+_run = trio.run
+def run(*a, **k):
+    k["instruments"] = list(k.get("instruments", ())) + [Steps()]
+    return _run(*a, **k)
+trio.run = run
+_receive = P.Peer.receive
+def receive(self, *a, **k):
+    if first[0] is None:
+        first[0] = time.process_time()
+    return _receive(self, *a, **k)
+P.Peer.receive = receive
+frames = {"in": {}, "out": {}}
+def kind(msg):
+    try:
+        return str(decode(msg)[0])
+    except Exception:
+        return "?"
+_dispatch = P.Peer._dispatch
+def dispatch(self, peer, msg):
+    if first[0] is not None:
+        k = str(msg[0]); frames["in"][k] = frames["in"].get(k, 0) + 1
+    return _dispatch(self, peer, msg)
+P.Peer._dispatch = dispatch
+_enqueue = N.GameNode._enqueue
+def enqueue(self, c, msg):
+    if first[0] is not None:
+        k = kind(msg); frames["out"][k] = frames["out"].get(k, 0) + 1
+    return _enqueue(self, c, msg)
+N.GameNode._enqueue = enqueue
+_init = N.GameNode.__init__
+def init(self, *a, **k):
+    _init(self, *a, **k)
+    nodes.append(self)
+N.GameNode.__init__ = init
+try:
+    runpy.run_module("cli", run_name="__main__", alter_sys=True)
+except SystemExit:
+    pass
+node = nodes[-1] if nodes else None
+json.dump({"tasks": acc, "cpu": time.process_time() - (first[0] or 0), "steps": len(node.peer.table.starts) if node else 0,
+           "inputs": getattr(node, "inputs", None), "pokes": getattr(node, "pokes", None), "frames": frames}, open(out, "w"))
+"""
+
+
+def print_tasks(path: str) -> None:
+    r = json.loads(Path(path).read_text())
+    steps = max(r["steps"], 1)
+    print("CPU of the profiled seat from its first received frame on: %.1f ms over %d steps, %.3f ms a step" % (r["cpu"] * 1000, steps, r["cpu"] * 1000 / steps)
+          + ("; inputs %d, of which %d woke the ticker" % (r["inputs"], r["pokes"]) if r["inputs"] is not None else ""))
+    print("trio task runs a step: %.1f" % (sum(n for n, _ in r["tasks"].values()) / steps))
+    for way, what in (("in", "received"), ("out", "sent (one per connection)")):
+        kinds = r["frames"][way]
+        print("frames %s a step: %.1f (%s)" % (what, sum(kinds.values()) / steps,
+                                             ", ".join("%s %.1f" % (k, n / steps) for k, n in sorted(kinds.items()))))
+    print("%-28s %8s %10s %12s %12s" % ("task", "runs", "runs/step", "ms/step", "us/run"))
+    for name, (n, t) in sorted(r["tasks"].items(), key=lambda x: -x[1][1]):
+        print("%-28s %8d %10.1f %12.3f %12.1f" % (name[:28], n, n / steps, t * 1000 / steps, t * 1e6 / max(n, 1)))
+
+
 def main() -> None:
     from cli.live import easel_command, easel_env, free_port
 
@@ -53,8 +138,9 @@ def main() -> None:
     ap.add_argument("--sort", default="tottime")
     ap.add_argument("--out", default=None)
     ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a table option (e.g. rounds=20: a longer game)")
+    ap.add_argument("--tasks", action="store_true", help="CPU per trio task of the profiled seat (no cProfile)")
     a = ap.parse_args()
-    out = a.out or os.path.join(tempfile.gettempdir(), "easel-peer-%d.prof" % os.getpid())
+    out = a.out or os.path.join(tempfile.gettempdir(), "easel-peer-%d.%s" % (os.getpid(), "json" if a.tasks else "prof"))
     with tempfile.TemporaryDirectory() as d:
         port = free_port()
         procs = []
@@ -70,12 +156,15 @@ def main() -> None:
             else:
                 cmd = easel_command("bot", "--join", "127.0.0.1:%d" % port, "--level", a.level, "--seed", "profile", "--unsafe-seed")
                 if k == 1:   # the profiled seat: a bot, like most of the table
-                    cmd = [sys.executable, "-c", CHILD, out] + cmd[cmd.index("bot"):]
+                    cmd = [sys.executable, "-c", TASKS_CHILD if a.tasks else CHILD, out] + cmd[cmd.index("bot"):]
             procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL))
         for p in procs:
             _, err = p.communicate(timeout=600)
             if p.returncode:
                 raise SystemExit("a peer failed: %s" % err.decode(errors="replace")[-1500:])
+    if a.tasks:
+        print_tasks(out)
+        return
     s = io.StringIO()
     st = pstats.Stats(out, stream=s)
     print("profile: %s (CPU seconds in the profiled seat: %.3f)" % (out, st.total_tt))

@@ -125,6 +125,15 @@ class FrameDecoder:
         return out
 
 
+async def _take(lock: trio.Lock) -> None:
+    """Acquire ``lock``: at once when it is free (``trio.Lock.acquire`` always passes through the
+    scheduler, a second trip per frame next to the one every TLS read or write makes), else wait."""
+    try:
+        lock.acquire_nowait()
+    except trio.WouldBlock:
+        await lock.acquire()
+
+
 class FramedStream:
     """Frames over a trio Stream.
 
@@ -149,7 +158,8 @@ class FramedStream:
 
     async def send(self, payload: bytes) -> None:
         frame = encode_frame(payload, max_frame=self.max_frame)
-        async with self._send_lock:
+        await _take(self._send_lock)
+        try:
             if self._send_broken:
                 raise ConnectionClosed("an earlier send on this connection was interrupted")
             self._send_broken = True  # until send_all has returned normally
@@ -158,12 +168,20 @@ class FramedStream:
             except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
                 raise ConnectionClosed(f"connection lost while sending: {_describe(e)}") from e
             self._send_broken = False
+        finally:
+            self._send_lock.release()
 
     async def receive(self, *, idle: float | None = None, frame: float | None = None) -> bytes:
         """One payload.  ``idle``: at most this many seconds without a frame beginning;
         ``frame``: at most this many seconds from a frame's first byte to its last.
         Either raises FrameTimeout (the connection is then unusable)."""
-        async with self._receive_lock:
+        await _take(self._receive_lock)
+        try:
+            if self._frames:
+                # a frame decoded from an earlier read: no I/O, so give the other tasks their turn here
+                # (a read does: every receive_some passes through the scheduler at least once)
+                await trio.lowlevel.cancel_shielded_checkpoint()
+                return self._frames.popleft()
             started = trio.current_time()
             while not self._frames:
                 if self._eof:
@@ -200,6 +218,8 @@ class FramedStream:
                 elif got or self._partial_since is None:
                     self._partial_since = trio.current_time()
             return self._frames.popleft()
+        finally:
+            self._receive_lock.release()
 
     async def aclose(self) -> None:
         try:
