@@ -927,24 +927,33 @@ def _round_tuple(r: Mapping) -> tuple:
             r.get("reason", ""), r.get("unsold") or [], r.get("bought") or [], [_sale_tuple(x) for x in r.get("sales") or []])
 
 
-def _diff_beats(bv: Mapping, v: Mapping, me: int | None) -> list[Beat]:
-    """Without the moves: the new sales and finished rounds, from two views."""
-    beats: list[Beat] = []
-    n = v.get("players", 0)
+def _new_happenings(bv: Mapping, v: Mapping):
+    """The sales and finished rounds from view ``bv`` to view ``v``, in order: ("sale", sale) and
+    ("round", round record) pairs (the sales of a round that ended since are its record's)."""
     b_done, b_sales = _view_sales(bv)
     done, sales = _view_sales(v)
     if done > b_done:
         rounds = (v.get("rounds") or [])[b_done:done]
-        first = rounds[0].get("sales") or [] if rounds else []
+        first = (rounds[0].get("sales") or []) if rounds else []
         for x in first[len(b_sales):]:
-            cap, mid = _sale_words(_sale_tuple(x), me)
-            beats.append(Beat(cap, None, [mid]))
+            yield "sale", x
         for r in rounds:
-            beats += _round_beats(_round_tuple(r), me, n)
+            yield "round", r
         b_sales = []
     for x in sales[len(b_sales):]:
-        cap, mid = _sale_words(_sale_tuple(x), me)
-        beats.append(Beat(cap, None, [mid]))
+        yield "sale", x
+
+
+def _diff_beats(bv: Mapping, v: Mapping, me: int | None) -> list[Beat]:
+    """Without the moves: the new sales and finished rounds, from two views."""
+    beats: list[Beat] = []
+    n = v.get("players", 0)
+    for kind, x in _new_happenings(bv, v):
+        if kind == "sale":
+            cap, mid = _sale_words(_sale_tuple(x), me)
+            beats.append(Beat(cap, None, [mid]))
+        else:
+            beats += _round_beats(_round_tuple(x), me, n)
     return beats
 
 
@@ -953,21 +962,14 @@ def happening_words(bv: Mapping, v: Mapping) -> list[str]:
     says the names, and "(you)")."""
     out: list[str] = []
     n = v.get("players", 0)
-    b_done, b_sales = _view_sales(bv)
-    done, sales = _view_sales(v)
-    if done > b_done:
-        rounds = (v.get("rounds") or [])[b_done:done]
-        first = (rounds[0].get("sales") or []) if rounds else []
-        for x in first[len(b_sales):]:
+    for kind, x in _new_happenings(bv, v):
+        if kind == "sale":
             out.append(_sale_words(_sale_tuple(x), None)[0])
-        for r in rounds:
-            pay = list(r.get("payouts") or [])
+        else:
+            pay = list(x.get("payouts") or [])
             out.append("round %s ends: %s; the bank pays %s" % (
-                r.get("round", "?"), r.get("reason", ""),
+                x.get("round", "?"), x.get("reason", ""),
                 ", ".join("seat %d +%d" % (s, pay[s]) for s in range(min(n, len(pay)))) or "nothing"))
-        b_sales = []
-    for x in sales[len(b_sales):]:
-        out.append(_sale_words(_sale_tuple(x), None)[0])
     return out
 
 
