@@ -18,6 +18,15 @@ from p2p.lobby import HostedTable, LobbyError, join
 from .netutil import easel
 
 
+def _one_finished_game(home):
+    """Ann (a random bot of the host's own) plays one 1-round Painting game against one bot: its log."""
+    r = easel("host", "--auto", "random", "--players", "2", "--bots", "1", "--bind", "127.0.0.1", "--no-advertise",
+              "--name", "Ann", "--option", "rounds=1", home=home, timeout=120)
+    assert r.returncode == 0, r.stderr
+    (log,) = home.glob("games/*/log")
+    return log
+
+
 def test_previous_must_be_a_game_id():
     doc = {"game": "toy", "config": {}, "seats": [bytes(32)], "table": b"t"}
     check_genesis_doc(dict(doc, previous=bytes(range(32))))
@@ -88,10 +97,7 @@ async def test_a_at_game_over_asks_the_runner_for_the_rematch(tmp_path, monkeypa
     from .test_ui import LIMIT, Net, flat, running, until
 
     home = tmp_path / "home"
-    r = easel("host", "--auto", "random", "--players", "2", "--bots", "1", "--bind", "127.0.0.1", "--no-advertise",
-              "--name", "Ann", "--option", "rounds=1", home=home, timeout=120)
-    assert r.returncode == 0, r.stderr
-    (log,) = home.glob("games/*/log")
+    log = _one_finished_game(home)
     monkeypatch.setenv("EASEL_HOME", str(home))
 
     mid, over = Net(2, {"rounds": 1}), Net(2, {"rounds": 1})
@@ -315,10 +321,7 @@ async def test_n_at_game_over_says_no_to_the_rematch_through_the_runner(tmp_path
     from .test_ui import LIMIT, Net, flat, running, until
 
     home = tmp_path / "home"
-    r = easel("host", "--auto", "random", "--players", "2", "--bots", "1", "--bind", "127.0.0.1", "--no-advertise",
-              "--name", "Ann", "--option", "rounds=1", home=home, timeout=120)
-    assert r.returncode == 0, r.stderr
-    (log,) = home.glob("games/*/log")
+    log = _one_finished_game(home)
     monkeypatch.setenv("EASEL_HOME", str(home))
     over = Net(2, {"rounds": 1})
     over.bots()
@@ -355,10 +358,7 @@ async def test_n_at_game_over_says_no_to_the_rematch_through_the_runner(tmp_path
 
 def test_easel_again_decline_from_seat_0_or_with_no_lobby_says_so_in_words(tmp_path, monkeypatch, capsys):
     home = tmp_path / "home"
-    r = easel("host", "--auto", "random", "--players", "2", "--bots", "1", "--bind", "127.0.0.1", "--no-advertise",
-              "--name", "Ann", "--option", "rounds=1", home=home, timeout=120)
-    assert r.returncode == 0, r.stderr
-    (log,) = home.glob("games/*/log")
+    log = _one_finished_game(home)
     r = easel("again", "--decline", log.parent, home=home)
     assert r.returncode == 0 and "you were seat 0, the rematch's host" in r.stdout, r.stdout + r.stderr
     # the bot's seat (its own home): no lobby opens; it knocks, then gives up in words (patience shortened)
