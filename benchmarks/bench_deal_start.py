@@ -43,7 +43,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import load, peer_env, stats  # noqa: E402
+from common import load, peer_env, stats, stop_groups  # noqa: E402
 
 GAME = "modern-art"
 GOAL_S = 1.5
@@ -163,13 +163,7 @@ def run_once(players: int, level: str | None, seed: str, poll: float, settle: in
                             card = _first_all(history, first.index + 1)
                 time.sleep(poll)
         finally:
-            for p in procs:
-                try:
-                    os.killpg(p.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            for p in procs:
-                p.wait()
+            stop_groups(procs, signal.SIGKILL)
     return {"ready_s": ready - start, "first_card_s": card - start, "entries_before_first_move": first.index}
 
 

@@ -42,7 +42,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import load, peer_env, stats  # noqa: E402
+from common import load, peer_env, stats, stop_groups  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -227,17 +227,7 @@ def run_once(game: str, players: int, duration: float, settle: float) -> dict:
             if not ok2 or n2 != n:
                 raise SystemExit("the table moved while it should have waited for seat 0 (%d -> %d entries)" % (n, n2))
         finally:
-            for p in procs:
-                try:
-                    os.killpg(p.pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
-            for p in procs:
-                try:
-                    p.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    os.killpg(p.pid, signal.SIGKILL)
-                    p.wait()
+            stop_groups(procs, signal.SIGTERM, grace=10)
     dt = b["t"] - a["t"]
     seat_of = {pid: k for k, pid in enumerate(pids)}
     cpu = [100 * (b["cpu"][p] - a["cpu"][p]) / dt for p in pids]

@@ -320,3 +320,22 @@ def peer_env(home: Path) -> dict:
     env.pop("EASEL_TRACE", None)
     env.pop("EASEL_FAULTS", None)
     return env
+
+
+def stop_groups(procs: list, sig: int, grace: float | None = None) -> None:
+    """Send ``sig`` to each spawned peer's process group (a peer's bots included), then reap them:
+    after ``grace`` seconds a group still running is killed."""
+    import signal
+    import subprocess
+
+    for p in procs:
+        try:
+            os.killpg(p.pid, sig)
+        except ProcessLookupError:
+            pass
+    for p in procs:
+        try:
+            p.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
