@@ -168,6 +168,10 @@ class Turn:
     auto: bool = False                 # the peer computes the action (game.auto_action), nobody decides
     time: int | None = None            # seconds a seat gets for this step when shorter than the
                                        # table's time-out (peers vote a late seat out after it)
+    shows: bool = False                # an automatic step whose events show a secret of their authors
+                                       # (a card, a decryption share, a seat secret): the choice it shows
+                                       # was bound in an earlier step, a peer sends it only once the steps
+                                       # before are settled, and never rolls back past it (protocol.md §6.5)
 
     def __post_init__(self) -> None:
         if self.kind not in ("sequential", "simultaneous", "chance", "over"):
@@ -178,6 +182,8 @@ class Turn:
             raise ValueError("only simultaneous turns can be sealed")
         if self.auto and (self.kind not in ("sequential", "simultaneous") or self.sealed):
             raise ValueError("only open sequential or simultaneous turns can be automatic")
+        if self.shows and not self.auto:
+            raise ValueError("only an automatic step shows a secret (a sealed move's reveal shows its own)")
         if self.time is not None and (type(self.time) is not int or self.time < 1 or self.kind not in ("sequential", "simultaneous")):
             raise ValueError("a turn's time is a whole number of seconds >= 1, for a sequential or simultaneous turn")
 

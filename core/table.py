@@ -79,6 +79,8 @@ class Step:
     sequential: bool
     label: str
     time: int | None = None     # the turn's own time (Turn.time): the step's time-out when shorter
+    shows: bool = False         # its events show their authors' secrets: an automatic step the game marks
+                                # (Turn.shows), or the reveal of a sealed move (protocol.md §6.5)
 
 
 @dataclass
@@ -113,6 +115,7 @@ class Table:
     moves: list = field(default_factory=list)      # (index, phase, seat, action) applied moves
     starts: dict = field(default_factory=dict)     # phase -> (entry count when it opened, prev)
     timeouts: dict = field(default_factory=dict)   # phase -> seats a certificate timed out
+    showing: dict = field(default_factory=dict)    # phase of a step that shows secrets -> seats whose events it placed
     # seat -> its open move as game.check returned it on arrival (current act step), so
     # closing the step does not check it again: same state, same move, same answer
     checked: dict = field(default_factory=dict, repr=False, compare=False)
@@ -300,8 +303,10 @@ class Table:
 
     # ------------------------------------------------------------------ step machinery
     def _open(self, kind: str, purpose: str, seats: tuple[int, ...], sequential: bool, label: str,
-              time: int | None = None) -> None:
-        self.step = Step(self.phase, self.head, kind, purpose, tuple(sorted(seats)), sequential, label, time)
+              time: int | None = None, shows: bool = False) -> None:
+        if kind == "reveal" and purpose == "move":
+            shows = True      # a sealed move's value: bound by its commitment, shown here
+        self.step = Step(self.phase, self.head, kind, purpose, tuple(sorted(seats)), sequential, label, time, shows)
         self.starts[self.phase] = (self.count, self.head)
         self.batch = {}
         self.checked = {}
@@ -319,6 +324,8 @@ class Table:
         st = self.step
         assert st is not None
         self.last_made = tuple(sorted(self.batch))
+        if st.shows and self.batch:
+            self.showing[st.phase] = self.last_made
         idx = self.count - 1
         self.phase += 1
         if st.kind == "commit":
@@ -403,7 +410,7 @@ class Table:
                 self._open("commit", "seed", seats, False, "shared randomness: commit")
                 return
             if t.auto:
-                self._open("act", "auto", t.seats, t.kind == "sequential", t.label)
+                self._open("act", "auto", t.seats, t.kind == "sequential", t.label, shows=t.shows)
             elif t.kind == "sequential":
                 self._open("act", "move", t.seats, True, t.label, t.time)
             elif t.sealed:
