@@ -346,6 +346,11 @@ def test_a_buy_pays_first_then_its_card_is_turned_over_in_both_editions(edition,
     else:
         assert st2.paint_market == cubes(B=1) and st2.bag == tuple(x + y for x, y in zip(st.bag, cubes(R=1)))
         assert st2.pending == (("canvas", 3),)
+        # so the paid cube is in the bag for a Color Study after the buy, even the bag's only red one
+        no_red = replace(st, bag=at(st.bag, 0, 0), studios=at(st.studios, 0, cubes(R=1, B=4)),
+                         config=dict(st.config, color_study=True))
+        study = {"do": "buy", "slot": 1, "pay": {"R": 1}, "then": {"do": "study", "give": "B", "take": "R"}}
+        assert rules.apply(no_red, 0, study).studios[0] == cubes(R=1)
     # once the chance step is over, the red cube is where the edition puts it
     st3 = settle(st2, 3)
     assert st3.pending == () and -1 not in st3.market and st3.studios[0] == cubes(R=2)
