@@ -712,8 +712,8 @@ def test_junior_costs_one_pays_from_the_bag_and_caps_the_market():
     assert st.paint_market == (1, 1, 1, 1, 1, 1, 1, 0)
     st = replace(st, first=0, actor=0, studios=_studios(st, 0, counts(R=5)))
     st2 = rules.apply(st, 0, {"do": "buy", "slot": 3, "pay": {"R": 1}})
-    # "Use the Paint Market only to trade for paints": the payment goes to the bag (after the flip)
-    assert st2.paint_market[0] == 1 and st2.pending == (("canvas", 3), ("return", counts(R=1)))
+    # "Use the Paint Market only to trade for paints": the payment goes to the bag (before the flip)
+    assert st2.paint_market[0] == 1 and st2.pending == (("canvas", 3),) and st2.bag[0] == st.bag[0] + 1
     st3 = rules.apply(replace(st, paint_market=counts(R=3)), 0, {"do": "trade", "give": {"R": 5}, "take": {"R": 2}})
     # market R: 3 - 2 + 5 = 6 -> 2 extras back to the bag
     assert st3.paint_market[0] == 4 and st3.bag[0] == st.bag[0] + 2

@@ -22,16 +22,35 @@ def _finish(st):
 
 # ------------------------------------------------------------------ 1. who wins
 
+def _tonight(players, first, sales, score, sold_before, food_before=None, studios=None, **fields):
+    """A night of ``players`` seats, the marker on ``first``: each seat in ``sales`` ({seat: card
+    id}) holds that canvas complete and sells it tonight (food 3 or less, nutrition 2: no overflow;
+    the Paint Market empty: nothing to collect). ``score``/``food_before`` are per seat before
+    tonight, ``sold_before`` the number of paintings each seat sold before (distinct other cards);
+    ``studios`` the unused cubes. Returns the state at the night's first announcement."""
+    assert all(CARDS[c].food <= 3 for c in sales.values())
+    pool = iter(cards_where(lambda c: True, sum(sold_before), avoid=sales.values()))
+    earlier = tuple(tuple(next(pool) for _ in range(k)) for k in sold_before)
+    st = with_canvases(base(players, first=first), {s: [(c, full(c))] for s, c in sales.items()})
+    st = replace(night(st), nutrition=(2,) * players, paint_market=cubes(), sold=earlier, score=tuple(score),
+                 food_earned=tuple(food_before or (0,) * players),
+                 studios=tuple(studios) if studios else st.studios,
+                 deck=tuple(c for c in st.deck if c not in {x for e in earlier for x in e}), **fields)
+    return st
 
-def test_first_to_five_paintings_wins_over_a_seat_with_more_points():
+
+def _objectives(res):
+    return [(o["seat"], o["objective"]) for o in res["objectives"]]
+
+
+@pytest.mark.parametrize("first", range(4))
+def test_the_only_artist_to_meet_an_objective_wins_over_a_seat_with_more_points(first):
     """"If no one starves, the Paint-by-Cube Master Painter is the first player to do either of the
-    following ... 4 players: complete 5 paintings or score 12 points"."""
+    following ... 4 players: complete 5 paintings or score 12 points": one artist alone meets an
+    objective tonight, so it wins even with fewer points than an artist who met none, whoever
+    announces first."""
     cid = card_where(lambda c: c.stars == 1 and c.food <= 3)
-    earlier = cards_where(lambda c: True, 7, avoid=[cid])
-    st = with_canvases(base(4), {0: [(cid, full(cid))]})
-    st = replace(night(st), nutrition=(2,) * 4, paint_market=cubes(),
-                 sold=(tuple(earlier[:4]), tuple(earlier[4:7]), (), ()), score=(5, 11, 0, 0),
-                 deck=tuple(c for c in st.deck if c not in earlier))
+    st = _tonight(4, first, {0: cid}, score=(5, 11, 0, 0), sold_before=(4, 3, 0, 0))
     end = _finish(st)
     res = rules.result(end)
     assert end.phase == "over" and res["points"][:2] == [6, 11] and res["sold"][:2] == [5, 3]
@@ -40,34 +59,126 @@ def test_first_to_five_paintings_wins_over_a_seat_with_more_points():
     assert res["objectives"] == [{"seat": 0, "objective": "paintings", "day": 1}]
 
 
-def test_two_seats_reaching_the_same_objective_in_one_night_first_sale_wins():
-    """"the first player to do either": sales at night come "Starting with the first player and
-    proceeding clockwise", so the first seat in that order to reach an objective is first, even
-    with fewer points."""
-    a, b = cards_where(lambda c: c.stars == 1 and c.food <= 3, 2)
-    earlier = cards_where(lambda c: True, 8, avoid=[a, b])
-    st = with_canvases(base(4, first=2), {1: [(a, full(a))], 3: [(b, full(b))]})
-    st = replace(night(st), nutrition=(2,) * 4, paint_market=cubes(),
-                 sold=((), tuple(earlier[:4]), (), tuple(earlier[4:8])), score=(0, 9, 0, 4),
-                 deck=tuple(c for c in st.deck if c not in earlier))
+# (favoured seat's, other seat's) (points, sold, food earned, unused cubes) after tonight: equal up
+# to the named tie-break, which the favoured seat wins (and loses every later one)
+STAGES = {
+    "points": ((13, 3, 5, 3), (12, 4, 6, 4)),
+    "canvases": ((12, 4, 5, 3), (12, 3, 6, 4)),
+    "food": ((12, 3, 6, 3), (12, 3, 5, 4)),
+    "cubes": ((12, 3, 5, 4), (12, 3, 5, 3)),
+}
+
+
+@pytest.mark.parametrize("stage", list(STAGES))
+@pytest.mark.parametrize("favoured", [1, 3])
+@pytest.mark.parametrize("first", range(4))
+def test_two_artists_meeting_the_point_objective_the_same_night_are_a_tie(stage, favoured, first):
+    """"Ties. If both objectives are met by different players, the player with the most points win.
+    In the case of a tie based on points, the player with the most completed canvases wins. In case
+    there is still a tie, the player who earned the most food wins. If there's still a tie, the
+    player with the most unused paint cubes in their studio wins." Two artists reach 12 points in
+    the same night: the night is one moment, so this is a tie decided by points, then completed
+    canvases (sold, decision 26), then food earned, then unused cubes - at every announce order
+    (each first player), never by who announced first."""
+    other = 4 - favoured
+    a, b = cards_where(lambda c: 1 <= c.stars <= 3 and 1 <= c.food <= 3, 2)
+    want = {favoured: STAGES[stage][0], other: STAGES[stage][1], 0: (11, 4, 9, 9), 2: (10, 4, 9, 9)}
+    card = {favoured: a, other: b}
+    score = [want[s][0] - (CARDS[card[s]].stars if s in card else 0) for s in range(4)]
+    sold = [want[s][1] - (1 if s in card else 0) for s in range(4)]
+    food = [want[s][2] - (CARDS[card[s]].food if s in card else 0) for s in range(4)]
+    studios = [cubes(B=want[s][3]) for s in range(4)]
+    st = _tonight(4, first, card, score, sold, food, studios)
     res = rules.result(_finish(st))
-    # seat 3 sells before seat 1 (clockwise from seat 2): seat 3 is first to 5 paintings
-    assert [o["seat"] for o in res["objectives"]] == [3, 1]
-    assert res["winners"] == [3] and res["ranking"][:2] == [3, 1] and res["decided_by"] == "objective"
+    assert [res[k][favoured] for k in ("points", "sold", "food", "cubes")] == list(want[favoured])
+    assert [res[k][other] for k in ("points", "sold", "food", "cubes")] == list(want[other])
+    assert _objectives(res) == [(1, "points"), (3, "points")]     # seat order, whoever announced first
+    assert res["decided_by"] == "tie" and res["winners"] == [favoured]
+    assert res["ranking"] == [favoured, other, 0, 2] and res["places"][favoured] == 1 and res["places"][other] == 2
 
 
-def test_both_objectives_met_by_different_seats_points_decide():
+@pytest.mark.parametrize("first", range(4))
+def test_both_objectives_met_by_different_seats_points_decide(first):
     """"Ties. If both objectives are met by different players, the player with the most points win.\""""
     a = card_where(lambda c: c.stars == 1 and c.food <= 3)
     b = card_where(lambda c: c.stars >= 2 and c.food <= 3, avoid=[a])
-    earlier = cards_where(lambda c: True, 5, avoid=[a, b])
-    st = with_canvases(base(4), {0: [(a, full(a))], 1: [(b, full(b))]})
-    st = replace(night(st), nutrition=(2,) * 4, paint_market=cubes(),
-                 sold=(tuple(earlier[:4]), (earlier[4],), (), ()), score=(3, 12 - CARDS[b].stars, 0, 0),
-                 deck=tuple(c for c in st.deck if c not in earlier))
+    st = _tonight(4, first, {0: a, 1: b}, score=(3, 12 - CARDS[b].stars, 0, 0), sold_before=(4, 1, 0, 0))
     res = rules.result(_finish(st))
-    assert [(o["seat"], o["objective"]) for o in res["objectives"]] == [(0, "paintings"), (1, "points")]
-    assert res["decided_by"] == "points" and res["winners"] == [1]
+    assert _objectives(res) == [(0, "paintings"), (1, "points")]
+    assert res["decided_by"] == "tie" and res["winners"] == [1] and res["ranking"][:2] == [1, 0]
+
+
+@pytest.mark.parametrize("first", range(3))
+def test_artists_meeting_an_objective_the_same_night_all_place_above_those_who_met_none(first):
+    """The tie is between the artists who met an objective: two reach 6 paintings at 3 seats with
+    few points; the third, with more points, met none and is placed after them (as a lone artist
+    meeting an objective is placed above it)."""
+    a, b = cards_where(lambda c: c.stars == 1 and c.food <= 3, 2)
+    st = _tonight(3, first, {1: a, 2: b}, score=(13, 3, 4), sold_before=(2, 5, 5))
+    res = rules.result(_finish(st))
+    assert res["points"] == [13, 4, 5] and res["sold"] == [2, 6, 6]
+    assert _objectives(res) == [(1, "paintings"), (2, "paintings")] and res["decided_by"] == "tie"
+    assert res["winners"] == [2] and res["ranking"] == [2, 1, 0] and res["places"] == [3, 2, 1]
+
+
+@pytest.mark.parametrize("first", range(2))
+def test_artists_equal_on_every_tie_break_share_the_win(first):
+    """"If there's still a tie, the player with the most unused paint cubes in their studio wins" -
+    and if that is equal too, the rulebook names no winner: the two share the win (place 1 twice,
+    as decision 20 shares a place)."""
+    a, b = cards_where(lambda c: c.stars == 2 and c.food == 3, 2)
+    st = _tonight(2, first, {0: a, 1: b}, score=(14, 14), sold_before=(2, 2), food_before=(4, 4),
+                  studios=(cubes(R=2), cubes(G=1, W=1)))
+    res = rules.result(_finish(st))
+    assert res["decided_by"] == "tie" and _objectives(res) == [(0, "points"), (1, "points")]
+    assert res["winners"] == [0, 1] and res["places"] == [1, 1]
+
+
+@pytest.mark.parametrize("first", range(4))
+def test_a_last_supper_on_the_night_two_artists_tie(first):
+    """Last Supper: "The painting does not count as completed for end game purposes." Seat 1 reaches
+    12 points with a no-food sale and eats a second canvas the same night; the eaten one is not a
+    completed painting for the tie-break, so seat 2 (equal points and paintings sold, more food)
+    wins. Seat 0, at nutrition 1 with nothing to eat, does not starve: the game is over after this
+    night, there is no next day."""
+    sale = card_where(lambda c: c.food == 0 and c.stars == 4)
+    eaten = card_where(lambda c: c.food <= 3, avoid=[sale])
+    other = card_where(lambda c: c.stars == 2 and 1 <= c.food <= 3, avoid=[sale, eaten])
+    st = with_canvases(base(4, first=first, options={"last_supper": True}),
+                       {1: [(sale, full(sale)), (eaten, full(eaten))], 2: [(other, full(other))]})
+    pool = iter(cards_where(lambda c: True, 6, avoid=[sale, eaten, other]))
+    earlier = ((), (next(pool), next(pool), next(pool)), (next(pool), next(pool), next(pool)), ())
+    st = replace(night(st), nutrition=(1, 1, 2, 2), paint_market=cubes(), score=(0, 8, 10, 0),
+                 sold=earlier, food_earned=(0, 0, 0, 0), deck=tuple(c for c in st.deck if c not in sum(earlier, ())))
+    supper = {1: {"do": "sell", "canvases": [sale], "supper": eaten}}
+    end = run(st, policy=lambda s, seat: supper.get(seat) or sell_all(s, seat) if s.step == "announce" else None)
+    res = rules.result(end)
+    assert end.phase == "over" and eaten in end.discarded and end.nutrition[1] > 1
+    assert res["points"][1:3] == [12, 12] and res["sold"][1:3] == [4, 4] and res["food"][1] < res["food"][2]
+    assert res["decided_by"] == "tie" and res["winners"] == [2] and res["ranking"][:2] == [2, 1]
+    assert res["starved"] == [False] * 4 and end.alive == (True,) * 4
+
+
+@pytest.mark.parametrize("lone", [False, True])
+def test_objectives_met_on_the_night_after_a_starvation_decide_and_not_the_starved_points(lone):
+    """"If someone does starve, and neither the painting nor point objectives were met, then the
+    player with the highest point score wins": the last night after a starvation is also a night
+    on which objectives can be met, and then they decide - here seat 0 starved with the most
+    points, and the artists who reach 6 paintings that night (one alone, or two tied) win."""
+    a, b = cards_where(lambda c: c.stars == 1 and c.food <= 3, 2)
+    sales = {1: a} if lone else {1: a, 2: b}
+    st = with_canvases(base(3, first=1), {s: [(c, full(c))] for s, c in sales.items()})
+    pool = iter(cards_where(lambda c: True, 10, avoid=[a, b]))
+    earlier = ((), tuple(next(pool) for _ in range(5)), tuple(next(pool) for _ in range(5)))
+    st = replace(night(st), day=3, starve_day=3, alive=(False, True, True), nutrition=(0, 2, 2),
+                 studios=(cubes(), cubes(R=1), cubes(R=1)), paint_market=cubes(), score=(13, 2, 4), sold=earlier,
+                 deck=tuple(c for c in st.deck if c not in sum(earlier, ())))
+    res = rules.result(_finish(st))
+    assert res["reason"] == "an artist reached 6 paintings or 14 points" and res["starved"] == [True, False, False]
+    if lone:
+        assert res["decided_by"] == "objective" and res["winners"] == [1] and res["ranking"] == [1, 0, 2]
+    else:
+        assert res["decided_by"] == "tie" and res["winners"] == [2] and res["ranking"] == [2, 1, 0]
 
 
 def test_nobody_meets_an_objective_after_a_starvation_points_decide():
@@ -202,13 +313,49 @@ def test_last_supper_canvas_is_not_a_completed_painting_for_the_end():
 
 def test_junior_pays_for_canvases_into_the_bag():
     """Junior: "Use the Paint Market only to trade for paints." A canvas (or a reset) is paid into
-    the bag, not the Paint Market (the payment waits behind the buy's flip, decision 8)."""
+    the bag, not the Paint Market (at once: a buy pays before its flip is queued, decision 23)."""
     st = base(2, options={"edition": "junior"})
     st = replace(st, studios=at(st.studios, 0, cubes(R=3)), paint_market=cubes(B=1))
     st2 = rules.apply(st, 0, {"do": "buy", "slot": 2, "pay": {"R": 1}})
-    assert st2.paint_market == cubes(B=1) and st2.pending == (("canvas", 3), ("return", cubes(R=1)))
+    assert st2.paint_market == cubes(B=1) and st2.pending == (("canvas", 3),)
+    assert st2.bag == tuple(x + y for x, y in zip(st.bag, cubes(R=1)))
     st3 = rules.apply(st, 0, {"do": "reset", "pay": {"R": 2}})
     assert st3.paint_market == cubes(B=1) and st3.bag == tuple(x + y for x, y in zip(st.bag, cubes(R=2)))
+
+
+@pytest.mark.parametrize("edition", ["standard", "junior"])
+@pytest.mark.parametrize("queued", [False, True])
+def test_a_buy_pays_first_then_its_card_is_turned_over_in_both_editions(edition, queued):
+    """"You may buy one canvas from the Canvas Market by paying the cost in paint cubes to the Paint
+    Market ... When a canvas is purchased, cards are shifted down (toward one) and a new one is
+    flipped over in the three slot": the payment first, then the flip (decision 23), in both
+    editions - standard into the Paint Market, junior into the bag ("Use the Paint Market only to
+    trade for paints"), which waits only behind draws already queued (decision 8), never behind
+    the buy's own flip. The order changes no draw: the flip takes no cube."""
+    st = base(2, options={"edition": edition})
+    before = (("cubes", 1, 3),) if queued else ()        # seat 1's morning work, still to be drawn
+    st = replace(st, first=1, actor=0, studios=at(st.studios, 0, cubes(R=3)), paint_market=cubes(B=1),
+                 pending=before)
+    st2 = rules.apply(st, 0, {"do": "buy", "slot": 1, "pay": {"R": 1}})
+    if edition == "standard":
+        assert st2.paint_market == cubes(R=1, B=1) and st2.bag == st.bag
+        assert st2.pending == before + (("canvas", 3),)
+    elif queued:
+        assert st2.paint_market == cubes(B=1) and st2.bag == st.bag
+        assert st2.pending == before + (("return", cubes(R=1)), ("canvas", 3))
+    else:
+        assert st2.paint_market == cubes(B=1) and st2.bag == tuple(x + y for x, y in zip(st.bag, cubes(R=1)))
+        assert st2.pending == (("canvas", 3),)
+        # so the paid cube is in the bag for a Color Study after the buy, even the bag's only red one
+        no_red = replace(st, bag=at(st.bag, 0, 0), studios=at(st.studios, 0, cubes(R=1, B=4)),
+                         config=dict(st.config, color_study=True))
+        study = {"do": "buy", "slot": 1, "pay": {"R": 1}, "then": {"do": "study", "give": "B", "take": "R"}}
+        assert rules.apply(no_red, 0, study).studios[0] == cubes(R=1)
+    # once the chance step is over, the red cube is where the edition puts it
+    st3 = settle(st2, 3)
+    assert st3.pending == () and -1 not in st3.market and st3.studios[0] == cubes(R=2)
+    red = st3.bag[0] + st3.studios[1][0] - st.bag[0] - st.studios[1][0]
+    assert (st3.paint_market[0], red) == ((1, 0) if edition == "standard" else (0, 1))
 
 
 # ------------------------------------------------------------------ 4. what the text says an outsider must do

@@ -427,6 +427,37 @@ def test_game_over_lines_final_words_and_solo_rating():
     assert "1st of 1" not in words and words.startswith("Game over after day 1: you scored 3 points with 0 canvases sold (you starved).")
 
 
+@pytest.mark.parametrize("met,how,words", [
+    (((1, "points", 1),), "objective", "Only one artist met an objective that night and wins"),
+    (((0, "paintings", 1), (1, "points", 1)), "tie", "Several artists met an objective the same night: a tie"),
+    ((), "points", "Ties: points, then canvases sold"),
+])
+def test_game_over_words_say_how_the_winner_was_decided(met, how, words):
+    """The game-over note follows the result's decided_by (decision 27): one artist alone meeting an
+    objective, several in the same night (a tie among them), or none (points among all)."""
+    st = replace(state(), phase="over", step="", actor=-1, score=(12, 14, 13), sold=((1, 2, 3, 4, 5, 6), (7,), ()),
+                 met=met, end_reason="x")
+    assert rules.result(st)["decided_by"] == how
+    ctx = ctx_for(st, 0, deciding=False)
+    text = " ".join("".join(t for _, t in l).strip() for l in StarvingArtistsScreen().game_over_lines(ctx, 100))
+    assert words in text, text
+    assert ("first to an objective" not in text) and ("announce" not in text)
+    winner = {"objective": 1, "tie": 1, "points": 1}[how]
+    assert re.search(r"1\. seat %d\s+14 .*winner" % winner, text), text
+    if how == "tie":
+        assert re.search(r"2\. seat 0 \(you\)\s+12", text) and re.search(r"3\. seat 2\s+13", text), text
+
+
+def test_a_shared_win_after_a_same_night_tie_is_worded_as_shared():
+    st = replace(state(players=2), phase="over", step="", actor=-1, score=(14, 14), sold=((1,), (2,)),
+                 food_earned=(3, 3), studios=(cubes(R=2), cubes(B=2)), met=((0, "points", 1), (1, "points", 1)),
+                 end_reason="an artist reached 7 paintings or 16 points")
+    ctx = ctx_for(st, 1, deciding=False)
+    text = "\n".join("".join(t for _, t in l) for l in StarvingArtistsScreen().game_over_lines(ctx, 100))
+    assert re.search(r"1= seat 0\s+14.*winner", text) and re.search(r"1= seat 1 \(you\)\s+14.*winner", text), text
+    assert StarvingArtistsScreen().final_words(ctx).endswith("You share the win.")
+
+
 def test_seats_tied_on_every_tie_break_share_a_place():
     sc = StarvingArtistsScreen()
     ctx = ctx_for(state(), 2, deciding=False)

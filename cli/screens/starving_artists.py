@@ -896,8 +896,12 @@ class StarvingArtistsScreen(Screen):
             lines.append([("bold", "Solo rating: %s" % res["rating"]),
                           ("class:label", " (0-9 Keep trying, 10-19 Surviving, 20-24 Expert, 25+ Professional)")])
         if res.get("decided_by") == "objective":
-            lines.append([("class:label", "The first to an objective wins; the others by points, then canvases "
-                                          "sold, then food earned, then unused cubes.")])
+            lines.append([("class:label", "Only one artist met an objective that night and wins; the others by "
+                                          "points, then canvases sold, then food earned, then unused cubes.")])
+        elif res.get("decided_by") == "tie":
+            lines.append([("class:label", "Several artists met an objective the same night: a tie, decided among "
+                                          "them by points, then canvases sold, then food earned, then unused "
+                                          "cubes; the others after them.")])
         else:
             lines.append([("class:label", "Ties: points, then canvases sold, then food earned, then unused cubes.")])
         out: list[Line] = []
@@ -1379,10 +1383,10 @@ class StarvingArtistsScreen(Screen):
         else:
             targets = {2: (7, 16), 3: (6, 14), 4: (5, 12)}.get(players)
             end = ("after a night in which an artist has sold %d canvases or has %d points (%d players), or the "
-                   "night of the day after someone starves. The first artist to either objective wins (sales "
-                   "count in announce order); points decide if the two objectives fall to different artists or "
-                   "none is met, then canvases sold, then food earned, then unused cubes; a starved artist can "
-                   "still win." % (targets + (players,))
+                   "night of the day after someone starves. The night's sales count together: an artist who alone "
+                   "meets an objective wins; several who meet one the same night are a tie, decided among them "
+                   "by points, then canvases sold, then food earned, then unused cubes; if none is met, points "
+                   "decide among all (the same order after points) and a starved artist can still win." % (targets + (players,))
                    if targets else "see RULES.md")
         rows.append(("End", end))
         rows.append(("Screen", "canvases are numbered 1, 2, .. (yours) and squares 0, 1, .. in reading order; a "

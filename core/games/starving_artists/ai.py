@@ -676,7 +676,7 @@ def _plain(action: Mapping) -> dict:
 
 def _estimate(state: State, s: int) -> float:
     """Points a seat may count on at a horizon: score plus canvases in progress.  At 2-4 seats the
-    paintings objective counts too (the first to either objective wins): paintings sold and in
+    paintings objective counts too (an artist meeting either objective wins): paintings sold and in
     progress, scaled to the point target, when that is the seat's better race."""
     est = float(state.score[s])
     if not state.alive[s]:

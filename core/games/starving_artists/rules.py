@@ -611,7 +611,6 @@ def _resolve_sales(w: _W) -> None:
             w.score[seat] += card.stars
             w.sold[seat] = w.sold[seat] + (cid,)
             sold_now.append((seat, cid, idx))
-            _note_objectives(w, seat)
             w.event("seat %d sells %s: %s, %d food%s" % (
                 seat, card_title(cid), _plural(card.stars, "star"), card.food,
                 " (%d extra food = %d cubes from the bag)" % (extra, 4 * extra) if extra else ""))
@@ -623,6 +622,8 @@ def _resolve_sales(w: _W) -> None:
             w.discarded.append(supper)
             w.event("seat %d eats its Last Supper: %s is discarded for %d food" % (
                 seat, card_title(supper), card.stars))
+    # the night is one moment: the objectives are judged over all of its sales together (decision 27)
+    _note_objectives(w)
     # getting paid: paint value order; ties by seat order from the first player, then announce order
     pos = {s: i for i, s in enumerate(order_from(w.first, w.alive))}
     sold_now.sort(key=lambda e: (-CARDS[e[1]].paint, pos[e[0]], e[2]))
@@ -642,17 +643,21 @@ def _resolve_sales(w: _W) -> None:
     _collect_next(w)
 
 
-def _note_objectives(w: _W, seat: int) -> None:
-    """Record, in the order of the night's sales, each objective a seat reaches (2-4 seats)."""
+def _note_objectives(w: _W) -> None:
+    """Record each objective a seat has reached (2-4 seats), judged at the end of the night's sales
+    over all of them together (a night is one moment, decision 27): seat by seat from seat 0, a
+    seat's paintings before its points. The announce order plays no part."""
     if w.players not in TARGETS:
         return
     need_sold, need_points = TARGETS[w.players]
     have = {(s, o) for s, o, _ in w.met}
-    for obj, reached in (("paintings", len(w.sold[seat]) >= need_sold), ("points", w.score[seat] >= need_points)):
-        if reached and (seat, obj) not in have:
-            w.met.append((seat, obj, w.day))
-            w.event("seat %d meets the %s objective (%s)" % (
-                seat, obj, _plural(need_sold, "painting") if obj == "paintings" else _plural(need_points, "point")))
+    for seat in range(w.players):
+        for obj, reached in (("paintings", len(w.sold[seat]) >= need_sold),
+                             ("points", w.score[seat] >= need_points)):
+            if reached and (seat, obj) not in have:
+                w.met.append((seat, obj, w.day))
+                w.event("seat %d meets the %s objective (%s)" % (
+                    seat, obj, _plural(need_sold, "painting") if obj == "paintings" else _plural(need_points, "point")))
 
 
 def _remove_canvas(w: _W, seat: int, cid: int) -> str:
@@ -764,8 +769,7 @@ def _close_day(w: _W) -> None:
             return _game_over(w, "the canvas market is empty")
     else:
         need_sold, need_points = TARGETS[n]
-        for s in order_from(w.first, [True] * n):   # a state built by hand: no sale recorded it
-            _note_objectives(w, s)
+        _note_objectives(w)     # a state built by hand: no night's sales judged it
         if w.met:
             return _game_over(w, "an artist reached %d paintings or %d points" % (need_sold, need_points))
         if w.starve_day and w.starve_day <= w.day:
@@ -1269,11 +1273,11 @@ def _do_main(w: _W, seat: int, a: Mapping) -> None:
         pay = counts_of(a["pay"])
         cid = w.market[slot - 1]
         _sub(w.studios[seat], pay)
+        _pay(w, pay)            # the payment first, then the flip into slot 3 (decision 23, both editions)
         w.canvases[seat].append((cid, "." * CARDS[cid].size))
         w.market[slot - 1] = -1
         w.event("seat %d buys %s from slot %d for %s" % (seat, card_title(cid), slot, cube_words(pay)))
         _shift_market(w)
-        _pay(w, pay)
     else:
         cs = w.canvases[seat]
         idx = {cid: i for i, (cid, _) in enumerate(cs)}
@@ -1754,18 +1758,16 @@ def determinize(state: State, seat: int | None, rng: Rng) -> State:
 
 
 def decided_by(state: State) -> str:
-    """How the winner is chosen (rulebook "End of the Game"): "objective" when the first seat to
-    meet an objective wins, "points" otherwise (no objective met, or the two objectives met by
-    different seats), "solo" for the solo game."""
+    """How the winner is chosen (rulebook "End of the Game", decision 27): "objective" when one seat
+    alone met an objective (it wins, even with fewer points), "tie" when two or more seats met one
+    in the same night (points decide among them, then paintings sold, food earned, unused cubes),
+    "points" when none was met (every seat by points, ...), "solo" for the solo game."""
     if state.players == 1:
         return "solo"
-    if not state.met:
+    seats = {s for s, _, _ in state.met}
+    if not seats:
         return "points"
-    paint = {s for s, o, _ in state.met if o == "paintings"}
-    pts = {s for s, o, _ in state.met if o == "points"}
-    if any(a != b for a in paint for b in pts):
-        return "points"
-    return "objective"
+    return "objective" if len(seats) == 1 else "tie"
 
 
 def result(state: State) -> dict | None:
@@ -1775,16 +1777,15 @@ def result(state: State) -> dict | None:
     inc = incoming(state)
     cubes = [sum(state.studios[s]) + inc[s] if state.alive[s] else 0 for s in range(n)]
     sold = [len(x) for x in state.sold]
-    keys = [(state.score[s], sold[s], state.food_earned[s], cubes[s]) for s in range(n)]
     how = decided_by(state)
-    if how == "objective":
-        master = state.met[0][0]
-        rest = sorted((s for s in range(n) if s != master), key=lambda s: (tuple(-x for x in keys[s]), s))
-        ranking = [master] + rest
-        places = [1 if s == master else 2 + sum(1 for o in rest if keys[o] > keys[s]) for s in range(n)]
-    else:
-        ranking = sorted(range(n), key=lambda s: (tuple(-x for x in keys[s]), s))
-        places = [1 + sum(1 for o in range(n) if keys[o] > keys[s]) for s in range(n)]
+    met = {s for s, _, _ in state.met}
+    # the seats that met an objective come first (all seats when none did), then the others; within
+    # each group: points, paintings sold, food earned, unused cubes (more is better); equal on all
+    # four shares the place
+    keys = [(0 if (s in met or not met) else -1, state.score[s], sold[s], state.food_earned[s], cubes[s])
+            for s in range(n)]
+    ranking = sorted(range(n), key=lambda s: (tuple(-x for x in keys[s]), s))
+    places = [1 + sum(1 for o in range(n) if keys[o] > keys[s]) for s in range(n)]
     out: dict[str, Any] = {
         "ranking": ranking,
         "places": places,
