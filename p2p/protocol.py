@@ -868,6 +868,10 @@ class Peer:
         if not verify_sig(self.keys[voter], vote_sign_msg(self.genesis.game_id, phase, prev, seats), sig):
             return [Disconnect(peer, "bad vote signature")] if peer else []
         if not self._vote_step_exists(phase, prev):
+            start = self.table.starts.get(phase)
+            if start is not None and start[1] == prev:
+                # an old step of our branch: not kept for a certificate, but the show gate counts it
+                self.gate.vote(phase, prev, tuple(seats), voter)
             self._refuse("VOTES_AHEAD", self._who(peer), "ignored a vote of seat %d for phase %d from %s: no such step here (our phase is %d)",
                          voter, phase, self._who(peer), self.table.phase)
             return []
