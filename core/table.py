@@ -115,7 +115,8 @@ class Table:
     moves: list = field(default_factory=list)      # (index, phase, seat, action) applied moves
     starts: dict = field(default_factory=dict)     # phase -> (entry count when it opened, prev)
     timeouts: dict = field(default_factory=dict)   # phase -> seats a certificate timed out
-    showing: dict = field(default_factory=dict)    # phase of a step that shows secrets -> seats whose events it placed
+    # phase of a step that shows secrets -> (seats whose events it placed, whether it is a sealed move's reveal)
+    showing: dict = field(default_factory=dict)
     # seat -> its open move as game.check returned it on arrival (current act step), so
     # closing the step does not check it again: same state, same move, same answer
     checked: dict = field(default_factory=dict, repr=False, compare=False)
@@ -324,8 +325,9 @@ class Table:
         st = self.step
         assert st is not None
         self.last_made = tuple(sorted(self.batch))
-        if st.shows and self.batch:
-            self.showing[st.phase] = self.last_made
+        if st.shows:
+            # (seats empty when a certificate closed it alone)
+            self.showing[st.phase] = (self.last_made, st.kind == "reveal")
         idx = self.count - 1
         self.phase += 1
         if st.kind == "commit":

@@ -57,6 +57,7 @@ from core.events import (
 from core.table import RuleError, Table
 
 from .limits import RateLimitedLog
+from .showing import ShowGate
 from .timeouts import MAX_VOTES_PER_STEP_SEAT, VOTE_RESEND, VOTES_AHEAD, VOTES_BEHIND, TimeoutVoter
 
 log = logging.getLogger("easel.protocol")
@@ -192,6 +193,7 @@ class Peer:
         self.buffer: dict[bytes, dict[int, Event]] = {k: {} for k in self.keys}
         self.certs: dict[int, list[Timeout]] = {}
         self.voter = TimeoutVoter(len(self.keys), self.seat, timeout)   # every rule of when to vote (§6.5)
+        self.gate = ShowGate(len(self.keys), self.seat)   # bind before show: when we may show a secret (§6.5)
         self.secrets: dict[int, tuple] = dict(secrets or {})
         self.remote: dict[bytes, dict] = {}
         self.equivocators: dict[bytes, tuple] = {}
@@ -285,6 +287,7 @@ class Peer:
             self._pending_cut = (count, cut)
             log.warning("our log ends inside a batch (a torn tail): it is cut back to entry %d and the step placed again", count)
         self._scan_cuts()
+        self._scan_shown()
 
     # ------------------------------------------------------------------ helpers
     def _new_table(self) -> Table:
@@ -493,9 +496,15 @@ class Peer:
             self._now = self._clock()
 
     def connected(self, peer: bytes) -> list:
+        """A new connection: our ``hello``; then the votes we hold for the steps still in our
+        window, and a ``have`` after them, so that every vote we cast reaches the other before
+        an acknowledgement of ours that it may read as "settled" (the show gate, §6.5)."""
         self._input()
         self.remote[peer] = {"have": None, "certs": []}
-        return [Send(peer, self.hello())]
+        out = [Send(peer, self.hello())]
+        votes = [Send(peer, encode(["vote", ph, prev, list(seats), voter, sig]))
+                 for (ph, prev, seats), vs in sorted(self.voter.votes.items()) for voter, sig in sorted(vs.items())]
+        return out + votes + [Send(peer, msg_have(self.have_vector(), self.cert_phases()))]
 
     def disconnected(self, peer: bytes) -> list:
         self.remote.pop(peer, None)
@@ -566,6 +575,10 @@ class Peer:
             due(None if first is None else first + self.voter.step_time(st))    # escalation
             if self.voter.held_for(st.phase, st.prev):
                 due(self.voter.resent_at + VOTE_RESEND)
+            if st.shows and self.seat in st.seats and self.my_event_in_step() is None:
+                bad = self._unsettled(st)
+                if bad:
+                    due(self._show_at(st, bad))    # the show gate goes all the same then
             if self._progress_mark is not None and (self._behind or not self.waiting()):
                 due(self._progress_mark[1] + WATCHDOG_AFTER)
         if self._resync and self._first_tick is not None:
@@ -601,6 +614,7 @@ class Peer:
         st = self.table.step
         if st is not None:
             self.voter.observe(st, now)
+            out += self._gated_auto()
             if self.voter.vote_due(st, now):
                 out += self._maybe_vote(st, now)
             # re-send the votes held for this step (they are not part of any author's chain)
@@ -659,7 +673,7 @@ class Peer:
         if kind == "have":
             if len(msg) != 3:
                 raise ProtocolError("bad have")
-            return self._on_have(peer, msg[1], msg[2])
+            return self._on_have(peer, msg[1], msg[2]) + self._gated_auto()
         if kind == "entry":
             if len(msg) != 2 or not isinstance(msg[1], bytes):
                 raise ProtocolError("bad entry message")
@@ -712,6 +726,12 @@ class Peer:
         prev = st.get("have") or {}
         fork_sends = [Send(peer, encode(["entry", ev.raw])) for ev in forks]
         st["have"] = theirs
+        if not pull:
+            # an acknowledgement the show gate may count: a 'have', never the 'hello' that opens a
+            # connection (the votes the other re-sends come after its hello, before its next have)
+            st["ack"] = theirs
+            st["ack_certs"] = {(c[0], c[1]) for c in certs if isinstance(c, list) and len(c) == 2
+                               and type(c[0]) is int and isinstance(c[1], bytes)}
         self._behind = any((r.get("have") or {}).get(k, -1) > self.have[k] for r in self.remote.values() for k in self.keys)
         stale = st.setdefault("stale", {})
         sent = st.setdefault("sent", {})
@@ -848,11 +868,91 @@ class Peer:
         if not verify_sig(self.keys[voter], vote_sign_msg(self.genesis.game_id, phase, prev, seats), sig):
             return [Disconnect(peer, "bad vote signature")] if peer else []
         if not self._vote_step_exists(phase, prev):
+            start = self.table.starts.get(phase)
+            if start is not None and start[1] == prev:
+                # an old step of our branch: not kept for a certificate, but the show gate counts it
+                self.gate.vote(phase, prev, tuple(seats), voter)
             self._refuse("VOTES_AHEAD", self._who(peer), "ignored a vote of seat %d for phase %d from %s: no such step here (our phase is %d)",
                          voter, phase, self._who(peer), self.table.phase)
             return []
         self._hold_vote(key, voter, sig)
         return self._try_cert(key)
+
+    def _acked(self) -> set:
+        """The other seats whose last 'have' covers our whole log (every author's last seq in it)."""
+        want = self.table.last_seq
+        low, high = self.gate.base, self.table.phase
+        mine = {(c.phase, c.id[:8]) for lst in self.certs.values() for c in lst}
+        out = set()
+        for key, r in self.remote.items():
+            ack = r.get("ack")
+            if ack is None or key not in self.keys or key == self.me:
+                continue
+            if not all(ack.get(a, -1) >= q for a, q in want.items()):
+                continue
+            # a seat holding a certificate we lack for a step since we last showed has not settled
+            # it with us: it may roll that step back (repair brings it to us)
+            if any(low <= p < high and (p, i) not in mine for p, i in r.get("ack_certs", ())):
+                continue
+            out.add(self.keys.index(key))
+        return out
+
+    def _show_blocked(self, st) -> bool:
+        """The show gate (p2p/showing.py): may our event for showing step ``st`` go now?  If so the
+        gate remembers that we showed in it; if not we wait (an acknowledgement, a vote or a
+        certificate that arrives asks again, and ``tick`` at ``_show_at``)."""
+        bad = self._unsettled(st)
+        if bad:
+            at = self._show_at(st, bad)
+            if self._now < at:
+                self._refuse("SHOW_GATE", "step", "our event for phase %d waits: phase %d may still be cut by a "
+                             "time-out certificate (votes or acknowledgements missing)", st.phase, bad[0])
+                return True
+            self._refuse("SHOW_GATE", "step", "our event for phase %d goes all the same: phase %d is past its "
+                         "time-out and still not known to be settled", st.phase, bad[0])
+        self.gate.passed(st.phase, st.kind == "reveal")
+        return False
+
+    def _unsettled(self, st) -> list:
+        steps = [(p, self.table.starts[p][1], self.table.timeouts.get(p))
+                 for p in range(self.gate.base, st.phase) if p in self.table.starts]
+        return self.gate.unsettled(steps, self._acked())
+
+    def _show_at(self, st, phases: list) -> float:
+        """When our showing event goes although ``phases`` are not known to be settled."""
+        opened = self.voter.opened_at(st)
+        base = self._now if opened is None else opened
+        deadlines = [self.voter.deadline_of(p, self.table.starts[p][1]) for p in phases]
+        if None in deadlines:
+            # a step we never saw open on our clock (passed between two looks, or before a restart):
+            # its time counted from our showing step's opening, an upper bound of the others' clocks
+            deadlines.append(base + self.voter.step_time(st))
+        return self.gate.show_at([base] + [d for d in deadlines if d is not None])
+
+    def _scan_shown(self) -> None:
+        """At start: the last step in which our seat signed an event that shows a secret (in our log,
+        cut from it, or for the current step), so a restart never follows a certificate past it."""
+        if self.seat is None:
+            return
+        st = self.table.step
+        for ev in self.events[self.me].values():
+            ph = ev.body.get("phase")
+            if type(ph) is not int:
+                continue
+            start = self.table.starts.get(ph)
+            if start is None or start[1] != ev.prev:
+                continue
+            if ph in self.table.showing:
+                self.gate.passed(ph, self.table.showing[ph][1])
+            elif st is not None and st.phase == ph and st.shows:
+                self.gate.passed(ph, st.kind == "reveal")
+
+    def _gated_auto(self) -> list:
+        """An acknowledgement arrived: if our event for the current step waits at the show gate, try it."""
+        st = self.table.step
+        if st is None or not st.shows or self.seat not in st.seats or self.my_event_in_step() is not None:
+            return []
+        return self._auto_loop()
 
     def _vote_step_exists(self, phase: int, prev: bytes) -> bool:
         """A vote is kept only for a step that exists on our branch (the current one or one of
@@ -866,6 +966,7 @@ class Peer:
         return start is not None and start[1] == prev
 
     def _hold_vote(self, key: tuple, voter: int, sig: bytes) -> None:
+        self.gate.vote(key[0], key[1], key[2], voter)
         before = self.voter.evicted
         self.voter.hold(key, voter, sig)
         if self.voter.evicted > before:
@@ -939,6 +1040,8 @@ class Peer:
             return []
         if st.kind == "commit" and st.purpose == "seed":
             return self._commit(st, self.rand(32))
+        if st.shows and self._show_blocked(st):
+            return []
         if st.kind == "reveal":
             sec = self.secrets.get(st.phase - 1)
             if sec is None:
@@ -1096,6 +1199,11 @@ class Peer:
             used = self.table.timeouts.get(phase)
             if used is not None and (len(used), used) <= (len(best.seats), best.seats):
                 continue
+            if not self.gate.follows(phase, tuple(best.seats)):
+                # bind before show (§6.5): following it would put a secret we showed back in play
+                if self.gate.refuse(phase, best.id):
+                    self._alerts.append(Alert(self._unfollowed_text(phase, best)))
+                continue
             log.warning("time-out certificate for phase %d wins: rolling back to entry %d", phase, count)
             # The cut entries were on disk and may have been sent (our own events
             # among them): keep them in the spool, written before the log is cut,
@@ -1105,6 +1213,18 @@ class Peer:
             self.table = self._replay(self.log_entries)
             return [WriteSpool(cut), TruncateLog(count), Alert("a time-out certificate for phase %d replaced our close of it" % phase)]
         return []
+
+    def _unfollowed_text(self, phase: int, cert: Timeout) -> str:
+        voters = [v for v, _ in cert.votes]
+        return ("%s signed a time-out certificate for phase %d, which our log closed before we showed a "
+                "secret in phase %d: following it would put what we showed back in play, so we keep our "
+                "log; if the others follow it, this table has forked for us (the certificate is kept as "
+                "evidence)" % (_seats_words(voters), phase, self.gate.shown))
+
+    @property
+    def forked(self) -> dict:
+        """Certificates we did not follow (phase -> certificate id), because we had shown a secret."""
+        return dict(self.gate.refused)
 
     def _progress(self) -> list[bytes]:
         placed: list[bytes] = []
@@ -1140,11 +1260,21 @@ class Peer:
         if placed:
             out.append(WriteLog(placed))
         out += sends
+        out += self._prompt_have(placed)   # after our own event: its frame waits for no log fsync (§8)
         if len(self.log_entries) != before:
             out.append(Changed())
         out += self._take_alerts()
         out += self._auto_loop()
         return out
+
+    def _prompt_have(self, placed: list) -> list:
+        """Right after placing the batch that opens a step showing a secret: our 'have' at once, as
+        the acknowledgement the seats that show wait for (the show gate), not HAVE_GAP later."""
+        st = self.table.step
+        if not placed or st is None or not st.shows:
+            return []
+        self._have_at, self._have_sig = self._now, self._have_signature()
+        return [Broadcast(msg_have(self.have_vector(), self.cert_phases()))]
 
     def _after_change(self, sends: list) -> list:
         out = self._rollback_if_needed()
@@ -1152,6 +1282,7 @@ class Peer:
         if placed:
             out.append(WriteLog(placed))
         out += sends
+        out += self._prompt_have(placed)   # after our own event: its frame waits for no log fsync (§8)
         if placed or out:
             out.append(Changed())
         return out + self._take_alerts() + self._auto_loop()

@@ -54,6 +54,7 @@ class TimeoutVoter:
         self.clock: tuple | None = None                    # ((phase, prev), when the step opened here)
         self.sent: dict[tuple, float] = {}                 # (phase, prev) -> when we signed our own event
         self.opened: dict[tuple, float] = {}               # (phase, prev) -> when the step opened here
+        self.times: dict[tuple, float] = {}                # (phase, prev) -> its step time (step_time)
         self.resent_at: float = float("-inf")
         self._order: dict[tuple, list] = {}                # (phase, voter) -> vote keys, oldest first
         self.evicted = 0                                   # votes forgotten by MAX_VOTES_PER_STEP_SEAT
@@ -73,8 +74,10 @@ class TimeoutVoter:
         if self.clock is None or self.clock[0] != ident:
             self.clock = (ident, now)
             self.opened[ident] = now
+            self.times[ident] = self.step_time(st)
             for k in [k for k in self.opened if k[0] < st.phase - VOTES_BEHIND - 64]:
                 del self.opened[k]
+                self.times.pop(k, None)
 
     def own_sent(self, phase: int, prev: bytes, now: float) -> None:
         """We signed our own event for step (phase, prev) at ``now`` (for the words of a false time-out)."""
@@ -86,6 +89,20 @@ class TimeoutVoter:
         """Seconds between a step's opening here and our own event for it (None if unknown)."""
         a, b = self.opened.get((phase, prev)), self.sent.get((phase, prev))
         return None if a is None or b is None else max(0.0, b - a)
+
+    def deadline_of(self, phase: int, prev: bytes) -> float | None:
+        """When this peer's clock said step (phase, prev) was due (opened + its time), if it saw it
+        (a closed step too: the show gate waits past the deadlines of the steps before it)."""
+        ident = (phase, prev)
+        if ident not in self.opened:
+            return None
+        return self.opened[ident] + self.times.get(ident, self.timeout)
+
+    def opened_at(self, st: Any) -> float | None:
+        """When the step ``st``'s clock started here (None before it was first seen)."""
+        if st is None or self.clock is None or self.clock[0] != (st.phase, st.prev):
+            return None
+        return self.clock[1]
 
     def deadline(self, st: Any) -> float | None:
         """When this peer starts voting the step's late seats out (None before its clock started)."""
