@@ -135,7 +135,8 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
         prev_view=prev_view,
         names=names,
         happenings=happened,
-        certificates=tuple((c.phase, c.label, tuple(c.seats), tuple(c.voters)) for c in table.certificates.values()),
+        certificates=tuple((c.phase, c.label, tuple(c.seats), tuple(c.voters))
+                           for c in (getattr(table, "certificates", None) or {}).values()),
     )
 
 
@@ -152,7 +153,7 @@ def _note_text(table: Table, note: Any, me: int | None, screen: Screen, cut: Any
     """A table note in players' words (time-outs name the seats, "you" included)."""
     timed_out = table.timeouts.get(note.phase) if note.seat is None else None
     if timed_out is not None and note.text.startswith("timed out"):
-        cert = table.certificates.get(note.phase)
+        cert = (getattr(table, "certificates", None) or {}).get(note.phase)
         label = cert.label if cert is not None else (note.text[note.text.find("(") + 1:-1] if "(" in note.text else "")
         voters = cert.voters if cert is not None else ()
         return "time-out: %s%s" % (timeout_words(note.phase, label, timed_out, voters, me, cut), _effect(screen, label))

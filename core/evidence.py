@@ -38,9 +38,11 @@ def seats_words(seats: Iterable[int], me: int | None = None) -> str:
     return "seats %s and %s" % (", ".join(words[:-1]), words[-1])
 
 
-def step_words(phase: int, label: str = "") -> str:
-    """'phase 41 (round 4: bids and splash)', or 'phase 41' without a label."""
-    return "phase %d (%s)" % (phase, label) if label else "phase %d" % phase
+def step_words(phase: int, label: str = "", more: str = "") -> str:
+    """'phase 41 (round 4: bids and splash)', or 'phase 41' without a label; ``more`` is said in the
+    parentheses too ('phase 41 (round 4: bids and splash; sequence number 17)')."""
+    inside = "; ".join(x for x in (label, more) if x)
+    return "phase %d (%s)" % (phase, inside) if inside else "phase %d" % phase
 
 
 def first_free(last: int, held: Iterable[int] = ()) -> int:
@@ -87,14 +89,14 @@ def cut_words(seat: int, phase: int, label: str, voters: Sequence[int], seq: int
 
 def afterwards_words(seat: int, phase: int, label: str, why: str, more: str = "") -> str:
     """A move for a cut step whose seq does not fit the seat's chain (``chain_misfit``'s words)."""
-    return "a move seat %d signed afterwards for %s (%s%s): not evidence" % (
-        seat, step_words(phase, label), why, "; " + more if more else "")
+    return "a move seat %d signed afterwards for %s: not evidence" % (
+        seat, step_words(phase, label, why + ("; " + more if more else "")))
 
 
 def illegal_words(seat: int, phase: int, label: str, seq: int, reason: str, more: str = "") -> str:
     """A signed event the rules refuse at its step."""
-    return "seat %d signed an illegal move for %s (sequence number %d%s): %s" % (
-        seat, step_words(phase, label), seq, "; " + more if more else "", reason)
+    return "seat %d signed an illegal move for %s: %s" % (
+        seat, step_words(phase, label, "sequence number %d%s" % (seq, "; " + more if more else "")), reason)
 
 
 def certificate_words(phase: int, label: str, seats: Sequence[int], voters: Sequence[int], me: int | None = None) -> str:

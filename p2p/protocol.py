@@ -1024,8 +1024,8 @@ class Peer:
             del self._refused_ids[k]
         if said:        # once per seat and step
             return
-        self._alerts.append(Alert("seat %d signed a move the rules refuse for %s (sequence number %d): %s; "
-                                  "it is kept as evidence" % (seat, step_words(st.phase, st.label), ev.seq, exc.reason)))
+        self._alerts.append(Alert("seat %d signed a move the rules refuse for %s: %s; it is kept as evidence"
+                                  % (seat, step_words(st.phase, st.label, "sequence number %d" % ev.seq), exc.reason)))
 
     # ------------------------------------------------------------------ false time-outs seen (§6.5)
     def _held_in_step(self, seat: int, phase: int, prev: bytes) -> Event | None:
