@@ -801,8 +801,8 @@ class GameUI(_BaseUI):
 
         ``waiting`` (optional): the seats whose event for the current step has
         not arrived yet, when the caller knows (see ``snapshot_of``).  ``cut``
-        (optional): the peer's ``cut_moves``, (phase, seat) -> what a time-out
-        certificate cut although the seat's signed move was made (a false time-out).
+        (optional): the peer's ``cut_moves``, (phase, seat) -> a signed move of that seat, fitting
+        its chain, for a step a time-out certificate voted it out of (protocol.md §6.5).
         """
         if cut is not None:
             self._cut = dict(cut)

@@ -6,9 +6,13 @@ running head), sequence numbers, seat order inside each step, commitments
 against reveals, seed and beacon derivation and every rule of the game, by
 replaying the log through the same code the peers run.  Across all files
 given (logs and spools): equivocation, i.e. two different signed events from
-one author with the same sequence number, logs of one game that disagree, and
+one author with the same sequence number, logs of one game that disagree,
 (a note) a signed reveal kept in a spool that does not open its seat's
-commitment in the log (the seat was timed out instead, ``find_bad_reveals``).
+commitment in the log (the seat was timed out instead, ``find_bad_reveals``),
+and the evidence beside the main log (``find_evidence``, protocol.md §11):
+signed moves the rules refuse at their step, moves a certificate voted out
+whose sequence number fits their seat's chain (a dispute), and moves signed
+afterwards (not evidence).  Every certificate of the main log is listed.
 
 Every function takes the game registry (``games``: a core.games.Registry or
 the module core.games) that the logs are replayed with.

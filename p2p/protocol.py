@@ -214,8 +214,8 @@ class Peer:
         self._pending_cut: tuple | None = None
         self._bad_reveals: set = set()              # (author, phase) of reveals that do not open their commitment
         self._alerts: list = []                     # alerts found while choosing candidates, not yet returned
-        # false time-outs seen (§6.5): (phase, seat) -> what a certificate cut although the seat's
-        # signed move for that step is held here; _cert_steps: phase -> (prev, T, voters, label)
+        # false time-outs seen (§6.5): (phase, seat) -> a signed move of that seat held here, fitting its
+        # chain, for a step a certificate voted it out of; _cert_steps: phase -> (prev, T, voters, label, time)
         self.cut_moves: dict[tuple, dict] = {}
         # (phase, seat) -> a move a seat signed for a step it was voted out of whose seq does not fit
         # its chain (signed afterwards: not evidence, core.evidence.chain_misfit)

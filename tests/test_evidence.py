@@ -311,3 +311,21 @@ def test_the_victims_screen_never_says_it_did_not_move(game, step):
     # the result, when shown, names the certificate
     if sim.peers[VICTIM].table.over:
         assert "Time-out certificates (1)" in text and "seats 0 and 2 voted you out" in text
+
+
+def test_the_audit_text_shows_every_results_status_and_named_seats():
+    from cli.history import status_lines
+
+    res = {"status": "withheld", "named": [[1, "withheld its share for position 0"]], "ranking": [0, 2, 1],
+           "money": [10, 5, 3], "places": [1, 2, 3], "winners": [0]}
+    assert status_lines(res) == ["status: withheld", "seat 1 named: withheld its share for position 0"]
+    assert status_lines({"status": "complete", "named": [], "ranking": [0]}) == []
+    assert status_lines({"ranking": [0, 1]}) == [] and status_lines(None) == []
+    rep = {"valid": True, "complete": True, "game": "modern-art", "events": 9, "head": "00", "names": None,
+           "problems": [], "notes": [], "results": res,
+           "certificates": [{"index": 7, "phase": 5, "label": "the deal: shares", "seats": [1], "voters": [0, 2]}]}
+    text = "\n".join(audit_lines(rep))
+    assert "    status: withheld\n    seat 1 named: withheld its share for position 0\n" in text
+    assert text.endswith("  time-out certificates (1): each says only that its signers voted the seats it names out "
+                         "of one step; it blames and ranks no one by itself\n"
+                         "    entry 7: phase 5 (the deal: shares): seats 0 and 2 voted seat 1 out")
