@@ -871,8 +871,7 @@ class GameUI(_BaseUI):
                 mine = self._cut.get((phase, self.seat))
                 if mine is not None:       # we did move: the others voted us out all the same
                     self._deadline = None
-                    text = mine["text"]
-                    self._timeout_words = "Voted out: %s%s." % (text[0].lower(), text[1:])
+                    self._timeout_words = "Voted out: %s." % mine["text"]
                     self._say(self._timeout_words, "class:error")
                     continue
                 label = ""

@@ -1082,7 +1082,7 @@ class Peer:
             text = afterwards_words(seat, phase, label, why)
             self.signed_afterwards[(phase, seat)] = {"phase": phase, "seat": seat, "seq": ev.seq, "id": ev.id,
                                                      "label": label, "text": text}
-            self._alerts.append(Alert(text[0].upper() + text[1:]))
+            self._alerts.append(Alert(text))
             return
         after = self.voter.sent_after(phase, prev) if seat == self.seat else None
         said = cut_words(seat, phase, label, voters, ev.seq, me=self.seat,
@@ -1093,7 +1093,6 @@ class Peer:
             text = "%s; it reached us after we voted" % said
         else:
             text = "%s; we hold it" % said
-        text = text[0].upper() + text[1:]
         self.cut_moves[(phase, seat)] = {"phase": phase, "seat": seat, "seq": ev.seq, "id": ev.id, "voters": list(voters),
                                          "label": label, "after": after, "text": text}
         self._alerts.append(Alert(text))

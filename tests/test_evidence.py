@@ -183,7 +183,7 @@ def test_a_move_signed_afterwards_for_a_step_the_seat_really_missed_is_named_not
                       {"phase": rec.phase, "hash": bytes(32)})
     out = sim.run(0, sim.peers[0].receive(sim.keys[2], encode(["entry", late.raw])))
     said = [e.text for e in out if type(e).__name__ == "Alert"]
-    assert said == ["A move seat 1 signed afterwards for phase %d (%s; sequence number %d; its next logged event has "
+    assert said == ["a move seat 1 signed afterwards for phase %d (%s; sequence number %d; its next logged event has "
                     "%d): not evidence" % (rec.phase, rec.label, seq, nxt)], said
     assert sim.peers[0].cut_moves == {} and (rec.phase, VICTIM) in sim.peers[0].signed_afterwards
 

@@ -83,13 +83,13 @@ def test_a_forged_certificate_against_a_seat_that_moved_is_named_everywhere(game
     # the victim's peer says so at once, with who and when
     cut = sim.peers[VICTIM].cut_moves[(st.phase, VICTIM)]
     assert cut["seq"] == mine.seq and cut["voters"] == voters
-    said = [a for a in sim.alerts(VICTIM) if a.startswith("Your signed move for phase %d (" % st.phase)]
+    said = [a for a in sim.alerts(VICTIM) if a.startswith("your signed move for phase %d (" % st.phase)]
     assert said and "did not reach seats 0 and 2 before they voted it out, or they voted anyway" in said[0], sim.alerts(VICTIM)
     assert not [a for a in sim.alerts(VICTIM) if "although" in a or "did not move" in a]
 
     # a peer that holds the victim's signed move names it too, in the same words
     others = [a for k in voters for a in sim.alerts(k)
-              if a.startswith("Seat %d's signed move for phase %d (" % (VICTIM, st.phase))]
+              if a.startswith("seat %d's signed move for phase %d (" % (VICTIM, st.phase))]
     assert others and all("did not reach seats 0 and 2 before they voted it out, or they voted anyway" in a
                           for a in others), [sim.alerts(k) for k in voters]
 
