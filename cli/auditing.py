@@ -154,7 +154,7 @@ def audit_files(files: dict[str, bytes], workers: int | None = None, games: Any 
             summaries = [summarize(name, data, games) for name, data in files.items()]
         finally:
             _GAMES, _FILES = core.games, {}
-        return combine(summaries, files)
+        return combine(summaries, files, games)
     big = [name for name, data in files.items() if len(data) >= MIN_POOLED_BYTES] if workers >= 2 else []
     pool = None
     if big:
@@ -185,4 +185,4 @@ def audit_files(files: dict[str, bytes], workers: int | None = None, games: Any 
             gc.enable()
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
-    return combine(summaries, files)
+    return combine(summaries, files, games)

@@ -49,7 +49,7 @@ from p2p.protocol import SEAT_SECRET, SEAT_SECRET_BYTES   # the secrets file's s
 
 from .common import UsageError, jsonable, read_file, registry
 from .screens import Context, Screen, Snapshot, screen_for, seat_name, wrap
-from .shell import describe_entry, seat_status, step_status
+from .shell import certificate_lines, describe_entry, seat_status, step_status
 
 WIDTH = 100          # columns of the middle pane (as the terminal UI's text rendering)
 LOG_SHOWN = 14       # event-log lines shown under a frame (newest first)
@@ -253,6 +253,8 @@ class Exporter:
         if snap.result:
             over = lines("result", scr.game_over_lines, ctx, WIDTH)
             middle += over + ([st.line([])] if over else [])
+            certs = [st.line(line) for line in certificate_lines(snap, WIDTH)]
+            middle += certs + ([st.line([])] if certs else [])
         middle += lines("middle pane", scr.middle_lines, ctx, WIDTH)
         log = [st.line(wrapped) for style, text in list(reversed(snap.log))[:LOG_SHOWN]
                for wrapped in wrap([(style, text)], WIDTH, "      ")] or [st.text("class:label", "  nothing yet")]
@@ -418,20 +420,32 @@ def audit_report(name: str, data: bytes) -> dict:
     return audit_files({name: data}, games=registry)
 
 
-def cut_moves_beside(path: str, data: bytes) -> list:
-    """The signed moves a time-out certificate cut (core.audit.find_cut_moves), found in the
-    spool kept beside the log (a seat's spool keeps its own cut moves and those that reached it
-    late).  The verdict stays the log's own, as ``easel audit LOG`` gives it."""
-    from .auditing import audit_files
+def evidence_beside(path: str, data: bytes) -> dict:
+    """What the spool kept beside the log holds about the log's time-outs and moves: the audit of
+    both (``easel audit`` of the game directory, cli.history.audit_with_spools) gives its
+    ``cut_moves`` (signed moves a certificate voted out), ``illegal`` (signed moves the rules
+    refuse, kept as evidence) and ``signed_afterwards`` (not evidence).  A seat's spool keeps its
+    own events and those that reached it and were cut, refused or placed later.  The verdict stays
+    the log's own, as ``easel audit LOG`` gives it (the page carries the log only)."""
+    from core.logfile import SPOOL_MAGIC
 
+    from .history import audit_with_spools
+
+    none: dict = {"cut_moves": [], "illegal": [], "signed_afterwards": []}
     spool = Path(path).parent / "spool"
     try:
         sdata = spool.read_bytes()
     except OSError:
-        return []
-    if len(sdata) <= len(b"EASEL-SPOOL/1\n"):
-        return []
-    return audit_files({Path(path).name: data, "spool": sdata}, games=registry).get("cut_moves") or []
+        return none
+    if SPOOL_MAGIC.startswith(sdata) or len(sdata) <= len(SPOOL_MAGIC):
+        return none
+    rep = audit_with_spools({Path(path).name: data, "spool": sdata}, {"spool"})
+    return {k: rep.get(k) or [] for k in none}
+
+
+def cut_moves_beside(path: str, data: bytes) -> list:
+    """The signed moves a time-out certificate cut, found in the spool beside the log (``evidence_beside``)."""
+    return evidence_beside(path, data)["cut_moves"]
 
 
 def verdict_of(rep: dict) -> tuple[str, str]:
@@ -452,15 +466,18 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
     own = find_seat_secret(entries, seat, path, games)
     ex = Exporter(entries, seat, games, own.secret).run()
     rep = audit_report(Path(path).name, data)
-    cut = cut_moves_beside(path, data)
+    found = evidence_beside(path, data)
+    cut = found["cut_moves"]
     css_class, verdict = verdict_of(rep)
     genesis = ex.table.genesis
     save_as = "%s-%s.log" % (ex.game_name or "game", genesis.game_id.hex()[:12])
     keys = list(genesis.doc.get("seats") or [])
     result = rep.get("results") if rep.get("complete") else None
+    certs = rep.get("certificates") or []
     ranking = result.get("ranking") if isinstance(result, dict) else None
     info = getattr(ex.table.game, "info", None)
     title = getattr(info, "title", "") or ex.game_name or "A game"
+    from .history import certificate_words_of, status_lines
     from .main import _version
 
     doc = {
@@ -481,7 +498,8 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
         "replay_error": ex.error,
         "log_name": save_as,
         "log_b64": base64.b64encode(data).decode("ascii"),
-        "audit": jsonable(dict({k: rep.get(k) for k in ("valid", "complete", "events", "head", "problems", "notes", "game", "names")}, cut_moves=cut)),
+        "audit": jsonable(dict({k: rep.get(k) for k in ("valid", "complete", "events", "head", "problems", "notes", "game",
+                                                        "names", "certificates")}, **found)),
         "fingerprints": [fingerprint(k) for k in keys],
     }
     payload = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
@@ -520,10 +538,24 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
         "@@HEAD@@": e(str(rep.get("head") or "")),
         "@@EVENTS@@": str(int(rep.get("events") or 0)),
         "@@PROBLEMS@@": ("<ul class=problems>%s</ul>" % problems) if problems else "",
-        "@@NOTES@@": (('<div class="bad" id="cut-moves"><b>Moves cut by a time-out certificate (%d)</b>: the seats named '
-                       'voted a seat out of a step although its signed move for it exists (kept in the spool beside '
-                       'the log)<ul>%s</ul></div>' % (len(cut), "".join("<li>%s</li>" % e(c["note"]) for c in cut)))
-                      if cut else "")
+        "@@NOTES@@": (('<div class="bad" id="cut-moves"><b>Disputed: signed moves voted out by a time-out certificate '
+                       '(%d)</b>: each move, kept in the spool beside the log, did not reach the seats that signed the '
+                       'certificate before they voted it out, or they voted anyway<ul>%s</ul></div>'
+                       % (len(cut), "".join("<li>%s</li>" % e(c["note"]) for c in cut))) if cut else "")
+                     + (('<div class="bad" id="illegal"><b>Illegal signed moves (%d)</b>: kept in the spool beside the '
+                         'log; the rules refuse each at its step, so each is its author\'s fault<ul>%s</ul></div>'
+                         % (len(found["illegal"]), "".join("<li>%s</li>" % e(c["note"]) for c in found["illegal"])))
+                        if found["illegal"] else "")
+                     + (('<div id="afterwards"><b>Signed afterwards, not evidence (%d)</b><ul>%s</ul></div>'
+                         % (len(found["signed_afterwards"]), "".join("<li>%s</li>" % e(c["note"])
+                                                                     for c in found["signed_afterwards"])))
+                        if found["signed_afterwards"] else "")
+                     + (('<div id="certificates"><b>Time-out certificates (%d)</b>: each says only that its signers '
+                         'voted the seats it names out of one step; it blames and ranks no one by itself<ul>%s</ul></div>'
+                         % (len(certs), "".join("<li>%s</li>" % e(certificate_words_of(c)) for c in certs)))
+                        if certs else "")
+                     + (('<div id="status"><b>Result</b>: %s</div>' % e("; ".join(status_lines(result))))
+                        if status_lines(result) else "")
                      + (("<details><summary>audit notes (%d)</summary><ul>%s</ul></details>" % (len(rep.get("notes") or []), notes)) if notes else ""),
         "@@KEYROWS@@": "".join(rows),
         "@@REPLAYERR@@": ('<p class="bad">%s</p>' % e(ex.error)) if ex.error else "",

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from core.events import Event
+from core.evidence import certificate_words
 
 from .common import UsageError, jsonable, registry
 
@@ -45,6 +48,29 @@ def result_lines(game_name: str, result: Any, players: int, seat: int | None = N
     return [json.dumps(jsonable(result), sort_keys=True)]
 
 
+def status_lines(res: Any) -> list[str]:
+    """A result's status and named seats (a result that is not a normal finish: abandoned, withheld,
+    cheating, not disclosed...), plain text; [] for a normal result.  Any game's result may carry
+    them: ``status`` (a word) and ``named`` ([[seat, reason], ...])."""
+    if not isinstance(res, dict):
+        return []
+    out = []
+    status = res.get("status")
+    named = res.get("named")
+    if isinstance(status, str) and status and status != "complete":
+        out.append("status: %s" % status)
+    if isinstance(named, list):
+        for item in named:
+            if isinstance(item, (list, tuple)) and len(item) == 2 and type(item[0]) is int:
+                out.append("seat %d named: %s" % (item[0], item[1]))
+    return out
+
+
+def certificate_words_of(c: dict) -> str:
+    """One certificate of an audit report (``certificates``) in words."""
+    return "entry %s: %s" % (c.get("index"), certificate_words(c["phase"], c.get("label") or "", c["seats"], c["voters"]))
+
+
 def audit_lines(rep: dict, players: int | None = None) -> list[str]:
     """The lines ``easel audit`` prints for report ``rep`` (core.audit's report)."""
     status = "VALID" if rep["valid"] else "INVALID"
@@ -55,18 +81,82 @@ def audit_lines(rep: dict, players: int | None = None) -> list[str]:
         where = "entry %s" % p["index"] if p.get("index") is not None else "-"
         out.append("  problem: %s %s: %s" % (p.get("file"), where, p["problem"]))
     if rep.get("cut_moves"):
-        out.append("  DISPUTED: %d signed move(s) were cut by time-out certificates although they were made "
-                   "(the notes name each, and who signed the certificate)" % len(rep["cut_moves"]))
+        out.append("  DISPUTED: %d signed move(s) were voted out by time-out certificates: each did not reach the "
+                   "certificate's signers before they voted, or they voted anyway (the notes name each, and who "
+                   "signed the certificate)" % len(rep["cut_moves"]))
+    if rep.get("illegal"):
+        out.append("  FAULT: %d signed move(s) the rules refuse are kept beside the log: each is its author's fault "
+                   "(the notes name each)" % len(rep["illegal"]))
+    if rep.get("signed_afterwards"):
+        out.append("  NOT EVIDENCE: %d move(s) were signed afterwards for steps their seats were voted out of: their "
+                   "sequence numbers do not fit the seats' chains (the notes name each)" % len(rep["signed_afterwards"]))
     for p in rep["notes"]:
-        out.append("  note: entry %s: %s" % (p["index"], p["note"]))
+        out.append("  note: %s entry %s: %s" % (p.get("file"), p["index"], p["note"]))
     if rep["valid"] and not rep["complete"]:
         out.append("  the log is valid so far but the game is not finished")
     if rep["complete"]:
         res = rep["results"]
         n = players or len((res or {}).get("ranking") or []) if isinstance(res, dict) else players or 0
         out.append("  result:")
+        out += ["    " + t for t in status_lines(res)]
         out += ["    " + t for t in result_lines(rep["game"] or "", res, n or 0)]
+    certs = rep.get("certificates") or []
+    if certs:
+        out.append("  time-out certificates (%d): each says only that its signers voted the seats it names out of "
+                   "one step; it blames and ranks no one by itself" % len(certs))
+        out += ["    " + certificate_words_of(c) for c in certs]
     return out
+
+
+def game_dir_of(arg: str) -> Path | None:
+    """The game directory an ``easel audit`` argument names: a directory holding a ``log``, or
+    ``last`` (the newest game's directory); None for anything else (a file)."""
+    if arg == LAST and not Path(arg).exists():
+        return last_log().parent
+    p = Path(arg)
+    if p.is_dir() and (p / "log").is_file():
+        return p
+    return None
+
+
+def audit_targets(args: list[str]) -> tuple[list[str], set[str]]:
+    """The files ``easel audit ARGS`` reads, and those of them that are spools read beside their log.
+
+    A game directory (or ``last``) stands for its ``log`` and the ``spool`` beside it (protocol.md
+    §11: the spool is where the evidence is, a seat's own signed moves and those it received, cut
+    or refused); its ``secrets`` file is never read.  A file is read as given."""
+    names: list[str] = []
+    beside: set[str] = set()
+    for arg in args:
+        d = game_dir_of(arg)
+        if d is None:
+            names.append(arg)
+            continue
+        names.append(str(d / "log"))
+        spool = d / "spool"
+        if spool.is_file():
+            names.append(str(spool))
+            beside.add(str(spool))
+    return names, beside
+
+
+def audit_with_spools(files: dict[str, bytes], beside: set[str] = frozenset()) -> dict:
+    """``easel audit``'s report of ``files``.  A spool read beside its log (``beside``) whose last
+    record is torn (a crash cuts the write in flight; the peer cuts it when it next starts) is not a
+    problem but a note: the records before it are read (corruption stays a problem)."""
+    from .auditing import audit_files
+
+    rep = audit_files(files, games=registry)
+    torn = [p for p in rep["problems"] if p.get("file") in beside and p["problem"].startswith("torn record at the end")]
+    if torn:
+        rep["problems"] = [p for p in rep["problems"] if p not in torn]
+        rep["notes"] = [{"file": p["file"], "index": p["index"], "seat": None,
+                         "note": "the spool beside the log ends in a torn record (%s), as a crash leaves it: the "
+                                 "records before it are read" % p["problem"][p["problem"].find("(") + 1:-1]}
+                        for p in torn] + rep["notes"]
+        rep["valid"] = not rep["problems"] and bool(rep["logs"])
+        rep["complete"] = rep["valid"] and all(lg["complete"] for lg in rep["logs"])
+    return rep
 
 
 def audit_report(path: str, data: bytes) -> dict:
@@ -96,11 +186,40 @@ class PastGame:
     entries: int
     status: str                 # finished, unfinished, damaged
     result: str                 # in words
+    # what the log and the spool beside it say beyond the result (protocol.md §11): every
+    # certificate (core.table.Certificate.public()), the result's status and named seats in words,
+    # and the evidence found in the spool (core.audit.evidence_in: its records, with their notes)
+    certificates: list = field(default_factory=list)
+    named: list = field(default_factory=list)
+    cut_moves: list = field(default_factory=list)
+    illegal: list = field(default_factory=list)
+    signed_afterwards: list = field(default_factory=list)
+
+    @property
+    def disputed(self) -> bool:
+        return bool(self.cut_moves)
 
     def row(self) -> dict:
         return {"log": str(self.log), "date": time.strftime("%Y-%m-%d %H:%M", time.localtime(self.when)),
                 "game": self.game, "players": self.players, "seat": self.seat, "entries": self.entries,
-                "status": self.status, "result": self.result}
+                "status": self.status, "result": self.result, "disputed": self.disputed,
+                "certificates": self.certificates, "named": self.named,
+                "cut_moves": [c["note"] for c in self.cut_moves], "illegal": [c["note"] for c in self.illegal],
+                "signed_afterwards": [c["note"] for c in self.signed_afterwards]}
+
+    def details(self, shown: int = 3) -> list[str]:
+        """The lines under the game's line (after its log file): the dispute, the faults, each
+        certificate (the first ``shown``; ``easel audit DIR`` lists every one) and the seats the
+        result names."""
+        out = ["DISPUTED: " + c["note"] for c in self.cut_moves]
+        out += ["fault: " + c["note"] for c in self.illegal]
+        out += ["not evidence: " + c["note"] for c in self.signed_afterwards]
+        out += self.named
+        for c in self.certificates[:shown]:
+            out.append("time-out: " + certificate_words(c["phase"], c["label"], c["seats"], c["voters"], self.seat))
+        if len(self.certificates) > shown:
+            out.append("... and %d more time-outs (easel audit %s lists each)" % (len(self.certificates) - shown, self.log.parent))
+        return out
 
 
 def games_dir() -> Path:
@@ -125,6 +244,9 @@ def _result_words(res: Any, seat: int | None) -> str:
     ranking = res.get("ranking")
     winners = res.get("winners")
     parts = []
+    status = res.get("status")
+    if isinstance(status, str) and status and status != "complete":
+        parts.append(status + ("" if winners else ", no winner"))
     if isinstance(winners, list) and winners and isinstance(ranking, list) and len(ranking) > 1:
         parts.append("winner%s %s" % ("s" if len(winners) > 1 else "",
                                       ", ".join("you" if w == seat else "seat %d" % w for w in winners)))
@@ -171,12 +293,56 @@ def read_past_game(log: Path, me: bytes | None) -> PastGame | None:
             break
     if parsed.problem and status != "damaged":
         status, words = "damaged", parsed.problem
-    if status != "damaged":
-        if t.over:
-            status, words = "finished", _result_words(t.result(), seat)
-        else:
-            words = "stopped at entry %d (easel resume continues it)" % (t.count - 1)
-    return PastGame(log, when, t.genesis.doc.get("game", "?"), t.players, seat, len(parsed.entries), status, words)
+    g = PastGame(log, when, t.genesis.doc.get("game", "?"), t.players, seat, len(parsed.entries), status, words)
+    if status == "damaged":
+        return g
+    if t.over:
+        g.status, res = "finished", t.result()
+        g.result = _result_words(res, seat)
+        g.named = status_lines(res)
+    else:
+        g.result = "stopped at entry %d (easel resume continues it)" % (t.count - 1)
+    g.certificates = [c.public() for c in t.certificates.values()]
+    found = spool_evidence(log, parsed.entries[:t.count])
+    g.cut_moves, g.illegal, g.signed_afterwards = found["cut_moves"], found["illegal"], found["signed_afterwards"]
+    if g.cut_moves:
+        g.result += " - DISPUTED: %d signed move%s voted out (below)" % (len(g.cut_moves), "" if len(g.cut_moves) == 1 else "s")
+    if g.illegal:
+        g.result += " - %d illegal signed move%s (below)" % (len(g.illegal), "" if len(g.illegal) == 1 else "s")
+    return g
+
+
+def spool_evidence(log: Path, entries: list) -> dict:
+    """The evidence in the spool beside ``log`` about the valid log ``entries`` (core.audit.evidence_in:
+    cut moves, illegal moves, moves signed afterwards); nothing if there is no readable spool.
+    Only the events of the spool that are not in the log are looked at (the log is replayed again
+    only if one of them was made for one of its steps)."""
+    from core.audit import evidence_in
+    from core.events import EntryError, parse_entry
+    from core.logfile import parse
+
+    none: dict = {"cut_moves": [], "illegal": [], "signed_afterwards": []}
+    try:
+        data = (log.parent / "spool").read_bytes()
+    except OSError:
+        return none
+    sp = parse(data)
+    if sp.kind != "spool" or not sp.entries:
+        return none
+    placed = set(entries)
+    cands = []
+    for i, raw in enumerate(sp.entries):
+        if raw in placed:
+            continue
+        try:
+            ev = parse_entry(raw, verify=False)
+        except EntryError:
+            continue
+        if isinstance(ev, Event):
+            cands.append(("spool", i, ev))
+    if not cands:
+        return none
+    return evidence_in("log", entries, cands, registry)
 
 
 def past_games() -> list[PastGame]:
@@ -228,5 +394,7 @@ def print_history(as_json: bool) -> int:
         seats = "%d%s" % (g.players, "" if g.seat is None else " (you %d)" % g.seat)
         print("%-16s  %-16s  %-9s  %-10s  %s" % (r["date"], g.game, seats, g.status, g.result))
         print("    %s" % g.log)
+        for line in g.details():
+            print("      %s" % line)
     print("(easel replay last, easel export last --html OUT: the newest game)")
     return 0

@@ -8,7 +8,7 @@
     easel demo [--game G] [--players N] --seed S --out DIR [--json]
                                         (a demo is deterministic: its sealed moves are NOT secret)
     easel games [--json]                the games, their editions, options and bot levels
-    easel audit FILE... [--json]        exit 0 valid and finished, 1 invalid, 2 usage
+    easel audit FILE|DIR... [--json]    exit 0 valid and finished, 1 invalid, 2 usage (DIR: a game's log and spool)
     easel history [--json]              past games: date, game, seats, result, the log file
     easel replay FILE [--as SEAT]       (FILE 'last': the newest game's log, here and below)
     easel show FILE [--at N] [--as SEAT] --json
@@ -48,16 +48,29 @@ from .common import (  # noqa: F401 - re-exported: older callers import them fro
 
 # ----------------------------------------------------------------------------- offline commands
 def cmd_audit(args) -> int:
-    from .auditing import audit_files
-    from .history import audit_lines, resolve_log
+    from pathlib import Path
 
-    names = [resolve_log(f) for f in args.files]
+    from core.logfile import SPOOL_MAGIC
+
+    from .history import audit_lines, audit_targets, audit_with_spools
+
+    names, beside = audit_targets(args.files)
     files = {f: read_file(f) for f in names}
-    rep = audit_files(files, games=registry)
+    for f in beside:        # a spool that holds nothing (empty, or torn in its magic) is left out
+        if SPOOL_MAGIC.startswith(files[f]):
+            del files[f]
+    rep = audit_with_spools(files, beside)
     if args.json:
         print(json.dumps(jsonable(rep), indent=None, sort_keys=True))
     else:
-        print("\n".join(audit_lines(rep)))
+        lines = audit_lines(rep)
+        given = {Path(f).resolve() for f in names}
+        for f in names:     # a game's log given alone: say where its evidence is
+            p = Path(f)
+            if p.name == "log" and (p.parent / "spool").is_file() and (p.parent / "spool").resolve() not in given:
+                lines.append("  (the spool beside %s was not read: `easel audit %s` reads the game directory, its "
+                             "log and spool)" % (f, p.parent))
+        print("\n".join(lines))
     return EXIT_OK if rep["valid"] and rep["complete"] else EXIT_INVALID
 
 
@@ -421,9 +434,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("audit", "check log files offline: signatures, chain, commitments, seed and every rule",
             epilog="Exit status: 0 valid and finished, 1 invalid or unfinished, 2 usage error.")
     p.add_argument("files", nargs="+", metavar="FILE",
-                   help="log files (<home>/games/<game id>/log); several copies of one game are also checked against each other")
+                   help="log files (<home>/games/<game id>/log) or game directories (<home>/games/<game id>, 'last': "
+                        "the newest game), whose log and spool are read (the evidence of disputed time-outs and "
+                        "refused moves); several copies of one game are also checked against each other")
     p.add_argument("--json", action="store_true",
-                   help="print the report as one JSON object: valid, complete, game, events, head, results, problems, notes")
+                   help="print the report as one JSON object: valid, complete, game, events, head, results, problems, "
+                        "notes, cut_moves, signed_afterwards, illegal, certificates")
 
     p = add("history", "the games played from this home: date, game, seats, result and the log file",
             epilog="Newest first. Wherever a command takes a log FILE, 'last' is the newest game's log.")

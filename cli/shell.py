@@ -136,6 +136,7 @@ from .snapshot import (  # noqa: F401 - re-exported: callers import them from he
     _effect,
     _named,
     _without_seat,
+    certificate_lines,
     _seats_lines,
     _title_text,
     describe_entry,
@@ -459,6 +460,9 @@ class _BaseUI:
             over = _named(screen.game_over_lines(ctx, width), names)
             if over:
                 lines += over + [[]]
+            certs = _named(certificate_lines(ctx.snap, width), names)
+            if certs:
+                lines += certs + [[]]
         body = screen.middle_lines(ctx, width)
         if getattr(screen, "names_in_middle", False):
             body = _named(body, names)              # else left as drawn: names would break its boxes and columns
@@ -797,8 +801,8 @@ class GameUI(_BaseUI):
 
         ``waiting`` (optional): the seats whose event for the current step has
         not arrived yet, when the caller knows (see ``snapshot_of``).  ``cut``
-        (optional): the peer's ``cut_moves``, (phase, seat) -> what a time-out
-        certificate cut although the seat's signed move was made (a false time-out).
+        (optional): the peer's ``cut_moves``, (phase, seat) -> a signed move of that seat, fitting
+        its chain, for a step a time-out certificate voted it out of (protocol.md §6.5).
         """
         if cut is not None:
             self._cut = dict(cut)
@@ -812,7 +816,7 @@ class GameUI(_BaseUI):
             self._first_table.set()     # a decision asked before the first update goes on (decide)
         before = self._snap
         self._snap = self._mine_done(snapshot_of(table, self.seat, self._alerts, self._status, waiting,
-                                                 self._screen(), before=before))
+                                                 self._screen(), before=before, cut=self._cut))
         if self.pace > 0 and before is not None and self._snap.entries > before.entries:
             try:
                 beats = self._screen().beats(self._ctx(), before)
@@ -854,7 +858,9 @@ class GameUI(_BaseUI):
         return min(at, hinted)
 
     def _report_timeouts(self, table: Table) -> None:
-        """Say so, once, when a time-out certificate counted our seat as not moving."""
+        """Say so, once, when a time-out certificate voted our seat out: "Voted out: ..." when our peer
+        holds our signed move for that step (it did not reach the voters in time, or they voted
+        anyway: protocol.md §6.5), "Time ran out" only when we signed none."""
         timeouts = getattr(table, "timeouts", None) or {}
         if self._seen_timeouts is None:        # what happened before we were watching is old news
             self._seen_timeouts = set(timeouts)

@@ -13,6 +13,7 @@ import re
 from typing import Any, Sequence
 
 from core.events import Event, Genesis, Timeout, seat_names
+from core.evidence import certificate_words, seats_words
 from core.table import Table
 
 from .screens import (
@@ -25,6 +26,7 @@ from .screens import (
     seat_name,
     who,
     with_names,
+    wrap,
 )
 
 LOG_KEEP = 300          # event-log lines kept in a snapshot
@@ -44,7 +46,7 @@ def _round_of_phase(moves: Sequence) -> dict:
 
 def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), status: str = "",
                 waiting: Sequence[int] | None = None, screen: Screen | None = None,
-                before: Snapshot | None = None) -> Snapshot:
+                before: Snapshot | None = None, cut: Any = None) -> Snapshot:
     """Copy what the UI needs out of ``table`` (call it in the thread that owns the table).
 
     ``before``: the previous snapshot of the same table and seat, if any: the
@@ -55,6 +57,12 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
     knows better than ``table.missing()`` (a peer places a step's events in
     the log only once all of them are in, so its table's ``missing()`` lists
     every seat of the step until it closes).
+
+    ``cut``: what the live peer knows of the time-outs (its ``cut_moves``, (phase, seat) -> a
+    signed move of that seat a certificate voted out), or None when nothing beyond the log is
+    known (a replay, an export): a time-out then says who voted whom out, never that a seat did
+    not move (protocol.md §6.5).  With ``cut``, a seat of ours voted out with no move of ours held
+    did not move; one with a cut move held had its signed move voted out.
     """
     screen = screen or _PLACEHOLDER
     step = table.step
@@ -77,7 +85,7 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
             text = text.replace("seat %d " % s, "seat %d (you) " % s, 1)
         items.append((idx, 1, "class:log.mine" if s == seat else "", "%s  %s" % (screen.log_tag(steps.get(ph, 0)), text)))
     for note in table.notes[-LOG_KEEP:]:
-        items.append((note.index, 0, "class:log.note", "!   " + _note_text(table, note, seat, screen)))
+        items.append((note.index, 0, "class:log.note", "!   " + _note_text(table, note, seat, screen, cut)))
     # the game's own events no move names (a seat starving), found between the last snapshot and this one
     happened = tuple(before.happenings) if before is not None and before.seat == seat else ()
     if before is not None and before.seat == seat and table.count > before.entries:
@@ -127,6 +135,8 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
         prev_view=prev_view,
         names=names,
         happenings=happened,
+        certificates=tuple((c.phase, c.label, tuple(c.seats), tuple(c.voters))
+                           for c in (getattr(table, "certificates", None) or {}).values()),
     )
 
 
@@ -139,15 +149,53 @@ def _effect(screen: Screen, label: str = "") -> str:
     return " (%s)" % words if words else ""
 
 
-def _note_text(table: Table, note: Any, me: int | None, screen: Screen) -> str:
+def _note_text(table: Table, note: Any, me: int | None, screen: Screen, cut: Any = None) -> str:
     """A table note in players' words (time-outs name the seats, "you" included)."""
     timed_out = table.timeouts.get(note.phase) if note.seat is None else None
     if timed_out is not None and note.text.startswith("timed out"):
-        label = note.text[note.text.find("(") + 1:-1] if "(" in note.text else ""
-        return "time-out: %s did not move in time%s - counted as no move%s" % (
-            who(timed_out, me), " for %s" % plain_label(label) if label else "", _effect(screen, label))
+        cert = (getattr(table, "certificates", None) or {}).get(note.phase)
+        label = cert.label if cert is not None else (note.text[note.text.find("(") + 1:-1] if "(" in note.text else "")
+        voters = cert.voters if cert is not None else ()
+        return "time-out: %s%s" % (timeout_words(note.phase, label, timed_out, voters, me, cut), _effect(screen, label))
     prefix = "" if note.seat is None else "%s: " % seat_name(note.seat, me)
     return prefix + note.text
+
+
+def timeout_words(phase: int, label: str, seats: Sequence[int], voters: Sequence[int], me: int | None,
+                  cut: Any = None) -> str:
+    """A certificate's time-out in words that say only what is known (protocol.md §6.5): who voted
+    whom out of which step; for a seat whose signed move the live peer holds (``cut``), that its
+    move did not reach the voters before they voted, or they voted anyway; "did not move in
+    time" only for our own seat when the live peer knows we signed nothing for the step."""
+    step = plain_label(label) if label else "phase %d" % phase
+    by = seats_words(voters, me) if voters else "the others"
+    parts = []
+    rest = []
+    for s in seats:
+        if cut is not None and (phase, s) in cut:
+            parts.append("%s signed move for %s did not reach %s before they voted it out, or they voted anyway"
+                         % ("your" if s == me else "seat %d's" % s, step, by))
+        elif cut is not None and s == me:
+            parts.append("you did not move in time for %s; %s voted you out" % (step, by))
+        else:
+            rest.append(s)
+    if rest:
+        parts.append("%s voted %s out of %s" % (by, seats_words(rest, me), step))
+    return "; ".join(parts)
+
+
+def certificate_lines(snap: Snapshot | None, width: int) -> list[Line]:
+    """With a result: every time-out certificate in the log, each with its step, whom it voted out and
+    who signed it (a certificate alone blames and ranks no one: protocol.md §6.5).  [] if none."""
+    if snap is None or not snap.certificates:
+        return []
+    me = snap.seat
+    lines: list[Line] = [[("class:header", "Time-out certificates"),
+                          ("class:label", " (%d): each says only that its signers voted the seats it names out of one "
+                                          "step" % len(snap.certificates))]]
+    for phase, label, seats, voters in snap.certificates:
+        lines += wrap([("class:label", "  " + certificate_words(phase, plain_label(label), seats, voters, me))], width, "      ")
+    return lines
 
 
 def _without_seat(text: str, seat: int | None) -> str:
@@ -244,8 +292,8 @@ def _title_text(title: str, snap: Snapshot | None, screen: Screen, ctx: Context,
 def describe_entry(table: Table, ent: Any, me: int | None, screen: Screen) -> str:
     """One log entry in words, before it is applied to ``table`` (the replay viewer, the export)."""
     if isinstance(ent, Timeout):
-        return "time-out certificate: %s did not move in time%s - counted as no move" % (
-            who(list(ent.seats), me) or "nobody", " (%s)" % plain_label(table.step.label) if table.step else "")
+        label = table.step.label if table.step else ""
+        return "time-out certificate: %s" % timeout_words(ent.phase, label, list(ent.seats), [v for v, _ in ent.votes], me)
     if isinstance(ent, Genesis):
         return "a second genesis"
     ev: Event = ent

@@ -6,9 +6,13 @@ running head), sequence numbers, seat order inside each step, commitments
 against reveals, seed and beacon derivation and every rule of the game, by
 replaying the log through the same code the peers run.  Across all files
 given (logs and spools): equivocation, i.e. two different signed events from
-one author with the same sequence number, logs of one game that disagree, and
+one author with the same sequence number, logs of one game that disagree,
 (a note) a signed reveal kept in a spool that does not open its seat's
-commitment in the log (the seat was timed out instead, ``find_bad_reveals``).
+commitment in the log (the seat was timed out instead, ``find_bad_reveals``),
+and the evidence beside the main log (``find_evidence``, protocol.md §11):
+signed moves the rules refuse at their step, moves a certificate voted out
+whose sequence number fits their seat's chain (a dispute), and moves signed
+afterwards (not evidence).  Every certificate of the main log is listed.
 
 Every function takes the game registry (``games``: a core.games.Registry or
 the module core.games) that the logs are replayed with.
@@ -32,6 +36,8 @@ from .events import (
     reveal_commitment,
     verify_many,
 )
+from .engine import IllegalAction
+from .evidence import afterwards_words, chain_misfit, cut_words, illegal_words
 from .logfile import LOG_MAGIC, parse
 from .table import RuleError, Table
 
@@ -75,6 +81,7 @@ class LogReport:
     results: Any = None
     problems: list = field(default_factory=list)
     index: list = field(default_factory=list)   # (game_id, author, seq, entry index, entry id) of every event
+    certificates: list = field(default_factory=list)   # Certificate.public() of each certificate replayed
 
 
 def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = None) -> LogReport:
@@ -226,6 +233,7 @@ def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = No
     for note in table.notes:
         if note.index < cut:
             rep.problems.append({"file": name, "index": note.index, "note": note.text, "seat": note.seat})
+    rep.certificates = [c.public() for c in table.certificates.values() if c.index < cut]
     return rep
 
 
@@ -310,11 +318,13 @@ class Summary:
     results: Any
     problems: list
     index: list   # (game_id, author, seq, entry index, entry id) of every event in the file
+    certificates: list = field(default_factory=list)   # of a log: Certificate.public() of each one replayed
 
 
 def summarize(name: str, data: bytes, games: Any, verifier: Verifier | None = None) -> Summary:
     rep = audit_log(name, data, games, verifier)
-    return Summary(rep.name, rep.valid, rep.complete, rep.game, rep.game_id, rep.events, rep.head, rep.results, rep.problems, rep.index)
+    return Summary(rep.name, rep.valid, rep.complete, rep.game, rep.game_id, rep.events, rep.head, rep.results,
+                   rep.problems, rep.index, rep.certificates)
 
 
 def find_equivocations(summaries: list[Summary], files: dict[str, bytes]) -> list[dict]:
@@ -448,13 +458,15 @@ def find_bad_reveals(summaries: list[Summary], files: dict[str, bytes]) -> list[
     return notes
 
 
-def find_cut_moves(summaries: list[Summary], files: dict[str, bytes]) -> list[dict]:
-    """Every signed move, kept in any file given (a seat's spool keeps its own), that a time-out
-    certificate of the main valid log cut: the event was made for the step the certificate
-    closed (same phase and ``prev``) by a seat the certificate times out (protocol.md §6.5,
-    "False time-outs seen").  The certificate's voters claimed that seat did not move; its
-    signed move says it did (the audit cannot tell when it was sent).  One record per
-    (game, seat, phase), its signature checked so a forged event cannot frame the voters."""
+def find_evidence(summaries: list[Summary], files: dict[str, bytes], games: Any) -> dict:
+    """What the files beside the main valid log of each game hold about its time-outs and moves
+    (protocol.md §6.5 "False time-outs seen", §11): every signed event kept in a file given (a
+    spool, another log) that is not in the main log, judged against the step it was made for
+    (``evidence_in``).  ``{"cut_moves": [...], "signed_afterwards": [...], "illegal": [...]}``.
+
+    Cheap when there is nothing to find: nothing is parsed again unless a file holds an event of
+    a main log's game that is not in that log."""
+    out: dict = {"cut_moves": [], "signed_afterwards": [], "illegal": []}
     mains: dict = {}
     for r in sorted((r for r in summaries if r.game_id is not None), key=lambda r: r.events):
         mains[r.game_id] = r
@@ -462,64 +474,173 @@ def find_cut_moves(summaries: list[Summary], files: dict[str, bytes]) -> list[di
     # another game): only the other files can hold candidates
     others = [s for s in summaries if not (s.valid and s.game_id is not None and mains.get(s.game_id) is s)]
     if not any(s.index for s in others):
-        return []
+        return out
     placed = {eid for r in mains.values() for _, _, _, _, eid in r.index}
-    cands: list = []   # (file name, entry index) of events not in their game's main log
+    by_game: dict = {}   # game id -> [(file name, entry index)] of events not in their game's main log
+    seen: set = set()
     for s in others:
         for gid, _author, _seq, i, eid in s.index:
             main = mains.get(gid)
-            if main is not None and main.valid and eid not in placed:
-                cands.append((s.name, i, gid))
-    if not cands:
-        return []
-    views: dict = {}   # game id -> (keys, {phase: (prev, seats, voters, entry index)})
-    out: list = []
-    seen: set = set()
+            if main is not None and main.valid and eid not in placed and eid not in seen:
+                seen.add(eid)
+                by_game.setdefault(gid, []).append((s.name, i))
     parsed: dict = {}
-    for name, i, gid in cands:
-        if gid not in views:
-            ents = parse(files[mains[gid].name]).entries
-            keys = parse_genesis(ents[0]).doc["seats"]
-            certs: dict = {}
-            for j, raw in enumerate(ents[1:], 1):
-                try:
-                    e = parse_entry(raw, keys=keys, verify=False)
-                except EntryError:
-                    break
-                if type(e) is Timeout:
-                    certs[e.phase] = (e.prev, tuple(e.seats), [v for v, _ in e.votes], j)
-            views[gid] = (keys, certs)
-        keys, certs = views[gid]
-        if not certs:
-            continue
-        if name not in parsed:
-            parsed[name] = parse(files[name]).entries
-        try:
-            ev = parse_entry(parsed[name][i], verify=False)
-        except EntryError:
-            continue
-        if type(ev) is not Event or ev.author not in keys:
-            continue
+    for gid, where in by_game.items():
+        cands = []
+        for name, i in where:
+            if name not in parsed:
+                parsed[name] = parse(files[name]).entries
+            try:
+                ev = parse_entry(parsed[name][i], verify=False)
+            except EntryError:
+                continue
+            if type(ev) is Event:
+                cands.append((name, i, ev))
+        main = mains[gid]
+        found = evidence_in(main.name, parse(files[main.name]).entries, cands, games)
+        for k in out:
+            out[k] += found[k]
+    for k in out:
+        out[k].sort(key=lambda c: (c["phase"], c["seat"], c["seq"]))
+    return out
+
+
+def evidence_in(log_name: str, log_entries: Sequence[bytes], cands: list, games: Any) -> dict:
+    """The evidence among ``cands`` — (file name, entry index, Event) of signed events not in the
+    valid log ``log_entries``, signatures not yet checked — about that log, found by replaying it
+    once (only when a candidate was made for one of its steps):
+
+    * ``illegal``: an event of a seat expected in a step of the log (same ``prev`` and phase, the
+      step's kind) whose open move the game's rules refuse there (``game.check``): the event
+      never entered the log (the peers refused it on arrival), its signature makes it its
+      author's fault.  One per seat and phase.
+    * ``cut_moves``: an event of a seat that a certificate of the log voted out of that very
+      step, whose ``seq`` fits the seat's chain (core.evidence.chain_misfit): the voters did not
+      have it when they voted, or voted anyway.  One per seat and phase.  A refused event (an
+      illegal move, a reveal that does not open its commitment) is no move and never one.
+    * ``signed_afterwards``: such an event whose ``seq`` does not fit: signed after the fact, not
+      evidence.  One per seat and phase.
+
+    Every event named has a valid signature (checked here), so a forged event frames no one."""
+    out: dict = {"cut_moves": [], "signed_afterwards": [], "illegal": []}
+    if not cands or not log_entries:
+        return out
+    try:
+        genesis = parse_genesis(log_entries[0], verify=False)
+    except EntryError:
+        return out
+    keys = list(genesis.doc["seats"])
+    seat_of = {k: i for i, k in reversed(list(enumerate(keys)))}
+    by_step: dict = {}
+    by_author: dict = {}
+    for c in cands:
+        ev = c[2]
         phase = ev.body.get("phase")
-        cert = certs.get(phase) if type(phase) is int else None
-        seat = list(keys).index(ev.author)
-        if cert is None or cert[0] != ev.prev or seat not in cert[1] or (gid, seat, phase) in seen:
+        if ev.game_id != genesis.game_id or ev.author not in seat_of or type(phase) is not int:
             continue
+        by_step.setdefault((phase, ev.prev), []).append(c)
+        by_author.setdefault(ev.author, []).append(c)
+    if not by_step:
+        return out
+    try:
+        table = Table.start(genesis, games)
+    except RuleError:
+        return out
+    signed: dict = {}
+
+    def is_signed(c) -> bool:
+        key = (c[0], c[1])
+        if key not in signed:
+            try:
+                parse_entry(c[2].raw, keys=keys, verify=True)
+                signed[key] = True
+            except EntryError:
+                signed[key] = False
+        return signed[key]
+
+    refused: set = set()        # (file, index) of candidates the rules refuse at their step
+    illegal: dict = {}          # (seat, phase) -> the first one named
+    looked = [-1]
+
+    def look() -> None:
+        st = table.step
+        if st is None or st.phase == looked[0]:
+            return
+        looked[0] = st.phase
+        for c in by_step.get((st.phase, st.prev), ()):
+            name, i, ev = c
+            seat = seat_of[ev.author]
+            if seat not in st.seats or ev.kind != st.kind:
+                continue
+            if st.kind == "reveal":
+                want = table.commits.get(seat)
+                if want is not None and reveal_commitment(ev, st.phase - 1) != want:
+                    refused.add((name, i))      # find_bad_reveals names it
+                continue
+            if st.kind != "act":
+                continue
+            try:
+                table.game.check(table.state, seat, ev.body.get("action"))
+            except IllegalAction as exc:
+                refused.add((name, i))
+                if (seat, st.phase) not in illegal and is_signed(c):
+                    reason = str(exc) or "illegal move"
+                    illegal[(seat, st.phase)] = {
+                        "file": name, "index": i, "seat": seat, "phase": st.phase, "label": st.label, "seq": ev.seq,
+                        "kind": ev.kind, "reason": reason,
+                        "note": "%s; the rules refuse it at that step, so it never entered the log" % illegal_words(
+                            seat, st.phase, st.label, ev.seq, reason, "signed, kept in %s entry %d" % (name, i))}
+            except Exception:   # a rules bug is not the seat's fault: it is not named
+                continue
+
+    for raw in log_entries[1:]:
+        look()
         try:
-            parse_entry(ev.raw, keys=keys, verify=True)
-        except EntryError:
+            table.append(parse_entry(raw, keys=keys, verify=False))
+        except Exception:       # the main log is valid; never crash on it anyway
+            break
+    look()
+    out["illegal"] = list(illegal.values())
+
+    cut: dict = {}
+    after: dict = {}
+    for c in cands:
+        name, i, ev = c
+        phase = ev.body.get("phase")
+        cert = table.certificates.get(phase) if type(phase) is int else None
+        if cert is None or cert.prev != ev.prev or (name, i) in refused:
             continue
-        seen.add((gid, seat, phase))
-        voters = cert[2]
-        out.append({
-            "file": name, "index": i, "seat": seat, "phase": phase, "seq": ev.seq, "kind": ev.kind,
-            "voters": voters, "certificate": {"file": mains[gid].name, "index": cert[3]},
-            "note": "seat %d's signed move for phase %d (sequence number %d, kept in %s entry %d) was cut by the "
-                    "time-out certificate at %s entry %d, signed by seat%s %s: they voted it out although it moved"
-                    % (seat, phase, ev.seq, name, i, mains[gid].name, cert[3], "s" if len(voters) > 1 else "",
-                       ", ".join(str(v) for v in voters)),
-        })
-    return sorted(out, key=lambda c: (c["phase"], c["seat"]))
+        seat = seat_of.get(ev.author)
+        if seat not in cert.seats or not is_signed(c):
+            continue
+        last, nxt = cert.last.get(seat, -1), cert.next.get(seat)
+        held = ()
+        if nxt is None and ev.seq > last + 1:
+            held = {o[2].seq for o in by_author.get(ev.author, ()) if last < o[2].seq < ev.seq and is_signed(o)}
+        why = chain_misfit(ev.seq, last, nxt, held)
+        where = {"file": log_name, "index": cert.index}
+        if why is None:
+            if (seat, phase) in cut:
+                continue
+            cut[(seat, phase)] = {
+                "file": name, "index": i, "seat": seat, "phase": phase, "label": cert.label, "seq": ev.seq,
+                "kind": ev.kind, "voters": list(cert.voters), "certificate": where,
+                "note": cut_words(seat, phase, cert.label, cert.voters, ev.seq, more="signed, kept in %s entry %d; the "
+                                  "time-out certificate is %s entry %d" % (name, i, log_name, cert.index))}
+        elif (seat, phase) not in after:
+            after[(seat, phase)] = {
+                "file": name, "index": i, "seat": seat, "phase": phase, "label": cert.label, "seq": ev.seq,
+                "kind": ev.kind, "last": last, "next": nxt, "certificate": where,
+                "note": afterwards_words(seat, phase, cert.label, why, "kept in %s entry %d; the time-out certificate "
+                                         "is %s entry %d" % (name, i, log_name, cert.index))}
+    out["cut_moves"] = list(cut.values())
+    out["signed_afterwards"] = list(after.values())
+    return out
+
+
+def find_cut_moves(summaries: list[Summary], files: dict[str, bytes], games: Any) -> list[dict]:
+    """The ``cut_moves`` of ``find_evidence``."""
+    return find_evidence(summaries, files, games)["cut_moves"]
 
 
 def _genesis_entry(data: bytes) -> bytes:
@@ -530,8 +651,11 @@ def _genesis_entry(data: bytes) -> bytes:
     return parse(data[:end]).entries[0]
 
 
-def combine(summaries: list[Summary], files: dict[str, bytes]) -> dict:
-    """Cross-file checks and the ``easel audit --json`` object (bytes as hex)."""
+def combine(summaries: list[Summary], files: dict[str, bytes], registry: Any = None) -> dict:
+    """Cross-file checks and the ``easel audit --json`` object (bytes as hex).  ``registry``: the
+    games the evidence beside a log is judged with (``find_evidence``; default: core.games)."""
+    if registry is None:
+        import core.games as registry
     problems: list = []
     for r in summaries:
         problems.extend(p for p in r.problems if "problem" in p and not p["problem"].startswith("a spool file"))
@@ -566,8 +690,10 @@ def combine(summaries: list[Summary], files: dict[str, bytes]) -> dict:
     main = sorted(real_logs, key=lambda r: r.events)[-1] if real_logs else None
     notes = [p for r in summaries for p in r.problems if "note" in p]
     notes += find_bad_reveals(summaries, files)
-    cut = find_cut_moves(summaries, files)
-    notes += [{k: c[k] for k in ("file", "index", "note", "seat")} for c in cut]
+    found = find_evidence(summaries, files, registry)
+    cut = found["cut_moves"]
+    for kind in ("illegal", "cut_moves", "signed_afterwards"):
+        notes += [{k: c[k] for k in ("file", "index", "note", "seat")} for c in found[kind]]
     valid = not problems and bool(real_logs)
     names = None
     if main is not None:   # the seats' names as the genesis signs them (protocol.md §5.1), None if it has none
@@ -584,6 +710,9 @@ def combine(summaries: list[Summary], files: dict[str, bytes]) -> dict:
         "problems": problems,
         "notes": notes,
         "cut_moves": cut,
+        "signed_afterwards": found["signed_afterwards"],
+        "illegal": found["illegal"],
+        "certificates": list(main.certificates) if main else [],
         "logs": [
             {"file": r.name, "game_id": r.game_id.hex(), "valid": r.valid, "complete": r.complete, "events": r.events, "head": r.head.hex() if r.head else None}
             for r in real_logs
@@ -593,4 +722,4 @@ def combine(summaries: list[Summary], files: dict[str, bytes]) -> dict:
 
 def audit(files: dict[str, bytes], games: Any) -> dict:
     """Audit all files with the registry ``games`` (see the module docstring); one file after the other."""
-    return combine([summarize(name, data, games) for name, data in files.items()], files)
+    return combine([summarize(name, data, games) for name, data in files.items()], files, games)

@@ -69,6 +69,17 @@ class RuleError(ValueError):
     """An entry that is well formed and signed but not allowed here by the rules."""
 
 
+class IllegalMove(RuleError):
+    """An open move the game's rules refuse at its step (``game.check`` raised IllegalAction):
+    the event is in place (its step, its seat, its kind), only the move itself is illegal, so
+    its signature makes it evidence of its author's fault (protocol.md §11).  ``reason`` is the
+    game's own words."""
+
+    def __init__(self, text: str, reason: str) -> None:
+        super().__init__(text)
+        self.reason = reason
+
+
 @dataclass(frozen=True)
 class Step:
     phase: int
@@ -94,6 +105,29 @@ class Note:
 
 
 @dataclass
+class Certificate:
+    """A time-out certificate placed in the log, as the table recorded it (protocol.md §6.5, §11):
+    where it is, which step it closed, whom it voted out and who signed it; and, for each seat it
+    voted out, the sequence numbers between which a move of that seat for that step fits its chain
+    (``last``: its last seq in the log before the step, -1 if none; ``next``: the seq of its next
+    event in the log, filled in as the log goes on, absent while there is none)."""
+
+    index: int                  # the certificate's entry index in the log
+    phase: int
+    prev: bytes
+    label: str                  # the step's label
+    seats: tuple                # the seats it voted out (T)
+    voters: tuple               # the seats that signed it
+    last: dict = field(default_factory=dict)
+    next: dict = field(default_factory=dict)
+
+    def public(self) -> dict:
+        """What the audit and history report of it (protocol.md §11 ``certificates``)."""
+        return {"index": self.index, "phase": self.phase, "label": self.label, "seats": list(self.seats),
+                "voters": list(self.voters)}
+
+
+@dataclass
 class Table:
     genesis: Genesis
     game: Any
@@ -115,6 +149,7 @@ class Table:
     moves: list = field(default_factory=list)      # (index, phase, seat, action) applied moves
     starts: dict = field(default_factory=dict)     # phase -> (entry count when it opened, prev)
     timeouts: dict = field(default_factory=dict)   # phase -> seats a certificate timed out
+    certificates: dict = field(default_factory=dict)   # phase -> Certificate (every certificate placed)
     # phase of a step that shows secrets -> (seats whose events it placed, whether it is a sealed move's reveal)
     showing: dict = field(default_factory=dict)
     # seat -> its open move as game.check returned it on arrival (current act step), so
@@ -133,6 +168,8 @@ class Table:
     last_made: tuple | None = field(default=None, repr=False, compare=False)
     # seat key -> seat number (a cache of keys.index)
     _seats: dict = field(default_factory=dict, repr=False, compare=False)
+    # author key -> the certificates that voted it out and still wait for its next event in the log
+    _awaiting: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._seats = {k: i for i, k in reversed(list(enumerate(self.keys)))}
@@ -251,7 +288,7 @@ class Table:
             try:
                 action = self.game.check(self.state, seat, ev.body["action"])
             except IllegalAction as exc:
-                raise RuleError("illegal move by seat %d: %s" % (seat, exc)) from None
+                raise IllegalMove("illegal move by seat %d: %s" % (seat, exc), str(exc)) from None
             self.verdicts[ev.id] = action
             return seat, action
         return seat, None
@@ -278,6 +315,10 @@ class Table:
             if st.kind == "act":
                 self.checked[seat] = action
             self.last_seq[entry.author] = entry.seq
+            if self._awaiting:
+                waiting = self._awaiting.pop(entry.author, None)
+                for c in waiting or ():
+                    c.next[seat] = entry.seq
             self._advance_head(entry.id)
             if len(self.batch) == len(st.seats):
                 self._close()
@@ -291,6 +332,12 @@ class Table:
             if tuple(x for x in entry.seats if x in st.seats) != self.missing():
                 # it may also name seats the step does not expect (absent seats that could not vote)
                 raise RuleError("time-out must cover exactly the seats still missing %s" % (list(self.missing()),))
+            voters = tuple(v for v, _ in entry.votes)
+            rec = Certificate(self.count, st.phase, st.prev, st.label, tuple(entry.seats), voters,
+                              {s: self.last_seq.get(self.keys[s], -1) for s in entry.seats})
+            self.certificates[st.phase] = rec
+            for s in entry.seats:
+                self._awaiting.setdefault(self.keys[s], []).append(rec)
             self._advance_head(entry.id)
             self.timeouts[st.phase] = tuple(entry.seats)
             self.notes.append(Note(self.count - 1, st.phase, None, "timed out seats %s (%s)" % (list(entry.seats), st.label)))

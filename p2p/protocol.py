@@ -54,7 +54,8 @@ from core.events import (
     verify_sig,
     vote_sign_msg,
 )
-from core.table import RuleError, Table
+from core.evidence import afterwards_words, chain_misfit, cut_words, seats_words, step_words
+from core.table import IllegalMove, RuleError, Table
 
 from .limits import RateLimitedLog
 from .showing import ShowGate
@@ -139,14 +140,6 @@ class Resume:
     are on their way, the shell calls ``Peer.resume()`` and runs what it returns."""
 
 
-def _seats_words(seats) -> str:
-    """'seat 2', 'seats 0 and 2', 'seats 0, 2 and 3'."""
-    seats = [str(s) for s in seats]
-    if len(seats) == 1:
-        return "seat " + seats[0]
-    return "seats %s and %s" % (", ".join(seats[:-1]), seats[-1])
-
-
 def msg_have(have, certs) -> bytes:
     return encode(["have", have, certs])
 
@@ -223,9 +216,13 @@ class Peer:
         self._pending_cut: tuple | None = None
         self._bad_reveals: set = set()              # (author, phase) of reveals that do not open their commitment
         self._alerts: list = []                     # alerts found while choosing candidates, not yet returned
-        # false time-outs seen (§6.5): (phase, seat) -> what a certificate cut although the seat's
-        # signed move for that step is held here; _cert_steps: phase -> (prev, T, voters, label)
+        # false time-outs seen (§6.5): (phase, seat) -> a signed move of that seat held here, fitting its
+        # chain, for a step a certificate voted it out of; _cert_steps: phase -> (prev, T, voters, label, time)
         self.cut_moves: dict[tuple, dict] = {}
+        # (phase, seat) -> a move a seat signed for a step it was voted out of whose seq does not fit
+        # its chain (signed afterwards: not evidence, core.evidence.chain_misfit)
+        self.signed_afterwards: dict[tuple, dict] = {}
+        self._refused_ids: dict = {}                # id of a held event the rules refuse at its step -> (author, phase)
         self._cert_steps: dict[int, tuple] = {}
         # event-driven timers (``next_wakeup``): inputs since the last tick, the last 'have' sent
         self._inputs = 0
@@ -1094,6 +1091,9 @@ class Peer:
                     continue
                 try:
                     self.table.check_event(ev)
+                except IllegalMove as exc:
+                    self._note_refused(ev, st, s, exc)
+                    continue
                 except RuleError:
                     if ev.kind == "reveal" and st.kind == "reveal":
                         self._note_bad_reveal(ev, st, s)
@@ -1109,8 +1109,26 @@ class Peer:
         if want is None or (ev.author, st.phase) in self._bad_reveals or reveal_commitment(ev, st.phase - 1) == want:
             return
         self._bad_reveals.add((ev.author, st.phase))
+        self._refused_ids[ev.id] = (ev.author, st.phase)
         self._alerts.append(Alert("seat %d's reveal does not match its commitment (phase %d, sequence number %d): "
                                   "it is not placed and the seat will be timed out" % (seat, st.phase, ev.seq)))
+
+    def _note_refused(self, ev: Event, st, seat: int, exc: IllegalMove) -> None:
+        """A held, validly signed event for this step whose move the game's rules refuse: it is never
+        placed (the seat will be timed out), but it stays in our spool (every event we receive is
+        spooled unless it is placed, and compaction keeps what is not in the log) as evidence of its
+        author's fault (§11); say so once."""
+        if ev.id in self._refused_ids:
+            return
+        said = (ev.author, st.phase) in self._refused_ids.values()
+        self._refused_ids[ev.id] = (ev.author, st.phase)
+        # kept while a certificate of a step this near may still arrive (as _cert_steps)
+        for k in [k for k, v in self._refused_ids.items() if v[1] < st.phase - 4 * VOTES_BEHIND - 64]:
+            del self._refused_ids[k]
+        if said:        # once per seat and step
+            return
+        self._alerts.append(Alert("seat %d signed a move the rules refuse for %s: %s; it is kept as evidence"
+                                  % (seat, step_words(st.phase, st.label, "sequence number %d" % ev.seq), exc.reason)))
 
     # ------------------------------------------------------------------ false time-outs seen (§6.5)
     def _held_in_step(self, seat: int, phase: int, prev: bytes) -> Event | None:
@@ -1143,36 +1161,52 @@ class Peer:
             self._cut(ev, seat, phase)
 
     def _cut(self, ev: Event, seat: int, phase: int) -> None:
-        if (phase, seat) in self.cut_moves or len(self.cut_moves) >= MAX_CUT_MOVES:
+        """A signed move of ``seat`` for a step a certificate voted it out of.  Evidence only if it
+        fits the seat's chain (core.evidence.chain_misfit; else it was signed afterwards, and is
+        named so), and in words that say only what is known: the voters did not have it when
+        they voted, or voted anyway (§6.5)."""
+        if (phase, seat) in self.cut_moves or (phase, seat) in self.signed_afterwards \
+                or len(self.cut_moves) + len(self.signed_afterwards) >= MAX_CUT_MOVES or ev.id in self._refused_ids:
             return
         prev, _, voters, label, limit = self._cert_steps[phase]
+        rec = self.table.certificates.get(phase)
+        if rec is not None and rec.prev == prev:
+            last, nxt = rec.last.get(seat, -1), rec.next.get(seat)
+        else:       # cannot happen (the table recorded every certificate it placed); judge by the seq alone
+            last, nxt = -1, None
+        author = self.keys[seat]
+        held = ()
+        if nxt is None and ev.seq > last + 1:
+            # none of the seat's events above ``last`` is in our log (``nxt`` would be its seq): every
+            # one we hold there is held outside the log, signed (checked on arrival)
+            held = {q for pool in (self.events[author], self.buffer[author]) for q in pool if last < q < ev.seq}
+        why = chain_misfit(ev.seq, last, nxt, held)
+        if why is not None:
+            text = afterwards_words(seat, phase, label, why)
+            self.signed_afterwards[(phase, seat)] = {"phase": phase, "seat": seat, "seq": ev.seq, "id": ev.id,
+                                                     "label": label, "text": text}
+            self._alerts.append(Alert(text))
+            return
         after = self.voter.sent_after(phase, prev) if seat == self.seat else None
-        who = _seats_words(voters)
-        what = ("phase %d (%s)" % (phase, label)) if label else "phase %d" % phase
+        said = cut_words(seat, phase, label, voters, ev.seq, me=self.seat,
+                         sent=(after, limit) if after is not None and limit is not None else None)
         if seat == self.seat:
-            text = ("%s voted you out of %s although your move was signed and sent%s (sequence number %d): "
-                    "it counts as no move; your files keep it as evidence and `easel audit` lists it"
-                    % (who, what, " %.1f s after the step opened (its time was %.0f s)" % (after, limit)
-                       if after is not None and limit is not None else "", ev.seq))
+            text = "%s: the rules' default replaces it; your files keep it as evidence and `easel audit` lists it" % said
+        elif self.seat is not None and self.seat in voters:
+            text = "%s; it reached us after we voted" % said
         else:
-            text = ("%s voted seat %d out of %s although seat %d's signed move for it reached us (sequence number %d)"
-                    % (who, seat, what, seat, ev.seq))
+            text = "%s; we hold it" % said
         self.cut_moves[(phase, seat)] = {"phase": phase, "seat": seat, "seq": ev.seq, "id": ev.id, "voters": list(voters),
                                          "label": label, "after": after, "text": text}
         self._alerts.append(Alert(text))
 
     def _scan_cuts(self) -> None:
         """At start: every certificate in our log, against the moves we hold (our spool keeps ours)."""
-        for phase, seats in sorted(self.table.timeouts.items()):
-            start = self.table.starts.get(phase)
-            if start is None:
-                continue
-            cert = next((c for c in self.certs.get(phase, []) if c.prev == start[1] and tuple(c.seats) == tuple(seats)), None)
+        for phase, rec in sorted(self.table.certificates.items()):
+            cert = next((c for c in self.certs.get(phase, []) if c.prev == rec.prev and tuple(c.seats) == rec.seats), None)
             if cert is None:
                 continue
-            note = next((n.text for n in self.table.notes if n.phase == phase and n.text.startswith("timed out seats")), "")
-            label = note[note.find("(") + 1:-1] if "(" in note else ""
-            self._cert_placed(cert, label)
+            self._cert_placed(cert, rec.label)
 
     def _take_alerts(self) -> list:
         out, self._alerts = self._alerts, []
@@ -1219,7 +1253,7 @@ class Peer:
         return ("%s signed a time-out certificate for phase %d, which our log closed before we showed a "
                 "secret in phase %d: following it would put what we showed back in play, so we keep our "
                 "log; if the others follow it, this table has forked for us (the certificate is kept as "
-                "evidence)" % (_seats_words(voters), phase, self.gate.shown))
+                "evidence)" % (seats_words(voters), phase, self.gate.shown))
 
     @property
     def forked(self) -> dict:

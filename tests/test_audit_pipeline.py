@@ -48,6 +48,7 @@ def reference_summary(name: str, data: bytes, games) -> Summary:
     if p.torn:
         problem(len(p.entries), "torn record at the end of the file (offset %d)" % p.good)
     game = gid = head = results = None
+    certificates: list = []
     complete = False
     done = []
     events = 0
@@ -85,6 +86,7 @@ def reference_summary(name: str, data: bytes, games) -> Summary:
                     results = table.result()
                 for note in table.notes:
                     problems.append({"file": name, "index": note.index, "note": note.text, "seat": note.seat})
+                certificates = [c.public() for c in table.certificates.values()]
     start = done[-1][0] + 1 if done else 0
     for i, raw in enumerate(p.entries[start:], start=start):
         try:
@@ -92,7 +94,7 @@ def reference_summary(name: str, data: bytes, games) -> Summary:
         except EntryError:
             continue
     index = [(e.game_id, e.author, e.seq, i, e.id) for i, e in done if isinstance(e, Event)]
-    return Summary(name, valid, complete, game, gid, events, head, results, problems, index)
+    return Summary(name, valid, complete, game, gid, events, head, results, problems, index, certificates)
 
 
 def reference_audit(files: dict, games=GAMES) -> dict:

@@ -83,12 +83,15 @@ def test_a_forged_certificate_against_a_seat_that_moved_is_named_everywhere(game
     # the victim's peer says so at once, with who and when
     cut = sim.peers[VICTIM].cut_moves[(st.phase, VICTIM)]
     assert cut["seq"] == mine.seq and cut["voters"] == voters
-    said = [a for a in sim.alerts(VICTIM) if "voted you out of phase %d" % st.phase in a]
-    assert said and "seats 0 and 2 voted you out" in said[0] and "signed and sent" in said[0], sim.alerts(VICTIM)
+    said = [a for a in sim.alerts(VICTIM) if a.startswith("your signed move for phase %d (" % st.phase)]
+    assert said and "did not reach seats 0 and 2 before they voted it out, or they voted anyway" in said[0], sim.alerts(VICTIM)
+    assert not [a for a in sim.alerts(VICTIM) if "although" in a or "did not move" in a]
 
-    # a peer that holds the victim's signed move names it too
-    others = [a for k in voters for a in sim.alerts(k) if "voted seat %d out of phase %d" % (VICTIM, st.phase) in a]
-    assert others, [sim.alerts(k) for k in voters]
+    # a peer that holds the victim's signed move names it too, in the same words
+    others = [a for k in voters for a in sim.alerts(k)
+              if a.startswith("seat %d's signed move for phase %d (" % (VICTIM, st.phase))]
+    assert others and all("did not reach seats 0 and 2 before they voted it out, or they voted anyway" in a
+                          for a in others), [sim.alerts(k) for k in voters]
 
     # easel audit of the victim's files (log + spool) lists the cut move and the signers
     files = {"log": file_bytes(LOG_MAGIC, sim.disks[VICTIM].log), "spool": file_bytes(SPOOL_MAGIC, sim.disks[VICTIM].spool)}
@@ -96,7 +99,9 @@ def test_a_forged_certificate_against_a_seat_that_moved_is_named_everywhere(game
     assert rep["valid"] and rep["complete"], rep["problems"]
     found = [c for c in rep["cut_moves"] if c["phase"] == st.phase]
     assert found == [dict(found[0], seat=VICTIM, seq=mine.seq, voters=voters, file="spool")]
-    assert any("cut by the time-out certificate" in x["note"] and x["seat"] == VICTIM for x in rep["notes"])
+    assert any("did not reach seats 0 and 2 before they voted it out, or they voted anyway" in x["note"]
+               and x["seat"] == VICTIM for x in rep["notes"])
+    assert not [x for x in rep["notes"] if "although" in x["note"]]
     # the log alone cannot show it: the spool is the evidence
     assert audit_mod.audit({"log": files["log"]}, registry)["cut_moves"] == []
 
@@ -104,16 +109,19 @@ def test_a_forged_certificate_against_a_seat_that_moved_is_named_everywhere(game
     (tmp_path / "log").write_bytes(files["log"])
     (tmp_path / "spool").write_bytes(files["spool"])
     page = build_page(str(tmp_path / "log"), files["log"], None)
-    assert 'id="cut-moves"' in page and "Moves cut by a time-out certificate (1)" in page
+    assert 'id="cut-moves"' in page and "Disputed: signed moves voted out by a time-out certificate (1)" in page
     assert "seat %d&#x27;s signed move for phase %d" % (VICTIM, st.phase) in page
+    assert "although" not in page
 
     # and the victim's screen words it as what it was, not "your move was not sent in time"
     ui = GameUI(VICTIM, output=DummyOutput())
     ui.update(Table.start(sim.genesis, registry), [], "")
     ui.update(sim.peers[VICTIM].table, [], "", cut=sim.peers[VICTIM].cut_moves)
-    text = ui.render_text()
-    assert "Voted out: seats 0 and 2 voted you out of phase %d" % st.phase in text
-    assert "your move was not sent in time" not in text
+    text = " ".join(ui.render_text().split())
+    assert "Voted out: your signed move for phase %d" % st.phase in text
+    assert "did not reach seats 0 and 2 before they voted it out, or they voted anyway" in text
+    assert "your move was not sent in time" not in text and "did not move in time" not in text
+    assert "although" not in text
 
 
 def test_an_honest_time_out_of_a_seat_that_never_moved_names_no_cut_move():

@@ -498,7 +498,8 @@ async def test_time_out_is_told_to_the_player():
         assert got["action"] is None
         text = flat(ui)
         assert "Time ran out for round 1: bids and splash: your move was not sent in time" in text
-        assert "time-out: you did not move in time for round 1: bids and splash - counted as no move" in text
+        # our peer signed nothing for that step: it did not move, and says who voted it out
+        assert "time-out: you did not move in time for round 1: bids and splash; seat 1 voted you out" in text
         assert "timed out seats [" not in text
         async with deciding(ui, net) as got:         # the next round's prompt keeps saying it
             text = flat(ui)
@@ -688,7 +689,9 @@ def test_replay_shows_the_log_entries_and_help_and_survives_a_bad_seat():
     entries = list(net.peers[1].log_entries)
     ui = ReplayUI(entries, 0, output=DummyOutput(), start=-1)
     text = ui.render_text()
-    assert "did not move in time" in text
+    # a replay knows the log only: it says who voted whom out, never that a seat did not move
+    assert "seat 1 voted you out of round 1: bids and splash" in text
+    assert "did not move in time" not in text
     # the event log lists the entries, newest first
     log = text.split("Event log (newest first)")[1]
     assert log.index("  %d  " % ui.pos) < log.index("   0  the table opens (genesis)")

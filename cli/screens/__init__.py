@@ -241,6 +241,8 @@ class Snapshot:
     prev_view: Any = None       # the view before the latest step that applied moves (None: unknown)
     happenings: tuple = ()      # ((entry count, text), ...): the screen's happenings so far (Screen.happenings)
     names: tuple = ()           # every seat's display name (core.events.seat_names), () if the genesis has none
+    # every time-out certificate in the log: ((phase, label, seats voted out, voters), ...) (shown with the result)
+    certificates: tuple = ()
 
 
 @dataclass(frozen=True)

@@ -1011,8 +1011,8 @@ def action_words(a: Mapping, v: Mapping | None = None) -> str:
     if do == "buy":
         price = ((v or {}).get("auction") or {}).get("price")
         return "you buy" + (" for %s" % price if price is not None else "")
-    if do == "skip":
-        return "you lose your turn as auctioneer"
+    if do == "skip":      # only ever a time-out's default: it says nothing of whether we moved
+        return "your turn as auctioneer was voted out"
     return repr(dict(a))
 
 
@@ -1206,6 +1206,8 @@ class ModernArtScreen(Screen):
         says its amount (0: no bid): in the log a sealed bid is already open."""
         if isinstance(action, dict):
             do = action.get("do")
+            if do == "skip":    # a time-out's default, never a chosen move: no word of whether the seat moved
+                return "seat %s loses the turn to auction: voted out (a time-out)" % seat
             if do == "bid" and isinstance(action.get("amount"), int):
                 amt = action["amount"]
                 return "seat %s %s" % (seat, "bids %d" % amt if amt else "hands in no bid")
