@@ -37,7 +37,7 @@ from .events import (
     verify_many,
 )
 from .engine import IllegalAction
-from .evidence import afterwards_words, chain_misfit, cut_words, illegal_words
+from .evidence import afterwards_words, chain_misfit, cut_words, illegal_words, seats_words
 from .logfile import LOG_MAGIC, parse
 from .table import RuleError, Table
 
@@ -82,6 +82,7 @@ class LogReport:
     problems: list = field(default_factory=list)
     index: list = field(default_factory=list)   # (game_id, author, seq, entry index, entry id) of every event
     certificates: list = field(default_factory=list)   # Certificate.public() of each certificate replayed
+    cert_index: list = field(default_factory=list)     # of a spool: (game_id, phase, entry index) of each certificate
 
 
 def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = None) -> LogReport:
@@ -112,6 +113,7 @@ def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = No
         elif parsed_file.kind == "secrets":
             problem(None, "a secrets file (a peer's private sealed values), not a log")
         rep.index = _index(parsed_file.entries, 0)
+        rep.cert_index = _cert_index(parsed_file.entries)
         return rep
     entries = parsed_file.entries
     rep.events = len(entries)
@@ -292,6 +294,21 @@ def _owner(first: list, j: int) -> int:
     return lo
 
 
+def _cert_index(entries: Sequence[bytes]) -> list:
+    """(game_id, phase, entry index) of every time-out certificate among ``entries`` (a spool's)."""
+    out = []
+    for i, raw in enumerate(entries):
+        if not raw.startswith(b"\x97\xadeasel-timeout"):
+            continue
+        try:
+            e = parse_entry(raw, verify=False)
+        except Exception:
+            continue
+        if type(e) is Timeout:
+            out.append((e.game_id, e.phase, i))
+    return out
+
+
 def _index(entries: Sequence[bytes], start: int) -> list:
     out = []
     for i in range(start, len(entries)):
@@ -319,12 +336,13 @@ class Summary:
     problems: list
     index: list   # (game_id, author, seq, entry index, entry id) of every event in the file
     certificates: list = field(default_factory=list)   # of a log: Certificate.public() of each one replayed
+    cert_index: list = field(default_factory=list)     # of a spool: (game_id, phase, entry index) of its certificates
 
 
 def summarize(name: str, data: bytes, games: Any, verifier: Verifier | None = None) -> Summary:
     rep = audit_log(name, data, games, verifier)
     return Summary(rep.name, rep.valid, rep.complete, rep.game, rep.game_id, rep.events, rep.head, rep.results,
-                   rep.problems, rep.index, rep.certificates)
+                   rep.problems, rep.index, rep.certificates, rep.cert_index)
 
 
 def find_equivocations(summaries: list[Summary], files: dict[str, bytes]) -> list[dict]:
@@ -462,18 +480,19 @@ def find_evidence(summaries: list[Summary], files: dict[str, bytes], games: Any)
     """What the files beside the main valid log of each game hold about its time-outs and moves
     (protocol.md §6.5 "False time-outs seen", §11): every signed event kept in a file given (a
     spool, another log) that is not in the main log, judged against the step it was made for
-    (``evidence_in``).  ``{"cut_moves": [...], "signed_afterwards": [...], "illegal": [...]}``.
+    (``evidence_in``), and every time-out certificate kept there that beats how the log closed its
+    step.  ``{"cut_moves": [...], "signed_afterwards": [...], "illegal": [...], "unfollowed": [...]}``.
 
     Cheap when there is nothing to find: nothing is parsed again unless a file holds an event of
     a main log's game that is not in that log."""
-    out: dict = {"cut_moves": [], "signed_afterwards": [], "illegal": []}
+    out: dict = {"cut_moves": [], "signed_afterwards": [], "illegal": [], "unfollowed": []}
     mains: dict = {}
     for r in sorted((r for r in summaries if r.game_id is not None), key=lambda r: r.events):
         mains[r.game_id] = r
     # every event of a valid main log is its own game's and placed (the rules refuse an event of
     # another game): only the other files can hold candidates
     others = [s for s in summaries if not (s.valid and s.game_id is not None and mains.get(s.game_id) is s)]
-    if not any(s.index for s in others):
+    if not any(s.index or s.cert_index for s in others):
         return out
     placed = {eid for r in mains.values() for _, _, _, _, eid in r.index}
     by_game: dict = {}   # game id -> [(file name, entry index)] of events not in their game's main log
@@ -483,6 +502,10 @@ def find_evidence(summaries: list[Summary], files: dict[str, bytes], games: Any)
             main = mains.get(gid)
             if main is not None and main.valid and eid not in placed and eid not in seen:
                 seen.add(eid)
+                by_game.setdefault(gid, []).append((s.name, i))
+        for gid, _phase, i in s.cert_index:
+            main = mains.get(gid)
+            if main is not None and main.valid:
                 by_game.setdefault(gid, []).append((s.name, i))
     parsed: dict = {}
     for gid, where in by_game.items():
@@ -494,14 +517,14 @@ def find_evidence(summaries: list[Summary], files: dict[str, bytes], games: Any)
                 ev = parse_entry(parsed[name][i], verify=False)
             except EntryError:
                 continue
-            if type(ev) is Event:
+            if type(ev) in (Event, Timeout):
                 cands.append((name, i, ev))
         main = mains[gid]
         found = evidence_in(main.name, parse(files[main.name]).entries, cands, games)
         for k in out:
             out[k] += found[k]
     for k in out:
-        out[k].sort(key=lambda c: (c["phase"], c["seat"], c["seq"]))
+        out[k].sort(key=lambda c: (c["phase"], -1 if c["seat"] is None else c["seat"], c.get("seq", -1)))
     return out
 
 
@@ -520,9 +543,14 @@ def evidence_in(log_name: str, log_entries: Sequence[bytes], cands: list, games:
       illegal move, a reveal that does not open its commitment) is no move and never one.
     * ``signed_afterwards``: such an event whose ``seq`` does not fit: signed after the fact, not
       evidence.  One per seat and phase.
+    * ``unfollowed``: a time-out certificate for a step of the log that beats how the log closed it
+      (§6.6: fewer seats, then the smaller list, or the step closed without one) and that the log
+      does not follow: its peer had shown a secret after that step (§6.5 "Shown secrets": a
+      coalition trying to put a shown choice back in play, or an honest table split), or it came
+      after the game ended.  One per phase.
 
     Every event named has a valid signature (checked here), so a forged event frames no one."""
-    out: dict = {"cut_moves": [], "signed_afterwards": [], "illegal": []}
+    out: dict = {"cut_moves": [], "signed_afterwards": [], "illegal": [], "unfollowed": []}
     if not cands or not log_entries:
         return out
     try:
@@ -533,6 +561,8 @@ def evidence_in(log_name: str, log_entries: Sequence[bytes], cands: list, games:
     seat_of = {k: i for i, k in reversed(list(enumerate(keys)))}
     by_step: dict = {}
     by_author: dict = {}
+    certs = [c for c in cands if type(c[2]) is Timeout and c[2].game_id == genesis.game_id]
+    cands = [c for c in cands if type(c[2]) is Event]
     for c in cands:
         ev = c[2]
         phase = ev.body.get("phase")
@@ -540,7 +570,7 @@ def evidence_in(log_name: str, log_entries: Sequence[bytes], cands: list, games:
             continue
         by_step.setdefault((phase, ev.prev), []).append(c)
         by_author.setdefault(ev.author, []).append(c)
-    if not by_step:
+    if not by_step and not certs:
         return out
     try:
         table = Table.start(genesis, games)
@@ -635,6 +665,29 @@ def evidence_in(log_name: str, log_entries: Sequence[bytes], cands: list, games:
                                          "is %s entry %d" % (name, i, log_name, cert.index))}
     out["cut_moves"] = list(cut.values())
     out["signed_afterwards"] = list(after.values())
+    unfollowed: dict = {}
+    for name, i, cert in certs:
+        start = table.starts.get(cert.phase)
+        if start is None or start[1] != cert.prev or cert.phase in unfollowed or cert.phase >= table.phase:
+            continue
+        used = table.timeouts.get(cert.phase)
+        if used is not None and (len(used), tuple(used)) <= (len(cert.seats), tuple(cert.seats)):
+            continue
+        try:
+            parse_entry(cert.raw, keys=keys, verify=True)
+        except EntryError:
+            continue
+        voters = [v for v, _ in cert.votes]
+        label = table.certificates[cert.phase].label if cert.phase in table.certificates else ""
+        unfollowed[cert.phase] = {
+            "file": name, "index": i, "seat": None, "phase": cert.phase, "label": label, "seats": list(cert.seats),
+            "voters": voters,
+            "note": "%s signed a time-out certificate voting %s out of phase %d that this log does not follow: it "
+                    "beats how the log closed that step, so its peer had shown a secret after it (protocol.md "
+                    "§6.5, \"Shown secrets\": the certificate would have put that choice back in play) or it came "
+                    "after the game ended (kept in %s entry %d)" % (
+                        seats_words(voters), seats_words(cert.seats), cert.phase, name, i)}
+    out["unfollowed"] = sorted(unfollowed.values(), key=lambda c: c["phase"])
     return out
 
 
@@ -692,7 +745,7 @@ def combine(summaries: list[Summary], files: dict[str, bytes], registry: Any = N
     notes += find_bad_reveals(summaries, files)
     found = find_evidence(summaries, files, registry)
     cut = found["cut_moves"]
-    for kind in ("illegal", "cut_moves", "signed_afterwards"):
+    for kind in ("illegal", "cut_moves", "signed_afterwards", "unfollowed"):
         notes += [{k: c[k] for k in ("file", "index", "note", "seat")} for c in found[kind]]
     valid = not problems and bool(real_logs)
     names = None
@@ -712,6 +765,7 @@ def combine(summaries: list[Summary], files: dict[str, bytes], registry: Any = N
         "cut_moves": cut,
         "signed_afterwards": found["signed_afterwards"],
         "illegal": found["illegal"],
+        "unfollowed": found["unfollowed"],
         "certificates": list(main.certificates) if main else [],
         "logs": [
             {"file": r.name, "game_id": r.game_id.hex(), "valid": r.valid, "complete": r.complete, "events": r.events, "head": r.head.hex() if r.head else None}

@@ -11,7 +11,10 @@ before anything is shown.
 
 from __future__ import annotations
 
+from core import audit as audit_mod
+from core import games as registry
 from core.encoding import encode
+from core.logfile import LOG_MAGIC, SPOOL_MAGIC, encode_record
 from core.events import Event, make_timeout, parse_entry, vote_sign_msg
 from p2p.protocol import Broadcast, Peer, TruncateLog
 from p2p.showing import SHOW_MARGIN, ShowGate
@@ -109,6 +112,12 @@ def test_a_coalition_that_reads_a_reveal_cannot_roll_the_honest_seat_back_past_i
     effects = again.start()
     assert not any(isinstance(e, TruncateLog) for e in effects)
     assert again.log_entries[:len(before)] == before and set(again.forked) == {0, commit_phase}
+    # and the audit of its files names the certificates it did not follow, signed by the coalition
+    rep = audit_mod.audit({"log": LOG_MAGIC + b"".join(map(encode_record, d.log)),
+                           "spool": SPOOL_MAGIC + b"".join(map(encode_record, d.spool))}, registry)
+    assert rep["valid"] and [c["phase"] for c in rep["unfollowed"]] == [0, commit_phase]
+    assert all(c["voters"] == [1, 2] and c["seats"] == [0] for c in rep["unfollowed"])
+    assert any("does not follow" in n["note"] and "phase %d" % commit_phase in n["note"] for n in rep["notes"])
 
 
 def late_commit_race(sim: Sim, gate_on: bool = True) -> tuple:
