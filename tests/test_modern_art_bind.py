@@ -20,7 +20,9 @@ from core.games.modern_art import dealt
 from core.games.modern_art.cards import CARDS, card_name
 from core.games.modern_art.game import MODERN_ART as GAME
 
-from .test_private import SEED, drive, secret_of
+from core.table import replay
+
+from .test_private import GAMES, SEED, Net, drive, secret_of
 
 SECRETS = [secret_of(s) for s in range(3)]
 DISCARD = {"discard": True}
@@ -259,3 +261,27 @@ def test_the_bare_rules_have_no_open_and_refuse_a_discard():
         GAME.apply(st.ms, st.ms.actor, DISCARD)
     with pytest.raises(IllegalAction, match="only the seat showing its chosen cards"):
         GAME.apply(st, st.ms.actor, DISCARD)                # nothing is being shown now
+
+
+def test_at_the_table_only_the_open_the_shares_and_the_disclosure_show_secrets():
+    """``Turn.shows`` marks the automatic steps whose events show their authors' secrets (the peer's
+    rule for them is protocol.md §6.5's); the choice, the keys, the shuffles and the hand check show none."""
+    net = Net(3, seed=5)
+    net.until(lambda: all(p.table.over for p in net.peers))
+    log = net.peers[0].log_entries
+    t = replay(log[:1], GAMES)
+    kinds: dict = {}
+    opens: dict = {}
+    for raw in log[1:]:
+        st, state = t.step, t.state
+        if st is not None and state is not None and st.kind == "act":
+            what = state.stage if state.stage != "play" else "choice" if st.purpose == "move" and \
+                state.ms.phase in ("play", "double") else "rules"
+            kinds.setdefault(what, set()).add(st.shows)
+            if what == "open":
+                opens[st.phase] = st.seats
+        t.append(raw)
+    assert kinds["open"] == {True} and kinds["deal"] == {True} and kinds["disclose"] == {True}
+    assert kinds["choice"] == kinds["rules"] == kinds["keys"] == kinds["shuffle"] == kinds["check"] == {False}
+    # the table records who showed in which step: each open, its one author
+    assert opens and {ph: t.showing.get(ph) for ph in opens} == opens

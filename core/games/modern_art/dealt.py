@@ -245,7 +245,9 @@ def turn(st: DState) -> Turn:
     labels = {"keys": "the deal: keys",
               "deal": "the deal: dealing (positions %d-%d)" % (st.lo, st.hi - 1),
               "check": "the deal: new cards checked", "disclose": "the deal: seat secrets disclosed"}
-    return Turn("simultaneous", st.pending, auto=True, label=labels[g])
+    # the shares and the disclosure show their authors' secrets (the hand check's fault shares are only
+    # for dead cards, the keys and the shuffles show none): the peer's rule for them, protocol.md §6.5
+    return Turn("simultaneous", st.pending, auto=True, label=labels[g], shows=g in ("deal", "disclose"))
 
 
 def _bound(st: DState) -> list:
