@@ -285,3 +285,40 @@ def test_at_the_table_only_the_open_the_shares_and_the_disclosure_show_secrets()
     assert kinds["choice"] == kinds["rules"] == kinds["keys"] == kinds["shuffle"] == kinds["check"] == {False}
     # the table records who showed in which step: each open, its one author
     assert opens and {ph: t.showing.get(ph) for ph in opens} == opens
+
+
+# --------------------------------------------------------------------------- what a person sees
+
+
+def test_the_screen_words_for_the_choice_the_open_and_a_discard():
+    from cli.screens import Context
+    from cli.screens.modern_art import ModernArtScreen, action_words, card_words, hand_order
+
+    st = at_play(lambda s, plays: any(CARDS[a["card"]].type != "double" for a in plays))
+    seat = st.ms.actor
+    me, other = seat, (seat + 1) % 3
+    a = next(a for a in plays_of(st, seat) if CARDS[a["card"]].type != "double")
+    v = GAME.view(st, me, SECRETS[me])
+    sc, theirs = ModernArtScreen(), ModernArtScreen()
+    # the person composes a card play: the screen keeps its cards; the peer binds its position only
+    number = next(i + 1 for i, c in enumerate(hand_order(v["cards"])) if c["pos"] == a["pos"])
+    sent = sc.command(Context(seat=me, view=v, game=GAME, state=st, deciding=True), "play", [str(number)])
+    assert sent.action == a
+    choice = GAME.check(st, seat, a)
+    assert action_words(choice, v) == "you auction %s" % card_words(a["card"])          # "Sent: ..." words
+    assert sc.describe(GAME, st, seat, choice) == "seat %d chooses %s to auction" % (seat, card_words(a["card"]))
+    # another seat's screen knows nothing of the card
+    assert theirs.describe(GAME, st, seat, choice) == "seat %d chooses a card to auction" % seat
+    w = GAME.apply(st, seat, choice)
+    # during the open: its author reads that its card is being shown, the others who shows it
+    for screen, who, words in ((sc, me, "showing your card"), (theirs, other, "seat %d shows the card" % seat)):
+        title = screen.title_parts(Context(seat=who, view=GAME.view(w, who, SECRETS[who]), game=GAME, state=w))
+        assert title == ["round %d/4: %s" % (w.ms.round, words)]
+    shown = GAME.check(w, seat, GAME.auto_action(w, seat, SECRETS[seat]))
+    for screen in (sc, theirs):
+        assert screen.describe(GAME, w, seat, shown) == "seat %d auctions %s" % (seat, card_words(a["card"]))
+    # a cut open: what the time-out does there, and the event log's words
+    label = GAME.turn(w).label
+    assert theirs.timeout_effect_for(label) == "the chosen card is discarded face down: the turn to auction is lost"
+    assert theirs.describe(GAME, w, seat, DISCARD) == \
+        "seat %d's chosen card is discarded face down, never shown: it loses the turn" % seat

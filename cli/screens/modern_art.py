@@ -1249,7 +1249,7 @@ class ModernArtScreen(Screen):
                     and (mine.get("double") or {}).get("pos") == (action.get("double") or {}).get("pos"):
                 cards = [mine["card"]] + ([mine["double"]["card"]] if mine.get("double") else [])
                 what = " and ".join(card_words(c) for c in cards if isinstance(c, int) and 0 <= c < N_CARDS)
-                return "seat %s chooses %s to %s (shown next)" % (
+                return "seat %s chooses %s to %s" % (
                     seat, what, "add to the double" if mine["do"] == "add" else "auction")
         if isinstance(action, dict):
             do = action.get("do")
