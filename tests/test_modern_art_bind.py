@@ -211,9 +211,9 @@ def test_a_cut_open_discards_the_bound_cards_face_down_and_the_turn_moves_on():
         v = GAME.view(cut, s)
         assert v["deal"]["discarded"] == [[a["pos"], seat]] and [a["pos"], a["card"]] not in v["revealed"]
     assert a["pos"] not in [c["pos"] for c in GAME.view(cut, seat, SECRETS[seat])["cards"]]
-    assert GAME.describe(w, seat, DISCARD) == \
-        "seat %d's chosen card is discarded face down, never shown: it loses the turn" % seat
-    assert ms.last == "seat %d's chosen card is discarded face down (never shown): it loses the turn" % seat
+    assert GAME.describe(w, seat, DISCARD) == "seat %d loses the chosen card, discarded face down and never shown " \
+        "(the open was cut by a time-out): the turn to auction is lost" % seat
+    assert ms.last == "seat %d loses the chosen card, discarded face down (never shown): the turn to auction is lost" % seat
     # a choice that is itself timed out shows nothing and costs only the turn (the rules' skip)
     default = GAME.default_action(st, seat)
     assert default == {"do": "skip"}
@@ -252,7 +252,8 @@ def test_a_cut_add_is_a_pass_in_the_double_offer():
     # the offer goes on exactly as after a pass (the next seat is asked, or the opener takes the double free)
     assert (cut.ms.phase, cut.ms.actor, cut.ms.idx, cut.ms.money, cut.ms.sales) == \
         (passed.ms.phase, passed.ms.actor, passed.ms.idx, passed.ms.money, passed.ms.sales)
-    assert GAME.describe(w, seat, DISCARD).endswith("discarded face down, never shown: nothing added to the double")
+    assert GAME.describe(w, seat, DISCARD).endswith("discarded face down and never shown (the open was cut by a "
+                                                    "time-out): nothing added to the double")
 
 
 def test_the_bare_rules_have_no_open_and_refuse_a_discard():
@@ -320,5 +321,17 @@ def test_the_screen_words_for_the_choice_the_open_and_a_discard():
     # a cut open: what the time-out does there, and the event log's words
     label = GAME.turn(w).label
     assert theirs.timeout_effect_for(label) == "the chosen card is discarded face down: the turn to auction is lost"
-    assert theirs.describe(GAME, w, seat, DISCARD) == \
-        "seat %d's chosen card is discarded face down, never shown: it loses the turn" % seat
+    assert theirs.describe(GAME, w, seat, DISCARD) == "seat %d loses the chosen card, discarded face down and never " \
+        "shown (the open was cut by a time-out): the turn to auction is lost" % seat
+
+
+def test_a_card_play_of_an_earlier_build_is_refused_with_the_documented_reason():
+    """protocol.md §7.1 / §12.4: a Modern Art log written before bind-before-show does not replay;
+    its first card play (the card id with the owner's share in ``reveal``) is refused, saying why."""
+    st = at_play()
+    seat = st.ms.actor
+    pos, card = sorted(dealt.known_cards(st, seat, SECRETS[seat]).items())[0]
+    D, proof = dealt.deal.share(SECRETS[seat], st.deck[pos], st.gid, seat, pos)
+    old = {"do": "play", "pos": pos, "card": card, "double": None, "reveal": {"share": D, "proof": proof}}
+    with pytest.raises(IllegalAction, match="^play takes only do, pos, card, double; unknown: reveal$"):
+        GAME.check(st, seat, old)

@@ -939,9 +939,9 @@ def describe(st: DState, seat: int, action: Any) -> str:
     if g == "open":
         if action == DISCARD:
             k = len(_bound(st))
-            return "%s's chosen card%s %s discarded face down, never shown: %s" % (
-                who, "" if k == 1 else "s", "is" if k == 1 else "are",
-                "nothing added to the double" if (st.choice or {}).get("do") == "add" else "it loses the turn")
+            return "%s loses the chosen card%s, discarded face down and never shown (the open was cut by a " \
+                   "time-out): %s" % (who, "" if k == 1 else "s", "nothing added to the double"
+                                      if (st.choice or {}).get("do") == "add" else "the turn to auction is lost")
         full = opened_action(st, seat, action)
         return rules.describe(st.ms, seat, full) if full is not None else "%s: unreadable open" % who
     if _withhold(action):

@@ -641,16 +641,14 @@ def discard_unchecked(state: State, seat: int, positions: Sequence[int]) -> Stat
     hands = list(w.hands)
     hands[seat] = tuple(p for p in hands[seat] if p not in positions)
     w.hands = tuple(hands)
-    k = len(positions)
-    gone = "%s's chosen card%s %s discarded face down (never shown)" % (_who(seat), "" if k == 1 else "s",
-                                                                         "is" if k == 1 else "are")
+    gone = "%s loses the chosen card%s, discarded face down (never shown)" % (_who(seat), "" if len(positions) == 1 else "s")
     if w.phase == "double":
         _auctions.STEPS["double"].apply(w, seat, {"do": "pass"})
         if not w.last.startswith("nobody adds"):
             w.last = gone + ": nothing added to the double"
         return w
     w.skips += 1
-    w.last = gone + ": it loses the turn"
+    w.last = gone + ": the turn to auction is lost"
     holders = sum(1 for h in w.hands if h)
     if holders and w.skips >= holders:
         _end_round(w, -1, "every seat with cards lost its turn in a row", (seat + 1) % n)
