@@ -335,3 +335,15 @@ def test_a_card_play_of_an_earlier_build_is_refused_with_the_documented_reason()
     old = {"do": "play", "pos": pos, "card": card, "double": None, "reveal": {"share": D, "proof": proof}}
     with pytest.raises(IllegalAction, match="^play takes only do, pos, card, double; unknown: reveal$"):
         GAME.check(st, seat, old)
+
+
+def test_sent_words_name_our_own_card_from_the_positions_the_table_binds():
+    from cli.screens import Context
+    from cli.screens.modern_art import ModernArtScreen, card_words
+
+    v = {"phase": "play", "cards": [{"pos": 5, "id": 10}, {"pos": 9, "id": 3}]}     # 10: a Carvalho double
+    ctx = Context(seat=0, view=v, deciding=True)
+    said = ModernArtScreen().on_sent(ctx, {"do": "play", "pos": 5, "double": None}, "")
+    assert said.text == "Sent: you auction %s - the double now goes round for a second card" % card_words(10)
+    said = ModernArtScreen().on_sent(ctx, {"do": "play", "pos": 5, "double": {"pos": 9}}, "")
+    assert said.text == "Sent: you auction %s with %s" % (card_words(10), card_words(3))

@@ -1016,17 +1016,20 @@ def action_words(a: Mapping, v: Mapping | None = None) -> str:
     do = a.get("do")
     a = _with_cards(a, v)
 
-    def name(c: Any) -> str:
+    def name(x: Mapping) -> str:
+        c = x.get("card")
+        if "card" not in x:      # bound by its position, and not a card of our view's hand
+            return "the card at deck position %s" % (x.get("pos"),)
         return card_words(c) if isinstance(c, int) and 0 <= c < N_CARDS else "card %r" % (c,)
 
     if do == "play":
-        text = "you auction %s" % name(a.get("card"))
+        text = "you auction %s" % name(a)
         sec = a.get("double")
         if isinstance(sec, Mapping):
-            text += " with %s" % name(sec.get("card"))
+            text += " with %s" % name(sec)
         return text
     if do == "add":
-        return "you add %s to the double (you are the auctioneer now)" % name(a.get("card"))
+        return "you add %s to the double (you are the auctioneer now)" % name(a)
     if do == "pass":
         return "you pass"
     if do == "bid":
@@ -1528,10 +1531,11 @@ class ModernArtScreen(Screen):
                     extra = " - you are out of this auction"
                 else:
                     extra = " (sealed until this raise round closes)"
-            elif action.get("do") == "play" and action.get("double") is None and \
-                    isinstance(action.get("card"), int) and 0 <= action["card"] < N_CARDS and \
-                    CARDS[action["card"]].type == "double":
-                extra = " - the double now goes round for a second card"
+            else:
+                card = _with_cards(action, v).get("card")      # the table binds positions: our hand names it
+                if action.get("do") == "play" and action.get("double") is None and isinstance(card, int) and \
+                        0 <= card < N_CARDS and CARDS[card].type == "double":
+                    extra = " - the double now goes round for a second card"
         return Say("Sent: %s%s" % (words, extra), "class:sent")
 
     # -- help --------------------------------------------------------------------
