@@ -798,7 +798,7 @@ def seal_action(st: DState, seat: int, action: Any, secret: bytes) -> Any:
     the positions are sent, and the open would show another card than the person chose.  Anything
     else is returned unchanged for ``check``."""
     if st.stage != "play" or not isinstance(action, dict) or action.get("do") not in ("play", "add") \
-            or "card" not in action:
+            or "card" not in action or type(seat) is not int or not 0 <= seat < st.n:
         return action
     claims = [(action.get("pos"), action.get("card"))]
     if isinstance(action.get("double"), dict):
