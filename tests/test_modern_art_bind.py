@@ -347,3 +347,11 @@ def test_sent_words_name_our_own_card_from_the_positions_the_table_binds():
     assert said.text == "Sent: you auction %s - the double now goes round for a second card" % card_words(10)
     said = ModernArtScreen().on_sent(ctx, {"do": "play", "pos": 5, "double": {"pos": 9}}, "")
     assert said.text == "Sent: you auction %s with %s" % (card_words(10), card_words(3))
+
+
+def test_no_round_end_warning_once_the_card_is_chosen():
+    from core.games.modern_art.warnings import warnings
+
+    v = {"phase": "play", "actor": 0, "money": [100, None, None], "played": [4, 0, 0, 0, 0], "deal": {"stage": "play"}}
+    assert warnings(v, 0) == ["A card of Manuel Carvalho ends the round at once (4 played) and is not auctioned."]
+    assert warnings(dict(v, deal={"stage": "open"}), 0) == []
