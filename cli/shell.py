@@ -214,11 +214,15 @@ def seal(game: Any, state: Any, seat: int | None, action: Any, secret: bytes | N
     """``action`` as our peer will send it: through the game's ``seal_action`` with our seat's secret
     (core.engine.seal_action; a game with seat secrets attaches there what only that seat can give,
     e.g. the proof that a played card is the one at its deck position).  Unchanged without a secret,
-    for a game without the hook, or when the hook fails (then the game's check says what is wrong)."""
+    for a game without the hook, or when the hook fails (then the game's check says what is wrong);
+    an IllegalAction from the hook (what only our secret can tell: Modern Art's claimed card that is
+    not at its position) goes to the caller, as the peer's ``act`` would raise it."""
     if secret is None or game is None or seat is None:
         return action
     try:
         return engine.seal_action(game, state, seat, action, secret)
+    except IllegalAction:
+        raise
     except Exception:
         return action
 
@@ -232,9 +236,9 @@ def problems(game: Any, state: Any, seat: int, action: Any, secret: bytes | None
     seat secrets) the action is checked as the peer will send it: sealed first
     (``seal``).
     """
-    action = seal(game, state, seat, action, secret)
     hook = getattr(engine, "problems", None)
     try:
+        action = seal(game, state, seat, action, secret)
         if callable(hook):
             return [str(p) for p in hook(game, state, seat, action)]
         own = getattr(game, "problems", None)
@@ -250,8 +254,8 @@ def problems(game: Any, state: Any, seat: int, action: Any, secret: bytes | None
 
 def check(game: Any, state: Any, seat: int, action: Any, secret: bytes | None = None) -> Any:
     """The normalised action (sealed first with ``secret``, see ``problems``), or IllegalAction saying why not."""
-    action = seal(game, state, seat, action, secret)
     try:
+        action = seal(game, state, seat, action, secret)
         return game.check(state, seat, action)
     except IllegalAction:
         raise

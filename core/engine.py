@@ -62,12 +62,14 @@ Private information (a game whose ``info.secrets`` is True; Modern Art's deal):
   other event; every peer checks it with ``check`` as usual.  ``default_action``
   is what a timed-out seat gets, as everywhere; where no legal default exists
   (a share only that seat can give) it returns a *withhold marker* that
-  ``apply`` turns into the game's end with that seat named and ranked last,
-  so the table's time-out certificates work unchanged.
+  ``apply`` turns into the game's end with that seat named (a certificate can
+  be signed against a seat that did move, so it ranks no one: Modern Art
+  abandons the game), so the table's time-out certificates work unchanged.
 * ``seal_action(state, seat, action, secret) -> action`` (optional): the peer
   passes every action its person or bot decided through it before checking
-  and signing (e.g. to attach the proof that a played card is the one at that
-  deck position).  A malformed action is returned unchanged for ``check``.
+  and signing; it may raise ``IllegalAction`` for what only the seat's secret
+  can tell (Modern Art: a claimed card that is not the one at its deck
+  position).  A malformed action is returned unchanged for ``check``.
 * **secret-aware view**: ``view(state, seat, secret=None)``; with the seat's
   own secret the view includes its own hand; without one (audit, spectators,
   another seat) only what is public.  The table's ``view(seat, secret=None)``

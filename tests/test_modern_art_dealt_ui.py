@@ -1,17 +1,19 @@
 """Modern Art in the terminal UI on a REAL table: the trustless deal's state, not the bare rules.
 
-A table's state is ``dealt.DState`` (the rules wrapped in the deal) and a card
-play must carry its owner's proof, which the peer attaches only when it sends
-(``seal_action``).  Three sans-IO peers (p2p.protocol.Peer) play over memory
+A table's state is ``dealt.DState`` (the rules wrapped in the deal): a card
+play is bound by its positions (the peer signs ``check``'s positions-only form
+of the card the person chose; ``seal_action`` checks the claim against the
+seat's own hand first) and shown by the peer's automatic open right after.
+Three sans-IO peers (p2p.protocol.Peer) play over memory
 through the whole deal (keys, shuffles, proofs, shares, hand checks: every
 seat's automatic steps); the seats the test does not play move as small bots.
 
 * a person auctions a card of its hand by typing ``play N`` / ``play CARD``
   through prompt-toolkit's pipe input: the UI checks the play as the peer will
   send it (sealed with the seat's secret), the decision resolves with an action
-  the game accepts, and the peer sends it; a card not in the hand (or a forged
-  play: another seat's position, a card that is not at the position) is
-  refused with the game's reason;
+  the game accepts, and the peer sends its positions, then shows the card; a
+  card not in the hand (or a forged play: another seat's position, a card
+  that is not at the position) is refused with the game's reason;
 * the reveal plays on the dealt state with a pace: when an auction resolves,
   "REVEAL" beats show (the sealed bids opening side by side, or the open
   auction's raise rounds), and a screen whose beats fail is logged once, not
@@ -34,10 +36,10 @@ from prompt_toolkit.output import DummyOutput
 
 import core.engine as engine
 from cli.screens import Screen
-from cli.screens.modern_art import card_code, hand_order
+from cli.screens.modern_art import card_code, card_words, hand_order
 from cli.shell import GameUI
 from core.games.modern_art import dealt
-from core.games.modern_art.cards import CARDS, N_CARDS
+from core.games.modern_art.cards import CARDS, N_CARDS, card_name
 
 from p2p.node import decision_of
 
@@ -142,7 +144,8 @@ async def test_a_person_auctions_a_card_of_its_hand_on_a_dealt_table():
                     other = next(c for c in range(N_CARDS) if c not in known.values())
                     assert ctx.problems({"do": "play", "pos": theirs, "card": other, "double": None})
                     wrong = ctx.problems({"do": "play", "pos": hand[0]["pos"], "card": other, "double": None})
-                    assert wrong and "not proven" in wrong[0] and "not card %d" % other in wrong[0]
+                    assert wrong == ["deck position %d holds %s, not %s" % (
+                        hand[0]["pos"], card_name(hand[0]["id"]), card_name(other))]
                     assert "action" not in got
                     # the first card of the hand (not a double: it would wait for a second card)
                     k = next(i for i, c in enumerate(hand) if CARDS[c["id"]].type != "double")
@@ -151,18 +154,24 @@ async def test_a_person_auctions_a_card_of_its_hand_on_a_dealt_table():
                     inp.send_text("play %d" % (k + 1) + ENTER)
                     await until(lambda: "action" in got)
                 action = got["action"]
-                assert action["do"] == "play" and action["pos"] == card["pos"] and action["card"] == card["id"]
-                # the decision resolved with what the peer sends: it passes the game's check after sealing
+                # the decision resolved with what the peer binds (the game's check of the card the person
+                # chose): its position only, no card id, no share
+                assert action == {"do": "play", "pos": card["pos"], "double": None}
                 sealed = engine.seal_action(t.game, t.state, me, action, secret)
-                assert t.game.check(t.state, me, sealed)["card"] == card["id"]
-                assert "cannot do that" not in flat(ui) and "Sent: you auction" in flat(ui)
+                assert t.game.check(t.state, me, sealed) == action
+                assert "cannot do that" not in flat(ui)
+                assert "Sent: you auction %s" % card_words(card["id"]) in flat(ui)
                 net.act(me, action)
+                # the choice, then the peer's automatic open: the card is shown and auctioned
+                bound, shown = [a for (_i, _ph, s, a) in t.moves[-2:]]
+                assert bound == {"do": "play", "pos": card["pos"], "double": None}
+                assert [i[:2] for i in shown["open"]] == [[card["pos"], card["id"]]]
                 assert t.state.ms.cards_up == (card["id"],) or list(t.state.ms.cards_up) == [card["id"]]
                 inp.send_text(CTRL_Q + CTRL_Q)
                 await until(lambda: ui.closed)
 
 
-async def test_a_short_card_name_plays_too_and_the_legal_list_is_sealed():
+async def test_a_short_card_name_plays_too_and_the_legal_list_holds_the_seats_own_cards():
     net = MANet(3, seed=11)
     me = auctioneer(net)
     t = net.table(me)
@@ -177,13 +186,13 @@ async def test_a_short_card_name_plays_too_and_the_legal_list_is_sealed():
                 async with deciding(ui, net, me) as got:
                     legal = ui._ctx().legal()
                     plays = [a for a in legal if a.get("do") == "play"]
-                    assert plays and all("reveal" in a for a in plays)     # the game's list for this seat, sealed
+                    # the game's list for this seat: its own cards (the peer binds their positions)
+                    assert plays and all(known[a["pos"]] == a["card"] and "reveal" not in a for a in plays)
                     inp.send_text("play %s" % card_code(card["id"]) + ENTER)
                     await until(lambda: "action" in got)
-                sent = CARDS[got["action"]["card"]]
+                sent = CARDS[known[got["action"]["pos"]]]      # the card at the position it binds
                 assert (sent.artist, sent.type) == (CARDS[card["id"]].artist, CARDS[card["id"]].type)
-                assert known[got["action"]["pos"]] == got["action"]["card"]
-                assert t.game.check(t.state, me, got["action"])        # sent sealed: the game accepts it as is
+                assert t.game.check(t.state, me, got["action"]) == got["action"]      # bound as is
                 inp.send_text(CTRL_Q + CTRL_Q)
                 await until(lambda: ui.closed)
 

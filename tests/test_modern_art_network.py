@@ -10,8 +10,8 @@
   it held when killed, and every peer finishes with the same, valid log;
 * tampering with a finished 3-seat ``easel demo`` log is named by the audit
   with the entry's index: a flipped byte in a shuffle, a share changed and
-  re-signed by its author, a card play whose card id is changed and re-signed
-  (both named as an illegal move by that seat).
+  re-signed by its author, a card shown in an open whose card id is changed and
+  re-signed (both named as an illegal move by that seat).
 
 Every wait is bounded in time; only loopback addresses are used.
 """
@@ -119,10 +119,12 @@ def test_sigkill_a_bot_mid_round_and_resume_with_its_hand(tmp_path):
     # its secret survived the kill: the one it disclosed is the one in its store when it was killed
     assert final.state.secrets[seat] == secret
     # after the resume it played cards of the hand it held when killed, with the cards the deal gave it
-    later = [a for idx, _, s, a in final.moves if idx >= killed.count and s == seat and isinstance(a, dict) and a.get("do") == "play"]
-    played_after = [a for a in later if a["pos"] in hand]
+    # (a card play is bound by its positions, then shown by the seat's peer: the open names the cards)
+    later = [item[:2] for idx, _, s, a in final.moves if idx >= killed.count and s == seat and isinstance(a, dict)
+             and "open" in a for item in a["open"]]
+    played_after = [(pos, card) for pos, card in later if pos in hand]
     assert played_after, "the resumed seat played none of the cards it held"
-    assert all(hand[a["pos"]] == a["card"] for a in played_after)
+    assert all(hand[pos] == card for pos, card in played_after)
 
 
 # --------------------------------------------------------------------------- tampering with a 3-seat demo log
@@ -167,7 +169,7 @@ def _resign(keys, ev: Event, action) -> bytes:
 
 def test_the_untouched_demo_log_audits_valid(demo3, tmp_path):
     data, _, _, steps = demo3
-    assert {"keys", "shuffle", "deal", "check", "disclose", "play:play"} <= set(steps)
+    assert {"keys", "shuffle", "deal", "check", "open", "disclose", "play:play"} <= set(steps)
     rep = audit({"d.log": data}, core.games)
     assert rep["valid"] and rep["complete"] and rep["results"]["status"] == "complete"
 
@@ -207,11 +209,12 @@ def test_a_share_changed_and_resigned_by_its_author_is_named(demo3, tmp_path):
 def test_a_card_play_with_its_card_id_changed_and_resigned_is_named(demo3, tmp_path):
     _, entries, keys, steps = demo3
     seats = Table.start(entries[0], core.games).genesis.doc["seats"]
-    i, ev, state = steps["play:play"][len(steps["play:play"]) // 2]
+    # the card is shown in the open that follows the choice (the choice names positions only)
+    i, ev, state = steps["open"][len(steps["open"]) // 2]
     seat = seats.index(ev.author)
-    action = dict(ev.body["action"])
-    assert action["do"] == "play"
-    action["card"] = (action["card"] + 1) % N_CARDS   # a card the deal did not put at that position
+    items = [list(x) for x in ev.body["action"]["open"]]
+    items[0][1] = (items[0][1] + 1) % N_CARDS         # a card the deal did not put at that position
+    action = {"open": items}
     with pytest.raises(IllegalAction):
         core.games.get(GAME).check(state, seat, action)
     path = tmp_path / "t.log"

@@ -500,8 +500,11 @@ def test_a_card_already_played_cannot_be_claimed_and_the_open_deal_checks_claims
     wrong = next(x for x in range(70) if x != deal[p])
     with pytest.raises(IllegalAction, match="does not hold"):
         rules.check_open(s, s.actor, {"do": "play", "pos": p, "card": wrong}, deal)
-    ok = rules.check_open(s, s.actor, {"do": "play", "pos": p, "card": deal[p], "reveal": b"proof"}, deal)
-    assert ok["reveal"] == b"proof"            # carried for the deal layer, never read by the rules
+    ok = rules.check_open(s, s.actor, {"do": "play", "pos": p, "card": deal[p]}, deal)
+    assert ok == {"do": "play", "pos": p, "card": deal[p], "double": None}
+    # no proof rides in a play any more: the deal layer binds the positions, then shows the cards
+    # in a step of its own (dealt.py), so an unknown key is refused like any other
+    refused(s, s.actor, {"do": "play", "pos": p, "card": deal[p], "reveal": b"proof"}, "unknown: reveal")
 
 
 def test_the_seat_on_turn_must_auction_a_card_a_skip_is_only_what_a_time_out_gives():

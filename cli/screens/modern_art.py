@@ -43,6 +43,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping, Sequence
 
+from core.games.modern_art import dealt as _dealt
 from core.games.modern_art import rules as _rules
 from core.games.modern_art.auctions import AUCTIONS, STEPS, auction_key, standing_action
 from core.games.modern_art.cards import ARTISTS, CARDS, N_CARDS, TYPES
@@ -347,6 +348,13 @@ def _doing_words(v: Mapping, me: int | None) -> str:
     """Whose decision it is, in a few words (during the deal: how far it is, the table's label)."""
     if (v.get("deal") or {}).get("stage") in _DEAL_STEPS and v.get("label"):
         return str(v["label"]).replace("the deal: ", "deal: ", 1)
+    shown = (v.get("deal") or {}).get("open")
+    if isinstance(shown, Mapping):
+        # the card play is bound; the seat's peer shows the card(s) now (an automatic step)
+        k = len(shown.get("positions") or [])
+        if shown.get("seat") == me:
+            return "showing your card%s" % ("s" if k > 1 else "")
+        return "%s shows the card%s" % (_sw(shown.get("seat"), me), "s" if k > 1 else "")
     ph = v.get("phase")
     a = v.get("auction") or {}
     actor = v.get("actor")
@@ -986,21 +994,42 @@ def reveal_beats(snap: Snapshot | None, before: Snapshot | None, me: int | None)
     return beats[-BEATS_MAX:]
 
 
+def _with_cards(a: Mapping, v: Mapping | None) -> Mapping:
+    """A card play or an add as the table binds it (positions only) with our own cards put back from
+    our view's hand (``cards``: pos -> id); unchanged if it names its cards or a position is not ours."""
+    if a.get("do") not in ("play", "add") or "card" in a or not isinstance(v, Mapping):
+        return a
+    mine = {c.get("pos"): c.get("id") for c in v.get("cards") or [] if isinstance(c, Mapping)}
+    if a.get("pos") not in mine:
+        return a
+    out = dict(a, card=mine[a["pos"]])
+    sec = a.get("double")
+    if isinstance(sec, Mapping):
+        if sec.get("pos") not in mine:
+            return a
+        out["double"] = dict(sec, card=mine[sec["pos"]])
+    return out
+
+
 def action_words(a: Mapping, v: Mapping | None = None) -> str:
     """Our own action in the second person: "you auction Daniel Melim sealed (MeS)", "your bid: 12"."""
     do = a.get("do")
+    a = _with_cards(a, v)
 
-    def name(c: Any) -> str:
+    def name(x: Mapping) -> str:
+        c = x.get("card")
+        if "card" not in x:      # bound by its position, and not a card of our view's hand
+            return "the card at deck position %s" % (x.get("pos"),)
         return card_words(c) if isinstance(c, int) and 0 <= c < N_CARDS else "card %r" % (c,)
 
     if do == "play":
-        text = "you auction %s" % name(a.get("card"))
+        text = "you auction %s" % name(a)
         sec = a.get("double")
         if isinstance(sec, Mapping):
-            text += " with %s" % name(sec.get("card"))
+            text += " with %s" % name(sec)
         return text
     if do == "add":
-        return "you add %s to the double (you are the auctioneer now)" % name(a.get("card"))
+        return "you add %s to the double (you are the auctioneer now)" % name(a)
     if do == "pass":
         return "you pass"
     if do == "bid":
@@ -1018,6 +1047,10 @@ def action_words(a: Mapping, v: Mapping | None = None) -> str:
 
 # the step's label (rules._label, auctions.py's labels) -> what a time-out does there (each step's default)
 _TIMEOUT_WORDS = (
+    # the open (dealt.py): the chosen card(s) leave the hand unseen
+    ("shows the card it adds", "the chosen card is discarded face down: nothing added to the double"),
+    ("shows the two cards", "the chosen cards are discarded face down: the turn to auction is lost"),
+    ("shows the card", "the chosen card is discarded face down: the turn to auction is lost"),
     ("auctions a painting", "the turn to auction is lost"),
     ("open auction", "a pass: out of this auction"),
     ("once around", "a pass"),
@@ -1073,6 +1106,9 @@ class ModernArtScreen(Screen):
 
     def __init__(self) -> None:
         self._order: dict | None = None      # our standing order in an open auction (private: never sent)
+        # the card play or add we composed last, with its cards (the table binds its positions only,
+        # so our own event log and draft can still name the cards: never sent)
+        self._chosen: dict | None = None
 
     def timeout_effect_for(self, label: str) -> str:
         """Only the step that timed out: the rules' default for it (auctions.py's ``default``)."""
@@ -1204,6 +1240,20 @@ class ModernArtScreen(Screen):
     def describe(self, game: Any, state: Any, seat: int, action: Any) -> str:
         """The game's words (the shell gives the state the move was made in), except that a bid
         says its amount (0: no bid): in the log a sealed bid is already open."""
+        if isinstance(action, dict) and "open" in action:
+            # the open shows the cards the seat bound: told as the card play it is
+            full = _dealt.opened_action(state, seat, action) if isinstance(state, _dealt.DState) else None
+            if full is not None:
+                action = full
+        elif isinstance(action, dict) and action.get("do") in ("play", "add") and "card" not in action:
+            # a choice binds positions only; on our own screen we know what we chose
+            mine = self._chosen
+            if mine is not None and mine.get("do") == action.get("do") and mine.get("pos") == action.get("pos") \
+                    and (mine.get("double") or {}).get("pos") == (action.get("double") or {}).get("pos"):
+                cards = [mine["card"]] + ([mine["double"]["card"]] if mine.get("double") else [])
+                what = " and ".join(card_words(c) for c in cards if isinstance(c, int) and 0 <= c < N_CARDS)
+                return "seat %s chooses %s to %s" % (
+                    seat, what, "add to the double" if mine["do"] == "add" else "auction")
         if isinstance(action, dict):
             do = action.get("do")
             if do == "skip":    # a time-out's default, never a chosen move: no word of whether the seat moved
@@ -1405,7 +1455,8 @@ class ModernArtScreen(Screen):
                     raise CommandError("too much after the cards: %r - play N [M] takes one card, or two for a double"
                                        % " ".join(rest[used2:]))
                 second = {"pos": c2["pos"], "card": c2["id"]}
-            return {"do": "play", "pos": first["pos"], "card": first["id"], "double": second}
+            self._chosen = {"do": "play", "pos": first["pos"], "card": first["id"], "double": second}
+            return dict(self._chosen)
         if name == "add":
             if not args:
                 raise CommandError("usage: add N or add CARD - the second card of the double (same artist, not a double)")
@@ -1415,7 +1466,8 @@ class ModernArtScreen(Screen):
             card, used = parse_card(args, hand, prefer_second=art)
             if args[used:]:
                 raise CommandError("add takes one card, not %r" % " ".join(args))
-            return {"do": "add", "pos": card["pos"], "card": card["id"]}
+            self._chosen = {"do": "add", "pos": card["pos"], "card": card["id"]}
+            return dict(self._chosen)
         if name == "pass":
             if args:
                 raise CommandError("pass takes no arguments")
@@ -1481,10 +1533,11 @@ class ModernArtScreen(Screen):
                     extra = " - you are out of this auction"
                 else:
                     extra = " (sealed until this raise round closes)"
-            elif action.get("do") == "play" and action.get("double") is None and \
-                    isinstance(action.get("card"), int) and 0 <= action["card"] < N_CARDS and \
-                    CARDS[action["card"]].type == "double":
-                extra = " - the double now goes round for a second card"
+            else:
+                card = _with_cards(action, v).get("card")      # the table binds positions: our hand names it
+                if action.get("do") == "play" and action.get("double") is None and isinstance(card, int) and \
+                        0 <= card < N_CARDS and CARDS[card].type == "double":
+                    extra = " - the double now goes round for a second card"
         return Say("Sent: %s%s" % (words, extra), "class:sent")
 
     # -- help --------------------------------------------------------------------

@@ -360,13 +360,10 @@ def _double_check(state, seat: int, action: dict, money: int) -> dict:
         return {"do": "pass"}
     if action.get("do") != "add":
         raise _bad("add a second %s card to the double (add) or pass" % ARTISTS[artist_of(state.cards_up[0])])
-    R._keys(action, ("do", "pos", "card", "reveal"), "add")
+    R._keys(action, ("do", "pos", "card"), "add")
     pos, card = R._claim(state, seat, action.get("pos"), action.get("card"), "the second")
     R._second_ok(state.cards_up[0], card)
-    out = {"do": "add", "pos": pos, "card": card}
-    if "reveal" in action:
-        out["reveal"] = action["reveal"]
-    return out
+    return {"do": "add", "pos": pos, "card": card}
 
 
 def _double_apply(w, seat: int, a: Mapping) -> None:

@@ -25,24 +25,41 @@ with the deal's public record and runs the deal as automatic steps
    already played (``{"fault": [[pos, D, proof], ...]}``): a proven *deck
    fault* stops the game and goes to the disclosure, where the shuffler that
    caused it is named.
-5. the rules' steps; a card play (and a double's second card, and an added
-   card) carries ``"reveal": {"share": D, "proof"}`` — the owner's share —
-   attached by ``seal_action`` and checked at once (``deal.verify_play``).
-6. **disclosure** (simultaneous, every seat) after the rules' last step:
+5. the rules' steps.  A card play (and a double's second card, and an added
+   card) is **bound before it is shown**: the seat's decided move names deck
+   positions only (``{"do": "play", "pos": p, "double": null | {"pos": p2}}``,
+   ``{"do": "add", "pos": p}``; ``check`` takes the card-id form a screen or a
+   bot chooses, checks its claim by the rules and returns this form, which is
+   what the peer signs), and shows nothing.
+6. **open** (sequential, the seat that chose; ``Turn.shows``): its peer opens
+   the bound positions, ``{"open": [[pos, card, D, proof], ...]}`` (the owner's
+   share for each, ``deal.verify_play``); ``check`` verifies every share and
+   that the cards make a legal play under the rules, and ``apply`` applies the
+   full play as the rules say.  A time-out here (its default ``{"discard":
+   true}``, which only a time-out gives: ``check`` refuses it) **discards the
+   bound cards face down**: they leave the hand unseen, count for no artist,
+   and the seat loses its turn (in the double offer: it passes).  So cutting
+   the open cannot put a shown card back in the hand, and cutting the choice
+   shows nothing (docs/deal.md §4).
+7. **disclosure** (simultaneous, every seat) after the rules' last step:
    ``{"secret": 64 bytes}``, checked against the seat's key at once; then every
    shuffle is redone from the secrets and a seat whose output differs is named.
 
 Withholding (``{"withhold": True}``, the default of every deal step but the
-hand check: only that seat can give it).  The deal's privacy rests on every
-seat's key and every seat's shuffle, so a missing key or shuffle (a time-out
-certificate, or the marker sent by the seat itself) **abandons** the game:
-status "abandoned", nobody ranked, the reason named ("seat N was timed out of
-its shuffle: the deal cannot go on without it, no hand was dealt"), no share
-ever asked.  A missing share ends the game at once, the withholding seat(s)
-named and ranked last, the others by money; a missing disclosure leaves the
-game not complete, that seat named and ranked last.  docs/deal.md §4 says,
-step by step, what a false time-out would give a coalition and why it costs
-no honest seat's secrecy.
+hand check and the open: only that seat can give it; a seat that sends the
+marker itself is treated exactly as if it had timed out).  The deal's privacy
+rests on every seat's key and every seat's shuffle, so a missing key or
+shuffle **abandons** the game: status "abandoned", nobody ranked, the reason
+named ("seat N was timed out of its shuffle: the deal cannot go on without it,
+no hand was dealt"), no share ever asked.  Missing shares abandon the game too
+(nobody ranked: a time-out certificate can be signed by the other seats
+against a seat that sent its shares, so it blames no one).  A missing
+disclosure leaves the game ``not disclosed``: every money total is public by
+then, so the ranking by money stands for every seat and the seat is named
+without being ranked last (its shuffle was proven at the deal).  Only a seat
+proven wrong by its own disclosed secret (``cheating``) is ranked last.
+docs/deal.md §4 says, step by step, what a false time-out would give a
+coalition and why it costs no honest seat's secrecy.
 
 **Deck faults** (a card that opens to no card, a card held twice, a card whose
 twin was already played) are never offered as moves (``legal_actions`` leaves
@@ -69,10 +86,14 @@ from ...memo import single_flight
 from . import rules
 from .cards import N_CARDS, card_name
 
-__all__ = ["DState", "setup", "turn", "check", "apply", "apply_timeout", "chance", "auto_action", "seal_action", "default_action",
+__all__ = ["DState", "setup", "turn", "check", "apply", "apply_timeout", "apply_discard", "chance", "auto_action",
+           "seal_action", "default_action", "timeout_only", "opened_action", "DISCARD",
            "view", "result", "describe", "legal_actions", "known_cards", "dead_positions", "precompute"]
 
-AUTO_STAGES = ("keys", "shuffle", "deal", "check", "disclose")
+AUTO_STAGES = ("keys", "shuffle", "deal", "check", "open", "disclose")
+
+# the open's time-out default (the bound cards are discarded face down): never a seat's own move
+DISCARD = {"discard": True}
 
 
 @lru_cache(maxsize=16)
@@ -170,7 +191,11 @@ class DState:
     """The rules' state plus the deal's public record.  Immutable by convention."""
 
     __slots__ = ("ms", "n", "gid", "stage", "pending", "keys", "decks", "shuffled", "shuffler", "proofs",
-                 "shares", "owner", "shared", "lo", "hi", "secrets", "named", "status", "fault")
+                 "shares", "owner", "shared", "lo", "hi", "secrets", "named", "status", "fault",
+                 "choice", "discarded", "last")
+    # choice: the positions-only card play or add bound in the play stage, shown in the open (None otherwise)
+    # discarded: positions whose bound cards were discarded face down (a cut open), in that order: public
+    # last: seats ranked last in the result (proven wrong by their own disclosed secret; never by a time-out)
 
     def _replace(self, **kw: Any) -> "DState":
         w = DState.__new__(DState)
@@ -192,7 +217,7 @@ def setup(config: Mapping[str, Any], players: int, seed: bytes) -> DState:
     init = dict(ms=ms, n=players, gid=bytes(seed), stage="keys", pending=tuple(range(players)),
                 keys=(None,) * players, decks=(), shuffled=(), shuffler=0, proofs=(),
                 shares=((None,) * players,) * N_CARDS, owner=(-1,) * N_CARDS, shared=0, lo=0, hi=0,
-                secrets=(None,) * players, named=(), status="", fault="")
+                secrets=(None,) * players, named=(), status="", fault="", choice=None, discarded=(), last=())
     for k, v in init.items():
         object.__setattr__(s, k, v)
     return s
@@ -214,10 +239,30 @@ def turn(st: DState) -> Turn:
         what = ", then proofs" if st.shuffler == st.n - 1 else " (seat %d)" % st.shuffler
         return Turn("sequential", (st.shuffler,), auto=True,
                     label="the deal: shuffle %d/%d%s" % (st.shuffler + 1, st.n, what))
+    if g == "open":
+        seat = st.pending[0]
+        return Turn("sequential", (seat,), auto=True, shows=True, label=_open_label(st, seat))
     labels = {"keys": "the deal: keys",
               "deal": "the deal: dealing (positions %d-%d)" % (st.lo, st.hi - 1),
               "check": "the deal: new cards checked", "disclose": "the deal: seat secrets disclosed"}
-    return Turn("simultaneous", st.pending, auto=True, label=labels[g])
+    # the shares and the disclosure show their authors' secrets (the hand check's fault shares are only
+    # for dead cards, the keys and the shuffles show none): the peer's rule for them, protocol.md §6.5
+    return Turn("simultaneous", st.pending, auto=True, label=labels[g], shows=g in ("deal", "disclose"))
+
+
+def _bound(st: DState) -> list:
+    """The positions the seat bound in its choice, in order (the card, then a double's second)."""
+    a = st.choice or {}
+    out = [a.get("pos")]
+    if isinstance(a.get("double"), dict):
+        out.append(a["double"]["pos"])
+    return out
+
+
+def _open_label(st: DState, seat: int) -> str:
+    what = ("the card it adds to the double" if (st.choice or {}).get("do") == "add"
+            else "the two cards it auctions" if len(_bound(st)) == 2 else "the card it auctions")
+    return "round %d: seat %d shows %s" % (st.ms.round, seat, what)
 
 
 def _sync(w: DState) -> DState:
@@ -291,16 +336,61 @@ def _fault_problem(st: DState, seat: int, items: list) -> str | None:
     return "positions %s open to distinct cards not yet played: no fault" % [i[0] for i in items]
 
 
-def _verify_reveal(st: DState, seat: int, pos: int, card: int, reveal: Any) -> dict:
-    if not isinstance(reveal, dict) or set(reveal) != {"share", "proof"}:
-        raise IllegalAction("a card play must carry its proof: reveal = {share, proof} (sent by your peer)")
-    if pos >= st.shared:
-        raise IllegalAction("deck position %d has not been dealt yet" % pos)
-    bad = deal.verify_play(st.deck[pos], _others(st, pos, seat), st.keys[seat], reveal["share"], reveal["proof"],
-                           card, st.gid, seat, pos, _table(st.gid))
-    if bad is not None:
-        raise IllegalAction("seat %d's card play is not proven: %s" % (seat, bad))
-    return {"share": reveal["share"], "proof": reveal["proof"]}
+def _open_items(raw: Any) -> list:
+    if not isinstance(raw, list) or not raw:
+        raise IllegalAction("an open is a list of [position, card, share, proof]")
+    out = []
+    for item in raw:
+        if not (isinstance(item, list) and len(item) == 4 and type(item[0]) is int and type(item[1]) is int):
+            raise IllegalAction("an open is a list of [position, card, share, proof]")
+        if not 0 <= item[1] < N_CARDS:
+            raise IllegalAction("card %d does not exist (cards are 0 to %d)" % (item[1], N_CARDS - 1))
+        out.append([item[0], item[1], _bytes(item[2], 32, "a share"), _bytes(item[3], 64, "a share proof")])
+    return out
+
+
+def opened_action(st: DState, seat: int, action: Any) -> dict | None:
+    """The rules' full card-id action an open shows (``{"do": "play", "pos", "card", "double"}`` or
+    ``{"do": "add", "pos", "card"}``), from the bound choice and the open's cards; None if ``action``
+    is no well-formed open of the bound positions (nothing checked: ``check`` does that)."""
+    if st.stage != "open" or not isinstance(action, dict) or not isinstance(action.get("open"), list):
+        return None
+    items = action["open"]
+    if [i[0] if isinstance(i, list) and i else None for i in items] != _bound(st):
+        return None
+    cards = [i[1] if len(i) > 1 else None for i in items]
+    if any(type(c) is not int for c in cards):
+        return None
+    a = st.choice
+    if a["do"] == "add":
+        return {"do": "add", "pos": a["pos"], "card": cards[0]}
+    second = None if len(cards) == 1 else {"pos": a["double"]["pos"], "card": cards[1]}
+    return {"do": "play", "pos": a["pos"], "card": cards[0], "double": second}
+
+
+def _check_open(st: DState, seat: int, action: Any, verify: bool) -> dict:
+    """The seat's peer shows the cards it bound: every share proven (``deal.verify_play``) and the
+    cards a legal play under the rules (the full action ``rules.check`` takes)."""
+    if seat != st.pending[0]:
+        raise IllegalAction("it is seat %d's open, not seat %d's" % (st.pending[0], seat))
+    if action == DISCARD:
+        raise IllegalAction("a seat shows the cards it chose; only a time-out discards them face down")
+    a = _exact(action, ("open",), "an open")
+    items = _open_items(a["open"])
+    want = _bound(st)
+    if [i[0] for i in items] != want:
+        raise IllegalAction("seat %d must show exactly the positions it chose, %s, in that order" % (seat, want))
+    if verify:
+        for pos, card, D, proof in items:
+            bad = deal.verify_play(st.deck[pos], _others(st, pos, seat), st.keys[seat], D, proof,
+                                   card, st.gid, seat, pos, _table(st.gid))
+            if bad is not None:
+                raise IllegalAction("seat %d's card play is not proven: %s" % (seat, bad))
+    try:
+        rules.check(st.ms, seat, opened_action(st, seat, {"open": items}))
+    except IllegalAction as exc:
+        raise IllegalAction("seat %d's shown cards make no legal play: %s" % (seat, exc)) from None
+    return {"open": items}
 
 
 def _check_play_fault(st: DState, seat: int, action: Any, verify: bool) -> dict:
@@ -338,19 +428,11 @@ def _check(st: DState, seat: Any, action: Any, verify: bool) -> Any:
     if g == "play":
         if isinstance(action, dict) and action.get("do") == "fault":
             return _check_play_fault(st, seat, action, verify)
-        a = rules.check(st.ms, seat, action)
-        if a["do"] in ("play", "add"):
-            if verify:
-                a["reveal"] = _verify_reveal(st, seat, a["pos"], a["card"], a.get("reveal"))
-            elif "reveal" not in a:
-                raise IllegalAction("a card play must carry its proof")
-            if a.get("double"):
-                d = a["double"]
-                if verify:
-                    d["reveal"] = _verify_reveal(st, seat, d["pos"], d["card"], d.get("reveal"))
-                elif "reveal" not in d:
-                    raise IllegalAction("a card play must carry its proof")
-        return a
+        # a card play or an add is bound by its positions (the card-id form a screen or a bot
+        # chooses is checked by the rules and returned without its cards: the peer signs that)
+        return rules.check_choice(st.ms, seat, action)
+    if g == "open":
+        return _check_open(st, seat, action, verify)
     if g == "shuffle":
         if seat != st.shuffler:
             raise IllegalAction("it is seat %d's shuffle, not seat %d's" % (st.shuffler, seat))
@@ -425,8 +507,14 @@ def apply(st: DState, seat: int, action: Any) -> DState:
         if a.get("do") == "fault":
             return st._replace(stage="disclose", pending=tuple(range(st.n)),
                                fault="seat %d proved a deck fault at position(s) %s" % (seat, [i[0] for i in a["fault"]]))
+        if a["do"] in ("play", "add"):
+            # bound, not shown: the seat's own peer shows the cards in the next step (the open)
+            return st._replace(stage="open", choice=a, pending=(seat,))
         ms = rules.apply_unchecked(st.ms, seat, a)
         return _sync(st._replace(ms=ms))
+    if g == "open":
+        ms = rules.apply_unchecked(st.ms, seat, rules.check(st.ms, seat, opened_action(st, seat, a)))
+        return _sync(st._replace(ms=ms, choice=None, pending=()))
     if g == "keys":
         keys = list(st.keys)
         keys[seat] = None if "withhold" in a else a["key"]
@@ -446,8 +534,7 @@ def apply(st: DState, seat: int, action: Any) -> DState:
     if g == "deal":
         w = _done(st, seat)
         if "withhold" in a:
-            want = [p for p in range(st.lo, st.hi) if st.owner[p] != seat]
-            w = w._replace(named=w.named + ((seat, "withheld its share for position %d" % want[0]),))
+            w = w._replace(named=w.named + ((seat, _no_shares(seat, st.ms.round)),))
         else:
             shares = list(w.shares)
             for pos, D, _proof in a["shares"]:
@@ -458,7 +545,9 @@ def apply(st: DState, seat: int, action: Any) -> DState:
         if w.pending:
             return w
         if w.named:
-            return w._replace(stage="over", status="withheld")
+            # a time-out certificate may be signed against a seat that sent its shares: it blames and
+            # ranks nobody; the deal cannot go on, so the game is abandoned (docs/deal.md §4)
+            return w._replace(stage="over", status="abandoned")
         owners = tuple(s for s in range(w.n) if any(w.owner[p] == s for p in range(w.lo, w.hi)))
         return w._replace(shared=w.hi, stage="check", pending=owners)
     if g == "check":
@@ -500,6 +589,27 @@ def _gone(seat: int, what: str) -> str:
     return "seat %d was timed out of its %s: the deal cannot go on without it, no hand was dealt" % (seat, what)
 
 
+def _no_shares(seat: int, rnd: int) -> str:
+    return ("seat %d's shares for round %d's deal did not come (timed out or withheld; a time-out can be signed "
+            "by the other seats although they were sent): the deal cannot go on, nobody is ranked" % (seat, rnd))
+
+
+def timeout_only(action: Any) -> bool:
+    """The open's time-out default (``DISCARD``): ``check`` refuses it, ``apply_discard`` applies it."""
+    return action == DISCARD
+
+
+def apply_discard(st: DState, seat: int, action: Any) -> DState:
+    """A cut open (a time-out certificate; never a seat's own move): the bound positions leave the
+    seat's hand face down, never revealed, counted for no artist (kept in ``discarded``, public), and
+    the seat loses what it chose to do: its card turn, or its chance to add to the double."""
+    if st.stage != "open" or action != DISCARD or seat != st.pending[0]:
+        raise IllegalAction("only the seat showing its chosen cards has them discarded, and only by timing out")
+    bound = tuple(_bound(st))
+    ms = rules.discard_unchecked(st.ms, seat, bound)
+    return _sync(st._replace(ms=ms, choice=None, pending=(), discarded=st.discarded + bound))
+
+
 def apply_timeout(st: DState, seat: int, action: Any) -> DState:
     """A timed-out card turn's default (the skip ``check`` refuses as a seat's choice), applied as
     a rules transition like ``apply`` does after ``check``; the caller (game.py) checked it is one."""
@@ -511,20 +621,29 @@ def chance(st: DState, entropy: bytes) -> DState:
     raise IllegalAction("the deal asks for no shared randomness")
 
 
+# a disclosure that did not come (a time-out, or the seat's own withhold marker: the game cannot tell
+# them apart): named, not ranked last (every money total is public by then; the seat's shuffle was
+# proven by its proof before any share, so nothing of the deal is left unproven but the exact redo)
+NOT_DISCLOSED = ("seat secret not disclosed (timed out or withheld): its shuffle is not redone; "
+                 "it was proven at the deal")
+
+
 def _audit(w: DState) -> DState:
     """Every secret against its key, every shuffle redone; the seats at fault named."""
     named = []
     joint = _joint(w.keys)
+    cheats = []
     for s in range(w.n):
         sec = w.secrets[s]
         if sec is None:
-            named.append((s, "seat secret not disclosed"))
+            named.append((s, NOT_DISCLOSED))
             continue
         if s < len(w.decks) - 1:
             bad = deal.verify_shuffle_disclosed(list(w.decks[s]), list(w.decks[s + 1]), sec, joint, w.gid, s)
             if bad is not None:
                 named.append((s, "shuffle is wrong: %s" % bad))
-    cheats = [x for x in named if x[1] != "seat secret not disclosed"]
+                cheats.append(s)
+    w = w._replace(last=tuple(cheats))     # proven by its own secret: ranked last; a time-out ranks no one
     if cheats:
         status = "cheating"
     elif named:
@@ -604,6 +723,17 @@ def auto_action(st: DState, seat: int, secret: bytes) -> Any:
             D, proof = deal.share(secret, st.deck[pos], st.gid, seat, pos)
             items.append([pos, D, proof])
         return {"fault": items}
+    if g == "open":
+        items = []
+        for pos in _bound(st):
+            card = _open_card(st.deck[pos], tuple(_others(st, pos, seat)), secret, st.gid, seat) \
+                if type(pos) is int and 0 <= pos < st.shared else None
+            if card is None:
+                # a position that opens to no card is never offered (a deck fault): nothing to show
+                raise IllegalAction("deck position %s opens to no card with seat %d's secret" % (pos, seat))
+            D, proof = deal.share(secret, st.deck[pos], st.gid, seat, pos)
+            items.append([pos, card, D, proof])
+        return {"open": items}
     if g == "disclose":
         return {"secret": secret}
     raise IllegalAction("no automatic step now")
@@ -661,31 +791,33 @@ def precompute(st: DState, seat: int | None, secret: bytes | None = None) -> lis
 
 
 def seal_action(st: DState, seat: int, action: Any, secret: bytes) -> Any:
-    """Attach the owner's share and proof to a card play (and a double's second card, an add)."""
-    if st.stage != "play" or not isinstance(action, dict) or action.get("do") not in ("play", "add"):
+    """Nothing is attached to a card play any more (it is bound by its positions; its cards are shown
+    in the open).  With the seat's own secret, a card-id play or add is checked against the seat's
+    hand before anything is signed: a claimed card that is not the one at its position, or a position
+    that proves a deck fault, is refused here (IllegalAction) — no other peer could tell, since only
+    the positions are sent, and the open would show another card than the person chose.  Anything
+    else is returned unchanged for ``check``."""
+    if st.stage != "play" or not isinstance(action, dict) or action.get("do") not in ("play", "add") \
+            or "card" not in action or type(seat) is not int or not 0 <= seat < st.n:
         return action
-
-    def reveal(pos: Any) -> Any:
-        if type(pos) is not int or not 0 <= pos < st.shared or st.owner[pos] != seat:
-            return None
-        D, proof = deal.share(secret, st.deck[pos], st.gid, seat, pos)
-        return {"share": D, "proof": proof}
-
+    claims = [(action.get("pos"), action.get("card"))]
+    if isinstance(action.get("double"), dict):
+        claims.append((action["double"].get("pos"), action["double"].get("card")))
+    if not all(type(p) is int and p in st.ms.hands[seat] for p, _ in claims):
+        return action            # check says what is wrong with it
     try:
-        out = dict(action)
-        r = reveal(out.get("pos"))
-        if r is not None:
-            out["reveal"] = r
-        sec = out.get("double")
-        if isinstance(sec, dict):
-            sec = dict(sec)
-            r = reveal(sec.get("pos"))
-            if r is not None:
-                sec["reveal"] = r
-            out["double"] = sec
-        return out
+        known = known_cards(st, seat, secret)
     except deal.DealError:
         return action
+    dead = dead_positions(st, seat, known)
+    for pos, card in claims:
+        if pos in dead:
+            raise IllegalAction("deck position %d is a deck fault (its card is no card, held twice or already "
+                                "played): it is never played; prove the fault instead" % pos)
+        if type(card) is int and known.get(pos) != card:
+            raise IllegalAction("deck position %d holds %s, not %s" % (
+                pos, card_name(known[pos]), card_name(card) if 0 <= card < N_CARDS else "card %d" % card))
+    return action
 
 
 def default_action(st: DState, seat: int) -> Any:
@@ -694,6 +826,8 @@ def default_action(st: DState, seat: int) -> Any:
         return {"withhold": True}
     if g == "check":
         return {"fault": []}
+    if g == "open":
+        return dict(DISCARD)
     return rules.default_action(st.ms, seat)
 
 
@@ -718,12 +852,14 @@ def legal_actions(st: DState, seat: int, secret: bytes | None = None) -> list:
         return []
     if st.stage in AUTO_STAGES:
         out = [auto_action(st, seat, secret)] if secret is not None else []
-        return out + [default_action(st, seat)]
+        default = default_action(st, seat)
+        return out + ([] if timeout_only(default) else [default])
     if secret is not None:
         known = known_cards(st, seat, secret)
         dead = dead_positions(st, seat, known)
         live = {p: c for p, c in known.items() if p not in dead}
-        out = [seal_action(st, seat, a, secret) for a in rules.legal_actions(st.ms, seat, live)]
+        # card plays in the card-id form (``check`` binds them by their positions)
+        out = rules.legal_actions(st.ms, seat, live)
         if dead and out and not turn(st).sealed:
             items = []
             for pos in sorted(dead):
@@ -754,7 +890,11 @@ def view(st: DState, seat: int | None, secret: bytes | None = None) -> dict:
         "status": st.status,
         "fault": st.fault,
         "named": [[s, text] for s, text in st.named],
+        # positions discarded face down (cut opens), each [position, the seat that held it]: never shown
+        "discarded": [[p, st.owner[p]] for p in st.discarded],
     }
+    if st.stage == "open":   # the seat shows the cards it bound: which positions, for what
+        v["deal"]["open"] = {"seat": st.pending[0], "positions": _bound(st), "do": st.choice["do"]}
     if dead:   # own view only: positions that prove a deck fault, never offered as plays
         v["deal"]["dead"] = [[p, known.get(p)] for p in sorted(dead)]
     v.pop("result", None)
@@ -769,7 +909,7 @@ def result(st: DState) -> dict | None:
         return None
     n = st.n
     money = list(st.ms.money)
-    named = sorted({s for s, _ in st.named})
+    named = sorted(set(st.last))      # ranked last: proven wrong by their own secret (never by a time-out)
     base = {"status": st.status, "named": [[s, text] for s, text in st.named], "money": money,
             "rounds": len(st.ms.rounds)}
     if st.status == "abandoned":
@@ -790,7 +930,20 @@ def describe(st: DState, seat: int, action: Any) -> str:
     if g == "play":
         if isinstance(action, dict) and action.get("do") == "fault":
             return "seat %s proves a deck fault at position(s) %s" % (seat, [i[0] for i in action.get("fault") or []])
+        if isinstance(action, dict) and action.get("do") in ("play", "add") and "card" not in action:
+            if action["do"] == "add":
+                return "%s chooses a card to add to the double" % who
+            two = isinstance(action.get("double"), dict)
+            return "%s chooses %s to auction" % (who, "two cards (a double and its second card)" if two else "a card")
         return rules.describe(st.ms, seat, action)
+    if g == "open":
+        if action == DISCARD:
+            k = len(_bound(st))
+            return "%s loses the chosen card%s, discarded face down and never shown (the open was cut by a " \
+                   "time-out): %s" % (who, "" if k == 1 else "s", "nothing added to the double"
+                                      if (st.choice or {}).get("do") == "add" else "the turn to auction is lost")
+        full = opened_action(st, seat, action)
+        return rules.describe(st.ms, seat, full) if full is not None else "%s: unreadable open" % who
     if _withhold(action):
         return "%s withholds its %s" % (who, {"keys": "deal key", "shuffle": "shuffle", "deal": "shares",
                                               "disclose": "seat secret"}.get(g, "move"))

@@ -2,7 +2,9 @@
 
 The table's game is the rules (rules.py) wrapped in the trustless deal
 (dealt.py): keys, shuffles, shares, hand checks and the disclosure are
-automatic steps; card plays carry the owner's proven share.  ``info.secrets``
+automatic steps; a card play is bound by its positions (the seat's move) and
+then shown by its peer in an automatic step (the open), whose time-out
+discards the bound cards face down.  ``info.secrets``
 is True: every seat has a seat secret (core/engine.py, "Private information");
 ``info.chance`` is False: neither the rules nor the deal ask for shared
 randomness after setup (the shuffle proofs are non-interactive, docs/deal.md §3).
@@ -51,12 +53,17 @@ class ModernArtGame:
     def apply(self, state: Any, seat: int, action: Any) -> Any:
         if rules.timeout_only(action):
             return _apply_timeout(state, seat, action)
+        if dealt.timeout_only(action):
+            if _bare(state):
+                raise IllegalAction("only a card shown at the table can be discarded face down")
+            return dealt.apply_discard(state, seat, action)
         return rules.apply(state, seat, action) if _bare(state) else dealt.apply(state, seat, action)
 
     def timeout_only(self, action: Any) -> bool:
-        """A lost card turn (``{"do": "skip"}``) is what a time-out gives, never a seat's own move: ``check``
-        refuses it, the table applies it (as every time-out's default) through ``apply``."""
-        return rules.timeout_only(action)
+        """A lost card turn (``{"do": "skip"}``) and a cut open's discard (``{"discard": true}``) are what a
+        time-out gives, never a seat's own move: ``check`` refuses them, the table applies them (as every
+        time-out's default) through ``apply``."""
+        return rules.timeout_only(action) or dealt.timeout_only(action)
 
     def chance(self, state: Any, entropy: bytes) -> Any:
         # neither the rules nor the deal ask for randomness after setup (both refuse)

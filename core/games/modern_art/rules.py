@@ -16,19 +16,23 @@ a position is known only to its holder until played.
 A card play names a position of the actor's hand and the card it claims is
 there::
 
-    {"do": "play", "pos": p, "card": c, "double": None | {"pos": p2, "card": c2}, "reveal": ...}
+    {"do": "play", "pos": p, "card": c, "double": None | {"pos": p2, "card": c2}}
 
 The pure rules accept a claim consistent with public knowledge: ``p`` is in
 the actor's hand, ``c`` has not been revealed (so no card id is ever claimed
 twice: per-artist counts can never be exceeded), and the claim fits the move
 (a second card of a double by the same artist and not a double).  Whether
-position ``p`` really holds card ``c`` is for the deal layer to prove: the
-optional ``reveal`` field (also inside ``double`` and in ``add``) is reserved
-for that proof; these rules carry it through ``check`` untouched and never read
-it.  For offline play, tests and bots, ``deal_open(seed)`` gives an open deal
-(position -> card, a seeded permutation) and ``check_open`` adds the check a
-deal layer would make.  ``view(state, seat, known)`` shows a seat its own cards
-when given what it knows (``known``: position -> card).
+position ``p`` really holds card ``c`` is for the deal layer to prove.  At the
+table (``dealt.py``) a card play is bound before it is shown: the seat signs
+the *choice*, positions only (``check_choice`` gives that form: ``{"do":
+"play", "pos": p, "double": None | {"pos": p2}}``, ``{"do": "add", "pos":
+p}``), and its peer then opens the cards in an automatic step, where the full
+card-id action is checked here and applied; a choice whose cards are never
+shown is discarded face down (``discard_unchecked``).  For offline play, tests
+and bots, ``deal_open(seed)`` gives an open deal (position -> card, a seeded
+permutation) and ``check_open`` adds the check a deal layer would make.
+``view(state, seat, known)`` shows a seat its own cards when given what it
+knows (``known``: position -> card).
 
 The state is immutable by convention: ``apply`` copies it (``_clone``) and
 replaces the fields it changes, always with new tuples.
@@ -52,7 +56,7 @@ __all__ = [
     "configure", "setup", "turn", "check", "check_open", "apply", "apply_unchecked", "chance",
     "default_action", "view", "private_view", "result", "describe", "legal_actions", "problems",
     "state_from_view", "determinize", "deal_open", "known_for", "ranking_of", "values_of",
-    "next_with_cards", "hand_of", "timeout_only",
+    "next_with_cards", "hand_of", "timeout_only", "check_choice", "discard_unchecked",
 ]
 
 NAME = "modern-art"
@@ -441,15 +445,15 @@ def _amount(raw: Any) -> int:
     return raw
 
 
-def check(state: State, seat: Any, action: Any) -> dict:
-    """The action made canonical, or IllegalAction with a sentence saying why not."""
+def _asked(state: State, seat: Any, action: Any) -> Any:
+    """The checks every action starts with (the game goes on, the seat exists and is asked now, the
+    action is a map); returns the auction step record of the phase (None in the card play)."""
     if state.phase == "over":
         raise IllegalAction("the game is over")
     if type(seat) is not int or not 0 <= seat < state.players:
         raise IllegalAction("there is no seat %s at this table" % _short(seat))
     if not isinstance(action, dict):
         raise IllegalAction("an action is a map like {\"do\": \"pass\"}, not %s" % _short(action))
-    do = action.get("do")
     ph = state.phase
     step = _auctions.STEPS.get(ph)
     if step is not None and step.simultaneous:
@@ -459,6 +463,13 @@ def check(state: State, seat: Any, action: Any) -> dict:
             raise IllegalAction("%s has already answered this round" % _who(seat))
     elif seat != state.actor:
         raise IllegalAction("it is %s's turn, not %s's: %s" % (_who(state.actor), _who(seat), _label(state)))
+    return step
+
+
+def check(state: State, seat: Any, action: Any) -> dict:
+    """The action made canonical, or IllegalAction with a sentence saying why not."""
+    step = _asked(state, seat, action)
+    do = action.get("do")
     if step is not None:
         return step.check(state, seat, action, state.money[seat])
 
@@ -469,11 +480,9 @@ def check(state: State, seat: Any, action: Any) -> dict:
                             "when it times out)")
     if do != "play":
         raise IllegalAction("it is your turn to auction a painting: send play")
-    _keys(action, ("do", "pos", "card", "double", "reveal"), "play")
+    _keys(action, ("do", "pos", "card", "double"), "play")
     pos, card = _claim(state, seat, action.get("pos"), action.get("card"), "the played")
     out: dict = {"do": "play", "pos": pos, "card": card, "double": None}
-    if "reveal" in action:
-        out["reveal"] = action["reveal"]
     second = action.get("double")
     if second is not None:
         if type_of(card) != "double":
@@ -484,18 +493,61 @@ def check(state: State, seat: Any, action: Any) -> dict:
                                 % (card_name(card), ARTISTS[artist_of(card)]))
         if not isinstance(second, dict):
             raise IllegalAction("double must be a map {\"pos\": position, \"card\": card id} or null")
-        _keys(second, ("pos", "card", "reveal"), "the second card")
+        _keys(second, ("pos", "card"), "the second card")
         p2, c2 = _claim(state, seat, second.get("pos"), second.get("card"), "the second")
         if p2 == pos:
             raise IllegalAction("the second card must be another position of your hand, not %d again" % pos)
         if c2 == card:
             raise IllegalAction("one card cannot be played twice")
         _second_ok(card, c2)
-        sec = {"pos": p2, "card": c2}
-        if "reveal" in second:
-            sec["reveal"] = second["reveal"]
-        out["double"] = sec
+        out["double"] = {"pos": p2, "card": c2}
     return out
+
+
+def check_choice(state: State, seat: Any, action: Any) -> dict:
+    """A card play or an add as the deal layer binds it: positions only, no card id.
+
+    ``{"do": "play", "pos": p, "double": None | {"pos": p2}}`` or ``{"do": "add", "pos": p}``.
+    From the card-id form (what a screen or a bot chooses: it knows its hand) the claim is checked in
+    full by ``check`` and the cards are dropped; the positions-only form (what a peer signs and every
+    other peer receives) is checked for public facts only: the seat is asked, the positions are in
+    its hand and distinct.  Whether the cards make a legal play (a double's second card by the same
+    artist and not a double, no second card after the artist's 5th) is known only when they are
+    shown: the deal layer checks the full action then (``check``)."""
+    if isinstance(action, dict) and "card" not in action and action.get("do") in ("play", "add") \
+            and state.phase in ("play", "double"):
+        _asked(state, seat, action)
+        do = action["do"]
+        if state.phase == "play" and do == "play":
+            _keys(action, ("do", "pos", "double"), "play")
+            pos = _own(state, seat, action.get("pos"), "the played")
+            second = action.get("double")
+            if second is None:
+                return {"do": "play", "pos": pos, "double": None}
+            if not isinstance(second, dict):
+                raise IllegalAction("double must be a map {\"pos\": position} or null")
+            _keys(second, ("pos",), "the second card")
+            p2 = _own(state, seat, second.get("pos"), "the second")
+            if p2 == pos:
+                raise IllegalAction("the second card must be another position of your hand, not %d again" % pos)
+            return {"do": "play", "pos": pos, "double": {"pos": p2}}
+        if state.phase == "double" and do == "add":
+            _keys(action, ("do", "pos"), "add")
+            return {"do": "add", "pos": _own(state, seat, action.get("pos"), "the second")}
+    a = check(state, seat, action)
+    if a["do"] == "play":
+        return {"do": "play", "pos": a["pos"], "double": None if a["double"] is None else {"pos": a["double"]["pos"]}}
+    if a["do"] == "add":
+        return {"do": "add", "pos": a["pos"]}
+    return a
+
+
+def _own(state: State, seat: int, raw_pos: Any, what: str) -> int:
+    pos = _int(raw_pos, what + " position", 0, N_CARDS - 1)
+    if pos not in state.hands[seat]:
+        raise IllegalAction("deck position %d is not in your hand (yours: %s)" % (
+            pos, ", ".join(map(str, state.hands[seat])) or "none"))
+    return pos
 
 
 def _second_ok(first: int, second: int) -> None:
@@ -575,6 +627,33 @@ def apply_unchecked(state: State, seat: int, a: Mapping) -> State:
         _add_second(w, seat, second["pos"], second["card"])
         return w
     _auctions.AUCTIONS["double"].start(w)
+    return w
+
+
+def discard_unchecked(state: State, seat: int, positions: Sequence[int]) -> State:
+    """The deal layer's cut open: the positions ``seat`` chose (a card play, a double with its second
+    card, or an add) leave its hand face down, never revealed, counted for no artist; the seat loses
+    what it chose to do: in the card play its turn (as a time-out's ``skip``: ``skips`` grows, and a
+    circle of lost turns by every seat holding cards ends the round), in the double offer its chance
+    to add (as a pass)."""
+    w = _clone(state)
+    n = w.players
+    hands = list(w.hands)
+    hands[seat] = tuple(p for p in hands[seat] if p not in positions)
+    w.hands = tuple(hands)
+    gone = "%s loses the chosen card%s, discarded face down (never shown)" % (_who(seat), "" if len(positions) == 1 else "s")
+    if w.phase == "double":
+        _auctions.STEPS["double"].apply(w, seat, {"do": "pass"})
+        if not w.last.startswith("nobody adds"):
+            w.last = gone + ": nothing added to the double"
+        return w
+    w.skips += 1
+    w.last = gone + ": the turn to auction is lost"
+    holders = sum(1 for h in w.hands if h)
+    if holders and w.skips >= holders:
+        _end_round(w, -1, "every seat with cards lost its turn in a row", (seat + 1) % n)
+    else:
+        _next_turn(w, seat)      # (no seat holds a card: the round ends, "nobody has a card left to play")
     return w
 
 

@@ -33,7 +33,8 @@ def warnings(view: Any, seat: int | None) -> list[str]:
         price = auction.get("price")
         if auction.get("type") == "fixed_price" and price is not None and price > money:
             out.append("You cannot buy at the fixed price %d: you have %d money." % (price, money))
-    if view.get("phase") == "play" and view.get("actor") == seat:
+    choosing = (view.get("deal") or {}).get("stage") != "open"     # during the open the card is chosen already
+    if view.get("phase") == "play" and view.get("actor") == seat and choosing:
         ending = [ARTISTS[a] for a, k in enumerate(played) if k == ROUND_ENDS_AT - 1 and a < len(ARTISTS)]
         if ending:
             out.append("A card of %s ends the round at once (4 played) and is not auctioned."
