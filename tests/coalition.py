@@ -17,7 +17,8 @@ Strategies (``Coalition(strategy=...)``):
 * ``rollback`` — once an honest event that shows a secret is read, certify the step before it
   (and then the seed step) against the honest seats: the roll-back of §6.6 that would put the
   shown choice back in play;
-* ``withhold-deal`` — the coalition's own peers never send their deal shares;
+* ``withhold-deal`` — the coalition's own peers send the withhold marker instead of their deal
+  shares (a signed ``{"withhold": true}``);
 * ``cut-disclosure`` / ``cut-seed`` — ``cut-every:disclose`` / ``cut-every:seed``.
 
 ``outcome()`` measures, over the whole run, what the issue asks to be zero:
@@ -74,17 +75,36 @@ class Coalition:
         self.out = Outcome()
         self._seen_shares: dict = {}      # position -> {seat: share D} the coalition received
         self._read: set = set()           # honest positions read while in an honest hand
+        self._all: dict = {}              # event id -> every event some colluder holds
+        self._fresh: list = []            # events gathered since the last look
+        self._counts: dict = {}           # (colluder, author, pool) -> events seen there
+        self._steps_held: dict = {}       # (phase, prev) -> events of that step the coalition holds
+        self._rollbacks: list = []
+        self._later: list = []            # honest events whose step the coalition will certify once it closed
+        self._looked: dict = {}           # honest seat -> (hand, shared) when last measured
+        self._opens: dict = {}            # (pos, givers) -> could the coalition open it
 
     # ------------------------------------------------------------------ the coalition's eyes
     def _held(self) -> list[Event]:
-        """Every event some colluder holds (placed or not, cut ones included)."""
-        seen: dict = {}
+        """Every event some colluder holds (placed or not, cut ones included), gathered incrementally."""
         for c in self.colluders:
             p = self.sim.peers[c]
-            for evs in list(p.events.values()) + list(p.buffer.values()):
-                for ev in evs.values():
-                    seen[ev.id] = ev
-        return list(seen.values())
+            for author in self.sim.keys:
+                for pool in (p.events[author], p.buffer[author]):
+                    key = (c, author, id(pool))
+                    if self._counts.get(key) == len(pool):
+                        continue
+                    self._counts[key] = len(pool)
+                    for ev in list(pool.values()):
+                        if ev.id not in self._all:
+                            self._all[ev.id] = ev
+                            self._fresh.append(ev)
+        return list(self._all.values())
+
+    def _take_fresh(self) -> list[Event]:
+        self._held()
+        out, self._fresh = self._fresh, []
+        return out
 
     def _view_peer(self):
         return self.sim.peers[self.colluders[0]]
@@ -102,19 +122,48 @@ class Coalition:
         stage = getattr(state, "stage", None)
         if isinstance(stage, str):
             kinds.add(stage)
+            ms = getattr(state, "ms", None)
+            if stage == "play" and st.purpose == "move" and getattr(ms, "phase", None) in ("play", "double"):
+                kinds.add("choice")       # Modern Art: a card play or an add (positions only)
         return kinds
 
-    def _wanted(self, st, state) -> bool:
+    @staticmethod
+    def _event_kinds(ev: Event) -> set:
+        """The kinds an event's own content tells (for a step the coalition no longer sees open)."""
+        a = ev.body.get("action") if ev.kind == "act" else None
+        if not isinstance(a, dict):
+            return set()
+        if "open" in a:
+            return {"open", "shows", "auto"}
+        if "shares" in a:
+            return {"deal", "shows", "auto"}
+        if "secret" in a:
+            return {"disclose", "shows", "auto"}
+        if "key" in a:
+            return {"keys", "auto"}
+        if "deck" in a:
+            return {"shuffle", "auto"}
+        if "fault" in a and "do" not in a:
+            return {"check", "auto"}
+        if a.get("do") in ("play", "add") and "card" not in a:
+            return {"choice", "act", "play"}
+        return set()
+
+    def _target_kind(self) -> str | None:
         s = self.strategy
-        if s in ("cut-before", "cut-after"):
-            return True
         if s == "cut-disclosure":
-            return "disclose" in self._kind_of(st, state)
+            return "disclose"
         if s == "cut-seed":
-            return "seed" in self._kind_of(st, state)
+            return "seed"
         if s.startswith("cut-every:"):
-            return s.split(":", 1)[1] in self._kind_of(st, state)
-        return False
+            return s.split(":", 1)[1]
+        return None
+
+    def _wanted(self, st, state) -> bool:
+        if self.strategy in ("cut-before", "cut-after"):
+            return True
+        kind = self._target_kind()
+        return kind is not None and kind in self._kind_of(st, state)
 
     # ------------------------------------------------------------------ forging
     def _forge(self, phase: int, prev: bytes, seats: list) -> bytes:
@@ -137,49 +186,73 @@ class Coalition:
     def look(self) -> None:
         """What the coalition does now (called before every delivery and after every tick)."""
         peer = self._view_peer()
+        fresh = self._take_fresh()
+        keys = self.sim.keys
+        honest_keys = {keys[h] for h in self.honest}
         st = peer.table.step
-        held = None
         if self.strategy == "rollback":
-            held = self._held()
-            for ev in held:
-                seat = self.sim.keys.index(ev.author)
+            for ev in fresh:
                 ph = ev.body.get("phase")
-                if seat not in self.honest or type(ph) is not int:
+                if ev.author not in honest_keys or type(ph) is not int:
                     continue
                 start = peer.table.starts.get(ph)
-                showing = peer.table.showing.get(ph)
-                if start is None or start[1] != ev.prev or showing is None and not (st and st.phase == ph and st.shows):
+                shows = ph in peer.table.showing or (st is not None and st.phase == ph and st.shows) \
+                    or "shows" in self._event_kinds(ev)
+                if start is None or start[1] != ev.prev or not shows:
                     continue
-                back = ph - 1
-                bstart = peer.table.starts.get(back)
-                if bstart is not None:
-                    self._cut(back, bstart[1], list(self.honest))
+                self._rollbacks.append((ph, ev.prev))
+            for ph, prev in self._rollbacks:
+                bstart = peer.table.starts.get(ph - 1)
+                if bstart is not None and ph - 1 < peer.table.phase:
+                    self._cut(ph - 1, bstart[1], list(self.honest))
                 self._cut(0, peer.table.starts[0][1], list(self.honest))
-        elif st is not None and self._wanted(st, peer.table.state):
-            targets = [s for s in st.seats if s in self.honest]
-            if targets:
-                if self.strategy == "cut-before":
-                    self._cut(st.phase, st.prev, list(self.honest))
-                else:
-                    held = self._held() if held is None else held
-                    mine = {self.sim.keys.index(e.author) for e in held
-                            if e.prev == st.prev and e.body.get("phase") == st.phase}
-                    if all(s in mine for s in targets):
+            self._rollbacks = [r for r in self._rollbacks if (r[0] - 1, None) not in self.cut_steps][:0]
+        else:
+            if st is not None and self._wanted(st, peer.table.state):
+                targets = [s for s in st.seats if s in self.honest]
+                if targets:
+                    if self.strategy == "cut-before":
                         self._cut(st.phase, st.prev, list(self.honest))
-        self._measure(held)
+                    else:
+                        mine = {keys.index(e.author) for e in self._steps_held.get((st.phase, st.prev), ())}
+                        if all(s in mine for s in targets):
+                            self._cut(st.phase, st.prev, list(self.honest))
+            kind = self._target_kind()
+            for ev in fresh:
+                ph = ev.body.get("phase")
+                if type(ph) is int:
+                    self._steps_held.setdefault((ph, ev.prev), []).append(ev)
+                # a step that closed before the coalition looked (a sequential move closes its step on
+                # arrival): certified afterwards, by what the honest event itself shows it was
+                if kind is not None and ev.author in honest_keys and type(ph) is int and kind in self._event_kinds(ev):
+                    self._later.append(ev)
+            keep = []
+            for ev in self._later:
+                ph = ev.body["phase"]
+                start = peer.table.starts.get(ph)
+                if start is not None and start[1] == ev.prev and ph < peer.table.phase:
+                    self._cut(ph, ev.prev, list(self.honest))
+                elif start is None or start[1] == ev.prev or ph >= peer.table.phase:
+                    keep.append(ev)          # the coalition's own peer is not there yet: later
+            self._later = keep
+        self._measure(fresh)
 
     # ------------------------------------------------------------------ measuring
-    def _measure(self, held) -> None:
+    def _measure(self, fresh) -> None:
         if self.game != "modern-art":
             return
-        held = self._held() if held is None else held
-        _collect_shares(self, held)
+        changed = _collect_shares(self, fresh)
         for h in self.honest:
             st = self.sim.peers[h].table.state
             if st is None or not hasattr(st, "ms") or not st.decks:
                 continue
-            for pos in st.ms.hands[h]:
-                if pos < st.shared and pos not in self._read and _coalition_opens(self, st, pos, h):
+            hand = tuple(p for p in st.ms.hands[h] if p < st.shared)
+            mark = (h, hand, st.shared)
+            if not changed and self._looked.get(h) == mark:
+                continue
+            self._looked[h] = mark
+            for pos in hand:
+                if pos not in self._read and _coalition_opens(self, st, pos, h):
                     self._read.add(pos)
 
     def outcome(self) -> Outcome:
@@ -208,6 +281,9 @@ class Coalition:
             return bool(block(src, dst, msg)) if block is not None else False
 
         sim.block = before
+        if self.strategy == "withhold-deal":
+            for c in self.colluders:
+                _withhold_shares(sim.peers[c])
         sim.start()
         self.look()
         stall, last = 0, None
@@ -228,10 +304,26 @@ class Coalition:
         return self.outcome()
 
 
+def _withhold_shares(peer) -> None:
+    """A colluder's own peer that signs ``{"withhold": true}`` at every deal (shares) step."""
+    auto = peer._auto
+
+    def withholding() -> list:
+        st = peer.table.step
+        state = peer.table.state
+        if (st is not None and st.purpose == "auto" and getattr(state, "stage", None) == "deal"
+                and peer.seat in st.seats and peer.my_event_in_step() is None and peer.may_sign()):
+            return peer._emit(st, "act", {"phase": st.phase, "action": {"withhold": True}})
+        return auto()
+
+    peer._auto = withholding
+
+
 # --------------------------------------------------------------------------- game-specific knowledge
-def _collect_shares(co: Coalition, held: list[Event]) -> None:
+def _collect_shares(co: Coalition, held: list[Event]) -> bool:
     """Every decryption share the coalition holds, by position and giver: deal shares, card openings,
-    fault proofs (from any event it holds, placed in a log or cut from it)."""
+    fault proofs (from any event it holds, placed in a log or cut from it).  True if any is new."""
+    changed = False
     for ev in held:
         a = ev.body.get("action")
         if not isinstance(a, dict):
@@ -248,7 +340,11 @@ def _collect_shares(co: Coalition, held: list[Event]) -> None:
                 items.append((d["pos"], d["reveal"].get("share")))
         for pos, share in items:
             if type(pos) is int and isinstance(share, bytes):
-                co._seen_shares.setdefault(pos, {})[giver] = share
+                got = co._seen_shares.setdefault(pos, {})
+                if got.get(giver) != share:
+                    got[giver] = share
+                    changed = True
+    return changed
 
 
 def _coalition_opens(co: Coalition, st: Any, pos: int, owner: int) -> bool:
@@ -256,10 +352,18 @@ def _coalition_opens(co: Coalition, st: Any, pos: int, owner: int) -> bool:
     from core import deal
     from core.games.modern_art.cards import N_CARDS
 
+    seen = co._seen_shares.get(pos, {})
+    memo = (st.gid, pos, st.deck[pos], tuple(sorted(seen.items())))
+    if memo in co._opens:
+        return co._opens[memo]
+    co._opens[memo] = out = _opens_now(co, st, pos, seen, deal, N_CARDS)
+    return out
+
+
+def _opens_now(co, st, pos, seen, deal, N_CARDS) -> bool:
     table = deal.card_table(st.gid, N_CARDS)
     c1, c2 = st.deck[pos][:32], st.deck[pos][32:]
     acc = c2
-    seen = co._seen_shares.get(pos, {})
     for s in range(st.n):
         if s in co.colluders:
             secret = co.sim.peers[s].seat_secret

@@ -25,10 +25,11 @@ import pytest
 
 from core import deal
 from core.encoding import encode
-from core.events import Event, Timeout, make_timeout, parse_entry, vote_sign_msg
+from core.events import make_timeout, vote_sign_msg
 from core.games.modern_art.cards import N_CARDS
 
-from .netutil import Sim, entry_raws
+from .coalition import Coalition
+from .netutil import Sim
 
 CASES = [(5, (1, 4)), (4, (1, 3)), (3, (1,))]      # (seats, honest seats): every other seat colludes
 
@@ -129,176 +130,86 @@ def test_without_a_forged_certificate_the_pooled_coalition_opens_no_honest_card(
 # played); one that cuts the choice gets positions only.  Measured with the real peers: every card
 # id of an honest open that reached a coalition peer is classified by the agreed log at the end.
 
-CUT_CASES = [(3, (1,)), (4, (1, 3)), (5, (1, 4))]
+
+# --------------------------------------------------------------------------- bind before you show
+# The coalition harness (tests/coalition.py): real peers, the coalition certifying the honest seats out
+# of every step of a kind once it has read their events (or before), or certifying the step before an
+# honest event that showed a secret (the roll-back of §6.6).  What it reads is measured at the honest
+# peers: a card the coalition can open (its pooled seat secrets and every share it received, cut
+# events included) while it sits in an honest hand in an honest peer's own table.
+
+CUT_CASES = [(3, (0, 2), 21), (4, (0, 2), 22), (5, (0, 2, 4), 23)]      # (seats, colluders, seed)
 
 
-class ReadWhileInHand(Exception):
-    """The coalition read an honest card that stayed in the honest hand (the property of issue 22)."""
-
-
-# Where the game's side (this file's subject) is not enough: a shown card goes back to the hand when a
-# certificate for an EARLIER step (the choice that bound it, or any step before) rolls the open away.
-# The peer's rule that closes it (send a step's secrets only once the step that bound them is settled,
-# never roll back past a step in which it showed one; protocol.md §6.5) is p2p/protocol.py's, built
-# apart: until it is there these cases read cards (measured on this branch: cutting every choice reads
-# 28 honest cards at 3 seats; cutting every open at 5 seats reads 1, from a later open that a late cut
-# of an earlier open rolled away).  Strict: they fail the suite once the peer's rule makes them pass.
-NEEDS_SHOW_GATE = pytest.mark.xfail(
-    raises=ReadWhileInHand, strict=True,
-    reason="needs the peer's show gate (p2p/protocol.py): a certificate for an earlier step rolls a shown card back")
-
-
-def _held(sim: Sim, k: int, seat: int, phase: int, prev: bytes) -> bool:
-    """Does peer ``k`` hold ``seat``'s event for the step (phase, prev)?"""
-    return any(ev.prev == prev and ev.body.get("phase") == phase for ev in sim.peers[k].events[sim.keys[seat]].values())
-
-
-class Coalition:
-    """Every seat but ``honest`` colludes: it reads every message that reaches any of its peers, and
-    cuts (forges a time-out certificate against the honest seats for) every step of ``kind`` an honest
-    seat made, once the coalition holds the honest event: "open" (the card shown), "choice" (a card
-    play or an add, positions only), "shares" (a deal step), "disclose" (the seat secret)."""
-
-    def __init__(self, n: int, honest: tuple, kind: str, seed: int) -> None:
-        self.sim = Sim(n, seed=seed, game="modern-art", timeout=600.0, tag="bind-%d-%s" % (n, kind))
-        self.honest, self.kind = honest, kind
-        self.members = tuple(k for k in range(n) if k not in honest)
-        self.read: dict = {}               # event id -> Event: honest events that reached the coalition
-        self.cut: list = []                # (phase, prev) of the steps it cut
-
-    def _spy(self, src: int, dst: int, msg: bytes) -> bool:
-        if dst in self.members:
-            for raw in entry_raws(msg):
-                try:
-                    ev = parse_entry(raw, verify=False)
-                except Exception:
-                    continue
-                if isinstance(ev, Event) and ev.author in [self.sim.keys[h] for h in self.honest]:
-                    self.read[ev.id] = ev
-        self._attack()
-        return False                       # it never drops a message: it only adds certificates
-
-    def _target(self, action) -> bool:
-        if not isinstance(action, dict):
-            return False
-        if self.kind == "open":
-            return "open" in action
-        if self.kind == "choice":
-            return action.get("do") in ("play", "add") and "card" not in action
-        if self.kind == "shares":
-            return "shares" in action
-        return "secret" in action
-
-    def _attack(self) -> None:
-        sim = self.sim
-        t = sim.peers[self.members[0]].table
-        for _idx, phase, seat, action in list(t.moves)[-8:]:
-            if seat not in self.honest or not self._target(action):
-                continue
-            prev = t.starts[phase][1]
-            if (phase, prev) in self.cut or not all(_held(sim, k, seat, phase, prev) for k in self.members):
-                continue
-            self.cut.append((phase, prev))
-            step = type("S", (), {"phase": phase, "prev": prev})
-            raw = forge(sim, self.honest, step)
-            for k in range(sim.n):          # the coalition hands its certificate to every peer
-                sim.run(k, sim.peers[k].receive(sim.keys[self.members[0]], raw))
-            return
-
-    def play(self, max_rounds: int = 60_000) -> None:
-        sim = self.sim
-        sim.block = self._spy
-        sim.start()
-        sim.run_until(max_rounds=max_rounds)
-        sim.block = None
-
-    def in_hand_reads(self) -> tuple[int, int, int]:
-        """(honest cards read while still in hand, read and discarded face down, read and played), by
-        the agreed log: an open read is *played* if that very event is in the log, *discarded* if a
-        certificate cut its step (then its positions are in ``discarded``), else the card was read and
-        its step never happened: it stayed in the honest hand."""
-        log = self.sim.peers[self.members[0]].log_entries
-        final = self.sim.peers[self.members[0]].table.state
-        cuts = set()
-        for raw in log[1:]:
-            e = parse_entry(raw, verify=False)
-            if isinstance(e, Timeout):
-                cuts.add((e.phase, e.prev))
-        in_hand = discarded = played = 0
-        for ev in self.read.values():
-            action = ev.body.get("action") if ev.kind == "act" else None
-            if not isinstance(action, dict) or not isinstance(action.get("open"), list):
-                continue
-            k = len(action["open"])
-            if ev.raw in log:
-                played += k
-            elif (ev.body["phase"], ev.prev) in cuts:
-                assert all(item[0] in final.discarded for item in action["open"])
-                discarded += k
-            else:
-                in_hand += k
-        return in_hand, discarded, played
-
-
-@pytest.mark.parametrize("n,honest", [pytest.param(*CUT_CASES[0]), pytest.param(*CUT_CASES[1]),
-                                       pytest.param(*CUT_CASES[2], marks=NEEDS_SHOW_GATE)])
-def test_a_coalition_cutting_every_honest_open_reads_no_card_still_in_the_hand(n, honest):
-    c = Coalition(n, honest, "open", seed=21)
-    c.play()
-    sim = c.sim
-    logs = [p.log_entries for p in sim.peers]
-    assert all(lg == logs[0] for lg in logs)
-    st = sim.peers[0].table.state
-    in_hand, discarded, played = c.in_hand_reads()
-    # the game's side: every open the coalition cut left the hand face down, never shown in the log,
-    # never played later; no honest card was ever auctioned; the game still ends, ranking everybody
-    assert c.cut and discarded > 0 and played == 0
-    assert all(st.owner[p] in honest and st.ms.revealed[p] == -1 for p in st.discarded)
-    assert not any(st.owner[p] in honest for p, card in enumerate(st.ms.revealed) if card >= 0)
-    res = sim.peers[0].table.result()
+@pytest.mark.parametrize("n,colluders,seed", CUT_CASES)
+def test_a_coalition_cutting_every_honest_open_reads_no_card_still_in_the_hand(n, colluders, seed):
+    co = Coalition("modern-art", n, colluders, "cut-every:open", seed=seed)
+    o = co.run(max_rounds=60_000)
+    assert o.cuts > 0 and o.read_in_hand == 0, o
+    assert o.named_by_certificate == 0 and o.forks == 0 and o.finished == len(co.honest), o
+    st = co.sim.peers[co.honest[0]].table.state
+    # every cut open left the honest hand face down, never shown in the log; no honest card was auctioned
+    assert st.discarded and all(st.owner[p] in co.honest and st.ms.revealed[p] == -1 for p in st.discarded)
+    assert not any(st.owner[p] in co.honest for p, card in enumerate(st.ms.revealed) if card >= 0)
+    res = co.sim.peers[co.honest[0]].table.result()
     assert res["status"] == "complete" and sorted(res["ranking"]) == list(range(n))
-    if in_hand:
-        raise ReadWhileInHand("%d honest cards read while still in the hand" % in_hand)
 
 
-@pytest.mark.parametrize("n,honest", [pytest.param(*CUT_CASES[0], marks=NEEDS_SHOW_GATE)])
-def test_a_coalition_cutting_every_honest_choice_reads_no_card(n, honest):
-    c = Coalition(n, honest, "choice", seed=22)
-    c.play()
-    st = c.sim.peers[0].table.state
-    assert c.cut
-    # a choice names positions only: no card id, no share, in any honest choice the coalition read
-    for ev in c.read.values():
-        a = ev.body.get("action") if ev.kind == "act" else None
+@pytest.mark.parametrize("n,colluders,seed", CUT_CASES)
+@pytest.mark.parametrize("strategy", ["cut-every:choice", "cut-before", "rollback"])
+def test_a_coalition_cutting_honest_choices_or_rolling_back_reads_no_card_in_the_hand(n, colluders, seed, strategy):
+    """Cutting a choice (positions only) shows nothing; certifying the step before an open (or before
+    a share, or the seed) after reading it is never followed by the honest seat that showed: it keeps
+    its log (the table forks for it), and no card it still holds is ever open to the coalition."""
+    co = Coalition("modern-art", n, colluders, strategy, seed=seed)
+    o = co.run(max_rounds=60_000)
+    assert o.cuts > 0, "the strategy never fired"
+    assert o.read_in_hand == 0, o
+    assert o.named_by_certificate == 0, o
+    for ev in co._held():
+        a = ev.body.get("action") if ev.kind == "act" and ev.author in [co.sim.keys[h] for h in co.honest] else None
         if isinstance(a, dict) and a.get("do") in ("play", "add"):
+            # a choice names positions only: no card id, no share
             assert set(a) <= {"do", "pos", "double"} and (a.get("double") is None or set(a["double"]) == {"pos"})
-    assert not any(st.owner[p] in honest for p, card in enumerate(st.ms.revealed) if card >= 0)
-    in_hand, discarded, played = c.in_hand_reads()
-    assert discarded == 0 and played == 0
-    if in_hand:
-        raise ReadWhileInHand("%d honest cards read while still in the hand" % in_hand)
 
 
-@pytest.mark.parametrize("n,honest", CUT_CASES)
-def test_a_coalition_cutting_the_honest_shares_blames_and_ranks_no_one(n, honest):
-    c = Coalition(n, honest, "shares", seed=23)
-    c.play()
-    res = c.sim.peers[0].table.result()
-    assert len(c.cut) == 1
+@pytest.mark.parametrize("n,colluders,seed", CUT_CASES)
+def test_a_coalition_cutting_the_honest_shares_blames_and_ranks_no_one(n, colluders, seed):
+    co = Coalition("modern-art", n, colluders, "cut-every:deal", seed=seed)
+    o = co.run(max_rounds=60_000)
+    assert o.cuts >= 1 and o.named_by_certificate == 0 and o.read_in_hand == 0, o
+    res = co.sim.peers[co.honest[0]].table.result()
     assert res["status"] == "abandoned" and res["ranking"] == [] and res["winners"] == []
     assert res["places"] == [None] * n
-    assert sorted(s for s, _ in res["named"]) == sorted(honest)
+    assert sorted(s for s, _ in res["named"]) == sorted(co.honest)
     assert all("did not come" in text and "nobody is ranked" in text and "withheld its share" not in text
                for _s, text in res["named"])
 
 
-@pytest.mark.parametrize("n,honest", CUT_CASES[:1])
-def test_a_coalition_cutting_the_honest_disclosure_changes_no_place(n, honest):
-    c = Coalition(n, honest, "disclose", seed=24)
-    c.play()
-    res = c.sim.peers[0].table.result()
-    assert len(c.cut) == 1 and res["status"] == "not disclosed"
+def test_a_coalition_withholding_its_own_shares_ends_the_deal_naming_only_itself():
+    co = Coalition("modern-art", 3, (0, 2), "withhold-deal", seed=25)
+    o = co.run(max_rounds=60_000)
+    assert o.named_by_certificate == 0 and o.read_in_hand == 0, o
+    res = co.sim.peers[co.honest[0]].table.result()
+    assert res["status"] == "abandoned" and res["ranking"] == [] and res["winners"] == []
+    assert {s for s, _ in res["named"]} <= set(co.colluders)
+
+
+@pytest.mark.parametrize("n,colluders,seed", CUT_CASES[:2])
+def test_a_coalition_cutting_the_honest_disclosure_changes_no_place(n, colluders, seed):
+    co = Coalition("modern-art", n, colluders, "cut-disclosure", seed=seed)
+    o = co.run(max_rounds=60_000)
+    assert o.cuts >= 1 and o.named_by_certificate == 0, o
+    res = co.sim.peers[co.honest[0]].table.result()
+    assert res["status"] == "not disclosed"
     money = res["money"]
     assert res["ranking"] == sorted(range(n), key=lambda s: (-money[s], s))      # by money, every seat
     assert res["places"] == [1 + sum(1 for o in range(n) if money[o] > money[s]) for s in range(n)]
-    assert [s for s, _ in res["named"]] == list(honest)
+    assert sorted(s for s, _ in res["named"]) == sorted(co.honest)
+
+
+@pytest.mark.parametrize("strategy", ["cut-every:keys", "cut-every:shuffle", "cut-seed", "cut-every:check"])
+def test_a_coalition_cutting_the_deal_or_the_seed_reads_no_card_and_blames_no_one(strategy):
+    co = Coalition("modern-art", 3, (0, 2), strategy, seed=26)
+    o = co.run(max_rounds=60_000)
+    assert o.cuts >= 1 and o.read_in_hand == 0 and o.named_by_certificate == 0, o
