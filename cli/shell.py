@@ -1092,9 +1092,9 @@ class GameUI(_BaseUI):
             self._exit_now()
             return
         self._quit_armed = True
-        self._say("Quit in the middle of the game? Your seat stops moving and will be timed out (easel resume "
-                  "continues the game later). Press q or Ctrl-Q again to quit, or type any command to stay.",
-                  "class:error")
+        self._say("Quit in the middle of the game? The others are told you left: your turns pass at once until you "
+                  "come back (easel resume continues the game later). Press q or Ctrl-Q again to quit, or type any "
+                  "command to stay.", "class:error")
 
     def _again_key(self) -> None:
         """A rematch (a / again at game over): close the UI and let the runner start it; UI thread only."""

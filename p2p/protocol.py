@@ -15,6 +15,8 @@ Messages (canonical msgpack arrays, one per frame):
     ["entry", raw]                       an event or a time-out certificate
     ["vote", phase, prev, seats, voter, sig]
     ["proof", raw_a, raw_b]              equivocation proof
+    ["leaving", seat, phase, nonce, sig] a seat quits mid-game (p2p/leaving.py: kept, relayed, and its
+                                         steps voted out at once until it is back)
 
 Seat secrets (a game with ``info.secrets``, core/engine.py): the peer makes
 64 random bytes (``rand(64)``) once, before it sends anything that depends
@@ -54,7 +56,10 @@ from core.events import (
     verify_sig,
     vote_sign_msg,
 )
+from core.events import seat_names
 from core.table import RuleError, Table
+
+from .leaving import NONCE_BYTES, Departures, make_note, parse_note
 
 from .limits import RateLimitedLog
 from .timeouts import MAX_VOTES_PER_STEP_SEAT, VOTE_RESEND, VOTES_AHEAD, VOTES_BEHIND, TimeoutVoter
@@ -192,6 +197,7 @@ class Peer:
         self.buffer: dict[bytes, dict[int, Event]] = {k: {} for k in self.keys}
         self.certs: dict[int, list[Timeout]] = {}
         self.voter = TimeoutVoter(len(self.keys), self.seat, timeout)   # every rule of when to vote (§6.5)
+        self.departures = Departures(len(self.keys), self.seat)          # who said they left (§9.7)
         self.secrets: dict[int, tuple] = dict(secrets or {})
         self.remote: dict[bytes, dict] = {}
         self.equivocators: dict[bytes, tuple] = {}
@@ -409,7 +415,7 @@ class Peer:
         """Whether we may sign a new event now (False while we may have lost our own events)."""
         if self.seat is None:
             return False
-        if self._resync:
+        if self._resync or self.departures.gone:
             return False
         if self._own_claimed():
             return self._claim_since is not None and self._now >= self._claim_since + RESYNC_WAIT
@@ -495,7 +501,7 @@ class Peer:
     def connected(self, peer: bytes) -> list:
         self._input()
         self.remote[peer] = {"have": None, "certs": []}
-        return [Send(peer, self.hello())]
+        return [Send(peer, self.hello())] + self._notes_for(peer)
 
     def disconnected(self, peer: bytes) -> list:
         self.remote.pop(peer, None)
@@ -546,6 +552,9 @@ class Peer:
         keep-alive every KEEPALIVE s), the resync gate, the watchdog.  An input (``receive``,
         ``act``, ``connected``) may bring it forward: ask again after each.  A moment already
         covered by a tick is never answered again (no busy loop)."""
+        if self.departures.gone:
+            return float("inf")                    # we left: nothing timed is ours to do any more
+        self._feed_left()
         last = self._last_tick
         fresh = self._inputs != self._inputs_seen
         at = [self._have_at + (HAVE_GAP if self._behind or self._have_signature() != self._have_sig else KEEPALIVE)]
@@ -558,7 +567,7 @@ class Peer:
         if st is not None:
             if self.voter.clock is None or self.voter.clock[0] != (st.phase, st.prev):
                 return self._now
-            d = self.voter.deadline(st)
+            d = self.voter.due_at(st, set(self._candidates(st)))     # at once if a seat it waits for left
             if d is not None and d <= last and fresh:
                 at.append(self._now)               # past the step's time: what arrived may change our vote
             due(d)
@@ -581,6 +590,9 @@ class Peer:
         self._now = now
         self._last_tick = now
         self._inputs_seen = self._inputs
+        if self.departures.gone:
+            return []                               # we left: we say nothing more (§9.7)
+        self._feed_left()
         if self._first_tick is None:
             self._first_tick = now
         self._prune_votes()
@@ -601,7 +613,7 @@ class Peer:
         st = self.table.step
         if st is not None:
             self.voter.observe(st, now)
-            if self.voter.vote_due(st, now):
+            if self.voter.vote_due(st, now, set(self._candidates(st))):
                 out += self._maybe_vote(st, now)
             # re-send the votes held for this step (they are not part of any author's chain)
             held = self.voter.held_for(st.phase, st.prev)
@@ -650,12 +662,16 @@ class Peer:
     # ------------------------------------------------------------------ dispatch
     def _dispatch(self, peer: bytes, msg: list) -> list:
         kind = msg[0]
+        if self.departures.gone:
+            return self._on_leaving(peer, msg) if kind == "leaving" else []    # we left: only the echoes of our note
         if kind == "hello":
             if len(msg) != 5 or type(msg[1]) is not int or msg[1] != PROTOCOL:
                 raise ProtocolError("unsupported hello")
             if msg[2] != self.genesis.game_id:
                 raise ProtocolError("peer is at another game")
-            return self._on_have(peer, msg[3], msg[4], pull=True)
+            return self._seat_back(peer) + self._on_have(peer, msg[3], msg[4], pull=True)
+        if kind == "leaving":
+            return self._on_leaving(peer, msg)
         if kind == "have":
             if len(msg) != 3:
                 raise ProtocolError("bad have")
@@ -1051,6 +1067,10 @@ class Peer:
                     "it counts as no move; your files keep it as evidence and `easel audit` lists it"
                     % (who, what, " %.1f s after the step opened (its time was %.0f s)" % (after, limit)
                        if after is not None and limit is not None else "", ev.seq))
+        elif seat in self.departures.notes and self.departures.notes[seat][0] <= phase:
+            # it said it left (§9.7): the table went on without it, as it asked; no one is accused
+            text = ("%s had left the table when %s closed %s without its move (sequence number %d): it counts as no move"
+                    % (self._name(seat), who, what, ev.seq))
         else:
             text = ("%s voted seat %d out of %s although seat %d's signed move for it reached us (sequence number %d)"
                     % (who, seat, what, seat, ev.seq))
@@ -1164,3 +1184,84 @@ class Peer:
                 break
             out += more
         return out
+
+    # ------------------------------------------------------------------ leaving is a signed word (§9.7, p2p/leaving.py)
+    def _name(self, seat: int) -> str:
+        names = getattr(self, "_names", None)
+        if names is None:
+            names = self._names = seat_names(self.genesis.doc)
+        return names[seat]
+
+    def left_seats(self) -> dict:
+        """seat -> the phase of its note, for every seat that said it left and is not back (§9.7)."""
+        return self.departures.left()
+
+    def leave(self) -> list:
+        """We quit in the middle of the game: sign a ``leaving`` note and send it to every connected
+        seat.  From now on we sign nothing and answer nothing but the copies of our note each seat
+        sends back (``told``); the shell waits for them, at most ``LEAVE_FLUSH``, then exits."""
+        self._input()
+        if self.seat is None or self.departures.gone or self.table.over:
+            return []
+        nonce = self.rand(NONCE_BYTES)
+        if not isinstance(nonce, bytes) or len(nonce) != NONCE_BYTES:
+            raise ValueError("rand(%d) must give %d bytes" % (NONCE_BYTES, NONCE_BYTES))
+        msg = make_note(self.sign, self.genesis.game_id, self.seat, self.me, self.table.phase, nonce)
+        self.departures.leave(msg, nonce)
+        return [Broadcast(msg)]
+
+    def told(self) -> bool:
+        """Every seat connected to us sent our leaving note back: it holds it."""
+        return all(p in self.departures.acks for p in self.remote)
+
+    def _newest_phase(self, seat: int) -> int:
+        """The phase of the newest event we hold of ``seat`` (-1 if none)."""
+        k = self.keys[seat]
+        ev = self.events[k].get(self.have[k])
+        ph = ev.body.get("phase") if ev is not None and isinstance(ev.body, dict) else None
+        return ph if type(ph) is int else -1
+
+    def _left_words(self, seat: int) -> str:
+        name = self._name(seat)
+        return "%s left the table: their turns pass at once (the empty move) until they come back (easel resume)" % name
+
+    def _back_words(self, seat: int) -> str:
+        return "%s is back at the table" % self._name(seat)
+
+    def _feed_left(self) -> None:
+        """Seats whose newer events we now hold are back; the voter learns who is gone by their word."""
+        d = self.departures
+        if d.notes:
+            for s in d.stale(self._newest_phase):
+                self._alerts.append(Alert(self._back_words(s)))
+        self.voter.left = frozenset(d.notes)
+
+    def _notes_for(self, peer: bytes) -> list:
+        """The notes we hold, for a seat that just connected (it may have missed them)."""
+        return [Send(peer, note[2]) for s, note in sorted(self.departures.notes.items()) if self.keys[s] != peer]
+
+    def _seat_back(self, peer: bytes) -> list:
+        """A hello from a seat that said it left: it is back (only a running peer of its key sends one)."""
+        if peer not in self.keys or not self.departures.back(self.keys.index(peer)):
+            return []
+        self._feed_left()
+        return [Alert(self._back_words(self.keys.index(peer))), Changed()]
+
+    def _on_leaving(self, peer: bytes | None, msg: list) -> list:
+        seat, phase, nonce, sig = parse_note(msg, len(self.keys))
+        d = self.departures
+        if d.gone:
+            return [Changed()] if d.ack(peer, seat, nonce) else []
+        if seat == self.seat or d.seen(seat, nonce):
+            return []
+        if not d.verify(self.keys[seat], self.genesis.game_id, phase, nonce, sig):
+            self._refuse("LEAVING", self._who(peer), "refused a leaving note of seat %d from %s: its signature does not verify",
+                         seat, self._who(peer))
+            return [Disconnect(peer, "bad leaving note signature")] if peer else []
+        author = self.keys[seat]
+        raw = encode(["leaving", seat, phase, nonce, sig])
+        if not d.take(seat, phase, nonce, raw, newest_phase=self._newest_phase(seat), direct=peer == author,
+                      author_connected=author in self.remote):
+            return []
+        self._feed_left()
+        return [Broadcast(raw), Alert(self._left_words(seat)), Changed()]
