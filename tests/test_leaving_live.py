@@ -81,7 +81,8 @@ class Terminal:
         self.err.close()
 
     def stderr(self) -> str:
-        self.err.flush()
+        if not self.err.closed:
+            self.err.flush()
         return Path(self.err.name).read_text(errors="replace")
 
 
@@ -179,3 +180,74 @@ def test_a_person_who_quits_in_an_open_auction_costs_the_table_a_round_trip_per_
             if b.poll() is None:
                 b.kill()
                 b.wait(timeout=10)
+
+
+def test_a_resumed_seat_alone_says_where_it_stands_and_exits_leaving_a_valid_unfinished_log(tmp_path):
+    """Issue 23 item 5: a seat killed mid-game and resumed after the others finished and left printed
+    nothing and waited until killed. Now, alone, it says whom it waits for, that they may have finished
+    and how to get their log (after ALONE_SAY), and exits (after ALONE_GIVE_UP), headless or on a screen."""
+    import signal
+
+    from cli.live import ALONE_GIVE_UP, ALONE_SAY
+
+    homes = [tmp_path / ("seat-%d" % k) for k in range(3)]
+    port = free_ports(1)[0]
+    host = spawn_easel(["host", "--game", "painting", "--players", "3", "--port", str(port), "--auto", "random",
+                        "--bind", "127.0.0.1", "--no-advertise", "--timeout", "2", "--name", "Ann"], homes[0])
+    bots = [spawn_easel(["bot", "--join", "127.0.0.1:%d" % port, "--level", "random", "--name", name], homes[k])
+            for k, name in ((1, "Bo"), (2, "Cy"))]
+    procs = [host] + bots
+    try:
+        # Bo is killed as soon as its game starts (no word: the others time it out and finish without it)
+        assert wait_for(lambda: logs_under(homes[1]) and (logs_under(homes[1])[0].parent / "roster").exists(), timeout=60,
+                        interval=0.002), "Bo's game never started"
+        bots[0].send_signal(signal.SIGKILL)
+        bots[0].wait(timeout=10)
+        for p in (host, bots[1]):
+            p.communicate(timeout=120)
+            assert p.returncode == 0
+        log = logs_under(homes[1])[0]
+        before = log.read_bytes()
+        r = easel("audit", "--json", log)
+        assert json.loads(r.stdout)["complete"] is False, "Bo's game had ended before it was killed"
+        game_dir = log.parent
+
+        # headless (easel resume --level): the words on standard error, then the end of the process
+        t0 = time.monotonic()
+        p = spawn_easel(["resume", str(game_dir), "--level", "random"], homes[1])
+        procs.append(p)
+        out, err = p.communicate(timeout=ALONE_GIVE_UP + 60)
+        took = time.monotonic() - t0
+        err = err.decode(errors="replace")
+        assert took >= ALONE_GIVE_UP - 1 and p.returncode != 0 and json.loads(out.decode())["over"] is False, err
+        said = [line for line in err.splitlines() if line.startswith("easel: no other seat has answered")]
+        assert len(said) == 2, err
+        first, last = said
+        for words in ("no other seat has answered for %d s: you are alone at this table, waiting for Ann, Cy" % ALONE_SAY,
+                      "They may have finished the game and left", "Your log stops after",
+                      "`easel watch %s`" % game_dir, "games/%s/log" % game_dir.name, "`easel resume %s` tries again" % game_dir):
+            assert words in first and words.replace("%d s" % ALONE_SAY, "%d s" % ALONE_GIVE_UP) in last, (words, first, last)
+        assert "gives up in %d s" % (ALONE_GIVE_UP - ALONE_SAY) in first and "Gave up" in last
+        # its log is as it was: valid, unfinished
+        assert log.read_bytes()[:len(before)] == before
+        r = easel("audit", "--json", log)
+        rep = json.loads(r.stdout)
+        assert rep["valid"] is True and rep["complete"] is False and r.returncode == 1
+
+        # a person (easel resume on a screen): the words on the screen, then the screen closes by itself
+        t0 = time.monotonic()
+        person = Terminal(["resume", str(game_dir)], homes[1])
+        try:
+            rc = person.proc.wait(timeout=ALONE_GIVE_UP + 60)
+            took = time.monotonic() - t0
+        finally:
+            person.close()
+        text = person.out.decode(errors="replace")
+        assert rc == 130 and took >= ALONE_GIVE_UP - 1, text[-2000:]
+        assert "Gave up" in person.stderr() and "you are alone at this table" in person.stderr()
+        assert "you left an unfinished game" in text and "the other seats were told" not in text
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait(timeout=10)
