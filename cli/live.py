@@ -301,8 +301,10 @@ def ui_update(ui, node: GameNode) -> None:
                             str(node.store.dir), left=node.peer.left_seats())
     watching = ", %d watching" % node.watching if getattr(node, "watching", 0) else ""
     status = GAME_OVER_STATUS if t.over else "%d/%d peers connected%s" % (len(node.conns) + 1, len(node.keys), watching)
-    ui.update(t, list(node.alerts) + silence, status,
-              waiting=list(node.peer.waiting()), cut=node.peer.cut_moves)
+    # the line of a seat still gone by its word says it with the time: its alert is not repeated
+    said = {node.peer.left_words(s) for s in node.peer.left_seats()}
+    ui.update(t, [a for a in node.alerts if a not in said] + silence, status,
+              waiting=list(node.peer.waiting()), cut=node.peer.cut_moves, left=node.peer.left_steps)
 
 
 def silence_lines(names, silent: dict, me: int, timeout: float, over: bool, game_dir: str, left=()) -> list[str]:

@@ -44,7 +44,7 @@ def _round_of_phase(moves: Sequence) -> dict:
 
 def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), status: str = "",
                 waiting: Sequence[int] | None = None, screen: Screen | None = None,
-                before: Snapshot | None = None) -> Snapshot:
+                before: Snapshot | None = None, left_steps: Any = None) -> Snapshot:
     """Copy what the UI needs out of ``table`` (call it in the thread that owns the table).
 
     ``before``: the previous snapshot of the same table and seat, if any: the
@@ -55,6 +55,10 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
     knows better than ``table.missing()`` (a peer places a step's events in
     the log only once all of them are in, so its table's ``missing()`` lists
     every seat of the step until it closes).
+
+    ``left_steps``: phase -> the seats a certificate timed out of it after they said they left
+    (the peer's ``left_steps``, protocol.md §9.7): such a time-out is told as a leave, not as a
+    move not made in time.
     """
     screen = screen or _PLACEHOLDER
     step = table.step
@@ -77,7 +81,7 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
             text = text.replace("seat %d " % s, "seat %d (you) " % s, 1)
         items.append((idx, 1, "class:log.mine" if s == seat else "", "%s  %s" % (screen.log_tag(steps.get(ph, 0)), text)))
     for note in table.notes[-LOG_KEEP:]:
-        items.append((note.index, 0, "class:log.note", "!   " + _note_text(table, note, seat, screen)))
+        items.append((note.index, 0, "class:log.note", "!   " + _note_text(table, note, seat, screen, left_steps)))
     # the game's own events no move names (a seat starving), found between the last snapshot and this one
     happened = tuple(before.happenings) if before is not None and before.seat == seat else ()
     if before is not None and before.seat == seat and table.count > before.entries:
@@ -139,11 +143,15 @@ def _effect(screen: Screen, label: str = "") -> str:
     return " (%s)" % words if words else ""
 
 
-def _note_text(table: Table, note: Any, me: int | None, screen: Screen) -> str:
+def _note_text(table: Table, note: Any, me: int | None, screen: Screen, left_steps: Any = None) -> str:
     """A table note in players' words (time-outs name the seats, "you" included)."""
     timed_out = table.timeouts.get(note.phase) if note.seat is None else None
     if timed_out is not None and note.text.startswith("timed out"):
         label = note.text[note.text.find("(") + 1:-1] if "(" in note.text else ""
+        gone = (left_steps or {}).get(note.phase) or ()
+        if gone and set(timed_out) <= set(gone):      # they said they left (§9.7): no one is late
+            return "%s left the table: no move%s%s" % (
+                who(timed_out, me), " for %s" % plain_label(label) if label else "", _effect(screen, label))
         return "time-out: %s did not move in time%s - counted as no move%s" % (
             who(timed_out, me), " for %s" % plain_label(label) if label else "", _effect(screen, label))
     prefix = "" if note.seat is None else "%s: " % seat_name(note.seat, me)

@@ -198,6 +198,7 @@ class Peer:
         self.certs: dict[int, list[Timeout]] = {}
         self.voter = TimeoutVoter(len(self.keys), self.seat, timeout)   # every rule of when to vote (§6.5)
         self.departures = Departures(len(self.keys), self.seat)          # who said they left (§9.7)
+        self.left_steps: dict[int, tuple] = {}      # phase -> seats a certificate timed out after they said they left
         self.secrets: dict[int, tuple] = dict(secrets or {})
         self.remote: dict[bytes, dict] = {}
         self.equivocators: dict[bytes, tuple] = {}
@@ -1037,6 +1038,7 @@ class Peer:
         """A certificate closed step (cert.phase, cert.prev): remember it, and name every seat it
         timed out whose signed move for that step we hold."""
         voters = tuple(v for v, _ in cert.votes)
+        self._note_left_step(cert)
         self._cert_steps[cert.phase] = (cert.prev, tuple(cert.seats), voters, label, limit)
         for ph in [p for p in self._cert_steps if p < cert.phase - 4 * VOTES_BEHIND - 64]:
             del self._cert_steps[ph]
@@ -1221,7 +1223,7 @@ class Peer:
         ph = ev.body.get("phase") if ev is not None and isinstance(ev.body, dict) else None
         return ph if type(ph) is int else -1
 
-    def _left_words(self, seat: int) -> str:
+    def left_words(self, seat: int) -> str:
         name = self._name(seat)
         return "%s left the table: their turns pass at once (the empty move) until they come back (easel resume)" % name
 
@@ -1264,4 +1266,14 @@ class Peer:
                       author_connected=author in self.remote):
             return []
         self._feed_left()
-        return [Broadcast(raw), Alert(self._left_words(seat)), Changed()]
+        return [Broadcast(raw), Alert(self.left_words(seat)), Changed()]
+
+    def _note_left_step(self, cert: Timeout) -> None:
+        """A certificate closed a step: remember which of its seats had said they left (a leave, not a
+        move made too late: the screens say so)."""
+        notes = self.departures.notes
+        gone = tuple(s for s in cert.seats if s in notes and notes[s][0] <= cert.phase)
+        if gone:
+            self.left_steps[cert.phase] = gone
+        else:
+            self.left_steps.pop(cert.phase, None)

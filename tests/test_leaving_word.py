@@ -246,3 +246,38 @@ def test_the_voters_policy_a_left_seats_step_time_is_zero():
     assert v2.choose(st2, {1, 2, 3}, 0.0, True) == (4,)
     assert v2.choose(st2, {1, 2, 3}, 61.0, True) is None        # same T; the escalation counts from the deadline
     assert v2.choose(st2, {1, 2, 3}, 120.0, True) == (3, 4)     # then seat 3, which never voted, is named too
+
+
+def test_the_screens_say_who_left_and_never_that_they_were_late():
+    import time
+
+    from cli.live import silence_lines
+    from cli.snapshot import snapshot_of
+    from cli.screens.painting import PaintingScreen
+
+    sim = Sim(3, seed=3, timeout=TABLE, tick=0.25)
+    sim.start()
+    sim.run_until(lambda: sim.peers[0].table.phase >= 6)
+    _leave(sim, 2)
+    sim.run_until(_both_over(sim))
+    p = sim.peers[0]
+    assert p.left_steps and all(seats == (2,) for seats in p.left_steps.values())
+    assert set(p.left_steps) == {c.phase for c in timeouts_in(sim.entries(0)) if c.phase >= 6}
+    screen = PaintingScreen()
+    told = snapshot_of(p.table, 0, screen=screen, left_steps=p.left_steps)
+    plain = snapshot_of(p.table, 0, screen=screen)
+    text = lambda snap: "\n".join(line for _, line in snap.log)
+    assert "seat 2 left the table: no move" in text(told) and "did not move in time" not in text(told)
+    assert "seat 2 did not move in time" in text(plain)
+    # the line that stays on the screen while a seat is gone by its word (with when it left)
+    names = ("Ann", "Bo", "Cy")
+    t = time.mktime((2026, 11, 26, 21, 4, 10, 0, 0, -1))
+    lines = silence_lines(names, {2: t}, 0, 60, False, "/g", left={2: 7})
+    assert lines[0] == ("Cy (seat 2) left the table at 21:04:10: their turns pass at once (the empty move); "
+                        "the table goes on without them")
+    assert not [ln for ln in lines if "not connected" in ln or "times" in ln]
+    assert lines[-1].endswith("easel resume /g")
+    # one left, one silent: each told apart
+    lines = silence_lines(names + ("Di",), {1: t, 2: t}, 0, 60, False, "/g", left={2: 7})
+    assert lines[0].startswith("Cy (seat 2) left the table") and lines[1] == "not connected: Bo (seat 1) since 21:04:10"
+    assert "the table times Bo out of every step not made within 60 s" in lines[2]
