@@ -315,7 +315,7 @@ def silence_lines(names, silent: dict, me: int, timeout: float, over: bool, game
     if over or not gone:
         return []
     n = len(names)
-    lines = left_lines(names, silent, [s for s in gone if s in left])
+    lines = left_lines(names, silent, [s for s in gone if s in left], moves_on=2 * len(gone) <= n)
     quiet = [s for s in gone if s not in left]
     if quiet:
         who = ", ".join("%s (seat %d) since %s" % (names[s], s, time.strftime("%H:%M:%S", time.localtime(silent[s])))
@@ -335,14 +335,15 @@ def silence_lines(names, silent: dict, me: int, timeout: float, over: bool, game
     return lines
 
 
-def left_lines(names, silent: dict, left) -> list[str]:
-    """One line per seat that said it left (protocol.md §9.7): the table does not wait for it."""
+def left_lines(names, silent: dict, left, moves_on: bool = True) -> list[str]:
+    """One line per seat that said it left (protocol.md §9.7): the table does not wait for it (unless more
+    than half the table is gone: ``moves_on`` False, and the next line says why it waits)."""
     out = []
     for s in left:
         at = silent.get(s)
         when = " at %s" % time.strftime("%H:%M:%S", time.localtime(at)) if at is not None else ""
-        out.append("%s (seat %d) left the table%s: their turns pass at once (the empty move); the table goes on "
-                   "without them" % (names[s], s, when))
+        out.append("%s (seat %d) left the table%s%s" % (names[s], s, when, ": their turns pass at once (the empty move); "
+                                                        "the table goes on without them" if moves_on else ""))
     return out
 
 

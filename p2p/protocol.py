@@ -568,7 +568,7 @@ class Peer:
         if st is not None:
             if self.voter.clock is None or self.voter.clock[0] != (st.phase, st.prev):
                 return self._now
-            d = self.voter.due_at(st, set(self._candidates(st)))     # at once if a seat it waits for left
+            d = self.voter.due_at(st, self._held_if_left(st))     # at once if a seat it waits for left
             if d is not None and d <= last and fresh:
                 at.append(self._now)               # past the step's time: what arrived may change our vote
             due(d)
@@ -614,7 +614,7 @@ class Peer:
         st = self.table.step
         if st is not None:
             self.voter.observe(st, now)
-            if self.voter.vote_due(st, now, set(self._candidates(st))):
+            if self.voter.vote_due(st, now, self._held_if_left(st)):
                 out += self._maybe_vote(st, now)
             # re-send the votes held for this step (they are not part of any author's chain)
             held = self.voter.held_for(st.phase, st.prev)
@@ -1215,6 +1215,10 @@ class Peer:
     def told(self) -> bool:
         """Every seat connected to us sent our leaving note back: it holds it."""
         return all(p in self.departures.acks for p in self.remote)
+
+    def _held_if_left(self, st) -> set:
+        """The expected seats whose event we hold, when it matters: only while some seat left."""
+        return set(self._candidates(st)) if self.voter.left else set()
 
     def _newest_phase(self, seat: int) -> int:
         """The phase of the newest event we hold of ``seat`` (-1 if none)."""
