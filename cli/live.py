@@ -1094,6 +1094,8 @@ ALONE_GIVE_UP = 30.0   # s after which a resumed seat that no seat ever answered
 def alone_words(node: GameNode, game_dir: Path, waited: float, give_up: float | None) -> str:
     """What a resumed seat that no other seat answered says: whom it waits for, that they may have
     finished, how to get their log, and when it gives up (``give_up``: None once it has)."""
+    from .screens import plain_label
+
     names = seat_names(node.genesis.doc)
     others = [s for s in range(len(node.keys)) if s != node.seat]
     step = node.peer.waiting()
@@ -1101,7 +1103,7 @@ def alone_words(node: GameNode, game_dir: Path, waited: float, give_up: float | 
     what = ""
     if t.step is not None and [s for s in step if s != node.seat]:
         what = " (the step open in your log, %s, waits for %s)" % (
-            t.step.label or "phase %d" % t.step.phase, ", ".join(names[s] for s in step if s != node.seat))
+            plain_label(t.step.label) or "phase %d" % t.step.phase, ", ".join(names[s] for s in step if s != node.seat))
     head = ("no other seat has answered for %d s: you are alone at this table, waiting for %s%s. They may have "
             "finished the game and left (a peer leaves once the game is over for it and every seat it reaches "
             "holds everything; yours was away), or be away too. Your log stops after %d entries, unfinished."
@@ -1130,6 +1132,10 @@ async def alone_watch(node: GameNode, ui, game_dir: Path, say: float = ALONE_SAY
         print("easel: %s" % words, file=sys.stderr, flush=True)
     else:
         node.alert(words)
+        if hasattr(ui, "tell"):
+            ui.tell("No other seat has answered for %d s: you are alone at this table; the others may have finished "
+                    "and left (the event log says how to see the rest). This seat gives up in %d s unless someone "
+                    "answers." % (say, give_up - say))
     with trio.move_on_after(give_up - say):
         await node.met.wait()
         return

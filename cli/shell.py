@@ -840,6 +840,12 @@ class GameUI(_BaseUI):
             self._timeout_words = ""
         self._invalidate()
 
+    def tell(self, text: str) -> None:
+        """A message from the runner for the bottom pane (trio thread), e.g. that no other seat answers:
+        it stays until the player types or the next prompt replaces it."""
+        self._say(text, "class:error")
+        self._invalidate()
+
     def step_open_hint(self, wall: float) -> None:
         """At a resume: the step open when the table is first seen began about ``wall`` (time.time(), e.g.
         the log's last change), so the countdown goes on from there instead of starting over (the
