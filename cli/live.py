@@ -265,8 +265,10 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
                 ui_update(ui, node)
 
                 async def watch_ui():
-                    await ui.run()
-                    await leave_table(node)      # quitting mid-game is a signed word (protocol.md §9.7)
+                    try:
+                        await ui.run()
+                    finally:            # also when the screen died with its terminal
+                        await leave_table(node)      # quitting mid-game is a signed word (protocol.md §9.7)
                     nursery.cancel_scope.cancel()
 
                 nursery.start_soon(watch_ui)

@@ -37,8 +37,8 @@ from core.memo import use_locks
 
 from . import tls
 from .framing import ConnectionClosed, FrameError, FrameTimeout, FramedStream
-from .limits import DEFAULT as DEFAULT_LIMITS
 from .leaving import LEAVE_FLUSH
+from .limits import DEFAULT as DEFAULT_LIMITS
 from .limits import SPECTATOR_KEEPALIVE, Limits, RateLimitedLog, TokenBucket
 from .protocol import (
     Alert,

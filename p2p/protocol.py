@@ -60,7 +60,6 @@ from core.events import seat_names
 from core.table import RuleError, Table
 
 from .leaving import NONCE_BYTES, Departures, make_note, parse_note
-
 from .limits import RateLimitedLog
 from .timeouts import MAX_VOTES_PER_STEP_SEAT, VOTE_RESEND, VOTES_AHEAD, VOTES_BEHIND, TimeoutVoter
 
