@@ -1207,7 +1207,10 @@ class Peer:
         nonce = self.rand(NONCE_BYTES)
         if not isinstance(nonce, bytes) or len(nonce) != NONCE_BYTES:
             raise ValueError("rand(%d) must give %d bytes" % (NONCE_BYTES, NONCE_BYTES))
-        msg = make_note(self.sign, self.genesis.game_id, self.seat, self.me, self.table.phase, nonce)
+        # the step our log is at (or that of our newest event, if a roll-back took our log back before it:
+        # a note older than a seat's newest event would be stale)
+        phase = max(self.table.phase, self._newest_phase(self.seat))
+        msg = make_note(self.sign, self.genesis.game_id, self.seat, self.me, phase, nonce)
         self.departures.leave(msg, nonce)
         return [Broadcast(msg)]
 
