@@ -98,6 +98,8 @@ GOALS: list[tuple[str, Callable[[dict], float], str, float]] = [
      lambda r: r["modern_art"]["audit_throughput"]["ratio_parallel"]["median"], ">=", 0.7),
     ("Modern Art audit / its own cryptography, one core",
      lambda r: r["modern_art"]["audit_throughput"]["ratio_one_file_to_its_crypto"]["median"], ">=", 0.7),
+    ("a seat that quit (a leaving note): the slowest step it cost the table (s)",
+     lambda r: _bench(r, "leave")["leave_step_s"]["max"], "<=", 2.0),
 ]
 
 

@@ -265,7 +265,10 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
                 ui_update(ui, node)
 
                 async def watch_ui():
-                    await ui.run()
+                    try:
+                        await ui.run()
+                    finally:            # also when the screen died with its terminal
+                        await leave_table(node)      # quitting mid-game is a signed word (protocol.md §9.7)
                     nursery.cancel_scope.cancel()
 
                 nursery.start_soon(watch_ui)
@@ -282,36 +285,68 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
 GAME_OVER_STATUS = "a plays again, n says no, q quits"   # the status once the game is over (peers that leave do not matter now)
 
 
+async def leave_table(node: GameNode) -> None:
+    """The person quit (q, Ctrl-C, the terminal closing take this path) before the game ended: tell the
+    other seats with a signed leaving note, so the table moves on at once without waiting out each step
+    (protocol.md §9.7); bounded by LEAVE_FLUSH."""
+    if not node.peer.table.over and not node.done.is_set():
+        anyone = bool(node.conns)
+        told = await node.leave()
+        if anyone:
+            node.told_leaving = told
+
+
 def ui_update(ui, node: GameNode) -> None:
     t = node.peer.table
     doc = node.genesis.doc
     silence = silence_lines(seat_names(doc), dict(node.silent_since), node.seat, float(doc.get("timeout", 60)), t.over,
-                            str(node.store.dir))
+                            str(node.store.dir), left=node.peer.left_seats())
     watching = ", %d watching" % node.watching if getattr(node, "watching", 0) else ""
     status = GAME_OVER_STATUS if t.over else "%d/%d peers connected%s" % (len(node.conns) + 1, len(node.keys), watching)
-    ui.update(t, list(node.alerts) + silence, status,
-              waiting=list(node.peer.waiting()), cut=node.peer.cut_moves)
+    # the line of a seat still gone by its word says it with the time: its alert is not repeated
+    said = {node.peer.left_words(s) for s in node.peer.left_seats()}
+    ui.update(t, [a for a in node.alerts if a not in said] + silence, status,
+              waiting=list(node.peer.waiting()), cut=node.peer.cut_moves, left=node.peer.left_steps)
 
 
-def silence_lines(names, silent: dict, me: int, timeout: float, over: bool, game_dir: str) -> list[str]:
+def silence_lines(names, silent: dict, me: int, timeout: float, over: bool, game_dir: str, left=()) -> list[str]:
     """What every screen says while seats are not connected to us: who, since when, what the table
-    will do about it and what the player can do. ``silent``: seat -> time.time() it went silent."""
-    gone = sorted(s for s in silent if s != me)
+    will do about it and what the player can do. ``silent``: seat -> time.time() it went silent;
+    ``left``: the seats that said they left (a signed note, protocol.md §9.7): their turns pass at once."""
+    gone = sorted(s for s in set(silent) | set(left) if s != me)
     if over or not gone:
         return []
     n = len(names)
-    who = ", ".join("%s (seat %d) since %s" % (names[s], s, time.strftime("%H:%M:%S", time.localtime(silent[s]))) for s in gone)
+    lines = left_lines(names, silent, [s for s in gone if s in left], moves_on=2 * len(gone) <= n)
+    quiet = [s for s in gone if s not in left]
+    if quiet:
+        who = ", ".join("%s (seat %d) since %s" % (names[s], s, time.strftime("%H:%M:%S", time.localtime(silent[s])))
+                        for s in quiet)
+        lines.append("not connected: %s" % who)
     them = "them" if len(gone) > 1 else "them" if names[gone[0]].startswith("seat ") else names[gone[0]]
-    lines = ["not connected: %s" % who]
     if 2 * len(gone) <= n:
-        lines.append("the table times %s out of every step not made within %d s (the empty move is played for %s); "
-                     "it goes on without %s" % (them, timeout, them, them))
+        if quiet:
+            them = "them" if len(quiet) > 1 or names[quiet[0]].startswith("seat ") else names[quiet[0]]
+            lines.append("the table times %s out of every step not made within %d s (the empty move is played for %s); "
+                         "it goes on without %s" % (them, timeout, them, them))
     else:
         lines.append("%d of %d seats are gone: more than half the table, which can never time them out (a time-out "
                      "needs at least as many voters as seats timed out): the table waits for %s" % (len(gone), n, them))
     lines.append("they can come back with easel resume on their machine; you can wait, or quit (q) and come back "
                  "later with: easel resume %s" % game_dir)
     return lines
+
+
+def left_lines(names, silent: dict, left, moves_on: bool = True) -> list[str]:
+    """One line per seat that said it left (protocol.md §9.7): the table does not wait for it (unless more
+    than half the table is gone: ``moves_on`` False, and the next line says why it waits)."""
+    out = []
+    for s in left:
+        at = silent.get(s)
+        when = " at %s" % time.strftime("%H:%M:%S", time.localtime(at)) if at is not None else ""
+        out.append("%s (seat %d) left the table%s%s" % (names[s], s, when, ": their turns pass at once (the empty move); "
+                                                        "the table goes on without them" if moves_on else ""))
+    return out
 
 
 def log_to_file(path: Path) -> None:
@@ -343,6 +378,9 @@ def report(node: GameNode, interactive: bool = False) -> int:
             return EXIT_OK
         bots = " (and restarts its bots that stopped)" if (node.store.dir / BOTS_FILE).exists() else ""
         print("easel: you left an unfinished game; `easel resume %s` continues it%s" % (node.store.dir, bots))
+        if getattr(node, "told_leaving", None) is not None:
+            print("easel: the other seats were told you left: your turns pass at once until you come back"
+                  if node.told_leaving else "easel: the other seats were told you left (not every one answered in time)")
         playing = [b for b in getattr(node, "local_bots", []) if b.proc is not None and b.proc.poll() is None]
         if playing:
             print("easel: your bots play on at the table without you: %s" % ", ".join(
@@ -1034,16 +1072,80 @@ async def resume_main(args, ui_factory=None) -> int:
         bind = resume_bind(roster["addrs"][seat][0])
 
         async def watch(node):
-            await watch_bots(node, bots)
+            async with trio.open_nursery() as n:
+                if bots:
+                    n.start_soon(watch_bots, node, bots)
+                n.start_soon(alone_watch, node, ui, d)
 
         node = await run_node(identity, genesis, roster, decide, timeout=float(genesis.doc.get("timeout", 60)), seed=args.seed,
-                              ui=ui, bind=bind, watch=watch if bots else None, notes=notes, dial_back=True,
+                              ui=ui, bind=bind, watch=watch, notes=notes, dial_back=True,
                               spectators=not getattr(args, "no_spectators", False))
+        if getattr(node, "alone", None):
+            print("easel: %s" % node.alone, file=sys.stderr)
         if others_at_table(node, bots):
             node.local_bots = bots
         return report(node, interactive=ui is not None)
     finally:
         finish_bots(node, bots)
+
+
+ALONE_SAY = 5.0        # s a resumed seat waits for any other seat to connect before it says where it stands
+ALONE_GIVE_UP = 30.0   # s after which a resumed seat that no seat ever answered exits (protocol.md §13.1)
+
+
+def alone_words(node: GameNode, game_dir: Path, waited: float, give_up: float | None) -> str:
+    """What a resumed seat that no other seat answered says: whom it waits for, that they may have
+    finished, how to get their log, and when it gives up (``give_up``: None once it has)."""
+    from .screens import plain_label
+
+    names = seat_names(node.genesis.doc)
+    others = [s for s in range(len(node.keys)) if s != node.seat]
+    step = node.peer.waiting()
+    t = node.peer.table
+    what = ""
+    if t.step is not None and [s for s in step if s != node.seat]:
+        what = " (the step open in your log, %s, waits for %s)" % (
+            plain_label(t.step.label) or "phase %d" % t.step.phase, ", ".join(names[s] for s in step if s != node.seat))
+    head = ("no other seat has answered for %d s: you are alone at this table, waiting for %s%s. They may have "
+            "finished the game and left (a peer leaves once the game is over for it and every seat it reaches "
+            "holds everything; yours was away), or be away too. Your log stops after %d entries, unfinished."
+            % (waited, ", ".join(names[s] for s in others), what, len(node.peer.log_entries)))
+    how = (" To see the rest of the game: if one of them still plays, `easel watch %s` follows the table through "
+           "them; if they finished, ask one of them for their log (<their easel home>/games/%s/log): easel audit, "
+           "show and replay read it." % (game_dir, game_dir.name))
+    if give_up is not None:
+        end = " This seat gives up in %d s if nobody answers (its log stays valid and unfinished); " \
+              "`easel resume %s` tries again." % (give_up, game_dir)
+    else:
+        end = " Gave up (its log stays valid and unfinished); `easel resume %s` tries again." % game_dir
+    return head + how + end
+
+
+async def alone_watch(node: GameNode, ui, game_dir: Path, say: float = ALONE_SAY, give_up: float = ALONE_GIVE_UP) -> None:
+    """A resumed seat that no other seat connects to (they finished and left, or are all away) says so
+    after ``say`` seconds and exits after ``give_up``: the person's quit path with a screen, the end of
+    the node without one. Any connection to another seat ends the watch."""
+    with trio.move_on_after(say):
+        await node.met.wait()
+        return
+    words = alone_words(node, game_dir, say, give_up - say)
+    log.warning(words)
+    if ui is None:
+        print("easel: %s" % words, file=sys.stderr, flush=True)
+    else:
+        node.alert(words)
+        if hasattr(ui, "tell"):
+            ui.tell("No other seat has answered for %d s: you are alone at this table; the others may have finished "
+                    "and left (the event log says how to see the rest). This seat gives up in %d s unless someone "
+                    "answers." % (say, give_up - say))
+    with trio.move_on_after(give_up - say):
+        await node.met.wait()
+        return
+    node.alone = alone_words(node, game_dir, give_up, None)
+    if ui is not None:
+        ui.exit()
+    else:
+        node.done.set()
 
 
 def resume_bind(addr_host: str) -> str:

@@ -734,6 +734,7 @@ class GameUI(_BaseUI):
         self._over_said = False
         self._timeout_words = ""                   # our last time-out, until the next prompt shows it
         self._cut: dict = {}                       # the peer's cut_moves: our signed moves a certificate cut
+        self._left_steps: dict = {}                # the peer's left_steps: time-outs of seats that said they left
         self._quit_armed = False                   # q was pressed once mid-game
         self.again = False                         # the player asked for a rematch at game over (a)
         self.decline = False                       # the player said no to the rematch at game over (n)
@@ -800,7 +801,7 @@ class GameUI(_BaseUI):
 
     # -- trio side -------------------------------------------------------------
     def update(self, table: Table, alerts: list[str], status: str, *, waiting: Sequence[int] | None = None,
-               cut: Any = None) -> None:
+               cut: Any = None, left: Any = None) -> None:
         """The game advanced (trio thread): take a snapshot and repaint.
 
         ``waiting`` (optional): the seats whose event for the current step has
@@ -810,6 +811,8 @@ class GameUI(_BaseUI):
         """
         if cut is not None:
             self._cut = dict(cut)
+        if left is not None:
+            self._left_steps = dict(left)         # (optional) the peer's left_steps (protocol.md §9.7)
         self._use_screen_for(table.genesis.doc.get("game", ""))
         if self._open_hint is not None and self._open_hint[0] is None:
             self._open_hint = (table.phase, self._open_hint[1])      # the step open when we resumed
@@ -820,7 +823,7 @@ class GameUI(_BaseUI):
             self._first_table.set()     # a decision asked before the first update goes on (decide)
         before = self._snap
         self._snap = self._mine_done(snapshot_of(table, self.seat, self._alerts, self._status, waiting,
-                                                 self._screen(), before=before, cut=self._cut))
+                                                 self._screen(), before=before, cut=self._cut, left_steps=self._left_steps))
         if self.pace > 0 and before is not None and self._snap.entries > before.entries:
             try:
                 beats = self._screen().beats(self._ctx(), before)
@@ -843,6 +846,12 @@ class GameUI(_BaseUI):
             self._say_after_reveal("%s %s" % (self._timeout_words, words) if self._timeout_words else words,
                                    "class:over")
             self._timeout_words = ""
+        self._invalidate()
+
+    def tell(self, text: str) -> None:
+        """A message from the runner for the bottom pane (trio thread), e.g. that no other seat answers:
+        it stays until the player types or the next prompt replaces it."""
+        self._say(text, "class:error")
         self._invalidate()
 
     def step_open_hint(self, wall: float) -> None:
@@ -1102,9 +1111,9 @@ class GameUI(_BaseUI):
             self._exit_now()
             return
         self._quit_armed = True
-        self._say("Quit in the middle of the game? Your seat stops moving and will be timed out (easel resume "
-                  "continues the game later). Press q or Ctrl-Q again to quit, or type any command to stay.",
-                  "class:error")
+        self._say("Quit in the middle of the game? The others are told you left: your turns pass at once until you "
+                  "come back (easel resume continues the game later). Press q or Ctrl-Q again to quit, or type any "
+                  "command to stay.", "class:error")
 
     def _again_key(self) -> None:
         """A rematch (a / again at game over): close the UI and let the runner start it; UI thread only."""

@@ -46,7 +46,7 @@ def _round_of_phase(moves: Sequence) -> dict:
 
 def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), status: str = "",
                 waiting: Sequence[int] | None = None, screen: Screen | None = None,
-                before: Snapshot | None = None, cut: Any = None) -> Snapshot:
+                before: Snapshot | None = None, cut: Any = None, left_steps: Any = None) -> Snapshot:
     """Copy what the UI needs out of ``table`` (call it in the thread that owns the table).
 
     ``before``: the previous snapshot of the same table and seat, if any: the
@@ -63,6 +63,9 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
     known (a replay, an export): a time-out then says who voted whom out, never that a seat did
     not move (protocol.md §6.5).  With ``cut``, a seat of ours voted out with no move of ours held
     did not move; one with a cut move held had its signed move voted out.
+    ``left_steps``: phase -> the seats a certificate timed out of it after they said they left
+    (the peer's ``left_steps``, protocol.md §9.7): such a time-out is told as a leave, not as a
+    move not made in time.
     """
     screen = screen or _PLACEHOLDER
     step = table.step
@@ -85,7 +88,7 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
             text = text.replace("seat %d " % s, "seat %d (you) " % s, 1)
         items.append((idx, 1, "class:log.mine" if s == seat else "", "%s  %s" % (screen.log_tag(steps.get(ph, 0)), text)))
     for note in table.notes[-LOG_KEEP:]:
-        items.append((note.index, 0, "class:log.note", "!   " + _note_text(table, note, seat, screen, cut)))
+        items.append((note.index, 0, "class:log.note", "!   " + _note_text(table, note, seat, screen, cut, left_steps)))
     # the game's own events no move names (a seat starving), found between the last snapshot and this one
     happened = tuple(before.happenings) if before is not None and before.seat == seat else ()
     if before is not None and before.seat == seat and table.count > before.entries:
@@ -149,12 +152,16 @@ def _effect(screen: Screen, label: str = "") -> str:
     return " (%s)" % words if words else ""
 
 
-def _note_text(table: Table, note: Any, me: int | None, screen: Screen, cut: Any = None) -> str:
+def _note_text(table: Table, note: Any, me: int | None, screen: Screen, cut: Any = None, left_steps: Any = None) -> str:
     """A table note in players' words (time-outs name the seats, "you" included)."""
     timed_out = table.timeouts.get(note.phase) if note.seat is None else None
     if timed_out is not None and note.text.startswith("timed out"):
         cert = (getattr(table, "certificates", None) or {}).get(note.phase)
         label = cert.label if cert is not None else (note.text[note.text.find("(") + 1:-1] if "(" in note.text else "")
+        gone = (left_steps or {}).get(note.phase) or ()
+        if gone and set(timed_out) <= set(gone):      # they said they left (§9.7): no one is late
+            return "%s left the table: no move%s%s" % (
+                who(timed_out, me), " for %s" % plain_label(label) if label else "", _effect(screen, label))
         voters = cert.voters if cert is not None else ()
         return "time-out: %s%s" % (timeout_words(note.phase, label, timed_out, voters, me, cut), _effect(screen, label))
     prefix = "" if note.seat is None else "%s: " % seat_name(note.seat, me)

@@ -28,6 +28,7 @@ TAGS = (
     "sign/vote",    # what a seat signs to time out another seat in a phase
     "sign/join",    # what a joiner signs to ask a host for a seat
     "sign/decline", # what an old seat signs to tell a rematch lobby it will not play again
+    "sign/leaving", # what a seat signs when it quits a game in the middle (a wire note, never in a log)
     "commit",       # sealed-move commitment
     "seed",         # shared seed from the seed reveals
     "beacon",       # running entropy beacon

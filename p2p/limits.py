@@ -116,12 +116,17 @@ class TokenBucket:
 
 
 def protocol_limits() -> dict:
-    """The caps enforced by the sans-IO peer (p2p/protocol.py), by name."""
-    from . import protocol
+    """The caps enforced by the sans-IO peer (p2p/protocol.py, its leaving notes: p2p/leaving.py, its show
+    gate: p2p/showing.py), by name."""
+    from . import leaving, protocol
 
-    return {
+    out = {
         name: getattr(protocol, name)
         for name in ("MAX_SEQ_AHEAD", "MAX_BUFFERED_PER_AUTHOR", "MAX_VOTES_PER_STEP_SEAT", "VOTES_AHEAD",
                      "VOTES_BEHIND", "MAX_CERTS_PER_PHASE", "MAX_SEND_PER_HAVE", "REPAIR_INTERVAL", "WATCHDOG_AFTER", "RESYNC_WAIT",
                      "MAX_CUT_MOVES", "KEEPALIVE", "HAVE_GAP", "VOTE_RESEND")
     }
+    out.update(LEAVE_FLUSH=leaving.LEAVE_FLUSH, MAX_NONCES_KEPT=leaving.MAX_NONCES_KEPT)
+    from . import showing
+    out.update(SHOW_MARGIN=showing.SHOW_MARGIN, MAX_VOTE_KEYS=showing.MAX_VOTE_KEYS, KEEP_PHASES=showing.KEEP_PHASES)
+    return out

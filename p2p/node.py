@@ -37,6 +37,7 @@ from core.memo import use_locks
 
 from . import tls
 from .framing import ConnectionClosed, FrameError, FrameTimeout, FramedStream
+from .leaving import LEAVE_FLUSH
 from .limits import DEFAULT as DEFAULT_LIMITS
 from .limits import SPECTATOR_KEEPALIVE, Limits, RateLimitedLog, TokenBucket
 from .protocol import (
@@ -251,6 +252,7 @@ class GameNode:
         self.silent_since: dict[int, float] = {s: time.time() for s in range(len(self.keys)) if s != self.seat}
         self.alerts: list[str] = []
         self.done = trio.Event()
+        self.met = trio.Event()                    # set at our first connection to another seat
         self.changed = trio.Event()
         self.failed: str | None = None
         self._last_waiting: tuple = ()
@@ -441,6 +443,19 @@ class GameNode:
             self.pokes += 1
             self._poke.set()
 
+    async def leave(self, wait: float = LEAVE_FLUSH) -> bool:
+        """We quit in the middle of the game (q, Ctrl-C, the terminal closing): sign a ``leaving`` note,
+        send it to every connected seat and wait, at most ``wait`` seconds, until each has sent it back
+        (protocol.md §9.7), so the note is read before our connections close.  The caller then stops
+        the node.  True if every connected seat holds it (or the game is over: nothing to say)."""
+        if self.peer.table.over or self.done.is_set():
+            return True
+        self.apply(self.peer.leave())
+        with trio.move_on_after(wait):
+            while not self.peer.told():
+                await self.changed.wait()
+        return self.peer.told()
+
     # ------------------------------------------------------------------ connections
     async def _run_conn(self, key: bytes, stream: FramedStream) -> None:
         old = self.conns.get(key)
@@ -448,6 +463,7 @@ class GameNode:
             self._drop(old)
         c = Conn(key, stream)
         self.conns[key] = c
+        self.met.set()
         self.silent_since.pop(self.keys.index(key), None)
         self.apply(self.peer.connected(key))
         lim = self.limits

@@ -15,6 +15,8 @@ Messages (canonical msgpack arrays, one per frame):
     ["entry", raw]                       an event or a time-out certificate
     ["vote", phase, prev, seats, voter, sig]
     ["proof", raw_a, raw_b]              equivocation proof
+    ["leaving", seat, phase, nonce, sig] a seat quits mid-game (p2p/leaving.py: kept, relayed, and its
+                                         steps voted out at once until it is back)
 
 Seat secrets (a game with ``info.secrets``, core/engine.py): the peer makes
 64 random bytes (``rand(64)``) once, before it sends anything that depends
@@ -55,8 +57,10 @@ from core.events import (
     vote_sign_msg,
 )
 from core.evidence import afterwards_words, chain_misfit, cut_words, seats_words, step_words
+from core.events import seat_names
 from core.table import IllegalMove, RuleError, Table
 
+from .leaving import NONCE_BYTES, Departures, make_note, parse_note
 from .limits import RateLimitedLog
 from .showing import ShowGate
 from .timeouts import MAX_VOTES_PER_STEP_SEAT, VOTE_RESEND, VOTES_AHEAD, VOTES_BEHIND, TimeoutVoter
@@ -187,6 +191,8 @@ class Peer:
         self.certs: dict[int, list[Timeout]] = {}
         self.voter = TimeoutVoter(len(self.keys), self.seat, timeout)   # every rule of when to vote (§6.5)
         self.gate = ShowGate(len(self.keys), self.seat)   # bind before show: when we may show a secret (§6.5)
+        self.departures = Departures(len(self.keys), self.seat)          # who said they left (§9.7)
+        self.left_steps: dict[int, tuple] = {}      # phase -> seats a certificate timed out after they said they left
         self.secrets: dict[int, tuple] = dict(secrets or {})
         self.remote: dict[bytes, dict] = {}
         self.equivocators: dict[bytes, tuple] = {}
@@ -409,7 +415,7 @@ class Peer:
         """Whether we may sign a new event now (False while we may have lost our own events)."""
         if self.seat is None:
             return False
-        if self._resync:
+        if self._resync or self.departures.gone:
             return False
         if self._own_claimed():
             return self._claim_since is not None and self._now >= self._claim_since + RESYNC_WAIT
@@ -501,7 +507,7 @@ class Peer:
         out = [Send(peer, self.hello())]
         votes = [Send(peer, encode(["vote", ph, prev, list(seats), voter, sig]))
                  for (ph, prev, seats), vs in sorted(self.voter.votes.items()) for voter, sig in sorted(vs.items())]
-        return out + votes + [Send(peer, msg_have(self.have_vector(), self.cert_phases()))]
+        return out + votes + [Send(peer, msg_have(self.have_vector(), self.cert_phases()))] + self._notes_for(peer)
 
     def disconnected(self, peer: bytes) -> list:
         self.remote.pop(peer, None)
@@ -552,6 +558,9 @@ class Peer:
         keep-alive every KEEPALIVE s), the resync gate, the watchdog.  An input (``receive``,
         ``act``, ``connected``) may bring it forward: ask again after each.  A moment already
         covered by a tick is never answered again (no busy loop)."""
+        if self.departures.gone:
+            return float("inf")                    # we left: nothing timed is ours to do any more
+        self._feed_left()
         last = self._last_tick
         fresh = self._inputs != self._inputs_seen
         at = [self._have_at + (HAVE_GAP if self._behind or self._have_signature() != self._have_sig else KEEPALIVE)]
@@ -564,7 +573,7 @@ class Peer:
         if st is not None:
             if self.voter.clock is None or self.voter.clock[0] != (st.phase, st.prev):
                 return self._now
-            d = self.voter.deadline(st)
+            d = self.voter.due_at(st, self._held_if_left(st))     # at once if a seat it waits for left
             if d is not None and d <= last and fresh:
                 at.append(self._now)               # past the step's time: what arrived may change our vote
             due(d)
@@ -591,6 +600,9 @@ class Peer:
         self._now = now
         self._last_tick = now
         self._inputs_seen = self._inputs
+        if self.departures.gone:
+            return []                               # we left: we say nothing more (§9.7)
+        self._feed_left()
         if self._first_tick is None:
             self._first_tick = now
         self._prune_votes()
@@ -612,7 +624,7 @@ class Peer:
         if st is not None:
             self.voter.observe(st, now)
             out += self._gated_auto()
-            if self.voter.vote_due(st, now):
+            if self.voter.vote_due(st, now, self._held_if_left(st)):
                 out += self._maybe_vote(st, now)
             # re-send the votes held for this step (they are not part of any author's chain)
             held = self.voter.held_for(st.phase, st.prev)
@@ -661,12 +673,16 @@ class Peer:
     # ------------------------------------------------------------------ dispatch
     def _dispatch(self, peer: bytes, msg: list) -> list:
         kind = msg[0]
+        if self.departures.gone:
+            return self._on_leaving(peer, msg) if kind == "leaving" else []    # we left: only the echoes of our note
         if kind == "hello":
             if len(msg) != 5 or type(msg[1]) is not int or msg[1] != PROTOCOL:
                 raise ProtocolError("unsupported hello")
             if msg[2] != self.genesis.game_id:
                 raise ProtocolError("peer is at another game")
-            return self._on_have(peer, msg[3], msg[4], pull=True)
+            return self._seat_back(peer) + self._on_have(peer, msg[3], msg[4], pull=True)
+        if kind == "leaving":
+            return self._on_leaving(peer, msg)
         if kind == "have":
             if len(msg) != 3:
                 raise ProtocolError("bad have")
@@ -1142,6 +1158,7 @@ class Peer:
         """A certificate closed step (cert.phase, cert.prev): remember it, and name every seat it
         timed out whose signed move for that step we hold."""
         voters = tuple(v for v, _ in cert.votes)
+        self._note_left_step(cert)
         self._cert_steps[cert.phase] = (cert.prev, tuple(cert.seats), voters, label, limit)
         for ph in [p for p in self._cert_steps if p < cert.phase - 4 * VOTES_BEHIND - 64]:
             del self._cert_steps[ph]
@@ -1192,6 +1209,10 @@ class Peer:
                          sent=(after, limit) if after is not None and limit is not None else None)
         if seat == self.seat:
             text = "%s: the rules' default replaces it; your files keep it as evidence and `easel audit` lists it" % said
+        elif seat in self.departures.notes and self.departures.notes[seat][0] <= phase:
+            # it said it left (§9.7): the table went on without it, as it asked; no one is accused
+            text = ("%s had left the table when %s closed %s without its move (sequence number %d): it counts as no move"
+                    % (self._name(seat), seats_words(voters), step_words(phase, label), ev.seq))
         elif self.seat is not None and self.seat in voters:
             text = "%s; it reached us after we voted" % said
         else:
@@ -1329,3 +1350,101 @@ class Peer:
                 break
             out += more
         return out
+
+    # ------------------------------------------------------------------ leaving is a signed word (§9.7, p2p/leaving.py)
+    def _name(self, seat: int) -> str:
+        names = getattr(self, "_names", None)
+        if names is None:
+            names = self._names = seat_names(self.genesis.doc)
+        return names[seat]
+
+    def left_seats(self) -> dict:
+        """seat -> the phase of its note, for every seat that said it left and is not back (§9.7)."""
+        return self.departures.left()
+
+    def leave(self) -> list:
+        """We quit in the middle of the game: sign a ``leaving`` note and send it to every connected
+        seat.  From now on we sign nothing and answer nothing but the copies of our note each seat
+        sends back (``told``); the shell waits for them, at most ``LEAVE_FLUSH``, then exits."""
+        self._input()
+        if self.seat is None or self.departures.gone or self.table.over:
+            return []
+        nonce = self.rand(NONCE_BYTES)
+        if not isinstance(nonce, bytes) or len(nonce) != NONCE_BYTES:
+            raise ValueError("rand(%d) must give %d bytes" % (NONCE_BYTES, NONCE_BYTES))
+        # the step our log is at (or that of our newest event, if a roll-back took our log back before it:
+        # a note older than a seat's newest event would be stale)
+        phase = max(self.table.phase, self._newest_phase(self.seat))
+        msg = make_note(self.sign, self.genesis.game_id, self.seat, self.me, phase, nonce)
+        self.departures.leave(msg, nonce)
+        return [Broadcast(msg)]
+
+    def told(self) -> bool:
+        """Every seat connected to us sent our leaving note back: it holds it."""
+        return all(p in self.departures.acks for p in self.remote)
+
+    def _held_if_left(self, st) -> set:
+        """The expected seats whose event we hold, when it matters: only while some seat left."""
+        return set(self._candidates(st)) if self.voter.left else set()
+
+    def _newest_phase(self, seat: int) -> int:
+        """The phase of the newest event we hold of ``seat`` (-1 if none)."""
+        k = self.keys[seat]
+        ev = self.events[k].get(self.have[k])
+        ph = ev.body.get("phase") if ev is not None and isinstance(ev.body, dict) else None
+        return ph if type(ph) is int else -1
+
+    def left_words(self, seat: int) -> str:
+        name = self._name(seat)
+        return "%s left the table: their turns pass at once (the empty move) until they come back (easel resume)" % name
+
+    def _back_words(self, seat: int) -> str:
+        return "%s is back at the table" % self._name(seat)
+
+    def _feed_left(self) -> None:
+        """Seats whose newer events we now hold are back; the voter learns who is gone by their word."""
+        d = self.departures
+        if d.notes:
+            for s in d.stale(self._newest_phase):
+                self._alerts.append(Alert(self._back_words(s)))
+        self.voter.left = frozenset(d.notes)
+
+    def _notes_for(self, peer: bytes) -> list:
+        """The notes we hold, for a seat that just connected (it may have missed them)."""
+        return [Send(peer, note[2]) for s, note in sorted(self.departures.notes.items()) if self.keys[s] != peer]
+
+    def _seat_back(self, peer: bytes) -> list:
+        """A hello from a seat that said it left: it is back (only a running peer of its key sends one)."""
+        if peer not in self.keys or not self.departures.back(self.keys.index(peer)):
+            return []
+        self._feed_left()
+        return [Alert(self._back_words(self.keys.index(peer))), Changed()]
+
+    def _on_leaving(self, peer: bytes | None, msg: list) -> list:
+        seat, phase, nonce, sig = parse_note(msg, len(self.keys))
+        d = self.departures
+        if d.gone:
+            return [Changed()] if d.ack(peer, seat, nonce) else []
+        if seat == self.seat or d.seen(seat, nonce):
+            return []
+        if not d.verify(self.keys[seat], self.genesis.game_id, phase, nonce, sig):
+            self._refuse("LEAVING", self._who(peer), "refused a leaving note of seat %d from %s: its signature does not verify",
+                         seat, self._who(peer))
+            return [Disconnect(peer, "bad leaving note signature")] if peer else []
+        author = self.keys[seat]
+        raw = encode(["leaving", seat, phase, nonce, sig])
+        if not d.take(seat, phase, nonce, raw, newest_phase=self._newest_phase(seat), direct=peer == author,
+                      author_connected=author in self.remote):
+            return []
+        self._feed_left()
+        return [Broadcast(raw), Alert(self.left_words(seat)), Changed()]
+
+    def _note_left_step(self, cert: Timeout) -> None:
+        """A certificate closed a step: remember which of its seats had said they left (a leave, not a
+        move made too late: the screens say so)."""
+        notes = self.departures.notes
+        gone = tuple(s for s in cert.seats if s in notes and notes[s][0] <= cert.phase)
+        if gone:
+            self.left_steps[cert.phase] = gone
+        else:
+            self.left_steps.pop(cert.phase, None)

@@ -19,7 +19,11 @@ reader finds the whole policy from this file:
   rests on a seat's step (Modern Art's deal: keys, shuffles) ends the game as
   abandoned instead of going on without that seat (docs/deal.md, protocol.md
   §6.5 "What a false time-out gives away");
-* the time left a person sees: ``deadline`` below (the shell shows it).
+* the time left a person sees: ``deadline`` below (the shell shows it);
+* the seats that said they left (a signed ``leaving`` note, protocol.md §9.7): ``Peer`` keeps
+  the notes (p2p/leaving.py) and hands the seats here (``left``); a left seat's step time is 0,
+  so it is voted out of every step that expects it as soon as the step is current (``due_at``,
+  ``choose``), while the others keep the step's whole time.
 
 Clocks are the caller's (``now`` arguments, seconds on one monotonic clock).
 Nothing here signs: ``Peer`` signs the vote ``choose`` names.
@@ -58,6 +62,7 @@ class TimeoutVoter:
         self.resent_at: float = float("-inf")
         self._order: dict[tuple, list] = {}                # (phase, voter) -> vote keys, oldest first
         self.evicted = 0                                   # votes forgotten by MAX_VOTES_PER_STEP_SEAT
+        self.left: frozenset = frozenset()                 # seats gone by their own word (Peer feeds it, §9.7)
 
     # ------------------------------------------------------------------ time
     def step_time(self, st: Any) -> float:
@@ -110,8 +115,21 @@ class TimeoutVoter:
             return None
         return self.clock[1] + self.step_time(st)
 
-    def vote_due(self, st: Any, now: float) -> bool:
+    def leavers(self, st: Any, held: set) -> tuple:
+        """The expected seats of ``st`` that left (``left``) and whose event we do not hold: their step
+        time is 0."""
+        return tuple(s for s in st.seats if s in self.left and s not in held and s != self.seat)
+
+    def due_at(self, st: Any, held: set) -> float | None:
+        """When our vote on step ``st`` is due: at once (when its clock started) if a seat it waits for
+        left, else at its ``deadline`` (None before its clock started)."""
         d = self.deadline(st)
+        if d is not None and self.left and self.leavers(st, held):
+            return self.clock[1]
+        return d
+
+    def vote_due(self, st: Any, now: float, held: set | None = None) -> bool:
+        d = self.due_at(st, held or set()) if held is not None else self.deadline(st)
         return d is not None and now >= d
 
     def resend_due(self, now: float) -> bool:
@@ -134,7 +152,12 @@ class TimeoutVoter:
         if self.seat in st.seats and not mine_in:
             return None
         missing = tuple(s for s in st.seats if s not in held and s != self.seat)
+        d = self.deadline(st)
+        if d is None or now < d:
+            missing = tuple(s for s in missing if s in self.left)   # before the step's time: only who left
         first = self.first_vote.get((st.phase, st.prev))
+        if first is not None and d is not None:
+            first = max(first, d)       # a vote on a seat that left does not bring the escalation forward
         if missing and first is not None and now >= first + self.step_time(st):
             voted = {v for (phase, prev, _), vs in self.votes.items() if phase == st.phase and prev == st.prev for v in vs}
             silent = {s for s in range(self.n) if s != self.seat and s not in voted}

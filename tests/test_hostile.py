@@ -652,7 +652,7 @@ def _limits_in_code() -> dict:
                DEFAULT_MAX_SERVICES=discovery.DEFAULT_MAX_SERVICES, RESOLVE_CONCURRENCY=discovery.RESOLVE_CONCURRENCY,
                EVENT_BUFFER=discovery.EVENT_BUFFER, MAX_SEATS=discovery.MAX_SEATS,
                MIN_REMATCH_SEATS=lobby.MIN_REMATCH_SEATS, REMATCH_WAIT=live.REMATCH_WAIT,
-               AGAIN_PATIENCE=live.AGAIN_PATIENCE)
+               AGAIN_PATIENCE=live.AGAIN_PATIENCE, ALONE_SAY=live.ALONE_SAY, ALONE_GIVE_UP=live.ALONE_GIVE_UP)
     return out
 
 

@@ -29,6 +29,7 @@ from core.hashing import dhash, fingerprint
 from core.logfile import LOG_MAGIC, encode_record
 from core.rng import Rng
 from core.table import Table
+from p2p.leaving import leaving_sign_msg, make_note
 
 SPEC = Path(__file__).resolve().parent.parent / "protocol.md"
 
@@ -71,6 +72,10 @@ def compute_vectors() -> dict[str, str]:
     vote = sk0.sign(vote_sign_msg(gid, 0, head1, [1])).signature
     cert = make_timeout(gid, 0, head1, [1], [(0, vote)])
     v["timeout/seat1-phase0"] = cert.raw.hex()
+    # a leaving note (a wire message, §9.7): seat 0 leaves at phase 0 with nonce 16 x 04
+    nonce = b"\x04" * 16
+    v["leaving/seat0-sign-msg"] = leaving_sign_msg(gid, pk0, 0, nonce).hex()
+    v["leaving/seat0-note"] = make_note(lambda m: sk0.sign(m).signature, gid, 0, pk0, 0, nonce).hex()
     # seed from two 32-byte reveals (seat 1's empty: it timed out)
     v["seed/one-empty"] = dhash("seed", [value, b""]).hex()
     v["beacon/first"] = dhash("beacon", ZERO32, [salt, b""]).hex()
