@@ -929,7 +929,8 @@ class Peer:
     def _unsettled(self, st) -> list:
         steps = [(p, self.table.starts[p][1], self.table.timeouts.get(p))
                  for p in range(self.gate.base, st.phase) if p in self.table.starts]
-        return self.gate.unsettled(steps, self._acked())
+        # a seat that said it left (§9.7) signs nothing after its note, which came after its votes
+        return self.gate.unsettled(steps, self._acked() | set(self.departures.notes))
 
     def _show_at(self, st, phases: list) -> float:
         """When our showing event goes although ``phases`` are not known to be settled."""
