@@ -719,13 +719,23 @@ async def host_main(args, ui_factory=None) -> int:
         finish_bots(node, bots)
 
 
-def seating_text(free: int, players: int, elapsed: float, rematch: bool = False) -> str:
-    """The line shown while the table fills (bots take seconds to start on a loaded machine)."""
+def seating_text(free: int, players: int, elapsed: float, rematch: bool = False, starting: int = 0) -> str:
+    """The line shown while the table fills (bots take seconds to start on a loaded machine).
+
+    ``free``: seats nobody holds (for people to join); ``starting``: seats held for our own bots
+    that have not sat down yet. Only those make "the bots are starting"; a table whose bots sat down
+    waits for people."""
     if rematch:
         return "easel: rematch: %d of %d old seats back (%d s)%s" % (
             players - free, players, int(elapsed), " - waiting for the others to press a (or n)" if free else " - dealing in")
+    if starting:
+        why = " - the bots are starting" if starting > 1 else " - a bot is starting"
+    elif free:
+        why = " - waiting for %d more %s to join (easel join)" % (free, "person" if free == 1 else "people")
+    else:
+        why = " - dealing in"
     return "easel: starting the table: %d of %d seats taken (%d s)%s" % (
-        players - free, players, int(elapsed), " - the bots are starting" if free else " - dealing in")
+        players - free - starting, players, int(elapsed), why)
 
 
 async def seating_progress(ht, players: int, out, interval: float = 0.5) -> None:
@@ -740,10 +750,11 @@ async def seating_progress(ht, players: int, out, interval: float = 0.5) -> None
         pass
     try:
         if not tty:
-            print(seating_text(ht.free, players, 0, rematch), file=out)
+            print(seating_text(ht.free, players, 0, rematch, getattr(ht, "starting", 0)), file=out)
             return
         while True:
-            out.write("\r" + seating_text(ht.free, players, trio.current_time() - start, rematch) + "\x1b[K")
+            out.write("\r" + seating_text(ht.free, players, trio.current_time() - start, rematch,
+                                          getattr(ht, "starting", 0)) + "\x1b[K")
             out.flush()
             await trio.sleep(interval)
     finally:

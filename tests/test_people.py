@@ -150,9 +150,9 @@ async def test_the_screen_says_how_the_table_fills_while_the_bots_start():
 
     from cli.live import seating_progress, seating_text
 
-    assert seating_text(2, 3, 4.6) == "easel: starting the table: 1 of 3 seats taken (4 s) - the bots are starting"
+    assert seating_text(0, 3, 4.6, starting=2) == "easel: starting the table: 1 of 3 seats taken (4 s) - the bots are starting"
     out = io.StringIO()
-    await seating_progress(SimpleNamespace(free=2), 3, out)          # not a terminal: once, then done
+    await seating_progress(SimpleNamespace(free=0, starting=2), 3, out)          # not a terminal: once, then done
     assert out.getvalue() == "easel: starting the table: 1 of 3 seats taken (0 s) - the bots are starting\n"
 
     class Tty(io.StringIO):
