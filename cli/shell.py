@@ -720,6 +720,9 @@ class GameUI(_BaseUI):
         self._sent_phase = -1                      # table phase our last action was sent for
         self._message: tuple[str, str] = ("", "")  # (style, text)
         self._after_reveal: tuple[str, str] | None = None   # a message held back until the reveal ends
+        self._message_at: int | None = None        # moves applied when the message was said (see _expire)
+        self._notice: tuple[str, str] | None = None     # a line of its own above the message (a time-out)
+        self._notice_at = -1                       # moves applied when the notice went up
         self._typed_in = -1                         # the reveal during which a command was last typed
         self._deadline: float | None = None        # time.monotonic() when our decision times out (estimate)
         self._seen_timeouts: set | None = None     # phases whose time-out we already reported
@@ -823,6 +826,7 @@ class GameUI(_BaseUI):
                     log.warning("the %s screen's reveal failed; no reveal is shown for it (further failures "
                                 "are not logged)", type(self._screen()).__name__, exc_info=True)
             self._queue_beats(beats or [], before, self._snap)
+        self._expire()
         self._report_timeouts(table)
         p = self._pending
         if p is not None and table.phase != p.phase and not p.event.is_set():
@@ -832,8 +836,9 @@ class GameUI(_BaseUI):
         if self._snap.over and not self._over_said and self.seat is not None:
             self._over_said = True
             words = self._screen().final_words(self._ctx())
-            self._say_after_reveal("%s %s" % (self._timeout_words, words) if self._timeout_words else words,
-                                   "class:over")
+            if self._timeout_words:        # on a line of its own, not glued to the final words
+                self._set_notice(self._timeout_words)
+            self._say_after_reveal(words, "class:over")
             self._timeout_words = ""
         self._invalidate()
 
@@ -906,11 +911,10 @@ class GameUI(_BaseUI):
             except CommandError as exc:
                 self._say(str(exc), "class:error")
         prompt = None if p.submitted else self._screen().on_decision(self._ctx())
+        if self._timeout_words:            # do not let the prompt hide that we timed out: a line of its own
+            self._set_notice(self._timeout_words)
         if prompt is not None:
-            if self._timeout_words:        # do not let the prompt hide that we timed out
-                self._say("%s %s" % (self._timeout_words, prompt.text), "class:error")
-            else:
-                self._say_after_reveal(prompt.text, prompt.style)   # it may tell what the reveal shows
+            self._say_after_reveal(prompt.text, prompt.style)   # it may tell what the reveal shows
         self._timeout_words = ""
         self._invalidate()
         try:
@@ -982,12 +986,38 @@ class GameUI(_BaseUI):
 
     def _say(self, text: str, style: str = "class:info") -> None:
         self._message = (style, text)
+        self._message_at = self._snap.moves if self._snap is not None else -1
+
+    def _set_notice(self, text: str, style: str = "class:error") -> None:
+        """``text`` on a line of its own above the message, until the step open now closes (the
+        message no longer says it too)."""
+        self._notice = (style, text)
+        self._notice_at = self._snap.moves if self._snap is not None else -1
+        if self._message[1] == text:
+            self._message = ("", "")
+
+    def _expire(self) -> None:
+        """Words said about a step are dropped once the table applied moves after them (the step
+        closed): a "Sent: your bid" must not stay on through later auctions. Our own time-out stays
+        until the next prompt takes it over (its own line, above the prompt); nothing expires at game over."""
+        snap = self._snap
+        if snap is None or snap.over:
+            return
+        if self._notice is not None and snap.moves > self._notice_at:
+            self._notice = None
+        at = self._message_at
+        if self._message[1] and at is not None and snap.moves > at and self._message[1] != self._timeout_words:
+            self._message = ("", "")
+            self._quit_armed = False           # its question is gone from the screen: ask again
+        held = self._after_reveal
+        if held is not None and len(held) > 2 and snap.moves > held[2]:
+            self._after_reveal = None
 
     def _say_after_reveal(self, text: str, style: str = "class:info") -> None:
         """Say ``text`` now, or once the reveal playing now ends (a prompt for the next round that tells
         how the round went would give away what the beats are about to show)."""
         if self.revealing:
-            self._after_reveal = (style, text)
+            self._after_reveal = (style, text, self._snap.moves if self._snap is not None else -1)
         else:
             self._say(text, style)
 
@@ -1206,12 +1236,18 @@ class GameUI(_BaseUI):
     def _pane_message(self, width: int | None = None) -> list:
         held = self._after_reveal
         if held is not None and not self.revealing:
-            self._message, self._after_reveal = held, None
+            self._message, self._after_reveal = (held[0], held[1]), None
+            self._message_at = held[2] if len(held) > 2 else self._message_at
         style, text = self._message
         snap = self._snap
-        if snap is not None and snap.names:
-            text = with_names(text, snap.names)
-        return self._wrapped([(style, text)], width) if text else [("", "")]
+        names = snap.names if snap is not None else ()
+        lines: list = []
+        notice = self._notice
+        if notice is not None:
+            lines += wrap([(notice[0], with_names(notice[1], names) if names else notice[1])], width or self._cols())
+        if text:
+            lines += wrap([(style, with_names(text, names) if names else text)], width or self._cols())
+        return join(lines) if lines else [("", "")]
 
     def warning(self) -> str:
         """The one line above the prompt: what the next step costs our seat if nothing changes (the

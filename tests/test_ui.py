@@ -511,6 +511,33 @@ async def test_time_out_is_told_to_the_player():
         assert "Time ran out" not in flat(ui)
 
 
+async def test_a_time_out_stands_on_its_own_line_above_the_next_prompt_and_words_of_a_closed_step_go():
+    """Seen on the LAN after a resume: "Time ran out for round 1 ..." glued in front of the next,
+    unrelated prompt; and "Sent: your bid: 11" stayed on through later auctions."""
+    net = Net(2)
+    with trio.fail_after(LIMIT):
+        ui = GameUI(0, output=DummyOutput())
+        ui.update(net.table, [], "")
+        async with deciding(ui, net) as got:
+            net.bots(seats=[1])
+            tick_until_timeout(net)
+            ui.update(net.table, [], "")
+        assert got["action"] is None
+        async with deciding(ui, net) as got:
+            lines = ui.render_text().splitlines()
+            out = [l for l in lines if l.startswith("Time ran out for round 1: bids and splash")]
+            assert out and not any("Round 2 of 6" in l for l in out)            # the time-out: a line of its own
+            assert any(l.startswith("Round 2 of 6: your move.") for l in lines)   # the prompt starts its own
+            ui._send({"bids": {}, "splash": None})
+            await until(lambda: got.get("action") is not None)
+        assert "sent" in flat(ui).lower()           # said while the round is open
+        net.act(0, {"bids": {}, "splash": None})
+        net.bots(seats=[1])
+        ui.update(net.table, [], "")                 # round 2 is applied: its words and the time-out are gone
+        text = flat(ui)
+        assert "Time ran out" not in text and "sealed and sent" not in text
+
+
 def test_time_out_in_the_last_round_is_told_with_the_result():
     net = Net(2, {"rounds": 1})
     ui = GameUI(0, output=DummyOutput())
