@@ -19,24 +19,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.events import seat_names
+
 from .common import UsageError, jsonable, registry
 
 LAST = "last"
 
 
 # ----------------------------------------------------------------------------- the audit in words
-def result_lines(game_name: str, result: Any, players: int, seat: int | None = None, width: int = 100) -> list[str]:
+def result_lines(game_name: str, result: Any, players: int, seat: int | None = None, width: int = 100,
+                 names: Any = ()) -> list[str]:
     """A finished game's result in the game screen's own words (its game-over table), plain text;
-    JSON only when the screen cannot word it."""
-    from .screens import Context, Snapshot, screen_for
+    JSON only when the screen cannot word it. ``names``: every seat's display name (§5.1), as the
+    live screens put them in place of "seat N"."""
+    from .screens import Context, Snapshot, screen_for, with_names
 
+    names = tuple(names or ())
     try:
         snap = Snapshot(seat=seat, players=players, view=None, phase=0, step_kind=None, step_purpose=None,
                         step_label="", step_seats=(), missing=(), over=True, result=result, log=(), moves=0,
-                        entries=0, game_name=game_name)
+                        entries=0, game_name=game_name, names=names)
         ctx = Context(seat=seat, snap=snap)
         lines = screen_for(game_name).game_over_lines(ctx, width)
-        out = ["".join(t for _, t in line[:]).rstrip() for line in lines]
+        out = [with_names("".join(t for _, t in line[:]), names).rstrip() for line in lines]
         out = [t for t in out if t and t.strip() != "GAME OVER"]
         if out:
             return out
@@ -47,25 +52,31 @@ def result_lines(game_name: str, result: Any, players: int, seat: int | None = N
 
 def audit_lines(rep: dict, players: int | None = None) -> list[str]:
     """The lines ``easel audit`` prints for report ``rep`` (core.audit's report)."""
+    from .screens import with_names
+
     status = "VALID" if rep["valid"] else "INVALID"
     out = ["%s  game=%s  entries=%d  head=%s" % (status, rep["game"], rep["events"], rep["head"])]
+    # every seat by its name (§5.1), as the screens say it; a genesis without names keeps "seat N"
+    names = tuple(rep.get("seat_names") or ()) if rep.get("names") else ()
     if rep.get("names"):
-        out.append("  players: %s" % ", ".join("%d %s" % (i, n) for i, n in enumerate(rep["names"])))
+        out.append("  players: %s" % ", ".join("%d %s" % (i, n) for i, n in enumerate(names or rep["names"])))
+    if rep.get("previous"):
+        out.append("  a rematch: it follows game %s (its genesis names it: previous)" % rep["previous"])
     for p in rep["problems"]:
         where = "entry %s" % p["index"] if p.get("index") is not None else "-"
-        out.append("  problem: %s %s: %s" % (p.get("file"), where, p["problem"]))
+        out.append("  problem: %s %s: %s" % (p.get("file"), where, with_names(p["problem"], names)))
     if rep.get("cut_moves"):
         out.append("  DISPUTED: %d signed move(s) were cut by time-out certificates although they were made "
                    "(the notes name each, and who signed the certificate)" % len(rep["cut_moves"]))
     for p in rep["notes"]:
-        out.append("  note: entry %s: %s" % (p["index"], p["note"]))
+        out.append("  note: entry %s: %s" % (p["index"], with_names(p["note"], names)))
     if rep["valid"] and not rep["complete"]:
         out.append("  the log is valid so far but the game is not finished")
     if rep["complete"]:
         res = rep["results"]
         n = players or len((res or {}).get("ranking") or []) if isinstance(res, dict) else players or 0
         out.append("  result:")
-        out += ["    " + t for t in result_lines(rep["game"] or "", res, n or 0)]
+        out += ["    " + t for t in result_lines(rep["game"] or "", res, n or 0, names=names)]
     return out
 
 
@@ -119,15 +130,21 @@ def _my_key() -> bytes | None:
         return None
 
 
-def _result_words(res: Any, seat: int | None) -> str:
+def _result_words(res: Any, seat: int | None, names: Any = ()) -> str:
+    """ "winner Zoe, you 2nd of 4": ``names`` every seat's display name (§5.1; "seat N" without)."""
     if not isinstance(res, dict):
         return "over"
     ranking = res.get("ranking")
     winners = res.get("winners")
+    names = tuple(names or ())
+
+    def name(w: Any) -> str:
+        return names[w] if isinstance(w, int) and 0 <= w < len(names) else "seat %s" % w
+
     parts = []
     if isinstance(winners, list) and winners and isinstance(ranking, list) and len(ranking) > 1:
         parts.append("winner%s %s" % ("s" if len(winners) > 1 else "",
-                                      ", ".join("you" if w == seat else "seat %d" % w for w in winners)))
+                                      ", ".join("you" if w == seat else name(w) for w in winners)))
     elif res.get("draw"):
         parts.append("a draw")
     if isinstance(ranking, list) and seat in ranking and len(ranking) > 1:
@@ -173,7 +190,7 @@ def read_past_game(log: Path, me: bytes | None) -> PastGame | None:
         status, words = "damaged", parsed.problem
     if status != "damaged":
         if t.over:
-            status, words = "finished", _result_words(t.result(), seat)
+            status, words = "finished", _result_words(t.result(), seat, seat_names(t.genesis.doc))
         else:
             words = "stopped at entry %d (easel resume continues it)" % (t.count - 1)
     return PastGame(log, when, t.genesis.doc.get("game", "?"), t.players, seat, len(parsed.entries), status, words)

@@ -379,8 +379,9 @@ def bot_link_name(seat: int) -> str:
     return "bot-seat-%d.log" % seat
 
 
-def bot_log_path(index: int) -> Path:
-    return data_dir() / "bots" / ("bot-%d.log" % index)
+def bot_log_path(number: int) -> Path:
+    """The log of our bot named ``bot NUMBER`` (its home is ``bots/bot-NUMBER`` beside it)."""
+    return data_dir() / "bots" / ("bot-%d.log" % number)
 
 
 def _start_bot(bot: LocalBot, cmd: list[str], *, fresh: bool) -> None:
@@ -418,7 +419,9 @@ def spawn_bots(k: int, lobby: tuple[str, int], level: str, seed: str | None, tab
     (its key is made here, before it starts), so the lobby shows it as a bot, never as a free seat."""
     bots = []
     for i in range(k):
-        bot = LocalBot(index=i, home=data_dir() / "bots" / ("bot-%d" % i), level=level, name="bot %d" % (i + 1), log=bot_log_path(i))
+        # "bot 1" lives in bots/bot-1 and writes bots/bot-1.log: the files say the name the table shows
+        bot = LocalBot(index=i, home=data_dir() / "bots" / ("bot-%d" % (i + 1)), level=level, name="bot %d" % (i + 1),
+                       log=bot_log_path(i + 1))
         if table is not None:
             try:
                 table.reserve_bot(load_or_create(bot.home).public, level)

@@ -139,6 +139,7 @@ from .snapshot import (  # noqa: F401 - re-exported: callers import them from he
     _seats_lines,
     _title_text,
     describe_entry,
+    genesis_words,
     seat_status,
     snapshot_of,
     step_status,
@@ -1421,7 +1422,7 @@ class ReplayUI(_BaseUI):
             text = self._screen().describe_table(self._ctx(), cfg, len(doc["seats"]))
         except Exception:
             text = "%s for %d seats" % (doc["game"], len(doc["seats"]))
-        return "the table opens (genesis): %s" % text
+        return "the table opens (genesis): %s%s" % (text, genesis_words(doc))
 
     def _log_lines(self) -> list[Line]:
         """Newest first: the log entries up to the one on screen, described."""

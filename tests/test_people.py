@@ -266,3 +266,17 @@ def test_a_wide_terminal_puts_the_painting_sheets_side_by_side():
     assert all(width_of(line) <= 160 for line in wide)
     narrow = ["".join(t for _, t in line) for line in ui.screen.middle_lines(ui._ctx(), 100)]
     assert not any("Sheets on offer" in t and "Owned sheets" in t for t in narrow)
+
+
+def test_a_bots_home_and_log_are_named_as_the_table_names_the_bot(tmp_path, monkeypatch):
+    """Seen: bots/bot-0.log held "bot 1"."""
+    import cli.live as live
+
+    monkeypatch.setenv("EASEL_HOME", str(tmp_path))
+    started = []
+    monkeypatch.setattr(live, "_start_bot", lambda bot, cmd, fresh: started.append((bot, cmd)))
+    bots = live.spawn_bots(2, ("127.0.0.1", 1), "random", None)
+    for k, (bot, cmd) in enumerate(started, start=1):
+        assert bot.name == "bot %d" % k and cmd[cmd.index("--name") + 1] == bot.name
+        assert bot.log == tmp_path / "bots" / ("bot-%d.log" % k) and bot.home == tmp_path / "bots" / ("bot-%d" % k)
+    assert len(bots) == 2
