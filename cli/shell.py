@@ -164,6 +164,7 @@ LOG_TEXT_LINES = 20     # event-log lines in render_text()
 TEXT_WIDTH = 100        # width used to lay out the panes in render_text()
 LATEST_LINES = 3        # newest event-log lines repeated at the top of a short middle pane
 WARN_TIMEOUT = 10       # seconds left on our decision from which the warning line says so
+WARN_LINES = 2          # lines the warning may take (wrapped) before it is cut
 
 HELP_GAME_OVER = "game over | a again (rematch) | n no rematch | help | PgUp/PgDn scroll | q quit"
 HELP_SPECTATOR = "spectating | help | PgUp/PgDn scroll | q / Ctrl-Q quit"
@@ -371,6 +372,9 @@ class _BaseUI:
         if self.key and len(text) > cols:
             # a narrow terminal: the status matters more than the key (help shows it)
             text = _title_text(self.title, ctx.snap, self._screen(), ctx, None)
+        if len(text) > cols and ctx.snap is not None and ctx.snap.over and ctx.snap.status:
+            # at game over the key line says what the status says (a again, n no, q quits): drop it first
+            text = _title_text(self.title, replace(ctx.snap, status=""), self._screen(), ctx, None)
         if len(text) > cols and self.title in ("Easel", "Easel - watching") and ctx.snap is not None \
                 and ctx.snap.game_title:
             # then the plain "Easel - " before the game's name (never a warning such as UNSAFE SEED)
@@ -786,7 +790,8 @@ class GameUI(_BaseUI):
             Window(ftc(self._pane_status), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
             Window(ftc(self._pane_draft), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
             Window(ftc(self._pane_message), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
-            Window(ftc(self._pane_warning), dont_extend_height=True, wrap_lines=False, height=D(min=0, max=1)),
+            Window(ftc(self._pane_warning), dont_extend_height=True, wrap_lines=False,
+                   height=D(min=0, max=WARN_LINES)),
             self._input_window,
             Window(ftc(self._pane_help), height=1, wrap_lines=False, style="class:help"),
         ]
@@ -1267,13 +1272,17 @@ class GameUI(_BaseUI):
         return first_warning(snap.game, snap.view, self.seat)
 
     def _pane_warning(self, width: int | None = None) -> list:
+        """The warning line: wrapped to two lines at most (cut with "…" only past that), so a
+        warning naming four sheets is read whole at 100 columns."""
         text = self.warning()
         if not text:
             return []
         cols = width or self._cols()
-        if len(text) + 4 > cols:
-            text = text[:max(0, cols - 5)] + "…"
-        return [("class:alert", "!! " + text)]
+        lines = wrap([("class:alert", "!! " + text)], cols, "   ")
+        if len(lines) > WARN_LINES:
+            last = "".join(t for _, t in lines[WARN_LINES - 1])
+            lines = lines[:WARN_LINES - 1] + [[("class:alert", last[:max(0, cols - 1)].rstrip() + "…")]]
+        return join(lines)
 
     def _pane_help(self, width: int | None = None) -> list:
         if self.seat is None:

@@ -431,6 +431,20 @@ def test_round_summary_values_payouts_and_game_over():
         ("1st", "2nd", "3rd", "4th")[place - 1], res["money"][0]))
     text = text_of(sc.middle_lines(ctx, 100))
     assert all("Round %d summary" % r in text for r in (1, 2, 3, 4))
+    # a spectator at game over reads that the money is out, not that it stays behind the screens (issue 23)
+    watching = text_of(sc.board_lines(ctx_for(st, None, deciding=False, deal=deal)))
+    assert "behind the screens" not in watching and "spectating: all money revealed (below)" in watching
+    assert "behind the screens" in text_of(sc.board_lines(ctx_for(start(), None, deciding=False)))
+
+
+def test_the_bought_column_counts_paintings_per_artist_unlike_a_cards_short_name():
+    """Seen on the LAN: "Me1 Ma2" in the seats' bought column read like the card short name "Me1"."""
+    from cli.screens.modern_art import _bought_cell
+
+    v = {"bought": [[cid(ME, "open"), cid(ME, "sealed"), cid(MA, "open")], []]}
+    assert _bought_cell(v, 0, 10) == "Me×2 Ma×1" and _bought_cell(v, 1, 10) == "-"
+    many = {"bought": [[cid(a, "open") for a in (CA, TH, ME, MA)]]}
+    assert _bought_cell(many, 0, 11) == "4 paintings" and _bought_cell(many, 0, 10) == "4 paint."
 
 
 @pytest.mark.parametrize("players", [3, 5])

@@ -897,3 +897,26 @@ async def test_a_decision_asked_before_the_first_update_waits_for_the_table():
             net.bots(seats=[1])
             ui.update(net.table, [], "")
     assert got["action"] is None
+
+
+def test_at_100_columns_the_game_over_title_and_a_long_warning_are_read_whole():
+    """Seen on the LAN at 100 columns: the title cut at "a plays again, n says n…" and the Painting
+    warning naming four sheets cut at the edge."""
+    from cli.live import GAME_OVER_STATUS
+
+    net = Net(6)
+    ui = GameUI(0, output=DummyOutput())
+    ui.update(net.table, [], "6/6 peers connected")
+    long = ("Last round: your unscored sheets #13 (5), #17 (4), #21 (6), #24 (3) ... score nothing unless "
+            "matched now (18 points at stake).")
+    ui.warning = lambda: long
+    lines = text_of(ui._pane_warning(100)).splitlines()
+    assert len(lines) == 2 and all(len(l) <= 100 for l in lines) and "…" not in "".join(lines)
+    assert " ".join(" ".join(lines).split()) == "!! " + long
+    ui.warning = lambda: long * 3                        # past two lines: cut, and it shows
+    lines = text_of(ui._pane_warning(100)).splitlines()
+    assert len(lines) == 2 and lines[1].endswith("…") and len(lines[1]) <= 100
+    net.bots()
+    ui.update(net.table, [], GAME_OVER_STATUS)
+    title = text_of(ui._pane_title())
+    assert len(title) <= 100 and "…" not in title and "game over" in title, title

@@ -386,7 +386,11 @@ def _bought_cell(v: Mapping, s: int, w: int) -> str:
     for c in cards:
         if isinstance(c, int) and 0 <= c < N_CARDS:
             counts[CARDS[c].artist] += 1
-    text = " ".join("%s%d" % (CODES[a], k) for a, k in enumerate(counts) if k)
+    # "Ma×2": two Ramon Martins paintings (the ×: never read as a card's short name, "Ma1" once around)
+    text = " ".join("%s×%d" % (CODES[a], k) for a, k in enumerate(counts) if k)
+    if len(text) <= w:
+        return text
+    text = "%d paintings" % len(cards)
     return text if len(text) <= w else "%d paint." % len(cards)
 
 
@@ -434,7 +438,9 @@ def board_pane(v: Mapping | None, me: int | None, names: Sequence[str] = ()) -> 
         line.append(("class:warn" if k >= 4 else "", PIP_ON * k + PIP_OFF * (5 - k)))
         lines.append(line)
     money = _money_of(v, me)
-    if me is None:
+    if me is None and over:
+        tail = "spectating: all money revealed (below)"
+    elif me is None:
         tail = "spectating: money stays behind the screens"
     elif over:
         tail = "final money: %d (all revealed below)" % money
