@@ -165,6 +165,7 @@ TEXT_WIDTH = 100        # width used to lay out the panes in render_text()
 LATEST_LINES = 3        # newest event-log lines repeated at the top of a short middle pane
 WARN_TIMEOUT = 10       # seconds left on our decision from which the warning line says so
 WARN_LINES = 2          # lines the warning may take (wrapped) before it is cut
+COARSE_FROM = 60        # seconds left from which the countdown says whole minutes (it changes once a minute)
 
 HELP_GAME_OVER = "game over | a again (rematch) | n no rematch | help | PgUp/PgDn scroll | q quit"
 HELP_SPECTATOR = "spectating | help | PgUp/PgDn scroll | q / Ctrl-Q quit"
@@ -418,6 +419,9 @@ class _BaseUI:
     def revealing(self) -> bool:
         return self._beat_now() is not None
 
+    async def _countdown_clock(self) -> None:
+        """Repaint when something the clock alone changes is shown differently (trio); nothing here."""
+
     async def _beat_clock(self) -> None:
         """Repaint at each beat's start and end (trio)."""
         while True:
@@ -613,6 +617,7 @@ class _BaseUI:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._exit_on_cancel)
             nursery.start_soon(self._beat_clock)
+            nursery.start_soon(self._countdown_clock)
             try:
                 await trio.to_thread.run_sync(self._thread_main)
             finally:
@@ -796,8 +801,10 @@ class GameUI(_BaseUI):
             Window(ftc(self._pane_help), height=1, wrap_lines=False, style="class:help"),
         ]
         layout = Layout(HSplit(self._main_windows() + bottom), focused_element=self._input_window)
-        # refresh once a second so the time left on our decision counts down
-        self._app = self._make_app(layout, kb, input, output, refresh_interval=1.0)
+        # no refresh timer: the screen is drawn when something shown changes (update, a key), and
+        # the countdown clock repaints when the time left, as shown, changes (once a minute, then a second)
+        self._clock_wake = trio.Event()
+        self._app = self._make_app(layout, kb, input, output)
 
     # -- trio side -------------------------------------------------------------
     def update(self, table: Table, alerts: list[str], status: str, *, waiting: Sequence[int] | None = None,
@@ -846,7 +853,32 @@ class GameUI(_BaseUI):
                 self._set_notice(self._timeout_words)
             self._say_after_reveal(words, "class:over")
             self._timeout_words = ""
+        self._wake_clock()
         self._invalidate()
+
+    def _countdown(self) -> str:
+        """What the clock alone changes on the screen: the time left on our open decision, as shown."""
+        d = self._deadline
+        return "" if d is None or self._deciding() is None else countdown_words(d - time.monotonic())
+
+    async def _countdown_clock(self) -> None:
+        """Repaint when the time left on our decision, as shown (status line, time-out warning),
+        changes; asleep while nothing counts down (woken by decide and update: a new deadline)."""
+        shown = self._countdown()
+        while True:
+            self._clock_wake = trio.Event()
+            d = self._deadline
+            wait = next_change(d - time.monotonic()) if d is not None and self._deciding() is not None else None
+            with trio.move_on_after(wait if wait is not None else float("inf")):
+                await self._clock_wake.wait()
+            now = self._countdown()
+            if now != shown:
+                shown = now
+                self._invalidate()
+
+    def _wake_clock(self) -> None:
+        """The deadline or the decision may have changed (trio thread): the clock looks again."""
+        self._clock_wake.set()
 
     def step_open_hint(self, wall: float) -> None:
         """At a resume: the step open when the table is first seen began about ``wall`` (time.time(), e.g.
@@ -922,6 +954,7 @@ class GameUI(_BaseUI):
         if prompt is not None:
             self._say_after_reveal(prompt.text, prompt.style)   # it may tell what the reveal shows
         self._timeout_words = ""
+        self._wake_clock()
         self._invalidate()
         try:
             await p.event.wait()
@@ -1201,9 +1234,7 @@ class GameUI(_BaseUI):
             out.append(("class:yourmove", " YOUR MOVE (%s) " % label if label else " YOUR MOVE "))
             left = None if self._deadline is None else self._deadline - time.monotonic()
             if left is not None:
-                left = max(0, int(left))
-                out.append(("class:error" if left <= 30 else "class:waiting",
-                            " about %d:%02d left" % (left // 60, left % 60)))
+                out.append(("class:error" if left < 31 else "class:waiting", " " + countdown_words(left)))
             tail = " - type commands below, Enter on an empty line submits"
             room = (width or self._cols()) - width_of(out)
             if len(tail) > room:
@@ -1305,6 +1336,25 @@ class GameUI(_BaseUI):
                 + (self._pane_help(w),):
             parts.append(fragment_list_to_text(pane) + "\n")
         return "".join(parts)
+
+
+def countdown_words(left: float) -> str:
+    """The time left on our decision as the status line says it: whole minutes while a minute or more
+    is left ("about 4 min left": the screen redraws for it once a minute), then seconds ("about
+    0:42 left", once a second)."""
+    left = max(0, int(left))
+    if left >= COARSE_FROM:
+        return "about %d min left" % (left // 60)
+    return "about %d:%02d left" % (left // 60, left % 60)
+
+
+def next_change(left: float) -> float | None:
+    """Seconds until ``countdown_words`` (and the warning's "Time-out in N s") change, None once at 0."""
+    whole = int(left)
+    if whole <= 0:
+        return None                                  # "0:00" until the table closes the step
+    step = 60 if whole >= COARSE_FROM else 1
+    return left - step * (whole // step) + 0.01      # when the whole minutes (or seconds) shown drop by one
 
 
 def _monotonic(deadline: float | None) -> float | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+import time
 from contextlib import asynccontextmanager
 
 import pytest
@@ -556,7 +557,7 @@ async def test_time_left_on_our_move_is_shown():
         ui = GameUI(0, output=DummyOutput())
         ui.update(net.table, [], "")
         async with deciding(ui, net, peer=True, deadline=trio.current_time() + 300.0) as got:
-            assert re.search(r"YOUR MOVE \(round 1\)  about [45]:\d\d left", ui.render_text())
+            assert re.search(r"YOUR MOVE \(round 1\)  about [45] min left", ui.render_text())
             net.act(0, {"bids": {}, "splash": None})   # sent by other means: the decision goes away
             net.bots(seats=[1])
             ui.update(net.table, [], "")
@@ -920,3 +921,47 @@ def test_at_100_columns_the_game_over_title_and_a_long_warning_are_read_whole():
     ui.update(net.table, [], GAME_OVER_STATUS)
     title = text_of(ui._pane_title())
     assert len(title) <= 100 and "…" not in title and "game over" in title, title
+
+
+def test_the_countdown_says_minutes_then_seconds_and_when_that_changes():
+    from cli.shell import countdown_words, next_change
+
+    assert countdown_words(299.7) == "about 4 min left" and countdown_words(60.0) == "about 1 min left"
+    assert countdown_words(59.9) == "about 0:59 left" and countdown_words(-3) == "about 0:00 left"
+    assert abs(next_change(299.7) - 59.71) < 1e-6           # the shown minutes drop at 240 s left
+    assert abs(next_change(61.5) - 1.51) < 1e-6             # ... then seconds, from 59
+    assert abs(next_change(42.25) - 0.26) < 1e-6 and next_change(0.4) is None and next_change(-2) is None
+    for left in (300.0, 125.3, 60.2, 59.99, 10.5, 1.4):     # at the time it gives, the words have changed
+        assert countdown_words(left - next_change(left)) != countdown_words(left), left
+
+
+async def test_an_idle_screen_is_drawn_only_when_what_it_shows_changes():
+    """Measured: an idle easel play screen cost 2.1 % of a core (issue 23): it redrew every second
+    while nothing changed. Now: not at all while nothing changes, once a minute while minutes count
+    down, once a second in the last minute."""
+    net = Net(2)
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:
+            out = Vt100_Output(io.StringIO(), lambda: Size(rows=30, columns=100), term="xterm")
+            ui = GameUI(0, input=inp, output=out)
+            ui.update(net.table, [], "2/2 peers connected")
+            async with running(ui):
+                app = ui._app
+                await until(lambda: app.render_counter > 0)
+                async with deciding(ui, net, peer=True, deadline=trio.current_time() + 300.0):
+                    await until(lambda: "about 4 min left" in "\n".join(_screen(ui, 30, 100)))
+                    drawn = app.render_counter
+                    await trio.sleep(2.5)                   # minutes count down: nothing to redraw yet
+                    assert app.render_counter == drawn
+                    ui._deadline = time.monotonic() + 4.0   # the last seconds: the screen follows them
+                    ui._wake_clock()
+                    await until(lambda: "about 0:0" in "\n".join(_screen(ui, 30, 100)))
+                    seen = {l for l in _screen(ui, 30, 100) if "left" in l}
+                    await until(lambda: {l for l in _screen(ui, 30, 100) if "left" in l} != seen)
+                    net.act(0, {"bids": {}, "splash": None})
+                    net.bots(seats=[1])
+                    ui.update(net.table, [], "2/2 peers connected")
+                await until(lambda: "YOUR MOVE" not in "\n".join(_screen(ui, 30, 100)))
+                drawn = app.render_counter
+                await trio.sleep(1.5)                       # waiting for the others: no clock on screen
+                assert app.render_counter == drawn
