@@ -1392,6 +1392,7 @@ def ui_factory_for(title: str = "Easel", unsafe: bool = False, send_at_once: boo
             log.warning("UNSAFE SEED in use: %s", UNSAFE_SEED_ALERT)
         # the player's identity, as a short fingerprint, stays in the title bar; the game's title follows the table
         make.last = GameUI(node_seat, title=title, key=identity_or_exit().fingerprint, send_at_once=send_at_once)
+        make.last.stderr_to = data_dir() / "easel.log"   # a stray line on the terminal garbles the screen
         return make.last
 
     make.last = None           # the last UI made: its ``again`` asks the runner for a rematch (then_again)

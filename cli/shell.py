@@ -79,6 +79,7 @@ first/last entry; PgUp/PgDn scroll; ? help; q, Ctrl-Q, Ctrl-C quit.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sys
@@ -209,6 +210,44 @@ STYLE = {
 log = logging.getLogger("easel.ui")
 
 
+# --------------------------------------------------------------------------- the terminal is ours
+
+
+@contextlib.contextmanager
+def stderr_into(path: Any):
+    """While the full-screen UI runs, whatever is written to standard error (a Python warning, an
+    "Exception ignored in" message, a thread's traceback, a library's own print) goes to the file
+    ``path`` (the easel log) instead of the terminal. Such a line moves the terminal's cursor under
+    prompt-toolkit, which draws each redraw relative to where it believes the cursor is: every later
+    redraw then lands rows off and leaves lines twice (issue 23: "the bottom pane repeats lines").
+    Nothing changes when ``path`` is None or standard error is not a terminal."""
+    try:
+        active = path is not None and os.isatty(2)
+    except (OSError, ValueError):
+        active = False
+    if not active:
+        yield
+        return
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        fd = os.open(str(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    except (OSError, ValueError):
+        yield
+        return
+    try:
+        os.dup2(fd, 2)
+        os.close(fd)
+        yield
+    finally:
+        try:
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 # --------------------------------------------------------------------------- legality, from the game
 
 
@@ -314,6 +353,7 @@ class _BaseUI:
         self.reel = Reel()          # the beats to play, one after the other (cli/reveal.py)
         self._reel_wake = trio.Event()
         self._beats_failed = False  # a screen's beats raised once (logged once)
+        self.stderr_to: Any = None  # while the UI runs on the terminal, standard error goes to this file (stderr_into)
 
     # -- the screen --------------------------------------------------------------
     def _screen(self) -> Screen:
@@ -619,7 +659,8 @@ class _BaseUI:
             nursery.start_soon(self._beat_clock)
             nursery.start_soon(self._countdown_clock)
             try:
-                await trio.to_thread.run_sync(self._thread_main)
+                with stderr_into(self.stderr_to):
+                    await trio.to_thread.run_sync(self._thread_main)
             finally:
                 nursery.cancel_scope.cancel()
 
