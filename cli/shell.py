@@ -1015,6 +1015,7 @@ class GameUI(_BaseUI):
             self._sent_phase = p.phase
             if self._snap is not None:
                 self._snap = self._mine_done(self._snap)
+            self._wake_clock()          # no countdown now: the clock sleeps
             self._invalidate()
 
     def _mine_done(self, snap: Snapshot) -> Snapshot:
