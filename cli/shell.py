@@ -235,17 +235,32 @@ def stderr_into(path: Any):
     except (OSError, ValueError):
         yield
         return
+    _STDERR_SAVED.append(saved)
     try:
         os.dup2(fd, 2)
         os.close(fd)
         yield
     finally:
+        restore_stderr()
+
+
+_STDERR_SAVED: list[int] = []      # standard error as it was before stderr_into (restore_stderr)
+
+
+def restore_stderr() -> None:
+    """Standard error back on the terminal, if stderr_into still holds it (also from the CLI's own way out:
+    an interrupt that abandons the run may skip the context's exit)."""
+    while _STDERR_SAVED:
+        saved = _STDERR_SAVED.pop()
         try:
             sys.stderr.flush()
         except (OSError, ValueError):
             pass
-        os.dup2(saved, 2)
-        os.close(saved)
+        try:
+            os.dup2(saved, 2)
+            os.close(saved)
+        except OSError:
+            pass
 
 
 # --------------------------------------------------------------------------- legality, from the game

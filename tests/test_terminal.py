@@ -19,6 +19,7 @@ import struct
 import sys
 import termios
 import threading
+import time
 from dataclasses import replace
 
 import trio
@@ -143,3 +144,29 @@ async def test_at_120x40_the_terminal_shows_what_the_screen_drew_even_with_a_str
         term.close()
     text = log.read_text()
     assert "Exception ignored in" in text and "coroutine was never awaited" in text      # kept, not lost
+
+
+def test_standard_error_comes_back_to_the_terminal_even_when_the_ui_was_abandoned(tmp_path):
+    """An interrupt that abandons the run can skip the context's exit: the CLI's way out
+    (cli.main: "easel: interrupted") puts standard error back on the terminal first."""
+    from cli.main import _stderr_back
+
+    term = Pty()
+    saved = os.dup(2)
+    os.dup2(term.slave, 2)
+    try:
+        held = shell.stderr_into(tmp_path / "easel.log")
+        held.__enter__()                              # ... and never left
+        os.write(2, b"to the log\n")
+        _stderr_back()
+        os.write(2, b"easel: interrupted\r\n")
+        deadline = time.monotonic() + 5              # bounded: the reader thread takes the bytes
+        while "easel: interrupted" not in "\n".join(term.shown()) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert "easel: interrupted" in "\n".join(term.term.lines())
+        assert "to the log" not in "\n".join(term.term.lines())
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        term.close()
+    assert (tmp_path / "easel.log").read_text() == "to the log\n"
