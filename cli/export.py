@@ -49,7 +49,7 @@ from p2p.protocol import SEAT_SECRET, SEAT_SECRET_BYTES   # the secrets file's s
 
 from .common import UsageError, jsonable, read_file, registry
 from .screens import Context, Screen, Snapshot, screen_for, seat_name, wrap
-from .shell import certificate_lines, describe_entry, seat_status, step_status
+from .shell import certificate_lines, describe_entry, genesis_words, seat_status, step_status
 
 WIDTH = 100          # columns of the middle pane (as the terminal UI's text rendering)
 LOG_SHOWN = 14       # event-log lines shown under a frame (newest first)
@@ -221,7 +221,8 @@ class Exporter:
             opening = self.screen.describe_table(self.ctx(snap), cfg, self.players)
         except Exception:
             opening = "%s for %d seats" % (self.game_name, self.players)
-        self.frames.append(self.frame(0, snap, None, "the table opens (genesis): %s" % opening))
+        self.frames.append(self.frame(0, snap, None, "the table opens (genesis): %s%s" % (
+            opening, genesis_words(t.genesis.doc))))
         for i in range(1, len(self.entries)):
             try:
                 ent = parse_entry(self.entries[i], keys=t.keys)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.events import Event
+from core.events import Event, Timeout, seat_names
 from core.evidence import certificate_words
 
 from .common import UsageError, jsonable, registry
@@ -28,18 +28,21 @@ LAST = "last"
 
 
 # ----------------------------------------------------------------------------- the audit in words
-def result_lines(game_name: str, result: Any, players: int, seat: int | None = None, width: int = 100) -> list[str]:
+def result_lines(game_name: str, result: Any, players: int, seat: int | None = None, width: int = 100,
+                 names: Any = ()) -> list[str]:
     """A finished game's result in the game screen's own words (its game-over table), plain text;
-    JSON only when the screen cannot word it."""
-    from .screens import Context, Snapshot, screen_for
+    JSON only when the screen cannot word it. ``names``: every seat's display name (§5.1), as the
+    live screens put them in place of "seat N"."""
+    from .screens import Context, Snapshot, screen_for, with_names
 
+    names = tuple(names or ())
     try:
         snap = Snapshot(seat=seat, players=players, view=None, phase=0, step_kind=None, step_purpose=None,
                         step_label="", step_seats=(), missing=(), over=True, result=result, log=(), moves=0,
-                        entries=0, game_name=game_name)
+                        entries=0, game_name=game_name, names=names)
         ctx = Context(seat=seat, snap=snap)
         lines = screen_for(game_name).game_over_lines(ctx, width)
-        out = ["".join(t for _, t in line[:]).rstrip() for line in lines]
+        out = [with_names("".join(t for _, t in line[:]), names).rstrip() for line in lines]
         out = [t for t in out if t and t.strip() != "GAME OVER"]
         if out:
             return out
@@ -73,13 +76,19 @@ def certificate_words_of(c: dict) -> str:
 
 def audit_lines(rep: dict, players: int | None = None) -> list[str]:
     """The lines ``easel audit`` prints for report ``rep`` (core.audit's report)."""
+    from .screens import with_names
+
     status = "VALID" if rep["valid"] else "INVALID"
     out = ["%s  game=%s  entries=%d  head=%s" % (status, rep["game"], rep["events"], rep["head"])]
+    # every seat by its name (§5.1), as the screens say it; a genesis without names keeps "seat N"
+    names = tuple(rep.get("seat_names") or ()) if rep.get("names") else ()
     if rep.get("names"):
-        out.append("  players: %s" % ", ".join("%d %s" % (i, n) for i, n in enumerate(rep["names"])))
+        out.append("  players: %s" % ", ".join("%d %s" % (i, n) for i, n in enumerate(names or rep["names"])))
+    if rep.get("previous"):
+        out.append("  a rematch: it follows game %s (its genesis names it: previous)" % rep["previous"])
     for p in rep["problems"]:
         where = "entry %s" % p["index"] if p.get("index") is not None else "-"
-        out.append("  problem: %s %s: %s" % (p.get("file"), where, p["problem"]))
+        out.append("  problem: %s %s: %s" % (p.get("file"), where, with_names(p["problem"], names)))
     if rep.get("cut_moves"):
         out.append("  DISPUTED: %d signed move(s) were voted out by time-out certificates: each did not reach the "
                    "certificate's signers before they voted, or they voted anyway (the notes name each, and who "
@@ -91,7 +100,7 @@ def audit_lines(rep: dict, players: int | None = None) -> list[str]:
         out.append("  NOT EVIDENCE: %d move(s) were signed afterwards for steps their seats were voted out of: their "
                    "sequence numbers do not fit the seats' chains (the notes name each)" % len(rep["signed_afterwards"]))
     for p in rep["notes"]:
-        out.append("  note: %s entry %s: %s" % (p.get("file"), p["index"], p["note"]))
+        out.append("  note: %s entry %s: %s" % (p.get("file"), p["index"], with_names(p["note"], names)))
     if rep["valid"] and not rep["complete"]:
         out.append("  the log is valid so far but the game is not finished")
     if rep["complete"]:
@@ -99,12 +108,12 @@ def audit_lines(rep: dict, players: int | None = None) -> list[str]:
         n = players or len((res or {}).get("ranking") or []) if isinstance(res, dict) else players or 0
         out.append("  result:")
         out += ["    " + t for t in status_lines(res)]
-        out += ["    " + t for t in result_lines(rep["game"] or "", res, n or 0)]
+        out += ["    " + t for t in result_lines(rep["game"] or "", res, n or 0, names=names)]
     certs = rep.get("certificates") or []
     if certs:
         out.append("  time-out certificates (%d): each says only that its signers voted the seats it names out of "
                    "one step; it blames and ranks no one by itself" % len(certs))
-        out += ["    " + certificate_words_of(c) for c in certs]
+        out += ["    " + with_names(certificate_words_of(c), names) for c in certs]
     return out
 
 
@@ -194,6 +203,7 @@ class PastGame:
     cut_moves: list = field(default_factory=list)
     illegal: list = field(default_factory=list)
     signed_afterwards: list = field(default_factory=list)
+    unfollowed: list = field(default_factory=list)
 
     @property
     def disputed(self) -> bool:
@@ -205,7 +215,8 @@ class PastGame:
                 "status": self.status, "result": self.result, "disputed": self.disputed,
                 "certificates": self.certificates, "named": self.named,
                 "cut_moves": [c["note"] for c in self.cut_moves], "illegal": [c["note"] for c in self.illegal],
-                "signed_afterwards": [c["note"] for c in self.signed_afterwards]}
+                "signed_afterwards": [c["note"] for c in self.signed_afterwards],
+                "unfollowed": [c["note"] for c in self.unfollowed]}
 
     def details(self, shown: int = 3) -> list[str]:
         """The lines under the game's line (after its log file): the dispute, the faults, each
@@ -214,6 +225,7 @@ class PastGame:
         out = ["DISPUTED: " + c["note"] for c in self.cut_moves]
         out += ["fault: " + c["note"] for c in self.illegal]
         out += ["not evidence: " + c["note"] for c in self.signed_afterwards]
+        out += ["not followed: " + c["note"] for c in self.unfollowed]
         out += self.named
         for c in self.certificates[:shown]:
             out.append("time-out: " + certificate_words(c["phase"], c["label"], c["seats"], c["voters"], self.seat))
@@ -238,18 +250,24 @@ def _my_key() -> bytes | None:
         return None
 
 
-def _result_words(res: Any, seat: int | None) -> str:
+def _result_words(res: Any, seat: int | None, names: Any = ()) -> str:
+    """ "winner Zoe, you 2nd of 4": ``names`` every seat's display name (§5.1; "seat N" without)."""
     if not isinstance(res, dict):
         return "over"
     ranking = res.get("ranking")
     winners = res.get("winners")
+    names = tuple(names or ())
+
+    def name(w: Any) -> str:
+        return names[w] if isinstance(w, int) and 0 <= w < len(names) else "seat %s" % w
+
     parts = []
     status = res.get("status")
     if isinstance(status, str) and status and status != "complete":
         parts.append(status + ("" if winners else ", no winner"))
     if isinstance(winners, list) and winners and isinstance(ranking, list) and len(ranking) > 1:
         parts.append("winner%s %s" % ("s" if len(winners) > 1 else "",
-                                      ", ".join("you" if w == seat else "seat %d" % w for w in winners)))
+                                      ", ".join("you" if w == seat else name(w) for w in winners)))
     elif res.get("draw"):
         parts.append("a draw")
     if isinstance(ranking, list) and seat in ranking and len(ranking) > 1:
@@ -298,15 +316,18 @@ def read_past_game(log: Path, me: bytes | None) -> PastGame | None:
         return g
     if t.over:
         g.status, res = "finished", t.result()
-        g.result = _result_words(res, seat)
+        g.result = _result_words(res, seat, seat_names(t.genesis.doc))
         g.named = status_lines(res)
     else:
         g.result = "stopped at entry %d (easel resume continues it)" % (t.count - 1)
     g.certificates = [c.public() for c in t.certificates.values()]
     found = spool_evidence(log, parsed.entries[:t.count])
     g.cut_moves, g.illegal, g.signed_afterwards = found["cut_moves"], found["illegal"], found["signed_afterwards"]
+    g.unfollowed = found["unfollowed"]
     if g.cut_moves:
         g.result += " - DISPUTED: %d signed move%s voted out (below)" % (len(g.cut_moves), "" if len(g.cut_moves) == 1 else "s")
+    if g.unfollowed:
+        g.result += " - %d time-out certificate%s not followed (below)" % (len(g.unfollowed), "" if len(g.unfollowed) == 1 else "s")
     if g.illegal:
         g.result += " - %d illegal signed move%s (below)" % (len(g.illegal), "" if len(g.illegal) == 1 else "s")
     return g
@@ -314,14 +335,15 @@ def read_past_game(log: Path, me: bytes | None) -> PastGame | None:
 
 def spool_evidence(log: Path, entries: list) -> dict:
     """The evidence in the spool beside ``log`` about the valid log ``entries`` (core.audit.evidence_in:
-    cut moves, illegal moves, moves signed afterwards); nothing if there is no readable spool.
+    cut moves, illegal moves, moves signed afterwards, certificates not followed); nothing if there is
+    no readable spool.
     Only the events of the spool that are not in the log are looked at (the log is replayed again
     only if one of them was made for one of its steps)."""
     from core.audit import evidence_in
     from core.events import EntryError, parse_entry
     from core.logfile import parse
 
-    none: dict = {"cut_moves": [], "illegal": [], "signed_afterwards": []}
+    none: dict = {"cut_moves": [], "illegal": [], "signed_afterwards": [], "unfollowed": []}
     try:
         data = (log.parent / "spool").read_bytes()
     except OSError:
@@ -338,7 +360,7 @@ def spool_evidence(log: Path, entries: list) -> dict:
             ev = parse_entry(raw, verify=False)
         except EntryError:
             continue
-        if isinstance(ev, Event):
+        if isinstance(ev, (Event, Timeout)):
             cands.append(("spool", i, ev))
     if not cands:
         return none

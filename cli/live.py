@@ -417,8 +417,9 @@ def bot_link_name(seat: int) -> str:
     return "bot-seat-%d.log" % seat
 
 
-def bot_log_path(index: int) -> Path:
-    return data_dir() / "bots" / ("bot-%d.log" % index)
+def bot_log_path(number: int) -> Path:
+    """The log of our bot named ``bot NUMBER`` (its home is ``bots/bot-NUMBER`` beside it)."""
+    return data_dir() / "bots" / ("bot-%d.log" % number)
 
 
 def _start_bot(bot: LocalBot, cmd: list[str], *, fresh: bool) -> None:
@@ -456,7 +457,9 @@ def spawn_bots(k: int, lobby: tuple[str, int], level: str, seed: str | None, tab
     (its key is made here, before it starts), so the lobby shows it as a bot, never as a free seat."""
     bots = []
     for i in range(k):
-        bot = LocalBot(index=i, home=data_dir() / "bots" / ("bot-%d" % i), level=level, name="bot %d" % (i + 1), log=bot_log_path(i))
+        # "bot 1" lives in bots/bot-1 and writes bots/bot-1.log: the files say the name the table shows
+        bot = LocalBot(index=i, home=data_dir() / "bots" / ("bot-%d" % (i + 1)), level=level, name="bot %d" % (i + 1),
+                       log=bot_log_path(i + 1))
         if table is not None:
             try:
                 table.reserve_bot(load_or_create(bot.home).public, level)
@@ -757,13 +760,23 @@ async def host_main(args, ui_factory=None) -> int:
         finish_bots(node, bots)
 
 
-def seating_text(free: int, players: int, elapsed: float, rematch: bool = False) -> str:
-    """The line shown while the table fills (bots take seconds to start on a loaded machine)."""
+def seating_text(free: int, players: int, elapsed: float, rematch: bool = False, starting: int = 0) -> str:
+    """The line shown while the table fills (bots take seconds to start on a loaded machine).
+
+    ``free``: seats nobody holds (for people to join); ``starting``: seats held for our own bots
+    that have not sat down yet. Only those make "the bots are starting"; a table whose bots sat down
+    waits for people."""
     if rematch:
         return "easel: rematch: %d of %d old seats back (%d s)%s" % (
             players - free, players, int(elapsed), " - waiting for the others to press a (or n)" if free else " - dealing in")
+    if starting:
+        why = " - the bots are starting" if starting > 1 else " - a bot is starting"
+    elif free:
+        why = " - waiting for %d more %s to join (easel join)" % (free, "person" if free == 1 else "people")
+    else:
+        why = " - dealing in"
     return "easel: starting the table: %d of %d seats taken (%d s)%s" % (
-        players - free, players, int(elapsed), " - the bots are starting" if free else " - dealing in")
+        players - free - starting, players, int(elapsed), why)
 
 
 async def seating_progress(ht, players: int, out, interval: float = 0.5) -> None:
@@ -778,10 +791,11 @@ async def seating_progress(ht, players: int, out, interval: float = 0.5) -> None
         pass
     try:
         if not tty:
-            print(seating_text(ht.free, players, 0, rematch), file=out)
+            print(seating_text(ht.free, players, 0, rematch, getattr(ht, "starting", 0)), file=out)
             return
         while True:
-            out.write("\r" + seating_text(ht.free, players, trio.current_time() - start, rematch) + "\x1b[K")
+            out.write("\r" + seating_text(ht.free, players, trio.current_time() - start, rematch,
+                                          getattr(ht, "starting", 0)) + "\x1b[K")
             out.flush()
             await trio.sleep(interval)
     finally:
@@ -1480,6 +1494,7 @@ def ui_factory_for(title: str = "Easel", unsafe: bool = False, send_at_once: boo
             log.warning("UNSAFE SEED in use: %s", UNSAFE_SEED_ALERT)
         # the player's identity, as a short fingerprint, stays in the title bar; the game's title follows the table
         make.last = GameUI(node_seat, title=title, key=identity_or_exit().fingerprint, send_at_once=send_at_once)
+        make.last.stderr_to = data_dir() / "easel.log"   # a stray line on the terminal garbles the screen
         return make.last
 
     make.last = None           # the last UI made: its ``again`` asks the runner for a rematch (then_again)

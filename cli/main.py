@@ -516,6 +516,13 @@ def _pipe_closed() -> int:
     return EXIT_PIPE
 
 
+def _stderr_back() -> None:
+    """Standard error on the terminal again before a last word (the full-screen UI may have held it)."""
+    shell = sys.modules.get("cli.shell")
+    if shell is not None:
+        shell.restore_stderr()
+
+
 def _main(argv: list[str] | None) -> int:
     ap = build_parser()
     try:
@@ -537,12 +544,15 @@ def _main(argv: list[str] | None) -> int:
 
         return live.dispatch(args)
     except UsageError as exc:
+        _stderr_back()
         print("easel: %s" % exc, file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
+        _stderr_back()
         print("easel: interrupted", file=sys.stderr)
         return 130
     except BaseExceptionGroup as group:  # trio nurseries wrap what their tasks raise
+        _stderr_back()
         inner = leaves(group)
         if not all(isinstance(e, (UsageError, KeyboardInterrupt)) for e in inner):
             raise

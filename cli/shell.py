@@ -79,6 +79,7 @@ first/last entry; PgUp/PgDn scroll; ? help; q, Ctrl-Q, Ctrl-C quit.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sys
@@ -140,6 +141,7 @@ from .snapshot import (  # noqa: F401 - re-exported: callers import them from he
     _seats_lines,
     _title_text,
     describe_entry,
+    genesis_words,
     seat_status,
     snapshot_of,
     step_status,
@@ -164,6 +166,8 @@ LOG_TEXT_LINES = 20     # event-log lines in render_text()
 TEXT_WIDTH = 100        # width used to lay out the panes in render_text()
 LATEST_LINES = 3        # newest event-log lines repeated at the top of a short middle pane
 WARN_TIMEOUT = 10       # seconds left on our decision from which the warning line says so
+WARN_LINES = 2          # lines the warning may take (wrapped) before it is cut
+COARSE_FROM = 60        # seconds left from which the countdown says whole minutes (it changes once a minute)
 
 HELP_GAME_OVER = "game over | a again (rematch) | n no rematch | help | PgUp/PgDn scroll | q quit"
 HELP_SPECTATOR = "spectating | help | PgUp/PgDn scroll | q / Ctrl-Q quit"
@@ -205,6 +209,59 @@ STYLE = {
 }
 
 log = logging.getLogger("easel.ui")
+
+
+# --------------------------------------------------------------------------- the terminal is ours
+
+
+@contextlib.contextmanager
+def stderr_into(path: Any):
+    """While the full-screen UI runs, whatever is written to standard error (a Python warning, an
+    "Exception ignored in" message, a thread's traceback, a library's own print) goes to the file
+    ``path`` (the easel log) instead of the terminal. Such a line moves the terminal's cursor under
+    prompt-toolkit, which draws each redraw relative to where it believes the cursor is: every later
+    redraw then lands rows off and leaves lines twice (issue 23: "the bottom pane repeats lines").
+    Nothing changes when ``path`` is None or standard error is not a terminal."""
+    try:
+        active = path is not None and os.isatty(2)
+    except (OSError, ValueError):
+        active = False
+    if not active:
+        yield
+        return
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        fd = os.open(str(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    except (OSError, ValueError):
+        yield
+        return
+    _STDERR_SAVED.append(saved)
+    try:
+        os.dup2(fd, 2)
+        os.close(fd)
+        yield
+    finally:
+        restore_stderr()
+
+
+_STDERR_SAVED: list[int] = []      # standard error as it was before stderr_into (restore_stderr)
+
+
+def restore_stderr() -> None:
+    """Standard error back on the terminal, if stderr_into still holds it (also from the CLI's own way out:
+    an interrupt that abandons the run may skip the context's exit)."""
+    while _STDERR_SAVED:
+        saved = _STDERR_SAVED.pop()
+        try:
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        try:
+            os.dup2(saved, 2)
+            os.close(saved)
+        except OSError:
+            pass
 
 
 # --------------------------------------------------------------------------- legality, from the game
@@ -316,6 +373,7 @@ class _BaseUI:
         self.reel = Reel()          # the beats to play, one after the other (cli/reveal.py)
         self._reel_wake = trio.Event()
         self._beats_failed = False  # a screen's beats raised once (logged once)
+        self.stderr_to: Any = None  # while the UI runs on the terminal, standard error goes to this file (stderr_into)
 
     # -- the screen --------------------------------------------------------------
     def _screen(self) -> Screen:
@@ -375,6 +433,9 @@ class _BaseUI:
         if self.key and len(text) > cols:
             # a narrow terminal: the status matters more than the key (help shows it)
             text = _title_text(self.title, ctx.snap, self._screen(), ctx, None)
+        if len(text) > cols and ctx.snap is not None and ctx.snap.over and ctx.snap.status:
+            # at game over the key line says what the status says (a again, n no, q quits): drop it first
+            text = _title_text(self.title, replace(ctx.snap, status=""), self._screen(), ctx, None)
         if len(text) > cols and self.title in ("Easel", "Easel - watching") and ctx.snap is not None \
                 and ctx.snap.game_title:
             # then the plain "Easel - " before the game's name (never a warning such as UNSAFE SEED)
@@ -417,6 +478,9 @@ class _BaseUI:
     @property
     def revealing(self) -> bool:
         return self._beat_now() is not None
+
+    async def _countdown_clock(self) -> None:
+        """Repaint when something the clock alone changes is shown differently (trio); nothing here."""
 
     async def _beat_clock(self) -> None:
         """Repaint at each beat's start and end (trio)."""
@@ -616,8 +680,10 @@ class _BaseUI:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._exit_on_cancel)
             nursery.start_soon(self._beat_clock)
+            nursery.start_soon(self._countdown_clock)
             try:
-                await trio.to_thread.run_sync(self._thread_main)
+                with stderr_into(self.stderr_to):
+                    await trio.to_thread.run_sync(self._thread_main)
             finally:
                 nursery.cancel_scope.cancel()
 
@@ -728,6 +794,9 @@ class GameUI(_BaseUI):
         self._sent_phase = -1                      # table phase our last action was sent for
         self._message: tuple[str, str] = ("", "")  # (style, text)
         self._after_reveal: tuple[str, str] | None = None   # a message held back until the reveal ends
+        self._message_at: int | None = None        # moves applied when the message was said (see _expire)
+        self._notice: tuple[str, str] | None = None     # a line of its own above the message (a time-out)
+        self._notice_at = -1                       # moves applied when the notice went up
         self._typed_in = -1                         # the reveal during which a command was last typed
         self._deadline: float | None = None        # time.monotonic() when our decision times out (estimate)
         self._seen_timeouts: set | None = None     # phases whose time-out we already reported
@@ -791,13 +860,16 @@ class GameUI(_BaseUI):
             Window(ftc(self._pane_status), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
             Window(ftc(self._pane_draft), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
             Window(ftc(self._pane_message), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
-            Window(ftc(self._pane_warning), dont_extend_height=True, wrap_lines=False, height=D(min=0, max=1)),
+            Window(ftc(self._pane_warning), dont_extend_height=True, wrap_lines=False,
+                   height=D(min=0, max=WARN_LINES)),
             self._input_window,
             Window(ftc(self._pane_help), height=1, wrap_lines=False, style="class:help"),
         ]
         layout = Layout(HSplit(self._main_windows() + bottom), focused_element=self._input_window)
-        # refresh once a second so the time left on our decision counts down
-        self._app = self._make_app(layout, kb, input, output, refresh_interval=1.0)
+        # no refresh timer: the screen is drawn when something shown changes (update, a key), and
+        # the countdown clock repaints when the time left, as shown, changes (once a minute, then a second)
+        self._clock_wake = trio.Event()
+        self._app = self._make_app(layout, kb, input, output)
 
     # -- trio side -------------------------------------------------------------
     def update(self, table: Table, alerts: list[str], status: str, *, waiting: Sequence[int] | None = None,
@@ -834,6 +906,7 @@ class GameUI(_BaseUI):
                     log.warning("the %s screen's reveal failed; no reveal is shown for it (further failures "
                                 "are not logged)", type(self._screen()).__name__, exc_info=True)
             self._queue_beats(beats or [], before, self._snap)
+        self._expire()
         self._report_timeouts(table)
         p = self._pending
         if p is not None and table.phase != p.phase and not p.event.is_set():
@@ -843,9 +916,11 @@ class GameUI(_BaseUI):
         if self._snap.over and not self._over_said and self.seat is not None:
             self._over_said = True
             words = self._screen().final_words(self._ctx())
-            self._say_after_reveal("%s %s" % (self._timeout_words, words) if self._timeout_words else words,
-                                   "class:over")
+            if self._timeout_words:        # on a line of its own, not glued to the final words
+                self._set_notice(self._timeout_words)
+            self._say_after_reveal(words, "class:over")
             self._timeout_words = ""
+        self._wake_clock()
         self._invalidate()
 
     def tell(self, text: str) -> None:
@@ -853,6 +928,30 @@ class GameUI(_BaseUI):
         it stays until the player types or the next prompt replaces it."""
         self._say(text, "class:error")
         self._invalidate()
+
+    def _countdown(self) -> str:
+        """What the clock alone changes on the screen: the time left on our open decision, as shown."""
+        d = self._deadline
+        return "" if d is None or self._deciding() is None else countdown_words(d - time.monotonic())
+
+    async def _countdown_clock(self) -> None:
+        """Repaint when the time left on our decision, as shown (status line, time-out warning),
+        changes; asleep while nothing counts down (woken by decide and update: a new deadline)."""
+        shown = self._countdown()
+        while True:
+            self._clock_wake = trio.Event()
+            d = self._deadline
+            wait = next_change(d - time.monotonic()) if d is not None and self._deciding() is not None else None
+            with trio.move_on_after(wait if wait is not None else float("inf")):
+                await self._clock_wake.wait()
+            now = self._countdown()
+            if now != shown:
+                shown = now
+                self._invalidate()
+
+    def _wake_clock(self) -> None:
+        """The deadline or the decision may have changed (trio thread): the clock looks again."""
+        self._clock_wake.set()
 
     def step_open_hint(self, wall: float) -> None:
         """At a resume: the step open when the table is first seen began about ``wall`` (time.time(), e.g.
@@ -925,12 +1024,12 @@ class GameUI(_BaseUI):
             except CommandError as exc:
                 self._say(str(exc), "class:error")
         prompt = None if p.submitted else self._screen().on_decision(self._ctx())
+        if self._timeout_words:            # do not let the prompt hide that we timed out: a line of its own
+            self._set_notice(self._timeout_words)
         if prompt is not None:
-            if self._timeout_words:        # do not let the prompt hide that we timed out
-                self._say("%s %s" % (self._timeout_words, prompt.text), "class:error")
-            else:
-                self._say_after_reveal(prompt.text, prompt.style)   # it may tell what the reveal shows
+            self._say_after_reveal(prompt.text, prompt.style)   # it may tell what the reveal shows
         self._timeout_words = ""
+        self._wake_clock()
         self._invalidate()
         try:
             await p.event.wait()
@@ -938,6 +1037,7 @@ class GameUI(_BaseUI):
         finally:
             if self._pending is p:
                 self._pending = None
+            self._wake_clock()          # no decision, no countdown: at once, not at the clock's next tick
             self._invalidate()
 
     decide.takes_decision = True   # GameNode hands it a p2p.node.Decision, not the Peer
@@ -950,6 +1050,7 @@ class GameUI(_BaseUI):
             self._sent_phase = p.phase
             if self._snap is not None:
                 self._snap = self._mine_done(self._snap)
+            self._wake_clock()          # no countdown now: the clock sleeps
             self._invalidate()
 
     def _mine_done(self, snap: Snapshot) -> Snapshot:
@@ -1001,12 +1102,38 @@ class GameUI(_BaseUI):
 
     def _say(self, text: str, style: str = "class:info") -> None:
         self._message = (style, text)
+        self._message_at = self._snap.moves if self._snap is not None else -1
+
+    def _set_notice(self, text: str, style: str = "class:error") -> None:
+        """``text`` on a line of its own above the message, until the step open now closes (the
+        message no longer says it too)."""
+        self._notice = (style, text)
+        self._notice_at = self._snap.moves if self._snap is not None else -1
+        if self._message[1] == text:
+            self._message = ("", "")
+
+    def _expire(self) -> None:
+        """Words said about a step are dropped once the table applied moves after them (the step
+        closed): a "Sent: your bid" must not stay on through later auctions. Our own time-out stays
+        until the next prompt takes it over (its own line, above the prompt); nothing expires at game over."""
+        snap = self._snap
+        if snap is None or snap.over:
+            return
+        if self._notice is not None and snap.moves > self._notice_at:
+            self._notice = None
+        at = self._message_at
+        if self._message[1] and at is not None and snap.moves > at and self._message[1] != self._timeout_words:
+            self._message = ("", "")
+            self._quit_armed = False           # its question is gone from the screen: ask again
+        held = self._after_reveal
+        if held is not None and len(held) > 2 and snap.moves > held[2]:
+            self._after_reveal = None
 
     def _say_after_reveal(self, text: str, style: str = "class:info") -> None:
         """Say ``text`` now, or once the reveal playing now ends (a prompt for the next round that tells
         how the round went would give away what the beats are about to show)."""
         if self.revealing:
-            self._after_reveal = (style, text)
+            self._after_reveal = (style, text, self._snap.moves if self._snap is not None else -1)
         else:
             self._say(text, style)
 
@@ -1184,9 +1311,7 @@ class GameUI(_BaseUI):
             out.append(("class:yourmove", " YOUR MOVE (%s) " % label if label else " YOUR MOVE "))
             left = None if self._deadline is None else self._deadline - time.monotonic()
             if left is not None:
-                left = max(0, int(left))
-                out.append(("class:error" if left <= 30 else "class:waiting",
-                            " about %d:%02d left" % (left // 60, left % 60)))
+                out.append(("class:error" if left < 31 else "class:waiting", " " + countdown_words(left)))
             tail = " - type commands below, Enter on an empty line submits"
             room = (width or self._cols()) - width_of(out)
             if len(tail) > room:
@@ -1225,12 +1350,18 @@ class GameUI(_BaseUI):
     def _pane_message(self, width: int | None = None) -> list:
         held = self._after_reveal
         if held is not None and not self.revealing:
-            self._message, self._after_reveal = held, None
+            self._message, self._after_reveal = (held[0], held[1]), None
+            self._message_at = held[2] if len(held) > 2 else self._message_at
         style, text = self._message
         snap = self._snap
-        if snap is not None and snap.names:
-            text = with_names(text, snap.names)
-        return self._wrapped([(style, text)], width) if text else [("", "")]
+        names = snap.names if snap is not None else ()
+        lines: list = []
+        notice = self._notice
+        if notice is not None:
+            lines += wrap([(notice[0], with_names(notice[1], names) if names else notice[1])], width or self._cols())
+        if text:
+            lines += wrap([(style, with_names(text, names) if names else text)], width or self._cols())
+        return join(lines) if lines else [("", "")]
 
     def warning(self) -> str:
         """The one line above the prompt: what the next step costs our seat if nothing changes (the
@@ -1249,13 +1380,17 @@ class GameUI(_BaseUI):
         return first_warning(snap.game, snap.view, self.seat)
 
     def _pane_warning(self, width: int | None = None) -> list:
+        """The warning line: wrapped to two lines at most (cut with "…" only past that), so a
+        warning naming four sheets is read whole at 100 columns."""
         text = self.warning()
         if not text:
             return []
         cols = width or self._cols()
-        if len(text) + 4 > cols:
-            text = text[:max(0, cols - 5)] + "…"
-        return [("class:alert", "!! " + text)]
+        lines = wrap([("class:alert", "!! " + text)], cols, "   ")
+        if len(lines) > WARN_LINES:
+            last = "".join(t for _, t in lines[WARN_LINES - 1])
+            lines = lines[:WARN_LINES - 1] + [[("class:alert", last[:max(0, cols - 1)].rstrip() + "…")]]
+        return join(lines)
 
     def _pane_help(self, width: int | None = None) -> list:
         if self.seat is None:
@@ -1278,6 +1413,25 @@ class GameUI(_BaseUI):
                 + (self._pane_help(w),):
             parts.append(fragment_list_to_text(pane) + "\n")
         return "".join(parts)
+
+
+def countdown_words(left: float) -> str:
+    """The time left on our decision as the status line says it: whole minutes while a minute or more
+    is left ("about 4 min left": the screen redraws for it once a minute), then seconds ("about
+    0:42 left", once a second)."""
+    left = max(0, int(left))
+    if left >= COARSE_FROM:
+        return "about %d min left" % (left // 60)
+    return "about %d:%02d left" % (left // 60, left % 60)
+
+
+def next_change(left: float) -> float | None:
+    """Seconds until ``countdown_words`` (and the warning's "Time-out in N s") change, None once at 0."""
+    whole = int(left)
+    if whole <= 0:
+        return None                                  # "0:00" until the table closes the step
+    step = 60 if whole >= COARSE_FROM else 1
+    return left - step * (whole // step) + 0.01      # when the whole minutes (or seconds) shown drop by one
 
 
 def _monotonic(deadline: float | None) -> float | None:
@@ -1404,7 +1558,7 @@ class ReplayUI(_BaseUI):
             text = self._screen().describe_table(self._ctx(), cfg, len(doc["seats"]))
         except Exception:
             text = "%s for %d seats" % (doc["game"], len(doc["seats"]))
-        return "the table opens (genesis): %s" % text
+        return "the table opens (genesis): %s%s" % (text, genesis_words(doc))
 
     def _log_lines(self) -> list[Line]:
         """Newest first: the log entries up to the one on screen, described."""

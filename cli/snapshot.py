@@ -296,8 +296,22 @@ def _title_text(title: str, snap: Snapshot | None, screen: Screen, ctx: Context,
     return " " + " | ".join(parts)
 
 
+def genesis_words(doc: dict) -> str:
+    """What the genesis says beyond the game: a rematch names the game it follows (§9.9)."""
+    prev = doc.get("previous")
+    if isinstance(prev, bytes) and prev:
+        return " - a rematch: it follows game %s (easel history lists it by its folder)" % prev.hex()
+    return ""
+
+
 def describe_entry(table: Table, ent: Any, me: int | None, screen: Screen) -> str:
-    """One log entry in words, before it is applied to ``table`` (the replay viewer, the export)."""
+    """One log entry in words, before it is applied to ``table`` (the replay viewer, the export);
+    every seat by its name when the genesis names the seats (§5.1)."""
+    doc = table.genesis.doc
+    return with_names(_describe_entry(table, ent, me, screen), seat_names(doc) if "names" in doc else ())
+
+
+def _describe_entry(table: Table, ent: Any, me: int | None, screen: Screen) -> str:
     if isinstance(ent, Timeout):
         label = table.step.label if table.step else ""
         return "time-out certificate: %s" % timeout_words(ent.phase, label, list(ent.seats), [v for v, _ in ent.votes], me)

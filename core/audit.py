@@ -34,6 +34,7 @@ from .events import (
     parse_event_fast,
     parse_genesis,
     reveal_commitment,
+    seat_names,
     verify_many,
 )
 from .engine import IllegalAction
@@ -748,11 +749,16 @@ def combine(summaries: list[Summary], files: dict[str, bytes], registry: Any = N
     for kind in ("illegal", "cut_moves", "signed_afterwards", "unfollowed"):
         notes += [{k: c[k] for k in ("file", "index", "note", "seat")} for c in found[kind]]
     valid = not problems and bool(real_logs)
-    names = None
+    names = shown = previous = None
     if main is not None:   # the seats' names as the genesis signs them (protocol.md §5.1), None if it has none
-        names = parse_genesis(_genesis_entry(files[main.name]), verify=False).doc.get("names")
+        doc = parse_genesis(_genesis_entry(files[main.name]), verify=False).doc
+        names = doc.get("names")
+        shown = list(seat_names(doc))       # as every screen shows them: twins told apart, "seat i" without names
+        previous = doc.get("previous")      # a rematch: the game it follows (§9.9)
     return {
         "names": list(names) if isinstance(names, list) else None,
+        "seat_names": shown,
+        "previous": previous.hex() if isinstance(previous, bytes) else None,
         "valid": valid,
         "complete": valid and all(r.complete for r in real_logs),
         "game": main.game if main else None,

@@ -161,8 +161,12 @@ class HostedTable:
     @property
     def free(self) -> int:
         """Seats free for anyone: the reserved seats of bots this host started count as taken."""
-        held = sum(1 for k in self.reserved if not any(s.key == k for s in self.seats))
-        return max(0, self.open_seats - held)
+        return max(0, self.open_seats - self.starting)
+
+    @property
+    def starting(self) -> int:
+        """Seats held for bots this host started that have not sat down yet."""
+        return sum(1 for k in self.reserved if not any(s.key == k for s in self.seats))
 
     def reserve_bot(self, key: bytes, level: str) -> None:
         """Hold a seat for a bot this host started (its key is known before it joins)."""
@@ -282,6 +286,9 @@ class HostedTable:
             return
         try:
             while not self.full.is_set():
+                # the event to wait on is taken before sending: a change while the frame goes out (a bot
+                # sitting down then) sets it, so it is sent next, not after the following change
+                changed = self.changed
                 if self.version != last:
                     last = self.version
                     async with seat.sending:
@@ -289,7 +296,7 @@ class HostedTable:
                         with trio.CancelScope(shield=True):
                             with trio.move_on_after(JOIN_TIMEOUT):
                                 await fs.send(encode(["seats", self.shown()]))
-                await self.changed.wait()
+                await changed.wait()
         except (ConnectionClosed, FrameError, trio.BrokenResourceError, trio.ClosedResourceError):
             return
 
@@ -593,7 +600,10 @@ def describe_seats(seats: list[dict], me: int | None = None) -> str:
         text = s.get("name") or "?"
         if kind == "bot":
             whose = ", %s's" % (seats[0].get("name") or "the host") if s.get("owner") else ""
-            text += " (bot, %s%s)" % (s.get("level") or "?", whose)
+            if text == "(starting)":    # a seat held for the host's bot that has not sat down yet
+                text = "a bot starting (%s%s)" % (s.get("level") or "?", whose)
+            else:
+                text += " (bot, %s%s)" % (s.get("level") or "?", whose)
         if i == me:
             text += " (you)"
         parts.append(text)

@@ -362,11 +362,11 @@ def test_easel_again_decline_from_seat_0_or_with_no_lobby_says_so_in_words(tmp_p
     r = easel("again", "--decline", log.parent, home=home)
     assert r.returncode == 0 and "you were seat 0, the rematch's host" in r.stdout, r.stdout + r.stderr
     # the bot's seat (its own home): no lobby opens; it knocks, then gives up in words (patience shortened)
-    (bot_log,) = (home / "bots" / "bot-0").glob("games/*/log")
+    (bot_log,) = (home / "bots" / "bot-1").glob("games/*/log")
     from cli.live import decline_main
 
     args = __import__("argparse").Namespace(dir=str(bot_log.parent), level=None, no_spectators=False, patience=0.5)
-    monkeypatch.setenv("EASEL_HOME", str(home / "bots" / "bot-0"))
+    monkeypatch.setenv("EASEL_HOME", str(home / "bots" / "bot-1"))
     assert trio.run(decline_main, args) == 0
     assert "no rematch lobby opened at 127.0.0.1:" in capsys.readouterr().out
 

@@ -296,14 +296,14 @@ def test_disk_full_start_up_is_an_error_line_not_a_traceback(tmp_path):
 # --------------------------------------------------------------------------- finding 6: a bot's error is visible
 def test_a_bot_that_dies_before_the_table_is_full_is_named_with_its_log(tmp_path):
     home = tmp_path / "home"
-    key = home / "bots" / "bot-0" / "identity.key"
+    key = home / "bots" / "bot-1" / "identity.key"
     key.parent.mkdir(parents=True)
     key.write_bytes(b"not a key")
     key.chmod(0o600)
     r = easel("host", "--auto", "random", "--players", "2", "--bots", "1", "--bind", "127.0.0.1", "--no-advertise", home=home)
     assert r.returncode == 2, r.stdout + r.stderr
     # the host makes its bots' keys itself (to hold their seats), so it meets the damaged key first and says so
-    assert "cannot make bot 1's key in %s" % (home / "bots" / "bot-0") in r.stderr and "damaged" in r.stderr
+    assert "cannot make bot 1's key in %s" % (home / "bots" / "bot-1") in r.stderr and "damaged" in r.stderr
     assert "Traceback" not in r.stderr
 
 
@@ -322,7 +322,7 @@ def test_play_bots_die_then_resume_restarts_them_and_the_game_finishes(tmp_path)
         assert wait_for(lambda: logs() and records(logs()[0]) >= 3, timeout=30, interval=0.01), host.stderr.read1().decode() if host.poll() is not None else "no progress"
         gdir = logs()[0].parent
         bots_file = json.loads((gdir / "local-bots.json").read_text())
-        assert [(b["seat"], b["level"], b["home"]) for b in bots_file["bots"]] == [(1, "heuristic", str(home / "bots" / "bot-0"))]
+        assert [(b["seat"], b["level"], b["home"]) for b in bots_file["bots"]] == [(1, "heuristic", str(home / "bots" / "bot-1"))]
         assert (gdir / "bot-seat-1.log").exists()        # named by the seat it plays
         kids = children(host.pid)
         assert len(kids) == 1
@@ -340,7 +340,7 @@ def test_play_bots_die_then_resume_restarts_them_and_the_game_finishes(tmp_path)
         host.kill()
         host.wait()
     assert records(gdir / "log") < 43
-    bot_log = home / "bots" / "bot-0" / "games" / gdir.name / "log"
+    bot_log = home / "bots" / "bot-1" / "games" / gdir.name / "log"
     assert bot_log.exists()
     r = easel("resume", gdir, "--level", "random", home=home, timeout=90)
     assert r.returncode == 0, r.stdout + r.stderr

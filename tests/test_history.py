@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from pathlib import Path
 
 import pytest
+from prompt_toolkit.output import DummyOutput
 
 from cli.history import log_warning, read_past_game
 from cli.shell import ReplayUI
@@ -99,7 +101,58 @@ def test_audit_words_the_result_with_the_game_screen_not_json(played):
     r = easel("audit", log)
     assert r.returncode == 0
     assert "{" not in r.stdout and "result:" in r.stdout
-    assert "final ranking" in r.stdout and " pts " in r.stdout and "seat 0" in r.stdout
+    assert "final ranking" in r.stdout and " pts " in r.stdout
+    # every seat by the name its genesis signs (the demo's seats are "bot K"), never "seat N" (issue 23)
+    result = r.stdout.split("result:", 1)[1]
+    assert "bot 0" in result and not re.search(r"\bseat \d", result), result
+
+
+def test_history_replay_and_audit_say_the_seats_names(played):
+    """Seen on the LAN: audit and history said "winner seat 1, you 4th of 4", replay "seat 3 reveals"."""
+    from cli.history import _result_words
+
+    home, log = played
+    g = read_past_game(log, None)
+    assert g is not None and g.status == "finished" and "winner bot " in g.result and "seat" not in g.result
+    names = ("Ann", "Zoe", "Bo", "Cy")
+    res = {"ranking": [1, 0, 2, 3], "winners": [1], "places": [2, 1, 3, 4]}
+    assert _result_words(res, 3, names) == "winner Zoe, you 4th of 4"
+    assert _result_words(res, 3) == "winner seat 1, you 4th of 4"             # a genesis without names
+    from core.logfile import parse
+
+    ui = ReplayUI(parse(log.read_bytes()).entries, None, output=DummyOutput())
+    ui.goto(ui.last)
+    said = "\n".join(ui._descs)
+    assert re.search(r"\bbot \d reveals", said) and not re.search(r"\bseat \d", said), said
+
+
+def test_a_rematch_says_in_audit_and_replay_which_game_it_follows(tmp_path):
+    """Seen on the LAN: a rematch's audit and replay never mentioned the game it follows (its genesis's
+    ``previous``); twins are told apart as every screen does (Ann #3f2a)."""
+    import core.games as registry
+    from core.events import game_id_of, genesis_sign_msg, make_genesis
+    from core.logfile import LOG_MAGIC, encode_record
+    from p2p.identity import Identity
+
+    ids = [Identity.generate() for _ in range(3)]
+    prev = bytes(range(32))
+    doc = {"game": "painting", "config": registry.get("painting").configure({}, 3), "seats": [i.public for i in ids],
+           "table": b"rematch1", "timeout": 60, "names": ["Zoe", "Ann", "Ann"], "previous": prev}
+    gid = game_id_of(doc)
+    raw = make_genesis(doc, [i.sign(genesis_sign_msg(gid)) for i in ids]).raw
+    path = tmp_path / "log"
+    path.write_bytes(LOG_MAGIC + encode_record(raw))
+    r = easel("audit", path)
+    assert r.returncode == 1 and "not finished" in r.stdout
+    assert "a rematch: it follows game %s" % prev.hex() in r.stdout
+    players = next(ln for ln in r.stdout.splitlines() if "players:" in ln)
+    assert re.fullmatch(r"  players: 0 Zoe, 1 Ann #[0-9a-f]{4}, 2 Ann #[0-9a-f]{4}", players), players
+    rep = json.loads(easel("audit", "--json", path).stdout)
+    assert rep["previous"] == prev.hex() and rep["names"] == ["Zoe", "Ann", "Ann"]
+    assert rep["seat_names"][0] == "Zoe" and rep["seat_names"][1].startswith("Ann #")
+    ui = ReplayUI([raw], 0, output=DummyOutput())
+    assert "a rematch: it follows game %s" % prev.hex() in ui._descs[0]
+    assert "Entry 0 of 0: the table opens (genesis): " in ui.render_text() and "a rematch" in ui.render_text()
 
 
 def test_show_and_replay_warn_on_a_damaged_log_exactly_as_audit(played, tmp_path):

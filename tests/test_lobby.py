@@ -140,3 +140,67 @@ async def test_a_joiner_whose_seat_moved_up_still_signs_and_plays():
     assert genesis.doc["seats"][:2] == [ht.identity.public, b.public]
     assert set(genesis.doc["seats"][2:]) == {c.public, d.public}
     assert got["b"][0].raw == got["c"][0].raw == got["d"][0].raw == genesis.raw
+
+
+async def test_a_seat_change_while_the_seats_go_out_is_sent_next_not_after_the_following_change():
+    """Seen on the LAN: a joiner read "(starting) (bot, medium, Ann's)" 25 s after the host's bot sat
+    down: the bot sat while the joiner's seats frame was on its way, and the lobby then waited for the
+    next change (the next person) before it sent the seats again."""
+    from p2p.lobby import Seat, describe_seats
+
+    host = Identity.generate()
+    ht = HostedTable(host, "painting", 4, {}, 40011, "127.0.0.1", timeout=30, name="Ann")
+    bot = Identity.generate()
+    ht.reserve_bot(bot.public, "medium")
+    sent: list = []
+    sending = trio.Event()
+    go_on = trio.Event()
+
+    class Slow:
+        """A joiner's stream: the first frame takes until the test lets it through."""
+
+        async def send(self, data: bytes) -> None:
+            from core.encoding import decode
+
+            sent.append(decode(data)[1])
+            if len(sent) == 1:
+                sending.set()
+                await go_on.wait()
+
+    joiner = Seat(Identity.generate().public, b"", ["127.0.0.1", 1], "Bo", stream=Slow(), about={})
+    ht.seats.append(joiner)
+    with trio.fail_after(10):
+        async with trio.open_nursery() as n:
+            n.start_soon(ht._tell_seats, joiner.stream)
+            await sending.wait()
+            ht.seats.append(Seat(bot.public, b"", ["127.0.0.1", 2], "bot 1", about={"bot": "medium", "owner": host.fingerprint}))
+            ht._changed()                  # the bot sits down while the first frame is on its way
+            go_on.set()
+            while len(sent) < 2:
+                await trio.sleep(0.01)
+            n.cancel_scope.cancel()
+    assert "(starting)" in describe_seats(sent[0]) or "starting" in describe_seats(sent[0])
+    assert describe_seats(sent[1], 1) == "Ann, Bo (you), bot 1 (bot, medium, Ann's), free"
+
+
+def test_the_host_says_a_bot_is_starting_only_while_one_is():
+    """Seen on the LAN: "the bots are starting" 25 s after the host's bot sat down, while the table
+    waited for people; a held seat whose bot has not sat yet reads as a bot starting."""
+    from cli.live import seating_text
+    from p2p.lobby import describe_seats
+
+    host, bot = Identity.generate(), Identity.generate()
+    ht = HostedTable(host, "painting", 4, {}, 40012, "127.0.0.1", timeout=30, name="Ann")
+    ht.reserve_bot(bot.public, "medium")
+    assert (ht.free, ht.starting) == (2, 1)
+    assert seating_text(ht.free, 4, 3.2, starting=ht.starting) == \
+        "easel: starting the table: 1 of 4 seats taken (3 s) - a bot is starting"
+    assert describe_seats(ht.shown(), 0) == "Ann (you), a bot starting (medium, Ann's), free, free"
+    from p2p.lobby import Seat
+
+    ht.seats.append(Seat(bot.public, b"", ["127.0.0.1", 2], "bot 1", about={"bot": "medium", "owner": host.fingerprint}))
+    assert (ht.free, ht.starting) == (2, 0)
+    assert seating_text(ht.free, 4, 25.0, starting=ht.starting) == \
+        "easel: starting the table: 2 of 4 seats taken (25 s) - waiting for 2 more people to join (easel join)"
+    assert describe_seats(ht.shown(), 0) == "Ann (you), bot 1 (bot, medium, Ann's), free, free"
+    assert seating_text(0, 4, 30.0) == "easel: starting the table: 4 of 4 seats taken (30 s) - dealing in"

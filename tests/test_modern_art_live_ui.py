@@ -9,7 +9,7 @@ turn to auction, ``play CARD`` for a card of its hand, and bids in that
 auction until it is sold.  Asserted on the screen's text along the way: the
 hand (every card of it, numbered, by short name), the auction's type, the
 standing bid, what was sent, and after the sale the "Round 1 so far"
-purchases and the seats table's "bought" column (artist letters and counts
+purchases and the seats table's "bought" column (artist letters × counts
 of the paintings each seat bought this round, "-" for none), checked against
 this round's sales.  The game is then left (the table is torn down).
 (A card play needs the owner's proof, which the peer attaches: the UI must
@@ -78,7 +78,7 @@ def bought_text(v: dict, s: int) -> str:
         if sale.get("winner") == s:
             for c in sale.get("cards") or []:
                 counts[CARDS[c].artist] += 1
-    return " ".join("%s%d" % (CODES[a], k) for a, k in enumerate(counts) if k) or "-"
+    return " ".join("%s×%d" % (CODES[a], k) for a, k in enumerate(counts) if k) or "-"
 
 
 async def test_a_person_plays_a_card_and_bids_through_one_whole_auction_at_a_live_table(tmp_path):
@@ -254,7 +254,7 @@ def check_after_sale(ui, played: int, sold: dict, seen) -> None:
     for s in range(3):
         assert cell(rows[s], header, "bought", 10) == bought_text(v, s), (s, rows[s], v.get("sales"))
     art = CODES[CARDS[played].artist]
-    assert re.search(r"\b%s\d\b" % art, cell(rows[winner], header, "bought", 10)), rows[winner]
+    assert re.search(r"\b%s×\d\b" % art, cell(rows[winner], header, "bought", 10)), rows[winner]
     # money: ours shown (the auctioneer winning its own auction pays the bank), the others' behind their screens
     if winner == 0:
         assert v["money"][0] == 100 - price and "your money: %d" % (100 - price) in text

@@ -338,9 +338,12 @@ def test_bad_input_is_refused_with_a_clear_reason():
     # a sealed step already answered: the state still lists us, the screen says we sent
     st = play(start(), 0, cid(ME, "sealed"))
     sent = shell.Sent(5, {"do": "bid", "amount": 12}, "seat 2 bids 12")
-    with pytest.raises(CommandError, match="you already sent seat 2 bids 12 for this step"):
+    with pytest.raises(CommandError, match=r"you already sent your move for this step \(bids 12\) - waiting for "
+                                           r"seat 0, seat 1, seat 3; nothing sent"):
         run(sc, ctx_for(st, 2, deciding=False, sent=sent), "bid 20")
-    assert "Sent: bids 12" in "".join(t for _, t in sc.draft_line(ctx_for(st, 2, deciding=False, sent=sent)))
+    # the draft line says it is in and whom the step waits for; what was sent is said once (the message line)
+    drafted = "".join(t for _, t in sc.draft_line(ctx_for(st, 2, deciding=False, sent=sent)))
+    assert drafted == "Your move is in - waiting for seat 0, seat 1, seat 3." and "bids 12" not in drafted
     # the game over / no cards known
     with pytest.raises(CommandError, match="does not know your cards yet"):
         run(sc, ctx_for(start(), 0, known=False), "play 1")
@@ -428,6 +431,20 @@ def test_round_summary_values_payouts_and_game_over():
         ("1st", "2nd", "3rd", "4th")[place - 1], res["money"][0]))
     text = text_of(sc.middle_lines(ctx, 100))
     assert all("Round %d summary" % r in text for r in (1, 2, 3, 4))
+    # a spectator at game over reads that the money is out, not that it stays behind the screens (issue 23)
+    watching = text_of(sc.board_lines(ctx_for(st, None, deciding=False, deal=deal)))
+    assert "behind the screens" not in watching and "spectating: all money revealed (below)" in watching
+    assert "behind the screens" in text_of(sc.board_lines(ctx_for(start(), None, deciding=False)))
+
+
+def test_the_bought_column_counts_paintings_per_artist_unlike_a_cards_short_name():
+    """Seen on the LAN: "Me1 Ma2" in the seats' bought column read like the card short name "Me1"."""
+    from cli.screens.modern_art import _bought_cell
+
+    v = {"bought": [[cid(ME, "open"), cid(ME, "sealed"), cid(MA, "open")], []]}
+    assert _bought_cell(v, 0, 10) == "Me×2 Ma×1" and _bought_cell(v, 1, 10) == "-"
+    many = {"bought": [[cid(a, "open") for a in (CA, TH, ME, MA)]]}
+    assert _bought_cell(many, 0, 11) == "4 paintings" and _bought_cell(many, 0, 10) == "4 paint."
 
 
 @pytest.mark.parametrize("players", [3, 5])
@@ -829,3 +846,50 @@ def test_the_log_says_a_fifth_card_ends_the_round_instead_of_auctioning_it():
     three = with_played(st, (0, 0, 3, 0, 0))
     said = sc.describe(GAME, three, 0, {"do": "play", "pos": pos(med), "card": med, "double": {"pos": pos(mes), "card": mes}})
     assert said.startswith("seat 0 plays Daniel Melim double (MeD) and Daniel Melim sealed (MeS), the 5th Daniel Melim card")
+
+
+# --------------------------------------------------------------------------- the words of an open auction (issue 23)
+
+
+def test_an_open_auction_says_who_passed_and_who_is_still_to_answer():
+    """Seen on the LAN: a player who passed with 102 money read "not asked this round (you cannot bid
+    higher)"; after its answer went out the screen still listed "Raise or pass now: you"."""
+    from cli.screens.modern_art import auction_lines
+
+    sc = ModernArtScreen()
+    st = with_money(play(start(), 0, cid(ME, "open")), (100, 100, 102, 100))
+    st = act(act(act(act(st, 0, {"do": "bid", "amount": 6}), 1, {"do": "bid", "amount": 10}), 2, {"do": "pass"}),
+             3, {"do": "bid", "amount": 5})
+    v = rules.view(st, 2, rules.known_for(st, 2, DEAL))
+    asked = v["auction"]["asked"]
+    assert 2 not in asked and 2 in v["auction"]["out"]
+    text = text_of(auction_lines(v, 2, 100))
+    assert "You: 102 money - you passed: out of this auction" in text and "not asked" not in text
+    # the round's answers as the table has them: seat 0 answered, seat 3 not yet
+    assert asked == [0, 3]
+    text = text_of(auction_lines(rules.view(st, 0, rules.known_for(st, 0, DEAL)), 0, 100, waiting=(3,)))
+    assert "Raise or pass now: seat 3 (answered: you)" in text
+    ctx = ctx_for(st, 0, deciding=False)
+    ctx = replace(ctx, snap=replace(ctx.snap, missing=(3,), step_kind="commit"))
+    assert "Raise or pass now: seat 3 (answered: you)" in text_of(sc.middle_lines(ctx, 100))
+    ctx = replace(ctx, snap=replace(ctx.snap, missing=(0, 3), step_kind="reveal"))   # every answer is in
+    assert "Raise or pass now: nobody (answered: you, seat 3)" in text_of(sc.middle_lines(ctx, 100))
+
+
+def test_a_standing_order_that_passes_says_the_ceiling_was_reached_once():
+    """Seen on the LAN: after upto 15 the screen said both "Sent: passes" and "Sent: you pass (standing
+    order: ... raised for you each round ...)"."""
+    sc = ModernArtScreen()
+    st = play(start(), 0, cid(ME, "open"))
+    assert run(sc, ctx_for(st, 2), "upto 15") == Send({"do": "bid", "amount": 8})
+    st = act(act(act(act(st, 0, {"do": "bid", "amount": 16}), 1, {"do": "pass"}), 2, {"do": "bid", "amount": 8}),
+             3, {"do": "pass"})
+    ctx = ctx_for(st, 2)
+    assert sc.standing(ctx) == Send({"do": "pass"})
+    said = sc.on_sent(ctx, {"do": "pass"}, "seat 2 passes").text
+    assert said == "Sent: you pass - the standing bid reached your ceiling (up to 15): you are out of this auction"
+    sent = shell.Sent(5, {"do": "pass"}, "seat 2 passes")
+    after = replace(ctx_for(st, 2, deciding=False, sent=sent))
+    after = replace(after, snap=replace(after.snap, missing=(0,)))
+    drafted = "".join(t for _, t in sc.draft_line(after))
+    assert drafted == "Your move is in - waiting for seat 0." and "pass" not in drafted

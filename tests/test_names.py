@@ -201,7 +201,7 @@ async def test_the_lobby_shows_people_bots_and_free_seats_and_free_counts_the_ho
     assert first[0] == {"name": "Ann", "kind": "person"}
     assert any(s["kind"] == "bot" and s["level"] == "random" and s["owner"] == ht.identity.fingerprint for s in first)
     assert describe_seats(first, 1).startswith("Ann, Bo (you), ")
-    assert "(bot, random, Ann's)" in describe_seats(first)
+    assert "a bot starting (random, Ann's)" in describe_seats(first)     # held for the host's bot, not sat yet
 
 
 def test_describe_seats_in_words():

@@ -135,7 +135,7 @@ async def test_a_resumed_seats_countdown_goes_on_from_when_the_step_opened():
             await until(lambda: ui._pending is not None)
             left = ui._deadline - time.monotonic()
             assert 277 <= left <= 279.5, left
-            assert "about 4:3" in flat(ui)
+            assert "about 4 min left" in flat(ui)
             # a later step (another phase) gets the whole time again
             ui._open_hint = (net.table.phase + 1, time.time() - 21)
             assert ui._hinted(None, d) is None
@@ -150,9 +150,9 @@ async def test_the_screen_says_how_the_table_fills_while_the_bots_start():
 
     from cli.live import seating_progress, seating_text
 
-    assert seating_text(2, 3, 4.6) == "easel: starting the table: 1 of 3 seats taken (4 s) - the bots are starting"
+    assert seating_text(0, 3, 4.6, starting=2) == "easel: starting the table: 1 of 3 seats taken (4 s) - the bots are starting"
     out = io.StringIO()
-    await seating_progress(SimpleNamespace(free=2), 3, out)          # not a terminal: once, then done
+    await seating_progress(SimpleNamespace(free=0, starting=2), 3, out)          # not a terminal: once, then done
     assert out.getvalue() == "easel: starting the table: 1 of 3 seats taken (0 s) - the bots are starting\n"
 
     class Tty(io.StringIO):
@@ -266,3 +266,17 @@ def test_a_wide_terminal_puts_the_painting_sheets_side_by_side():
     assert all(width_of(line) <= 160 for line in wide)
     narrow = ["".join(t for _, t in line) for line in ui.screen.middle_lines(ui._ctx(), 100)]
     assert not any("Sheets on offer" in t and "Owned sheets" in t for t in narrow)
+
+
+def test_a_bots_home_and_log_are_named_as_the_table_names_the_bot(tmp_path, monkeypatch):
+    """Seen: bots/bot-0.log held "bot 1"."""
+    import cli.live as live
+
+    monkeypatch.setenv("EASEL_HOME", str(tmp_path))
+    started = []
+    monkeypatch.setattr(live, "_start_bot", lambda bot, cmd, fresh: started.append((bot, cmd)))
+    bots = live.spawn_bots(2, ("127.0.0.1", 1), "random", None)
+    for k, (bot, cmd) in enumerate(started, start=1):
+        assert bot.name == "bot %d" % k and cmd[cmd.index("--name") + 1] == bot.name
+        assert bot.log == tmp_path / "bots" / ("bot-%d.log" % k) and bot.home == tmp_path / "bots" / ("bot-%d" % k)
+    assert len(bots) == 2

@@ -348,7 +348,7 @@ async def test_the_countdown_shows_in_round_1_before_the_peer_clock_has_seen_the
         ui = GameUI(0, output=DummyOutput())
         ui.update(net.table, [], "")
         async with deciding(ui, net) as got:         # the Decision the node builds from this peer
-            assert re.search(r"YOUR MOVE \(round 1\)  about (1:00|0:59) left", ui.render_text())
+            assert re.search(r"YOUR MOVE \(round 1\)  about (1 min|0:59) left", ui.render_text())
             net.act(0, {"bids": {}, "splash": None})
             net.bots(seats=[1])
             ui.update(net.table, [], "")

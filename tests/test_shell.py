@@ -274,8 +274,11 @@ async def test_decide_is_called_several_times_in_one_round():
                             inp.send_text("add 4" + ENTER)
                     assert got[-1] in ({"add": 2}, {"add": 4}, {"add": 3})
                     table.act(0, got[-1])                  # the node applies it; the same seat acts again
+                    await until(lambda: "sent: seat 0 adds %d" % got[-1]["add"] in flat(ui))   # while its step is open
                     ui.update(table, [], "")
-                    await until(lambda: "sent: seat 0 adds %d" % got[-1]["add"] in flat(ui))
+                    # once applied, the log says it; the message about the step it closed is gone (issue 23)
+                    await until(lambda: "seat 0 (you) adds %d" % got[-1]["add"] in flat(ui))
+                    assert "sent: seat 0 adds" not in flat(ui)
                     assert "Note: keep me" in flat(ui)     # the shell never resets the screen's draft
                 assert got == [{"add": 2}, {"add": 4}, {"add": 3}]
                 assert screen.decisions == 3 and table.state["total"] == 9

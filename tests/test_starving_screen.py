@@ -580,9 +580,12 @@ async def test_a_whole_day_played_through_the_ui_with_bots_at_the_other_seats():
                     assert "action" not in got and ui._pending is not None
                     inp.send_text("work" + ENTER)
                 assert got["action"] == {"do": "work"}
+                # said while its step is open; once the table applied it the log says it (issue 23: words
+                # about a closed step do not stay)
+                await until(lambda: "Sent: works: 3 cubes from the bag" in flat(ui) or "Sent: seat 0 works" in flat(ui))
                 net.act(0, got["action"])
                 ui.update(net.table, [], "")
-                await until(lambda: "Sent: works: 3 cubes from the bag" in flat(ui) or "Sent: seat 0 works" in flat(ui))
+                await until(lambda: "seat 0 (you) works" in flat(ui))
                 sent.append(got["action"])
                 inp.send_text("work" + ENTER)                          # out of turn now
                 await until(lambda: "nothing sent" in flat(ui))
@@ -911,3 +914,20 @@ def test_with_names_in_the_genesis_the_screen_says_names_and_keeps_the_studios_c
     plain = GameUI(1, output=DummyOutput(), screen=StarvingArtistsScreen())
     plain._snap = ctx_for(st, 1).snap
     assert "Trade offer: seat 0 gives K for" in plain.render_text()
+
+
+def test_news_cut_short_says_how_much_more_is_in_the_log_never_a_placeholder():
+    """Seen on the LAN: "So far: ...;" and "Since your last move: ...;" - a lone "..." for the news left out."""
+    from cli.screens.starving_artists import StarvingArtistsScreen
+
+    sc = StarvingArtistsScreen()
+    events = ["seat 1 buys 'A Rather Long Title Of A Painting %d' from slot 2 for 3 paint" % k for k in range(12)]
+    first = sc._news({"day": 1, "events": events, "event_days": [1] * 12}, 0)
+    assert first.startswith(" So far (") and "more in the event log): " in first and "..." not in first
+    more = events + ["seat 2 works and draws 3 cubes %d" % k for k in range(12)]
+    later = sc._news({"day": 1, "events": more, "event_days": [1] * 24}, 0)
+    assert later.startswith(" Since your last move (") and "..." not in later
+    n = int(re.search(r"\((\d+) more in the event log\)", later).group(1))
+    assert n + later.count("; ") + 1 == 12
+    short = StarvingArtistsScreen()._news({"day": 1, "events": events[:1], "event_days": [1]}, 0)
+    assert short.startswith(" So far: ") and "more in" not in short

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+import time
 from contextlib import asynccontextmanager
 
 import pytest
@@ -67,6 +68,18 @@ class Net(MemTable):
 async def until(pred, interval: float = 0.01) -> None:
     while not pred():
         await trio.sleep(interval)
+
+
+async def settled(app, quiet: float = 0.5, limit: float = 10.0) -> int:
+    """The render count once the screen has drawn nothing for ``quiet`` seconds (the redraws a change
+    asked for are done; prompt-toolkit may draw twice for one change): a measurement of idleness
+    starts there, not in the middle of them."""
+    with trio.fail_after(limit):
+        while True:
+            n = app.render_counter
+            await trio.sleep(quiet)
+            if app.render_counter == n:
+                return n
 
 
 @asynccontextmanager
@@ -512,6 +525,33 @@ async def test_time_out_is_told_to_the_player():
         assert "Time ran out" not in flat(ui)
 
 
+async def test_a_time_out_stands_on_its_own_line_above_the_next_prompt_and_words_of_a_closed_step_go():
+    """Seen on the LAN after a resume: "Time ran out for round 1 ..." glued in front of the next,
+    unrelated prompt; and "Sent: your bid: 11" stayed on through later auctions."""
+    net = Net(2)
+    with trio.fail_after(LIMIT):
+        ui = GameUI(0, output=DummyOutput())
+        ui.update(net.table, [], "")
+        async with deciding(ui, net) as got:
+            net.bots(seats=[1])
+            tick_until_timeout(net)
+            ui.update(net.table, [], "")
+        assert got["action"] is None
+        async with deciding(ui, net) as got:
+            lines = ui.render_text().splitlines()
+            out = [l for l in lines if l.startswith("Time ran out for round 1: bids and splash")]
+            assert out and not any("Round 2 of 6" in l for l in out)            # the time-out: a line of its own
+            assert any(l.startswith("Round 2 of 6: your move.") for l in lines)   # the prompt starts its own
+            ui._send({"bids": {}, "splash": None})
+            await until(lambda: got.get("action") is not None)
+        assert "sent" in flat(ui).lower()           # said while the round is open
+        net.act(0, {"bids": {}, "splash": None})
+        net.bots(seats=[1])
+        ui.update(net.table, [], "")                 # round 2 is applied: its words and the time-out are gone
+        text = flat(ui)
+        assert "Time ran out" not in text and "sealed and sent" not in text
+
+
 def test_time_out_in_the_last_round_is_told_with_the_result():
     net = Net(2, {"rounds": 1})
     ui = GameUI(0, output=DummyOutput())
@@ -530,7 +570,7 @@ async def test_time_left_on_our_move_is_shown():
         ui = GameUI(0, output=DummyOutput())
         ui.update(net.table, [], "")
         async with deciding(ui, net, peer=True, deadline=trio.current_time() + 300.0) as got:
-            assert re.search(r"YOUR MOVE \(round 1\)  about [45]:\d\d left", ui.render_text())
+            assert re.search(r"YOUR MOVE \(round 1\)  about [45] min left", ui.render_text())
             net.act(0, {"bids": {}, "splash": None})   # sent by other means: the decision goes away
             net.bots(seats=[1])
             ui.update(net.table, [], "")
@@ -873,3 +913,70 @@ async def test_a_decision_asked_before_the_first_update_waits_for_the_table():
             net.bots(seats=[1])
             ui.update(net.table, [], "")
     assert got["action"] is None
+
+
+def test_at_100_columns_the_game_over_title_and_a_long_warning_are_read_whole():
+    """Seen on the LAN at 100 columns: the title cut at "a plays again, n says n…" and the Painting
+    warning naming four sheets cut at the edge."""
+    from cli.live import GAME_OVER_STATUS
+
+    net = Net(6)
+    ui = GameUI(0, output=DummyOutput())
+    ui.update(net.table, [], "6/6 peers connected")
+    long = ("Last round: your unscored sheets #13 (5), #17 (4), #21 (6), #24 (3) ... score nothing unless "
+            "matched now (18 points at stake).")
+    ui.warning = lambda: long
+    lines = text_of(ui._pane_warning(100)).splitlines()
+    assert len(lines) == 2 and all(len(l) <= 100 for l in lines) and "…" not in "".join(lines)
+    assert " ".join(" ".join(lines).split()) == "!! " + long
+    ui.warning = lambda: long * 3                        # past two lines: cut, and it shows
+    lines = text_of(ui._pane_warning(100)).splitlines()
+    assert len(lines) == 2 and lines[1].endswith("…") and len(lines[1]) <= 100
+    net.bots()
+    ui.update(net.table, [], GAME_OVER_STATUS)
+    title = text_of(ui._pane_title())
+    assert len(title) <= 100 and "…" not in title and "game over" in title, title
+
+
+def test_the_countdown_says_minutes_then_seconds_and_when_that_changes():
+    from cli.shell import countdown_words, next_change
+
+    assert countdown_words(299.7) == "about 4 min left" and countdown_words(60.0) == "about 1 min left"
+    assert countdown_words(59.9) == "about 0:59 left" and countdown_words(-3) == "about 0:00 left"
+    assert abs(next_change(299.7) - 59.71) < 1e-6           # the shown minutes drop at 240 s left
+    assert abs(next_change(61.5) - 1.51) < 1e-6             # ... then seconds, from 59
+    assert abs(next_change(42.25) - 0.26) < 1e-6 and next_change(0.4) is None and next_change(-2) is None
+    for left in (300.0, 125.3, 60.2, 59.99, 10.5, 1.4):     # at the time it gives, the words have changed
+        assert countdown_words(left - next_change(left)) != countdown_words(left), left
+
+
+async def test_an_idle_screen_is_drawn_only_when_what_it_shows_changes():
+    """Measured: an idle easel play screen cost 2.1 % of a core (issue 23): it redrew every second
+    while nothing changed. Now: not at all while nothing changes, once a minute while minutes count
+    down, once a second in the last minute."""
+    net = Net(2)
+    with trio.fail_after(LIMIT):
+        with create_pipe_input() as inp:
+            out = Vt100_Output(io.StringIO(), lambda: Size(rows=30, columns=100), term="xterm")
+            ui = GameUI(0, input=inp, output=out)
+            ui.update(net.table, [], "2/2 peers connected")
+            async with running(ui):
+                app = ui._app
+                await until(lambda: app.render_counter > 0)
+                async with deciding(ui, net, peer=True, deadline=trio.current_time() + 300.0):
+                    await until(lambda: "about 4 min left" in "\n".join(_screen(ui, 30, 100)))
+                    drawn = await settled(app)              # the redraws the decision itself asked for are done
+                    await trio.sleep(2.5)                   # minutes count down: nothing to redraw yet
+                    assert app.render_counter == drawn
+                    ui._deadline = time.monotonic() + 4.0   # the last seconds: the screen follows them
+                    ui._wake_clock()
+                    await until(lambda: "about 0:0" in "\n".join(_screen(ui, 30, 100)))
+                    seen = {l for l in _screen(ui, 30, 100) if "left" in l}
+                    await until(lambda: {l for l in _screen(ui, 30, 100) if "left" in l} != seen)
+                    net.act(0, {"bids": {}, "splash": None})
+                    net.bots(seats=[1])
+                    ui.update(net.table, [], "2/2 peers connected")
+                await until(lambda: "YOUR MOVE" not in "\n".join(_screen(ui, 30, 100)))
+                drawn = await settled(app)
+                await trio.sleep(1.5)                       # waiting for the others: no clock on screen
+                assert app.render_counter == drawn

@@ -394,7 +394,11 @@ def _bought_cell(v: Mapping, s: int, w: int) -> str:
     for c in cards:
         if isinstance(c, int) and 0 <= c < N_CARDS:
             counts[CARDS[c].artist] += 1
-    text = " ".join("%s%d" % (CODES[a], k) for a, k in enumerate(counts) if k)
+    # "Ma×2": two Ramon Martins paintings (the ×: never read as a card's short name, "Ma1" once around)
+    text = " ".join("%s×%d" % (CODES[a], k) for a, k in enumerate(counts) if k)
+    if len(text) <= w:
+        return text
+    text = "%d paintings" % len(cards)
     return text if len(text) <= w else "%d paint." % len(cards)
 
 
@@ -442,7 +446,9 @@ def board_pane(v: Mapping | None, me: int | None, names: Sequence[str] = ()) -> 
         line.append(("class:warn" if k >= 4 else "", PIP_ON * k + PIP_OFF * (5 - k)))
         lines.append(line)
     money = _money_of(v, me)
-    if me is None:
+    if me is None and over:
+        tail = "spectating: all money revealed (below)"
+    elif me is None:
         tail = "spectating: money stays behind the screens"
     elif over:
         tail = "final money: %d (all revealed below)" % money
@@ -526,8 +532,12 @@ def _order_words(order: Sequence[int], idx: int, me: int | None, last_note: str 
     return out
 
 
-def auction_lines(v: Mapping, me: int | None, width: int) -> list[Line]:
-    """The current auction (or whose turn it is to auction), in full."""
+def auction_lines(v: Mapping, me: int | None, width: int, waiting: Sequence[int] | None = None) -> list[Line]:
+    """The current auction (or whose turn it is to auction), in full.
+
+    ``waiting``: the seats whose answer to the step open now has not come in (the table's, with our
+    own seat left out once we sent ours), or None when unknown: a sealed round then lists only those
+    still to answer (the view itself never says who answered: a round's answers are applied at once)."""
     ph = v.get("phase")
     a = v.get("auction")
     money = _money_of(v, me)
@@ -601,19 +611,25 @@ def auction_lines(v: Mapping, me: int | None, width: int) -> list[Line]:
                 a.get("order") or [], a.get("idx", 0), me, " (the auctioneer last)"))
         else:
             asked = list(a.get("asked") or [])
-            done = [s for s in (a.get("answered") or []) if s in asked]
-            line = [("class:label", "  Raise or pass now: "), ("", who(asked, me) or "nobody")]
+            todo, done = _answers(asked, a.get("answered") or [], waiting)
+            line = [("class:label", "  Raise or pass now: "), ("", who(todo, me) or "nobody")]
             if done:
                 line.append(("class:label", " (answered: %s)" % who(done, me)))
             lines.append(line)
     elif ph == "sealed":
         asked = list(a.get("asked") or [])
+        todo, done = _answers(asked, [], waiting)
         lines.append([("", "  Every seat with money hands in one sealed bid at once (0 = no bid); ties go to the "
                            "auctioneer, else the nearest clockwise from it.")])
-        lines.append([("class:label", "  Bidding: "), ("", who(asked, me) or "nobody")])
+        line = [("class:label", "  Bidding: "), ("", who(todo, me) or "nobody")]
+        if done:
+            line.append(("class:label", " (bid in: %s)" % who(done, me)))
+        lines.append(line)
     if me is not None and money is not None:
         tail: Line = [("class:money", "  You: %d money" % money)]
-        if ph in ("open", "sealed") and me not in (a.get("asked") or []):
+        if ph == "open" and me in (a.get("out") or []):
+            tail.append(("", " - you passed: out of this auction"))
+        elif ph in ("open", "sealed") and me not in (a.get("asked") or []):
             tail.append(("", " - not asked this round (%s)" % (
                 "you hold the standing bid" if hb == me else "no money" if ph == "sealed" else "you cannot bid higher")))
         elif ph in ("once_around", "open"):
@@ -630,6 +646,23 @@ def auction_lines(v: Mapping, me: int | None, width: int) -> list[Line]:
             tail.append(("class:label", ";  worth 0 if the round ended now (not in the top three)"))
         lines.append(tail)
     return [l for line in lines for l in wrap(line, width, "    ")]
+
+
+def _waiting(ctx: Context) -> tuple | None:
+    """The seats whose answer to the open move has not come in (none once the step reveals: every
+    answer is in), or None when the snapshot does not say (no table, or not a seat's move now)."""
+    snap = ctx.snap
+    if snap is None or snap.step_purpose != "move":
+        return None
+    return () if snap.step_kind == "reveal" else tuple(snap.missing)
+
+
+def _answers(asked: Sequence[int], answered: Sequence[int], waiting: Sequence[int] | None) -> tuple[list, list]:
+    """(seats still to answer, seats that answered) of a sealed round asked of ``asked``."""
+    if waiting is None:
+        return list(asked), [s for s in answered if s in asked]
+    todo = [s for s in asked if s in waiting]
+    return todo, [s for s in asked if s not in todo]
 
 
 def _worth_lines(v: Mapping, worth: Sequence[int]) -> list[Line]:
@@ -1190,7 +1223,7 @@ class ModernArtScreen(Screen):
                              if CARDS[c["id"]].artist == CARDS[first].artist and CARDS[c["id"]].type != "double"]
         wide = width >= WIDE
         half = (width - 4) // 2 if wide else width
-        top = auction_lines(v, me, half)
+        top = auction_lines(v, me, half, _waiting(ctx))
         hand = _hand_lines(v, me, half, highlight)
         lines: list[Line] = []
         if wide and top and hand:
@@ -1365,8 +1398,11 @@ class ModernArtScreen(Screen):
         if not ctx.deciding:
             sent = ctx.sent
             if sent is not None and ctx.snap is not None and sent.phase == ctx.snap.phase:
-                text = re.sub(r"^seat %d " % me, "", sent.text)
-                return [("class:sent", "Sent: %s" % text), ("class:label", " - waiting for the others.")]
+                # what was sent is said once, on the message line under this one (on_sent): here only
+                # that it is in, and whom the step still waits for
+                others = [s for s in ctx.missing if s != me]
+                return [("class:sent", "Your move is in"), ("class:label", " - waiting for %s." % (
+                    who(others, me, _names_of(ctx)) if others else "the others"))]
             return [("class:label", "Waiting: %s." % _doing(v, me, _names_of(ctx)))]
         ph = v.get("phase")
         money = _money_of(v, me)
@@ -1404,8 +1440,9 @@ class ModernArtScreen(Screen):
         if not ctx.deciding:
             sent = ctx.sent
             if sent is not None and ctx.snap is not None and sent.phase == ctx.snap.phase:
-                raise CommandError("you already sent %s for this step - waiting for %s; nothing sent" % (
-                    sent.text, who(ctx.missing, ctx.seat) or "the others"))
+                raise CommandError("you already sent your move for this step (%s) - waiting for %s; nothing sent" % (
+                    re.sub(r"^seat %d " % ctx.seat, "", sent.text),
+                    who([s for s in ctx.missing if s != ctx.seat], ctx.seat) or "the others"))
             probs = ctx.problems(action)
             reason = self._words(v, ctx.seat, probs[0]) if probs else "it is not your move yet - wait for YOUR MOVE"
             raise CommandError("%s - nothing sent" % reason)
@@ -1527,7 +1564,10 @@ class ModernArtScreen(Screen):
                 extra = " (sealed until every bid is in)"
             elif v.get("phase") == "open":
                 order = self._order if self._order and self._order.get("auction") == auction_key(v) else None
-                if order is not None:
+                if order is not None and action.get("do") == "pass":
+                    extra = " - the standing bid reached your ceiling (up to %d): you are out of this auction" \
+                        % order["upto"]
+                elif order is not None:
                     extra = " (standing order: up to %d, raised for you each round; nothing more to answer)" % order["upto"]
                 elif action.get("do") == "pass":
                     extra = " - you are out of this auction"

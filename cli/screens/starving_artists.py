@@ -1060,9 +1060,9 @@ class StarvingArtistsScreen(Screen):
                 if level(texts[i]) == lv:
                     keep.remove(i)
         out = [texts[i] for i in keep]
-        if len(keep) < len(texts):
-            out.insert(0, "...")
-        return (" Since your last move: " if old else " So far: ") + "; ".join(out) + "."
+        # news left out is said in words (a lone "..." read as a placeholder: "So far: ...; ...")
+        more = " (%d more in the event log)" % (len(texts) - len(keep)) if len(keep) < len(texts) else ""
+        return (" Since your last move%s: " if old else " So far%s: ") % more + "; ".join(out) + "."
 
     def _best_take(self, ctx: Context) -> dict | None:
         hook = getattr(ctx.game, "default_action", None)
