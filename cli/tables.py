@@ -160,24 +160,30 @@ async def find_table(kind: str, wait: float, pick: int | None = None, interactiv
         read_line = sys.stdin.readline
     none_found = ("no open tables found (a manual HOST:PORT always works: easel join HOST:PORT)" if kind == JOIN else
                   "no tables found (a seat's play address always works: easel watch HOST:PORT)")
-    picked = None
+    picked = failure = None
     async with trio.open_nursery() as nursery:
         async def browsing() -> None:
+            nonlocal failure
             try:
                 await browse_live(listing.on_change, None, interfaces)
             except Exception as exc:       # discovery failed: say so, never a traceback
-                raise UsageError("cannot browse the LAN: %s (easel %s HOST:PORT always works)" % (exc, kind)) from None
+                failure = "cannot browse the LAN: %s (easel %s HOST:PORT always works)" % (exc, kind)
+                nursery.cancel_scope.cancel()
 
         nursery.start_soon(browsing)
         if pick is not None:
             with trio.move_on_after(wait):
                 while picked is None:
-                    picked = listing.number(pick)
+                    try:
+                        picked = listing.number(pick)
+                    except UsageError as exc:       # listed, but gone or full
+                        failure = str(exc)
+                        break
                     if picked is None:
                         await listing.changed.wait()
-            if picked is None:
-                raise UsageError("no table %d found on the LAN in %g s (%d listed; --wait waits longer)"
-                                 % (pick, wait, len(listing.numbered)))
+            if picked is None and failure is None:
+                failure = "no table %d found on the LAN in %g s (%d listed; --wait waits longer)" % (
+                    pick, wait, len(listing.numbered))
         elif interactive:
             listing.say("easel: looking for tables on the LAN; %s" % ENTER_HINT[kind])
 
@@ -206,6 +212,8 @@ async def find_table(kind: str, wait: float, pick: int | None = None, interactiv
             elif listing.numbered:
                 listing.say(PICK_HINT[kind])
         nursery.cancel_scope.cancel()
+    if failure is not None:
+        raise UsageError(failure)
     if picked is not None:
         n = next(r.number for r in listing.numbered if r.ad is picked)
         listing.say("easel: %s table %d: %s, host %s, at %s:%d" % (
