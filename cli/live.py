@@ -40,6 +40,7 @@ from .common import (
     configure_or_exit,
     game_or_exit,
     jsonable,
+    need_terminal,
     parse_hostport,
     registry,
     table_options,
@@ -333,11 +334,6 @@ def log_to_file(path: Path) -> None:
     h = logging.FileHandler(path)
     h.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
     root.addHandler(h)
-
-
-def need_terminal() -> None:
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise UsageError("the game UI needs a terminal (for a headless game use: easel demo, or easel bot)")
 
 
 def report(node: GameNode, interactive: bool = False) -> int:
@@ -1130,23 +1126,17 @@ def resume_bind(addr_host: str) -> str:
 
 
 def check_pick(args) -> None:
-    """join/watch: ``--pick N`` picks from the listing (no address with it), N from 1; ``--wait`` a sane time."""
-    pick = getattr(args, "pick", None)
-    if pick is not None and (args.address if args.cmd == "join" else args.target):
-        raise UsageError("--pick N picks table N of the LAN's listing: give it without an address")
-    if pick is not None and pick < 1:
-        raise UsageError("--pick takes a table's number as listed, 1 or more, not %d" % pick)
-    if not 0 <= args.wait <= 3600:
-        raise UsageError("--wait must be 0 to 3600 seconds, not %g" % args.wait)
+    from .tables import check_pick as check
+
+    check(args)
 
 
 def find_table_or_list(args):
     """``easel join``/``watch`` without an address: the tables on the LAN, listed as they are found (cli/tables.py);
     the one picked (``--pick N``, or typed on a terminal), or None."""
-    from .tables import find_table
+    from .tables import pick_from_lan
 
-    interactive = args.pick is None and _isatty(sys.stdin) and _isatty(sys.stdout)
-    return trio.run(find_table, args.cmd, args.wait, args.pick, interactive)
+    return pick_from_lan(args)
 
 
 # ----------------------------------------------------------------------------- again (a rematch)
@@ -1508,6 +1498,11 @@ def dispatch(args) -> int:
             parse_hostport(args.address)
         if args.cmd in ("join", "watch"):
             check_pick(args)
+        if args.cmd in ("join", "watch") and getattr(args, "picked", None) is None and not (
+                args.address if args.cmd == "join" else args.target):
+            args.picked = find_table_or_list(args)        # (cli/main.py lists before it imports this module)
+            if args.picked is None:
+                return EXIT_OK
         if args.cmd == "bot":
             parse_hostport(args.join)
         if args.cmd == "resume":
@@ -1538,9 +1533,7 @@ def dispatch(args) -> int:
         if args.cmd == "join":
             expect_fp = None
             if not args.address:
-                ad = find_table_or_list(args)
-                if ad is None:
-                    return EXIT_OK
+                ad = args.picked
                 host, port, expect_fp = ad.host, ad.port, ad.fingerprint     # the host's key is checked (TLS)
             else:
                 host, port = parse_hostport(args.address)
@@ -1561,12 +1554,7 @@ def dispatch(args) -> int:
             make = None if args.level else ui_factory_for(send_at_once=at_once)
             return then_again(trio.run(again_main, args, make), make)
         if args.cmd == "watch" and not args.target:
-            if args.pick is not None and not args.json:
-                need_terminal()
-            ad = find_table_or_list(args)
-            if ad is None:
-                return EXIT_OK
-            args.target = "%s:%d" % (ad.host, ad.port)
+            args.target = "%s:%d" % (args.picked.host, args.picked.port)
         if args.cmd == "watch":
             watch_targets(args.target)
             if not args.json:

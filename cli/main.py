@@ -532,6 +532,12 @@ def _main(argv: list[str] | None) -> int:
         offline = OFFLINE.get(args.cmd)       # the commands that need no network (the rest: cli/live.py)
         if offline is not None:
             return offline(args)
+        if args.cmd in ("join", "watch") and not (args.address if args.cmd == "join" else args.target):
+            from .tables import pick_from_lan       # listing first: the peers' code is imported once a table is picked
+
+            args.picked = pick_from_lan(args)
+            if args.picked is None:
+                return EXIT_OK
         from . import live
 
         return live.dispatch(args)

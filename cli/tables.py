@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 
 import trio
 
-from .common import UsageError
+from .common import UsageError, need_terminal
 
 JOIN, WATCH = "join", "watch"
-ENTER_HINT = {
-    JOIN: "type a table's number and Enter to join it (Enter alone: the first one; q quits)",
-    WATCH: "type a table's number and Enter to watch it (Enter alone: the first one; q quits)",
+ENTER_HINT = {       # after "easel: looking for tables on the LAN; ": one line of 100 columns at most
+    JOIN: "type a number and Enter to join (Enter: the first; q quits)",
+    WATCH: "type a number and Enter to watch (Enter: the first; q quits)",
 }
 
 PICK_HINT = {
@@ -219,3 +219,32 @@ async def find_table(kind: str, wait: float, pick: int | None = None, interactiv
         listing.say("easel: %s table %d: %s, host %s, at %s:%d" % (
             "joining" if kind == JOIN else "watching", n, picked.game, picked.who, picked.host, picked.port))
     return picked
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def check_pick(args) -> None:
+    """join/watch: ``--pick N`` picks from the listing (no address with it), N from 1; ``--wait`` a sane time."""
+    pick = getattr(args, "pick", None)
+    if pick is not None and (args.address if args.cmd == JOIN else args.target):
+        raise UsageError("--pick N picks table N of the LAN's listing: give it without an address")
+    if pick is not None and pick < 1:
+        raise UsageError("--pick takes a table's number as listed, 1 or more, not %d" % pick)
+    if not 0 <= args.wait <= 3600:
+        raise UsageError("--wait must be 0 to 3600 seconds, not %g" % args.wait)
+
+
+def pick_from_lan(args):
+    """``easel join``/``watch`` without an address (cli/main.py calls it before it imports the game and the
+    peers' code, so the listing starts as soon as Python does): the arguments checked, the tables listed as
+    they are found, the one picked returned (None: listed, or the person quit)."""
+    check_pick(args)
+    if args.pick is not None and (args.cmd == JOIN or not getattr(args, "json", False)):
+        need_terminal()              # what is picked opens the game's screen: say so before looking
+    interactive = args.pick is None and _isatty(sys.stdin) and _isatty(sys.stdout)
+    return trio.run(find_table, args.cmd, args.wait, args.pick, interactive)
