@@ -175,7 +175,8 @@ def read_past_game(log: Path, me: bytes | None) -> PastGame | None:
         if t.over:
             status, words = "finished", _result_words(t.result(), seat)
         else:
-            words = "stopped at entry %d: easel resume %s continues it" % (t.count - 1, short_id(log.parent))
+            # (the row stays within 100 columns: the command is the whole explanation)
+            words = "at entry %d: easel resume %s" % (t.count - 1, short_id(log.parent))
     return PastGame(log, when, t.genesis.doc.get("game", "?"), t.players, seat, len(parsed.entries), status, words)
 
 

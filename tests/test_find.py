@@ -284,8 +284,9 @@ def test_resume_last_and_the_short_id_history_gives_finish_a_game_both_seats_lef
     homes = [log.parents[2] for log in logs]
     h = easel("history", home=homes[1])
     assert h.returncode == 0, h.stderr
-    m = re.search(r"stopped at entry \d+: easel resume ([0-9a-f]{8}) continues it", h.stdout)
+    m = re.search(r"unfinished  at entry \d+: easel resume ([0-9a-f]{8})$", h.stdout, re.M)
     assert m and logs[1].parent.name.startswith(m.group(1)), h.stdout
+    assert all(len(line) <= 100 for line in h.stdout.splitlines() if not line.startswith("    /")), h.stdout
     import subprocess
     import sys
 
