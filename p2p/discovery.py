@@ -638,10 +638,14 @@ async def _ask_by_unicast(zc: Zeroconf, ifaces: InterfaceChoice | list[str]) -> 
                 continue
             socks.append(sock)
 
+        asked: set[bytes] = set()     # the query ids sent: an answer repeats its query's id (RFC 6762 §6.7)
+
         async def read(sock) -> None:
             for _ in range(UNICAST_MAX_ANSWERS):
                 try:
-                    data, _ = await sock.recvfrom(9000)
+                    data, source = await sock.recvfrom(9000)
+                    if source[1] != MDNS_GROUP[1] or data[:2] not in asked:
+                        continue          # not a responder's answer to one of our queries: a stray datagram
                     _take_answer(zc, data)
                 except OSError:
                     return
@@ -653,9 +657,11 @@ async def _ask_by_unicast(zc: Zeroconf, ifaces: InterfaceChoice | list[str]) -> 
                 nursery.start_soon(read, sock)
             for when in UNICAST_ASKS:
                 await trio.sleep_until(start + when)
+                qid = os.urandom(2)
+                asked.add(qid)
                 for sock in socks:
                     try:
-                        await sock.sendto(_ptr_query(int.from_bytes(os.urandom(2), "big")), MDNS_GROUP)
+                        await sock.sendto(_ptr_query(int.from_bytes(qid, "big")), MDNS_GROUP)
                     except OSError as exc:
                         log.debug("unicast query failed: %s", exc)
             await trio.sleep_forever()
