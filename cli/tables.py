@@ -159,7 +159,7 @@ async def find_table(kind: str, wait: float, pick: int | None = None, interactiv
     if read_line is None:
         read_line = sys.stdin.readline
     none_found = ("no open tables found (a manual HOST:PORT always works: easel join HOST:PORT)" if kind == JOIN else
-                  "no tables found (a seat's play address always works: easel watch HOST:PORT)")
+                  "no tables in play found (a seat's play address always works: easel watch HOST:PORT)")
     picked = failure = None
     async with trio.open_nursery() as nursery:
         async def browsing() -> None:
@@ -189,7 +189,7 @@ async def find_table(kind: str, wait: float, pick: int | None = None, interactiv
 
             async def nothing_yet() -> None:
                 await trio.sleep(wait)
-                if not listing.rows:
+                if not listing.numbered:
                     listing.say("%s; still looking" % none_found)
 
             nursery.start_soon(nothing_yet)
@@ -207,10 +207,7 @@ async def find_table(kind: str, wait: float, pick: int | None = None, interactiv
                 listing.say("easel: %s" % value)
         else:
             await trio.sleep(wait)
-            if not listing.rows:
-                listing.say(none_found)
-            elif listing.numbered:
-                listing.say(PICK_HINT[kind])
+            listing.say(PICK_HINT[kind] if listing.numbered else none_found)
         nursery.cancel_scope.cancel()
     if failure is not None:
         raise UsageError(failure)

@@ -198,7 +198,7 @@ def test_without_a_terminal_join_lists_and_exits_and_says_how_to_pick(tmp_path):
     assert r.returncode == 0 and r.stdout.strip() == "no open tables found (a manual HOST:PORT always works: easel join HOST:PORT)"
     r = easel("watch", "--wait", "0", home=tmp_path)
     assert r.returncode == 0 and r.stdout.strip() == \
-        "no tables found (a seat's play address always works: easel watch HOST:PORT)"      # watch's own hint
+        "no tables in play found (a seat's play address always works: easel watch HOST:PORT)"   # watch's own hint
 
 
 # --------------------------------------------------------------------------- a game by a short name

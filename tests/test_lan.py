@@ -515,7 +515,7 @@ def test_a_host_killed_and_resumed_advertises_its_table_again_and_is_watched_by_
     host.wait(timeout=10)
     so, se = lan.easel(3, "watch", "--wait", 3).communicate(timeout=60)
     assert not re.search(IN_PLAY, so.decode(), re.M), so.decode()        # a dead host says nothing
-    assert "no tables found" in so.decode()
+    assert "no tables in play found" in so.decode()
     resumed = lan.easel(0, "resume", first_log(lan, 0).parent, "--level", "random")
     spectator = lan.easel(3, "watch", "--pick", 1, "--json", "--wait", 60)
     assert wait_for(lambda: connected_from(lan, 0, port, 3) or spectator.poll() is not None, timeout=90)
