@@ -262,28 +262,39 @@ def short_id(d: Path) -> str:
     return d.name[:n]
 
 
+_OVER: dict = {}      # (log path, mtime_ns, size) -> over: a log is replayed once per process (Modern Art's takes ~0.5 s)
+
+
 def _over(d: Path) -> bool | None:
     """Is the game in ``d`` over (None: its log cannot be read or replayed)."""
     from core.logfile import parse
     from core.table import replay
 
     try:
-        return bool(replay(parse((d / "log").read_bytes()).entries, registry).over)
+        st = (d / "log").stat()
+        key = (str(d / "log"), st.st_mtime_ns, st.st_size)
+        if key not in _OVER:
+            _OVER[key] = bool(replay(parse((d / "log").read_bytes()).entries, registry).over)
+        return _OVER[key]
     except Exception:
         return None
 
 
-def newest_game(over: bool | None = None) -> Path | None:
+def newest_game(over: bool | None = None, known: dict | None = None) -> Path | None:
     """This home's newest game directory (by its log's last change); ``over``: only a finished (True) or
-    an unfinished (False) game's. None if there is none."""
+    an unfinished (False) game's (``known``: directory -> over, for games the caller knows). None if none."""
     logs = []
     for d in _game_dirs():
         try:
             logs.append(((d / "log").stat().st_mtime, d))
         except OSError:
             continue
+    known = {Path(k).resolve(): v for k, v in (known or {}).items()}
     for _, d in sorted(logs, reverse=True):
-        if over is None or _over(d) is over:
+        if over is None:
+            return d
+        r = d.resolve()
+        if (known[r] if r in known else _over(d)) is over:
             return d
     return None
 
@@ -312,7 +323,7 @@ def resume_words(d: Path) -> str:
     short id beside, which names it for good), else ``easel resume SHORT_ID``."""
     short = short_id(d)
     try:
-        last = newest_game(over=False)
+        last = newest_game(over=False, known={d: False})     # (a game left unfinished: not replayed to know it)
     except OSError:
         last = None
     if last is not None and Path(last).resolve() == Path(d).resolve():
