@@ -100,6 +100,8 @@ GOALS: list[tuple[str, Callable[[dict], float], str, float]] = [
      lambda r: r["modern_art"]["audit_throughput"]["ratio_one_file_to_its_crypto"]["median"], ">=", 0.7),
     ("a seat that quit (a leaving note): the slowest step it cost the table (s)",
      lambda r: _bench(r, "leave")["leave_step_s"]["max"], "<=", 2.0),
+    ("easel join: host announced -> its table listed, join started then (s)",
+     lambda r: _bench(r, "join_listing")["announce_to_listed_join_started_then_s"]["median"], "<=", 1.0),
 ]
 
 

@@ -50,3 +50,4 @@ python bench_modern_art.py --games 50
 python bench_deal_start.py
 python bench_idle.py
 python bench_leave.py
+python bench_join.py

@@ -24,6 +24,7 @@ __all__ = [
     "EXIT_PIPE",
     "EXIT_INTERRUPTED",
     "UsageError",
+    "need_terminal",
     "jsonable",
     "parse_hostport",
     "read_file",
@@ -44,6 +45,13 @@ __all__ = [
 
 class UsageError(Exception):
     pass
+
+
+def need_terminal() -> None:
+    import sys
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("the game UI needs a terminal (for a headless game use: easel demo, or easel bot)")
 
 
 def jsonable(obj: Any) -> Any:

@@ -319,7 +319,8 @@ def read_past_game(log: Path, me: bytes | None) -> PastGame | None:
         g.result = _result_words(res, seat, seat_names(t.genesis.doc))
         g.named = status_lines(res)
     else:
-        g.result = "stopped at entry %d (easel resume continues it)" % (t.count - 1)
+        # (the row stays within 100 columns: the command is the whole explanation)
+        g.result = "at entry %d: easel resume %s" % (t.count - 1, short_id(log.parent))
     g.certificates = [c.public() for c in t.certificates.values()]
     found = spool_evidence(log, parsed.entries[:t.count])
     g.cut_moves, g.illegal, g.signed_afterwards = found["cut_moves"], found["illegal"], found["signed_afterwards"]
@@ -393,13 +394,129 @@ def last_log() -> Path:
 
 
 def resolve_log(arg: str) -> str:
-    """A log file argument: ``last`` is the newest game's log; a game directory is its log."""
+    """A log file argument: ``last`` is the newest game's log; a game directory is its log; a game's short
+    id (the first hex digits of its directory's name, as ``easel history`` and the exit lines print it) too."""
     if arg == LAST and not Path(arg).exists():
         return str(last_log())
     p = Path(arg)
     if p.is_dir() and (p / "log").is_file():
         return str(p / "log")
+    if not p.exists():
+        d = by_short_id(arg)
+        if d is not None and (d / "log").is_file():
+            return str(d / "log")
     return arg
+
+
+# ----------------------------------------------------------------------------- a game by a short name
+SHORT_ID = 8          # hex digits of a game id printed for it (more when two games of this home share them)
+MIN_SHORT_ID = 4      # the fewest taken
+
+
+def _game_dirs() -> list[Path]:
+    try:
+        return [d for d in games_dir().iterdir() if d.is_dir()]
+    except OSError:
+        return []
+
+
+def by_short_id(text: str) -> Path | None:
+    """The game directory of this home whose name starts with ``text`` (4 to 64 hex digits), or None;
+    a UsageError when several do."""
+    t = text.strip().lower()
+    if not (MIN_SHORT_ID <= len(t) <= 64) or any(c not in "0123456789abcdef" for c in t):
+        return None
+    hits = [d for d in _game_dirs() if d.name.startswith(t)]
+    if len(hits) > 1:
+        raise UsageError("%s starts the ids of %d games here: give more of it (easel history lists them)" % (text, len(hits)))
+    return hits[0] if hits else None
+
+
+def short_id(d: Path) -> str:
+    """How to name game directory ``d`` on a command line: its id's first SHORT_ID hex digits (more if another
+    game of this home shares them), or its whole path if it is not one of this home's games."""
+    d = Path(d)
+    try:
+        home = games_dir().resolve()
+        inside = d.resolve().parent == home
+    except OSError:
+        inside = False
+    if not inside:
+        return str(d)
+    others = [o.name for o in _game_dirs() if o.name != d.name]
+    n = SHORT_ID
+    while n < len(d.name) and any(o.startswith(d.name[:n]) for o in others):
+        n += 1
+    return d.name[:n]
+
+
+_OVER: dict = {}      # (log path, mtime_ns, size) -> over: a log is replayed once per process (Modern Art's takes ~0.5 s)
+
+
+def _over(d: Path) -> bool | None:
+    """Is the game in ``d`` over (None: its log cannot be read or replayed)."""
+    from core.logfile import parse
+    from core.table import replay
+
+    try:
+        st = (d / "log").stat()
+        key = (str(d / "log"), st.st_mtime_ns, st.st_size)
+        if key not in _OVER:
+            _OVER[key] = bool(replay(parse((d / "log").read_bytes()).entries, registry).over)
+        return _OVER[key]
+    except Exception:
+        return None
+
+
+def newest_game(over: bool | None = None, known: dict | None = None) -> Path | None:
+    """This home's newest game directory (by its log's last change); ``over``: only a finished (True) or
+    an unfinished (False) game's (``known``: directory -> over, for games the caller knows). None if none."""
+    logs = []
+    for d in _game_dirs():
+        try:
+            logs.append(((d / "log").stat().st_mtime, d))
+        except OSError:
+            continue
+    known = {Path(k).resolve(): v for k, v in (known or {}).items()}
+    for _, d in sorted(logs, reverse=True):
+        if over is None:
+            return d
+        r = d.resolve()
+        if (known[r] if r in known else _over(d)) is over:
+            return d
+    return None
+
+
+def resolve_game_dir(arg: str, over: bool | None = None) -> Path:
+    """A game directory argument (resume, again): a directory; a game's ``…/log`` (as easel history prints
+    it); ``last``, this home's newest game that the command can take (``over``: finished for easel again,
+    unfinished for easel resume); or a game's short id. Anything else is returned as a path (the caller
+    says it is not a game directory)."""
+    p = Path(arg)
+    if p.is_dir():
+        return p
+    if p.name == "log" and p.is_file():
+        return p.parent
+    if arg == LAST:
+        d = newest_game(over)
+        if d is None:
+            raise UsageError("no %sgame in %s (easel history lists the games of this home)" % (
+                {True: "finished ", False: "unfinished "}.get(over, ""), games_dir()))
+        return d
+    return by_short_id(arg) or p
+
+
+def resume_words(d: Path) -> str:
+    """The command that continues the game in ``d``: ``easel resume last`` when that names it (and its
+    short id beside, which names it for good), else ``easel resume SHORT_ID``."""
+    short = short_id(d)
+    try:
+        last = newest_game(over=False, known={d: False})     # (a game left unfinished: not replayed to know it)
+    except OSError:
+        last = None
+    if last is not None and Path(last).resolve() == Path(d).resolve():
+        return "easel resume last (or easel resume %s)" % short
+    return "easel resume %s" % short
 
 
 def print_history(as_json: bool) -> int:

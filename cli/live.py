@@ -40,6 +40,7 @@ from .common import (
     configure_or_exit,
     game_or_exit,
     jsonable,
+    need_terminal,
     parse_hostport,
     registry,
     table_options,
@@ -300,13 +301,24 @@ def ui_update(ui, node: GameNode) -> None:
     t = node.peer.table
     doc = node.genesis.doc
     silence = silence_lines(seat_names(doc), dict(node.silent_since), node.seat, float(doc.get("timeout", 60)), t.over,
-                            str(node.store.dir), left=node.peer.left_seats())
+                            _short_dir(node) if (node.silent_since or node.peer.left_seats()) and not t.over else "",
+                            left=node.peer.left_seats())
     watching = ", %d watching" % node.watching if getattr(node, "watching", 0) else ""
     status = GAME_OVER_STATUS if t.over else "%d/%d peers connected%s" % (len(node.conns) + 1, len(node.keys), watching)
     # the line of a seat still gone by its word says it with the time: its alert is not repeated
     said = {node.peer.left_words(s) for s in node.peer.left_seats()}
     ui.update(t, [a for a in node.alerts if a not in said] + silence, status,
               waiting=list(node.peer.waiting()), cut=node.peer.cut_moves, left=node.peer.left_steps)
+
+
+def _short_dir(node: GameNode) -> str:
+    """The game's short id (what easel resume takes), worked out once per node."""
+    short = getattr(node, "_short_dir", None)
+    if short is None:
+        from .history import short_id
+
+        short = node._short_dir = short_id(node.store.dir)
+    return short
 
 
 def silence_lines(names, silent: dict, me: int, timeout: float, over: bool, game_dir: str, left=()) -> list[str]:
@@ -360,11 +372,6 @@ def log_to_file(path: Path) -> None:
     root.addHandler(h)
 
 
-def need_terminal() -> None:
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise UsageError("the game UI needs a terminal (for a headless game use: easel demo, or easel bot)")
-
-
 def report(node: GameNode, interactive: bool = False) -> int:
     """Bots and demos print one JSON line; a person gets a sentence."""
     t = node.peer.table
@@ -373,11 +380,13 @@ def report(node: GameNode, interactive: bool = False) -> int:
         return EXIT_INVALID
     if interactive:
         if t.over:
-            print("easel: game over. Its log: %s (easel replay / easel audit it; easel again %s plays it again)"
-                  % (node.store.dir / "log", node.store.dir))
+            print(game_over_line(node.store.dir))
             return EXIT_OK
-        bots = " (and restarts its bots that stopped)" if (node.store.dir / BOTS_FILE).exists() else ""
-        print("easel: you left an unfinished game; `easel resume %s` continues it%s" % (node.store.dir, bots))
+        from .history import resume_words
+
+        print("easel: you left an unfinished game: %s continues it" % resume_words(node.store.dir))
+        if (node.store.dir / BOTS_FILE).exists():
+            print("easel: (and restarts its bots that stopped)")
         if getattr(node, "told_leaving", None) is not None:
             print("easel: the other seats were told you left: your turns pass at once until you come back"
                   if node.told_leaving else "easel: the other seats were told you left (not every one answered in time)")
@@ -388,6 +397,19 @@ def report(node: GameNode, interactive: bool = False) -> int:
         return EXIT_INTERRUPTED     # the help's "130 interrupted": the game did not end
     print(json.dumps(jsonable({"seat": node.seat, "head": t.head, "over": t.over, "result": t.result(), "log": str(node.store.dir / "log")}), sort_keys=True))
     return EXIT_OK if t.over else EXIT_INVALID
+
+
+def game_over_line(d: Path) -> str:
+    """The exit line of a finished game: the commands that show, check and replay it, by a name short enough to
+    type (``last`` while it is this home's newest game, else its short id), never a 64-hex path."""
+    from .history import newest_game, short_id
+
+    try:
+        newest = newest_game()
+        name = "last" if newest is not None and newest.resolve() == Path(d).resolve() else short_id(d)
+    except OSError:
+        name = short_id(d)
+    return "easel: game over: easel replay %s, easel audit %s; easel again %s plays it again" % (name, name, name)
 
 
 # ----------------------------------------------------------------------------- local bots (easel play / host --bots)
@@ -838,21 +860,49 @@ async def _say_seats(ht: HostedTable) -> None:
 async def _advertise_in_play(ht: HostedTable, node: GameNode) -> None:
     """Once the table is sealed, while the game is on: advertise it with no free seat at the host's play
     port, where spectators come in (protocol.md §10; easel watch lists it)."""
+    await advertise_play(node, ht.game, ht.players, ht.identity.fingerprint, ht.table.hex(), ht.name)
+
+
+async def advertise_play(node: GameNode, game: str, seats: int, fingerprint: str, table: str, name: str,
+                         addresses: list | None = None) -> None:
+    """Advertise ``node``'s table as in play (TXT play=1) at its play port until its game is over."""
     try:
         from p2p.discovery import advertise
 
-        async with advertise(game=ht.game, free=0, seats=ht.players, fingerprint=ht.identity.fingerprint, table=ht.table.hex(),
-                             port=node.port, play=True):
+        async with advertise(game=game, free=0, seats=seats, fingerprint=fingerprint, table=table, port=node.port,
+                             play=True, host_name=name, addresses=addresses):
             await node.done.wait()
     except Exception as exc:  # discovery is a convenience: never fatal
         log.warning("zeroconf advertising failed: %s", exc)
+
+
+def resumed_in_play(genesis, seat: int, bind: str, spectators: bool):
+    """What a resumed seat advertises (protocol.md §10): the host's seat (seat 0, the one that advertised
+    its table in play before) admitting spectators, listening beyond loopback, advertises it again;
+    the task that does it, or None."""
+    doc = genesis.doc
+    if seat != 0 or not spectators or doc.get("spectators", True) is False or bind.startswith("127.") \
+            or bind in ("localhost", "::1"):
+        return None
+    from core.hashing import fingerprint
+
+    names = doc.get("names")
+    name = names[0] if isinstance(names, list) and names and isinstance(names[0], str) and not name_problem(names[0]) else ""
+    table = bytes(doc.get("table") or b"").hex()[:32] or genesis.game_id.hex()[:16]
+    addresses = None if bind in ("", "0.0.0.0") else [bind]
+
+    async def advertise_again(node: GameNode) -> None:
+        await advertise_play(node, doc["game"], len(doc["seats"]), fingerprint(doc["seats"][0]), table, name, addresses)
+
+    return advertise_again
 
 
 async def _advertise(ht: HostedTable, port: int) -> None:
     try:
         from p2p.discovery import advertise
 
-        async with advertise(game=ht.game, free=ht.free, seats=ht.players, fingerprint=ht.identity.fingerprint, table=ht.table.hex(), port=port) as adv:
+        async with advertise(game=ht.game, free=ht.free, seats=ht.players, fingerprint=ht.identity.fingerprint, table=ht.table.hex(), port=port,
+                             host_name=ht.name) as adv:
 
             last = ht.free
             while True:
@@ -1046,10 +1096,13 @@ def _isatty(stream) -> bool:
         return False
 
 
-def game_dir_of(args):
-    """(identity, directory, genesis, roster) of ``args.dir``, a game's directory, or a usage error."""
+def game_dir_of(args, over: bool | None = None):
+    """(identity, directory, genesis, roster) of ``args.dir``, or a usage error: a game's directory, its log,
+    a game's short id, or ``last`` (this home's newest game, finished if ``over``, unfinished if not ``over``)."""
+    from .history import resolve_game_dir
+
     identity = identity_or_exit()
-    d = Path(args.dir)
+    d = resolve_game_dir(args.dir, over)
     try:
         genesis, roster = load_roster(d)
     except (OSError, ValueError, KeyError) as exc:
@@ -1059,7 +1112,7 @@ def game_dir_of(args):
 
 def check_resume(args):
     """``easel resume``'s arguments: (identity, directory, genesis, roster), or a usage error."""
-    identity, d, genesis, roster = game_dir_of(args)
+    identity, d, genesis, roster = game_dir_of(args, over=False)
     if identity.public not in genesis.doc["seats"]:
         raise UsageError("this identity holds no seat in that game")
     if args.level:
@@ -1084,12 +1137,18 @@ async def resume_main(args, ui_factory=None) -> int:
                 pass
         decide = bot_decider(genesis.doc["game"], args.level, args.seed) if args.level else ui.decide
         bind = resume_bind(roster["addrs"][seat][0])
+        # the host's seat advertises its table in play again, as before it left (protocol.md §10)
+        advert = resumed_in_play(genesis, seat, bind, spectators=not getattr(args, "no_spectators", False))
 
         async def watch(node):
             async with trio.open_nursery() as n:
+                if advert is not None:
+                    n.start_soon(advert, node)
                 if bots:
                     n.start_soon(watch_bots, node, bots)
                 n.start_soon(alone_watch, node, ui, d)
+                await node.done.wait()
+                n.cancel_scope.cancel()
 
         node = await run_node(identity, genesis, roster, decide, timeout=float(genesis.doc.get("timeout", 60)), seed=args.seed,
                               ui=ui, bind=bind, watch=watch, notes=notes, dial_back=True,
@@ -1181,19 +1240,18 @@ def resume_bind(addr_host: str) -> str:
     return addr_host
 
 
-async def list_tables(wait: float) -> int:
-    from p2p.discovery import browse
+def check_pick(args) -> None:
+    from .tables import check_pick as check
 
-    ads = await browse(wait)
-    if not ads:
-        print("no open tables found (a manual HOST:PORT always works: easel join HOST:PORT)")
-        return EXIT_OK
-    for ad in ads:
-        if ad.play:    # a game in play (protocol.md §10): watch it
-            print("%-10s in play (%d seats)  host %s  watch: easel watch %s:%d" % (ad.game, ad.seats, ad.fingerprint, ad.host, ad.port))
-        else:
-            print("%-10s %d/%d free  host %s  at %s:%d" % (ad.game, ad.free, ad.seats, ad.fingerprint, ad.host, ad.port))
-    return EXIT_OK
+    check(args)
+
+
+def find_table_or_list(args):
+    """``easel join``/``watch`` without an address: the tables on the LAN, listed as they are found (cli/tables.py);
+    the one picked (``--pick N``, or typed on a terminal), or None."""
+    from .tables import pick_from_lan
+
+    return pick_from_lan(args)
 
 
 # ----------------------------------------------------------------------------- again (a rematch)
@@ -1203,7 +1261,7 @@ REMATCH_WAIT = 120.0     # s the rematch lobby waits for old seats that neither 
 
 def again_args(args):
     """``easel again GAME_DIR``: what the rematch needs from the finished game (checked before anything starts)."""
-    identity, d, genesis, roster = game_dir_of(args)
+    identity, d, genesis, roster = game_dir_of(args, over=True)
     seats = genesis.doc["seats"]
     if identity.public not in seats:
         raise UsageError("this identity holds no seat in that game")
@@ -1216,7 +1274,9 @@ def again_args(args):
     except Exception:
         over = False
     if not over:
-        raise UsageError("that game is not over (easel resume %s continues it)" % d)
+        from .history import resume_words
+
+        raise UsageError("that game is not over (%s continues it)" % resume_words(d))
     if args.level:
         check_level(game_or_exit(genesis.doc["game"]), args.level)
     return identity, d, genesis, roster
@@ -1523,7 +1583,10 @@ def then_again(rc: int, make, run=None) -> int:
             return rc
         make.last = None
         args = argparse_namespace(dir=str(ui.game_dir), level=None, no_spectators=False)
-        print("easel: again: a rematch of %s (as easel again %s)" % (ui.game_dir, ui.game_dir), flush=True)
+        from .history import short_id
+
+        print("easel: again: a rematch of game %s (as easel again %s)" % (short_id(ui.game_dir), short_id(ui.game_dir)),
+              flush=True)
         try:
             again_args(args)
         except UsageError as exc:
@@ -1549,13 +1612,21 @@ def dispatch(args) -> int:
         unsafe = check_seed(args) if args.cmd in ("host", "bot", "resume") else False
         if args.cmd == "join" and args.address:
             parse_hostport(args.address)
+        if args.cmd in ("join", "watch"):
+            check_pick(args)
+        if args.cmd in ("join", "watch") and getattr(args, "picked", None) is None and not (
+                args.address if args.cmd == "join" else args.target):
+            args.picked = find_table_or_list(args)        # (cli/main.py lists before it imports this module)
+            if args.picked is None:
+                return EXIT_OK
         if args.cmd == "bot":
             parse_hostport(args.join)
         if args.cmd == "resume":
             check_resume(args)
         if args.cmd == "demo":
             return demo(args)
-        if args.cmd in ("host", "play", "join") and not getattr(args, "auto", None) and not (args.cmd == "join" and not args.address):
+        if args.cmd in ("host", "play", "join") and not getattr(args, "auto", None) and not (
+                args.cmd == "join" and not args.address and args.pick is None):
             need_terminal()
         if args.cmd == "resume" and not args.level:
             need_terminal()
@@ -1576,13 +1647,16 @@ def dispatch(args) -> int:
                 raise UsageError("--name %r %s (1 to 48 bytes of printable text)" % (args.name, why))
             return trio.run(bot_main, args)
         if args.cmd == "join":
+            expect_fp = None
             if not args.address:
-                return trio.run(list_tables, args.wait)
-            host, port = parse_hostport(args.address)
+                ad = args.picked
+                host, port, expect_fp = ad.host, ad.port, ad.fingerprint     # the host's key is checked (TLS)
+            else:
+                host, port = parse_hostport(args.address)
             name = player_name(args.name, interactive=True)
             make = ui_factory_for(send_at_once=at_once)
             return then_again(trio.run(lambda: join_main(host, port, None, seed=None, name=name, ui_factory=make,
-                                                         spectators=not args.no_spectators)), make)
+                                                         spectators=not args.no_spectators, expect_fp=expect_fp)), make)
         if args.cmd == "resume":
             make = ui_factory_for(unsafe=unsafe, send_at_once=at_once)
             return then_again(trio.run(resume_main, args, make), make)
@@ -1596,7 +1670,7 @@ def dispatch(args) -> int:
             make = None if args.level else ui_factory_for(send_at_once=at_once)
             return then_again(trio.run(again_main, args, make), make)
         if args.cmd == "watch" and not args.target:
-            return trio.run(list_tables, args.wait)
+            args.target = "%s:%d" % (args.picked.host, args.picked.port)
         if args.cmd == "watch":
             watch_targets(args.target)
             if not args.json:

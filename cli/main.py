@@ -2,9 +2,9 @@
 
     easel play [--game G] [--players N] [--option K=V ...]   a local table: you and bot peers over loopback
     easel host [--game G] [--players N] [--bots K] [--port P] [--option K=V ...]
-    easel join [HOST:PORT]              list tables on the LAN (zeroconf) or join one
+    easel join [HOST:PORT] [--pick N]   list tables on the LAN (zeroconf) and pick one by number, or join HOST:PORT
     easel bot --join HOST:PORT [--level L]
-    easel resume DIR [--level L]        continue a game from its directory (after a crash)
+    easel resume GAME [--level L]       continue a game (after a crash or a quit); GAME: last, a short id, a directory
     easel demo [--game G] [--players N] --seed S --out DIR [--json]
                                         (a demo is deterministic: its sealed moves are NOT secret)
     easel games [--json]                the games, their editions, options and bot levels
@@ -355,13 +355,19 @@ def build_parser() -> argparse.ArgumentParser:
     name_flag(p)
     spectator_flag(p, table=True)
 
-    p = add("join", "list the tables open on the LAN, or join HOST:PORT",
-            epilog="Joining shows \"connecting to HOST:PORT...\" with the attempts and the time so far until the "
+    p = add("join", "list the tables open on the LAN and pick one by number, or join HOST:PORT",
+            epilog="Without HOST:PORT, each table on the LAN is listed as soon as it is found, the open ones numbered;\n"
+                   "on a terminal, type a number and Enter to join that table (Enter alone: the first; q quits).\n"
+                   "Joining shows \"connecting to HOST:PORT...\" with the attempts and the time so far until the "
                    "table is full;\nCtrl-C cancels.")
     p.add_argument("address", nargs="?", metavar="HOST:PORT",
                    help="the table's lobby address, as its host printed it (omit it to list open tables)")
     p.add_argument("--wait", type=float, default=3.0, metavar="SECONDS",
-                   help="seconds to browse the LAN for open tables, when no HOST:PORT is given (default: 3)")
+                   help="without HOST:PORT and a terminal: seconds to list the LAN's tables, each shown as soon as it "
+                        "is found (with --pick: the longest to wait for table N) (default: 3)")
+    p.add_argument("--pick", type=int, default=None, metavar="N",
+                   help="join table N (1 to the number of tables listed) as soon as it is listed, without asking "
+                        "(on a terminal easel join asks for the number)")
     send_flag(p)
     name_flag(p)
     spectator_flag(p)
@@ -380,8 +386,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("resume", "continue a game from its directory (after a crash or a quit)",
             epilog="It also restarts the bots easel play started for that game.")
-    p.add_argument("dir", metavar="GAME_DIR",
-                   help="the game's directory, <home>/games/<game id> (the one holding its log and roster)")
+    p.add_argument("dir", metavar="GAME",
+                   help="the game: last (your newest unfinished game), its short id (the first hex digits of its id, "
+                        "as easel history prints it), or its directory <home>/games/<game id> (or its log)")
     p.add_argument("--level", default=None, metavar="LEVEL",
                    help="play our seat with this bot level instead of you in the UI (one of: %s)" % ", ".join(all_levels()))
     send_flag(p)
@@ -395,7 +402,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "does the same at once, in the same terminal; n (or --decline) says no, so the rematch does not\n"
                    "wait for you. The rematch starts once every old seat is back or said no, or after 120 s with\n"
                    "the old seats that came back (at least two, as many as the game allows), renumbered in order.")
-    p.add_argument("dir", metavar="GAME_DIR", help="the finished game's directory, <home>/games/<game id>")
+    p.add_argument("dir", metavar="GAME",
+                   help="the finished game: last (your newest finished game), its short id (as easel history prints "
+                        "it), or its directory <home>/games/<game id> (or its log)")
     p.add_argument("--level", default=None, metavar="LEVEL",
                    help="play our seat with this bot level instead of you in the UI (one of: %s)" % ", ".join(all_levels()))
     p.add_argument("--decline", action="store_true",
@@ -405,12 +414,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("watch", "follow a live table read-only, as a spectator (no hand, no sealed move, no vote)",
             epilog="TARGET is a seat's play address HOST:PORT (a seat's screen shows it), or the directory of a game\n"
-                   "you played or left (<home>/games/<game id>): it then follows the table through the other seats.")
+                   "you played or left (<home>/games/<game id>): it then follows the table through the other seats.\n"
+                   "Without TARGET, the tables on the LAN are listed as they are found, those in play numbered; on a\n"
+                   "terminal, type a number and Enter to watch that table.")
     p.add_argument("target", nargs="?", metavar="TARGET",
                    help="HOST:PORT of a seat, or a game directory (omit it to list the tables on the LAN, those in play "
                         "with the address to watch)")
     p.add_argument("--wait", type=float, default=3.0, metavar="SECONDS",
-                   help="seconds to browse the LAN, when no TARGET is given (default: 3)")
+                   help="without TARGET and a terminal: seconds to list the LAN's tables, each shown as soon as it is "
+                        "found (with --pick: the longest to wait for table N) (default: 3)")
+    p.add_argument("--pick", type=int, default=None, metavar="N",
+                   help="watch table N (1 to the number of tables in play listed) as soon as it is listed, "
+                        "without asking (on a terminal easel watch asks for the number)")
     p.add_argument("--json", action="store_true",
                    help="no screen: follow to the end, then print one JSON line (entries, first, first_view, head, "
                         "over, view, result, watching, names)")
@@ -540,6 +555,12 @@ def _main(argv: list[str] | None) -> int:
         offline = OFFLINE.get(args.cmd)       # the commands that need no network (the rest: cli/live.py)
         if offline is not None:
             return offline(args)
+        if args.cmd in ("join", "watch") and not (args.address if args.cmd == "join" else args.target):
+            from .tables import pick_from_lan       # listing first: the peers' code is imported once a table is picked
+
+            args.picked = pick_from_lan(args)
+            if args.picked is None:
+                return EXIT_OK
         from . import live
 
         return live.dispatch(args)

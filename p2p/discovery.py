@@ -9,6 +9,7 @@ TXT record carries::
     fp     host key fingerprint, "1a2b-3c4d-5e6f-7a8b"
     v      discovery protocol version, "1"
     table  short table id (lowercase hex)
+    name   the host's name at the table (UTF-8, a valid seat name); optional
 
 The instance name is ``"<game>-<table> on <fp>"``, unique per table.
 
@@ -16,6 +17,13 @@ Everything that touches the network comes from other machines on the LAN and
 is untrusted: :func:`browse` validates every field and silently (debug log)
 drops services that are malformed.  Nothing here is authenticated -- the
 fingerprint is a hint; the connecting client must verify the host key itself.
+
+Speed: :func:`browse_live` reports each table as soon as it is resolved (not at
+the end of a window), and besides the ordinary multicast browser it asks once
+more with a *legacy unicast* query (RFC 6762 §6.7: sent from an ephemeral
+port), which responders answer at once, by unicast, with the PTR and its SRV,
+TXT and A records -- a multicast answer may be held back up to a second (RFC
+6762 §6 and §14), e.g. right after the host announced its table.
 
 Threading model: :class:`zeroconf.Zeroconf` runs its own asyncio loop in a
 background thread.  Every blocking zeroconf call is pushed to a worker thread
@@ -38,13 +46,16 @@ import logging
 import math
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import socket
+import struct
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Union
 
 import trio
 from zeroconf import (
+    DNSIncoming,
     DNSQuestionType,
     InterfaceChoice,
     IPVersion,
@@ -65,6 +76,7 @@ __all__ = [
     "TableAd",
     "advertise",
     "browse",
+    "browse_live",
     "instance_name",
     "parse_properties",
     "resolve_interfaces",
@@ -113,6 +125,12 @@ class TableAd:
     port: int
     name: str  # instance name, "<game>-<table> on <fp>" (service type stripped)
     play: bool = False  # a table in play (TXT play=1): the port is the host's play port, for spectators
+    host_name: str = ""  # the host's name at the table (TXT name), "" if the advertisement has none
+
+    @property
+    def who(self) -> str:
+        """The host as a person reads it: its name, else (an advertisement without one) its key's fingerprint."""
+        return self.host_name or self.fingerprint
 
 
 # --------------------------------------------------------------------------
@@ -215,7 +233,15 @@ def _server_name(table: str, fingerprint: str, play: bool = False) -> str:
     return f"easel-{table}{'p' if play else ''}-{fingerprint}.local."
 
 
-def _check_fields(game: str, free: int, seats: int, fingerprint: str, table: str, port: int) -> None:
+def _name_problem(name: str) -> str:
+    from core.events import name_problem
+
+    return name_problem(name)
+
+
+def _check_fields(game: str, free: int, seats: int, fingerprint: str, table: str, port: int, host_name: str = "") -> None:
+    if host_name and _name_problem(host_name):
+        raise ValueError(f"bad host name {host_name!r}: {_name_problem(host_name)}")
     if not _GAME_RE.fullmatch(game):
         raise ValueError(f"bad game id {game!r}")
     if not _TABLE_RE.fullmatch(table):
@@ -233,7 +259,8 @@ def _check_fields(game: str, free: int, seats: int, fingerprint: str, table: str
         raise ValueError(f"bad port {port}")
 
 
-def _txt(game: str, free: int, seats: int, fingerprint: str, table: str, play: bool = False) -> dict[str, str]:
+def _txt(game: str, free: int, seats: int, fingerprint: str, table: str, play: bool = False,
+         host_name: str = "") -> dict[str, str]:
     txt = {
         "game": game,
         "free": str(free),
@@ -244,6 +271,8 @@ def _txt(game: str, free: int, seats: int, fingerprint: str, table: str, play: b
     }
     if play:
         txt["play"] = "1"
+    if host_name:
+        txt["name"] = host_name
     return txt
 
 
@@ -288,6 +317,16 @@ def parse_properties(
         raise _Malformed(f"bad seat counts free={free} seats={seats}")
     if not isinstance(port, int) or not 1 <= port <= 65535:
         raise _Malformed(f"bad port {port!r}")
+    host_name = ""
+    if b"name" in props:      # optional; present, it must be a valid seat name (printable: it is shown)
+        raw = props[b"name"]
+        try:
+            host_name = (raw or b"").decode("utf-8")
+        except UnicodeDecodeError:
+            raise _Malformed("name is not UTF-8") from None
+        why = _name_problem(host_name)
+        if why:
+            raise _Malformed(f"bad name {host_name!r}: {why}")
     return TableAd(
         game=game,
         free=free,
@@ -298,6 +337,7 @@ def parse_properties(
         port=port,
         name=name,
         play=props.get(b"play") == b"1" and free == 0,
+        host_name=host_name,
     )
 
 
@@ -337,8 +377,9 @@ class Advertiser:
         interfaces: InterfacesArg = None,
         addresses: Sequence[str] | None = None,
         play: bool = False,
+        host_name: str = "",
     ) -> None:
-        _check_fields(game, free, seats, fingerprint, table, port)
+        _check_fields(game, free, seats, fingerprint, table, port, host_name)
         if play and free != 0:
             raise ValueError("a table in play has no free seat")
         self._play = play
@@ -353,6 +394,7 @@ class Advertiser:
         self._fingerprint = fingerprint
         self._table = table
         self._port = port
+        self._host_name = host_name
         # a table in play has its own instance name (the lobby's may linger in caches after its goodbye)
         self.name = instance_name(game, table + ("p" if play else ""), fingerprint)
         if len(self.name.encode()) > 63:
@@ -374,6 +416,7 @@ class Advertiser:
             port=self._port,
             name=self.name,
             play=self._play,
+            host_name=self._host_name,
         )
 
     @property
@@ -385,7 +428,8 @@ class Advertiser:
             SERVICE_TYPE,
             self.service_name,
             port=self._port,
-            properties=_txt(self._game, self._free, self._seats, self._fingerprint, self._table, self._play),
+            properties=_txt(self._game, self._free, self._seats, self._fingerprint, self._table, self._play,
+                            self._host_name),
             server=_server_name(self._table, self._fingerprint, self._play),
             parsed_addresses=list(self._addresses),
         )
@@ -464,11 +508,13 @@ def advertise(
     interfaces: InterfacesArg = None,
     addresses: Sequence[str] | None = None,
     play: bool = False,
+    host_name: str = "",
 ) -> Advertiser:
     """``async with advertise(...) as adv:`` -- advertise a table while inside.
 
     ``addresses`` are the IPv4 addresses put in the A records; by default the
     explicit ``interfaces`` addresses, or all non-loopback local addresses.
+    ``host_name``: the host's name at the table (TXT ``name``), shown by browsers instead of its key.
     """
     return Advertiser(
         game=game,
@@ -480,6 +526,7 @@ def advertise(
         interfaces=interfaces,
         addresses=addresses,
         play=play,
+        host_name=host_name,
     )
 
 
@@ -517,12 +564,206 @@ class _Collector(ServiceListener):
         self._post("remove", name)
 
 
-def _request(zc: Zeroconf, name: str, timeout_ms: float) -> None:
-    """Ask the network for SRV/TXT/A of ``name``; answers land in zc's cache."""
+def _resolve(zc: Zeroconf, name: str, timeout_ms: float) -> ServiceInfo | None:
+    """SRV/TXT/A of ``name``: from zc's cache if it holds them (a PTR answer carries them), else asked for
+    (answers land in the cache); None if they did not all come within ``timeout_ms``."""
+    info = ServiceInfo(SERVICE_TYPE, name)
     try:
-        ServiceInfo(SERVICE_TYPE, name).request(zc, timeout_ms, question_type=DNSQuestionType.QM)
+        if info.request(zc, timeout_ms, question_type=DNSQuestionType.QM):
+            return info
     except Exception:
         log.debug("resolving %r failed", name, exc_info=True)
+    return None
+
+
+# --------------------------------------------------------------------------
+# the legacy unicast query (the fast first answer)
+# --------------------------------------------------------------------------
+
+MDNS_GROUP = ("224.0.0.251", 5353)
+UNICAST_ASKS = (0.0, 0.5, 1.5)   # s after a browse starts: when the legacy unicast query is sent (a lost datagram is asked again)
+UNICAST_MAX_ANSWERS = 256        # datagrams read per socket and browse, at most (a flood costs nothing more)
+RESOLVE_TIMEOUT = 3.0            # s a service may take to resolve in a browse without an end (asked again on its next update)
+
+
+def _ptr_query(qid: int) -> bytes:
+    """A DNS query for the PTR records of our service type (one question, no flags)."""
+    qname = b"".join(bytes([len(label)]) + label for label in SERVICE_TYPE.rstrip(".").encode().split(b".")) + b"\0"
+    return struct.pack(">6H", qid, 0, 1, 0, 0, 0) + qname + struct.pack(">2H", 12, 1)   # type PTR, class IN
+
+
+def _query_addresses(ifaces: InterfaceChoice | list[str]) -> list[str]:
+    """The local IPv4 addresses the unicast query leaves from (one socket each)."""
+    if isinstance(ifaces, list):
+        return list(ifaces)
+    if ifaces is InterfaceChoice.Default:
+        return ["0.0.0.0"]
+    try:
+        import ifaddr  # dependency of zeroconf
+
+        addrs = sorted({ip.ip for adapter in ifaddr.get_adapters() for ip in adapter.ips if isinstance(ip.ip, str)})
+    except Exception:  # pragma: no cover - platform specific
+        addrs = []
+    return addrs or ["0.0.0.0"]
+
+
+def _take_answer(zc: Zeroconf, data: bytes) -> None:
+    """Hand a unicast answer to zc as if it had come by multicast: its records go to the cache and the
+    browser sees the service at once."""
+    msg = DNSIncoming(data)
+    if not msg.valid or msg.is_query():
+        return
+    zc.loop.call_soon_threadsafe(zc.record_manager.async_updates_from_response, msg)
+
+
+async def _ask_by_unicast(zc: Zeroconf, ifaces: InterfaceChoice | list[str]) -> None:
+    """RFC 6762 §6.7: a query from an ephemeral port is answered at once, by unicast, by every responder
+    (no random delay, no hold-back of records multicast in the last second); runs until cancelled."""
+    if getattr(zc, "record_manager", None) is None or getattr(zc, "loop", None) is None:  # pragma: no cover
+        return
+    start = trio.current_time()
+    socks = []
+    try:
+        for addr in _query_addresses(ifaces):
+            sock = trio.socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            try:
+                await sock.bind((addr, 0))
+                if addr != "0.0.0.0":
+                    sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(addr))
+                sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 255)
+                sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 1)
+            except OSError as exc:
+                log.debug("no unicast query from %s: %s", addr, exc)
+                sock.close()
+                continue
+            socks.append(sock)
+
+        asked: set[bytes] = set()     # the query ids sent: an answer repeats its query's id (RFC 6762 §6.7)
+
+        async def read(sock) -> None:
+            for _ in range(UNICAST_MAX_ANSWERS):
+                try:
+                    data, source = await sock.recvfrom(9000)
+                    if source[1] != MDNS_GROUP[1] or data[:2] not in asked:
+                        continue          # not a responder's answer to one of our queries: a stray datagram
+                    _take_answer(zc, data)
+                except OSError:
+                    return
+                except Exception:
+                    log.debug("ignoring a malformed unicast answer", exc_info=True)
+
+        async with trio.open_nursery() as nursery:
+            for sock in socks:
+                nursery.start_soon(read, sock)
+            for when in UNICAST_ASKS:
+                await trio.sleep_until(start + when)
+                qid = os.urandom(2)
+                asked.add(qid)
+                for sock in socks:
+                    try:
+                        await sock.sendto(_ptr_query(int.from_bytes(qid, "big")), MDNS_GROUP)
+                    except OSError as exc:
+                        log.debug("unicast query failed: %s", exc)
+            await trio.sleep_forever()
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+async def browse_live(
+    on_change: Callable[[str, TableAd], None],
+    timeout: float | None = None,
+    interfaces: InterfacesArg = None,
+    *,
+    game: str | None = None,
+    max_services: int = DEFAULT_MAX_SERVICES,
+) -> dict[str, TableAd]:
+    """Browse the LAN for ``timeout`` seconds (None: until cancelled), telling ``on_change(kind, ad)``
+    (called in this trio run) about each table as soon as it is known: ``"found"`` once resolved,
+    ``"updated"`` when its records change, ``"gone"`` at its goodbye (or when its records expire).
+
+    Returns the tables known at the end, by lower-cased service name.  Malformed services are
+    skipped (debug log); at most ``max_services`` distinct names are considered; ``game`` keeps
+    only that game's tables.
+    """
+    ifaces = resolve_interfaces(interfaces)
+    if timeout is not None and (not math.isfinite(timeout) or timeout < 0):
+        raise ValueError(f"bad timeout {timeout!r}")
+    deadline = math.inf if timeout is None else trio.current_time() + timeout
+    send, recv = trio.open_memory_channel(EVENT_BUFFER)
+    collector = _Collector(trio.lowlevel.current_trio_token(), send)
+    live: dict[str, str] = {}        # lower-cased name -> name as announced
+    gen: dict[str, int] = {}         # lower-cased name -> its latest add/update (a resolve of an older one is dropped)
+    shown: dict[str, TableAd] = {}   # what on_change was told
+    limiter = trio.CapacityLimiter(RESOLVE_CONCURRENCY)
+
+    zc = await trio.to_thread.run_sync(_new_zeroconf, ifaces)
+    try:
+        browser: ServiceBrowser | None = None
+        try:
+            # QM (multicast) questions: QU answers are unicast to port 5353,
+            # which several mDNS stacks on one host share via SO_REUSEPORT, so
+            # the kernel may hand the answer to the wrong one (the legacy
+            # unicast query comes from a port of our own).
+            browser = await trio.to_thread.run_sync(
+                lambda: ServiceBrowser(
+                    zc, SERVICE_TYPE, listener=collector, question_type=DNSQuestionType.QM
+                )
+            )
+
+            async def resolve(key: str, name: str, mine: int) -> None:
+                remaining = min(deadline - trio.current_time(), RESOLVE_TIMEOUT if timeout is None else math.inf)
+                if remaining <= 0:
+                    return
+                info = await trio.to_thread.run_sync(
+                    _resolve, zc, name, remaining * 1000, limiter=limiter, **{_ABANDON_KW: True}
+                )
+                if gen.get(key) != mine or key not in live:
+                    return      # gone, or a newer event resolves it again
+                if info is None:
+                    log.debug("skipping %r: not resolved in time", name)
+                    return
+                try:
+                    ad = _ad_from_info(info)
+                except Exception as e:
+                    log.debug("skipping malformed service %r: %s", name, e)
+                    return
+                if game is not None and ad.game != game:
+                    return
+                before = shown.get(key)
+                if before != ad:
+                    shown[key] = ad
+                    on_change("updated" if before is not None else "found", ad)
+
+            async with trio.open_nursery() as nursery:
+                nursery.cancel_scope.deadline = deadline
+                nursery.start_soon(_ask_by_unicast, zc, ifaces)
+                async with recv:
+                    async for kind, name in recv:
+                        key = name.lower()
+                        if kind == "remove":
+                            live.pop(key, None)
+                            gen.pop(key, None)
+                            gone = shown.pop(key, None)
+                            if gone is not None:
+                                on_change("gone", gone)
+                            continue
+                        if key not in live:
+                            if len(live) >= max_services:
+                                log.debug("ignoring %r: more than %d services", name, max_services)
+                                continue
+                            live[key] = name
+                        gen[key] = gen.get(key, 0) + 1
+                        nursery.start_soon(resolve, key, name, gen[key])
+        finally:
+            if browser is not None:
+                b = browser
+                with trio.move_on_after(_CLEANUP_TIMEOUT) as scope:
+                    scope.shield = True
+                    await trio.to_thread.run_sync(b.cancel)
+    finally:
+        await _close_zeroconf(zc)
+    return dict(shown)
 
 
 async def browse(
@@ -532,79 +773,10 @@ async def browse(
     game: str | None = None,
     max_services: int = DEFAULT_MAX_SERVICES,
 ) -> list[TableAd]:
-    """Return the tables seen within ``timeout`` seconds.
-
-    Each service is resolved (address, port, TXT) while the window is open;
-    the result reflects the latest records at the end of the window, is
-    de-duplicated by service name, optionally filtered by ``game`` and sorted
-    by (game, fingerprint, table, name).  Malformed services are skipped and
-    logged at debug level.  At most ``max_services`` distinct names are
-    considered.
-    """
-    ifaces = resolve_interfaces(interfaces)
+    """Return the tables seen within ``timeout`` seconds (:func:`browse_live` to the end of the window):
+    the latest records of each, de-duplicated by service name, optionally filtered by ``game``, sorted
+    by (game, fingerprint, table, name)."""
     if not math.isfinite(timeout) or timeout < 0:
         raise ValueError(f"bad timeout {timeout!r}")
-    deadline = trio.current_time() + timeout
-    send, recv = trio.open_memory_channel(EVENT_BUFFER)
-    collector = _Collector(trio.lowlevel.current_trio_token(), send)
-    live: dict[str, str] = {}  # lower-cased name -> name as announced
-    limiter = trio.CapacityLimiter(RESOLVE_CONCURRENCY)
-
-    zc = await trio.to_thread.run_sync(_new_zeroconf, ifaces)
-    try:
-        browser: ServiceBrowser | None = None
-        try:
-            # QM (multicast) questions: QU answers are unicast to port 5353,
-            # which several mDNS stacks on one host share via SO_REUSEPORT, so
-            # the kernel may hand the answer to the wrong one.
-            browser = await trio.to_thread.run_sync(
-                lambda: ServiceBrowser(
-                    zc, SERVICE_TYPE, listener=collector, question_type=DNSQuestionType.QM
-                )
-            )
-
-            async def resolve(name: str) -> None:
-                remaining_ms = (deadline - trio.current_time()) * 1000
-                if remaining_ms > 0:
-                    await trio.to_thread.run_sync(
-                        _request, zc, name, remaining_ms, limiter=limiter, **{_ABANDON_KW: True}
-                    )
-
-            async with trio.open_nursery() as nursery:
-                nursery.cancel_scope.deadline = deadline
-                async with recv:
-                    async for kind, name in recv:
-                        key = name.lower()
-                        if kind == "remove":
-                            live.pop(key, None)
-                            continue
-                        if key in live:
-                            continue  # cache keeps the latest records
-                        if len(live) >= max_services:
-                            log.debug("ignoring %r: more than %d services", name, max_services)
-                            continue
-                        live[key] = name
-                        nursery.start_soon(resolve, name)
-        finally:
-            if browser is not None:
-                b = browser
-                with trio.move_on_after(_CLEANUP_TIMEOUT) as scope:
-                    scope.shield = True
-                    await trio.to_thread.run_sync(b.cancel)
-
-        ads: dict[str, TableAd] = {}
-        for key, name in live.items():
-            try:
-                info = ServiceInfo(SERVICE_TYPE, name)
-                if not info.load_from_cache(zc):
-                    log.debug("skipping %r: not resolved in time", name)
-                    continue
-                ad = _ad_from_info(info)
-            except Exception as e:
-                log.debug("skipping malformed service %r: %s", name, e)
-                continue
-            if game is None or ad.game == game:
-                ads[key] = ad
-    finally:
-        await _close_zeroconf(zc)
-    return sorted(ads.values(), key=lambda a: (a.game, a.fingerprint, a.table, a.name))
+    tables = await browse_live(lambda kind, ad: None, timeout, interfaces, game=game, max_services=max_services)
+    return sorted(tables.values(), key=lambda a: (a.game, a.fingerprint, a.table, a.name))

@@ -26,6 +26,7 @@ from p2p.discovery import (
     TableAd,
     advertise,
     browse,
+    browse_live,
     parse_properties,
     resolve_interfaces,
 )
@@ -124,6 +125,30 @@ def test_parse_rejects_malformed(change):
         parse_properties(props, host="10.0.0.2", port=4000, name="n")
 
 
+def test_parse_reads_the_hosts_name_and_an_ad_without_one_is_shown_by_its_key():
+    ad = parse_properties({**GOOD, b"name": "Zoë".encode()}, host="10.0.0.2", port=4000, name="n")
+    assert ad.host_name == "Zoë" and ad.who == "Zoë"
+    old = parse_properties(GOOD, host="10.0.0.2", port=4000, name="n")     # an advertiser without TXT name
+    assert old.host_name == "" and old.who == FP
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        b"",                          # empty
+        None,                         # a bare "name" without "="
+        b"\xff\xfeAnn",                # not UTF-8
+        b"x" * 49,                    # longer than a seat name may be
+        b"Ann\x1b[2J",                # a terminal escape: never printed
+        "Ann\u202e".encode(),         # a bidi override (not printable)
+        b" Ann",                      # a space at an end
+    ],
+)
+def test_parse_rejects_a_malformed_name(bad):
+    with pytest.raises(ValueError):
+        parse_properties({**GOOD, b"name": bad}, host="10.0.0.2", port=4000, name="n")
+
+
 @pytest.mark.parametrize("missing", sorted(GOOD))
 def test_parse_rejects_missing(missing):
     props = {k: v for k, v in GOOD.items() if k != missing}
@@ -142,9 +167,12 @@ def test_advertise_validates_arguments():
         {"fingerprint": "nope"},
         {"table": "XY"},
         {"game": "Painting!"},
+        {"host_name": "Ann\n"},
+        {"host_name": "x" * 49},
     ):
         with pytest.raises(ValueError):
             advertise(**{**ok, **bad})
+    assert advertise(**ok, host_name="Ann").ad.host_name == "Ann"
 
 
 # -------------------------------------------------------------- network tests
@@ -218,6 +246,8 @@ async def test_malformed_advertisements_are_skipped(caplog):
         {"game": b"\xff\xfe\xfd"},
         {"v": "2"},
         {"seats": "\u0663", "free": "\u0661"},
+        {"name": "Ann\x1b[2J"},
+        {"name": b"\xff\xfe"},
     ]
     infos = []
     for i, change in enumerate(variants):
@@ -267,3 +297,63 @@ async def test_malformed_advertisements_are_skipped(caplog):
     finally:
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(zc.close)
+
+
+async def test_browse_live_tells_of_a_table_found_updated_and_gone_with_its_hosts_name():
+    """Each table is reported the moment it is resolved (not at the end of a window), then its changes."""
+    tid = table_id()
+    seen: list = []
+    changed = trio.Event()
+
+    def on_change(kind, ad):
+        if ad.table == tid:
+            seen.append((kind, ad.free, ad.host_name))
+            changed.set()
+
+    async def until(pred):
+        nonlocal changed
+        with trio.fail_after(15):
+            while not pred():
+                await changed.wait()
+                changed = trio.Event()
+
+    with trio.fail_after(40):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(partial(browse_live, on_change, None, LOOPBACK))
+            async with advertise(game="painting", free=2, seats=3, fingerprint=FP, table=tid, port=40125,
+                                 interfaces=LOOPBACK, host_name="Ann"):
+                await until(lambda: seen)
+                assert seen[0] == ("found", 2, "Ann")
+                async with advertise(game="painting", free=2, seats=3, fingerprint=FP2, table=tid, port=40126,
+                                     interfaces=LOOPBACK):
+                    pass       # (another host's table, no name: it comes and goes; ours stays)
+            await until(lambda: seen[-1][0] == "gone")
+            nursery.cancel_scope.cancel()
+    kinds = [k for k, _, name in seen if name == "Ann"]
+    assert kinds[0] == "found" and kinds[-1] == "gone", seen
+
+
+async def test_a_legacy_unicast_query_is_answered_at_once_into_the_cache():
+    """The fast path alone (no multicast browser): the PTR query from a port of our own is answered by unicast
+    with the table's SRV, TXT and A records, which land in the browsing zeroconf's cache."""
+    tid = table_id()
+    name = f"painting-{tid} on {FP}.{SERVICE_TYPE}"
+    async with advertise(game="painting", free=1, seats=2, fingerprint=FP, table=tid, port=40127, interfaces=LOOPBACK,
+                         host_name="Bo"):
+        # a zeroconf that hears no multicast (unicast mode: ephemeral ports only), so what reaches its cache
+        # came through the legacy query's own socket
+        zc = await trio.to_thread.run_sync(
+            lambda: Zeroconf(interfaces=LOOPBACK, ip_version=IPVersion.V4Only, unicast=True, use_asyncio=False))
+        try:
+            with trio.fail_after(10):
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(discovery._ask_by_unicast, zc, LOOPBACK)
+                    info = ServiceInfo(SERVICE_TYPE, name)
+                    while not info.load_from_cache(zc):
+                        await trio.sleep(0.02)
+                    nursery.cancel_scope.cancel()
+            ad = discovery._ad_from_info(info)
+            assert (ad.table, ad.port, ad.host_name, ad.host) == (tid, 40127, "Bo", "127.0.0.1")
+        finally:
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(zc.close)

@@ -48,10 +48,11 @@ from .netutil import free_ports
 ROOT = Path(__file__).resolve().parent.parent
 BAD = 3                       # the hostile seat (the highest: it dials everyone, nobody dials it)
 N = 4
-GAME_LIMIT = 30.0             # s of wall time per game, at most
+GAME_LIMIT = 60.0             # s of wall time per game, at most (a loaded machine takes 20 s)
 ROUNDS = 12                   # of the toy game
 THINK = 0.10                  # s each move "thinks"
-ATTACK_FOR = 4.0              # s: every attack stops after this (then the seat plays honestly)
+ATTACK_FOR = 4.0              # s: the stall and reconnect attacks stop after this (then the seat plays honestly)
+FLOOD_CAP = 20.0              # s: the flood stops at the latest after this (it stops once each peer's budget held it back)
 # shrunk limits, so a test sees each of them fire within seconds
 LIM = Limits(frame_deadline=0.5, idle_timeout=2.0, handshake_deadline=3.0,
              bytes_per_second=512 << 10, burst_bytes=1 << 20)
@@ -101,7 +102,10 @@ class WireHostileNode(GameNode):
       drops bare TLS connections in a loop, and sends junk (random bytes, an oversize header,
       a message of an unknown type), each of which gets it disconnected;
     * ``flood``: it sends big valid ``have`` frames (its real have vector padded with junk items)
-      and bursts of small ones, as fast as TCP takes them, for ATTACK_FOR seconds.
+      and bursts of small ones, as fast as TCP takes them, to each peer until ``flood_enough(key)``
+      says that peer's byte budget held it back (an event, not a time: on a loaded machine the flood
+      is slower, and a flood that stopped after a fixed time never reached the budget), FLOOD_CAP
+      seconds at most.
     """
 
     STALLS = 3
@@ -120,6 +124,7 @@ class WireHostileNode(GameNode):
         self.flood_bytes: dict[bytes, int] = {}
         self.bare = 0
         self.t0: float | None = None
+        self.flood_enough = lambda key: False      # set by the test: has this peer's budget held the flood back
 
     def attacking(self) -> bool:
         return self.t0 is not None and trio.current_time() - self.t0 < ATTACK_FOR
@@ -171,12 +176,15 @@ class WireHostileNode(GameNode):
         elif self.mode == "flood":
             rng = random.Random(i)
             pad = [[rng.randbytes(32), rng.randrange(10 ** 9), rng.randbytes(8)] for _ in range(self.FLOOD_FRAME // 56)]
-            while self.attacking():
+            made = (None, b"", b"")        # (have vector, big frame, small frame): encoded again only when it changes
+            while not self.flood_enough(key) and trio.current_time() - self.t0 < FLOOD_CAP:
                 have = [[k, s, b""] for k, s, _ in self.peer.have_vector()]
+                if have != made[0]:
+                    made = (have, encode(["have", have + pad, []]), encode(["have", have, []]))
                 if rng.random() < 0.8:
-                    frames = [encode(["have", have + pad, []])]          # one big frame
+                    frames = [made[1]]                                   # one big frame
                 else:
-                    frames = [encode(["have", have, []])] * 50           # a burst of small ones
+                    frames = [made[2]] * 50                              # a burst of small ones
                 for f in frames:
                     await fs.send(f)
                     self.flood_bytes[key] = self.flood_bytes.get(key, 0) + len(f) + HEADER_SIZE
@@ -239,6 +247,10 @@ async def play_against(tmp_path, mode: str, caplog) -> dict:
         nodes.append(cls(ids[k], genesis, roster, stores[k], toy_decider(mode), timeout=1.5, linger=3,
                          games=GAMES, limits=LIM, **kw))
     bad = nodes[BAD]
+    # the flood goes on to each peer until that peer's budget held it back, and it sent twice the burst there
+    by_key = {ids[k].public: nodes[k] for k in honest}
+    bad.flood_enough = lambda key: (by_key[key].budget_waits > 0
+                                    and bad.flood_bytes.get(key, 0) >= 2 * LIM.burst_bytes)
     # bytes of frames each honest node read from the hostile seat (what the byte budget lets through)
     read_from_bad = {k: 0 for k in honest}
     for k in honest:
@@ -349,9 +361,10 @@ async def test_a_seat_flooding_frames_is_read_at_the_byte_budget_and_the_game_go
     for k in r["honest"]:
         node = r["nodes"][k]
         assert node.budget_waits > 0                       # the budget held the flood back
-        # the flood really used the budget: what was read comes close to it during the attack
-        assert r["read_from_bad"][k] > 0.5 * LIM.bytes_per_second * min(ATTACK_FOR, r["elapsed"]), r["read_from_bad"]
-    assert sum(bad.flood_bytes.values()) > 3 * LIM.burst_bytes
+        # the flood really used the budget: its whole burst was read before the budget held it back
+        # (the upper bound, at most the budget, is checked for every mode in play_against)
+        assert r["read_from_bad"][k] > LIM.burst_bytes, r["read_from_bad"]
+    assert sum(bad.flood_bytes.values()) >= 3 * 2 * LIM.burst_bytes
 
 
 # --------------------------------------------------------------------------- memory after a flood of strangers

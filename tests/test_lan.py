@@ -248,20 +248,22 @@ def seat_of(lan: Lan, k: int) -> int:
 # --------------------------------------------------------------------------- the tests
 @pytest.mark.parametrize("lan", [4], indirect=True)
 def test_discovery_and_a_whole_game_across_four_machines(lan):
-    host = lan.easel(0, "host", "--game", "painting", "--players", 4, "--auto", "random", "--timeout", 60)
+    host = lan.easel(0, "host", "--game", "painting", "--players", 4, "--auto", "random", "--timeout", 60, "--name", "Ann")
     port = host_port(host)
-    # machine 1 browses the LAN: multicast crosses the bridge, the table is listed with the host's address
+    # machine 1 browses the LAN: multicast crosses the bridge, the table is listed, numbered, with the
+    # host's name (not its key) and address
     line = None
     for _ in range(3):
         r = lan.easel(1, "join", "--wait", 3)
         so, se = r.communicate(timeout=30)
         text = so.decode()
-        m = re.search(r"^painting\s+3/4 free\s+host ([0-9a-f-]+)\s+at (\S+):(\d+)$", text, re.M)
+        m = re.search(r"^\s+1\s+painting\s+3/4 free\s+host (\S+)\s+at (\S+):(\d+)$", text, re.M)
         if m:
             line = m
             break
     assert line is not None, "easel join did not list the table: %r %r" % (text, se.decode()[-2000:])
-    assert line.group(2) == lan.addrs[0] and int(line.group(3)) == port
+    assert line.group(1) == "Ann" and line.group(2) == lan.addrs[0] and int(line.group(3)) == port
+    assert "easel join --pick N joins table N" in text
     target = "%s:%s" % (line.group(2), line.group(3))
     bots = [lan.easel(k, "bot", "--join", target, "--level", "random") for k in (1, 2, 3)]
     results = finish([host] + bots)
@@ -435,34 +437,99 @@ def test_a_rematch_gives_a_second_valid_log_linked_to_the_first(lan):
     assert_same_logs(first)                       # the first game's logs are untouched
 
 
+IN_PLAY = r"^\s+1\s+painting\s+in play \(3 seats\)\s+host Ann\s+watch: easel watch (\S+):(\d+)$"
+HELD_TIMEOUT = 300            # s: no seat is timed out while the test holds one (SIGSTOP)
+
+
+def start_held(lan: Lan, faults_seed: int) -> tuple[subprocess.Popen, list[subprocess.Popen]]:
+    """Ann hosts on machine 0 (advertised), Bo and Cy join from machines 1 and 2; once the game is on, Cy is
+    held (SIGSTOP): the table waits for Cy at a known step, so the game cannot end while it is held."""
+    host = lan.easel(0, "host", "--game", "painting", "--players", 3, "--auto", "random", "--timeout", HELD_TIMEOUT,
+                     "--name", "Ann", faults=SLOW % faults_seed)
+    port = host_port(host)
+    bots = [lan.easel(k, "bot", "--join", "%s:%d" % (lan.addrs[0], port), "--level", "random", "--name", name,
+                      faults=SLOW % (faults_seed + k)) for k, name in ((1, "Bo"), (2, "Cy"))]
+    assert wait_for(lambda: records(first_log(lan, 0)) >= 2 and records(first_log(lan, 2)) >= 2, timeout=30), \
+        finish([host] + bots, 1)
+    bots[1].send_signal(signal.SIGSTOP)
+    return host, bots
+
+
+def listed_in_play(lan: Lan, k: int, attempts: int = 5):
+    """`easel watch` on machine k (bounded attempts: the table is held, so nothing ends meanwhile): the match."""
+    text = ""
+    for _ in range(attempts):
+        so, se = lan.easel(k, "watch", "--wait", 3).communicate(timeout=60)
+        text = so.decode() + se.decode()[-2000:]
+        m = re.search(IN_PLAY, so.decode(), re.M)
+        if m:
+            return m, text
+    return None, text
+
+
+def connected_from(lan: Lan, server: int, port: int, client: int) -> bool:
+    """Does machine ``server`` hold an established TCP connection on ``port`` from machine ``client``?"""
+    r = subprocess.run(["ip", "netns", "exec", lan.hosts[server], "ss", "-Htn", "state", "established",
+                        "( sport = :%d )" % port], capture_output=True, text=True, timeout=10)
+    return lan.addrs[client] in r.stdout
+
+
+def play_port(lan: Lan, k: int) -> int:
+    from p2p.node import load_roster
+
+    _, roster = load_roster(first_log(lan, k).parent)
+    return int(roster["addrs"][seat_of(lan, k)][1])
+
+
 @pytest.mark.parametrize("lan", [4], indirect=True)
 def test_a_table_in_play_is_listed_and_watched_from_another_machine(lan):
     """Once sealed, the host advertises its table as in play at its play port: `easel watch` on another
-    machine lists it with the command to watch it, and watching it that way follows the game to its end."""
-    slower = "reorder=1,delay=0.6,seed=%d"        # a game of some 20 s: time to browse while it is on
-    host = lan.easel(0, "host", "--game", "painting", "--players", 3, "--auto", "random", "--timeout", 60, "--name", "Ann",
-                     faults=slower % 60)
-    port = host_port(host)
-    bots = [lan.easel(k, "bot", "--join", "%s:%d" % (lan.addrs[0], port), "--level", "random", "--name", name,
-                      faults=slower % (60 + k)) for k, name in ((1, "Bo"), (2, "Cy"))]
-    assert wait_for(lambda: records(first_log(lan, 0)) >= 2, timeout=30), finish([host] + bots, 1)
-    line = None
-    for _ in range(3):
-        so, se = lan.easel(3, "watch", "--wait", 3).communicate(timeout=30)
-        if records(first_log(lan, 0)) >= FULL:
-            break
-        m = re.search(r"^painting\s+in play \(3 seats\)\s+host \S+\s+watch: easel watch (\S+):(\d+)$", so.decode(), re.M)
-        if m:
-            line = m
-            break
-    assert line is not None, (so.decode(), se.decode()[-2000:])
-    assert line.group(1) == lan.addrs[0]
+    machine lists it (numbered, the host by name) with the command to watch it, and watching it that way
+    follows the game to its end. The game is held at a known step (Cy stopped) while it is listed and
+    the spectator comes in: nothing here races the game."""
+    host, (bo, cy) = start_held(lan, 60)
+    line, text = listed_in_play(lan, 3)
+    assert line is not None, text
+    assert line.group(1) == lan.addrs[0] and int(line.group(2)) == play_port(lan, 0)
     spectator = lan.easel(3, "watch", "%s:%s" % (line.group(1), line.group(2)), "--json")
-    results = finish([host] + bots + [spectator])
+    assert wait_for(lambda: connected_from(lan, 0, int(line.group(2)), 3), timeout=30)
+    cy.send_signal(signal.SIGCONT)
+    results = finish([host, bo, cy, spectator])
     assert_all_finished(results[:3], 3)
     rc, so, se = results[3]
     assert rc == 0, se[-2000:]
     seen = json.loads(so.strip().splitlines()[-1])
+    assert seen["over"] and seen["entries"] == FULL and seen["names"][0] == "Ann"
+
+
+@pytest.mark.parametrize("lan", [4], indirect=True)
+def test_a_host_killed_and_resumed_advertises_its_table_again_and_is_watched_by_number(lan):
+    """Issue 23: before a kill -9 the table in play is listed on another machine; while its host is dead it is
+    not; once the host resumed (`easel resume`) it is listed again, and `easel watch --pick 1` on that
+    machine follows it to its end. The game is held (Cy stopped) until the spectator is in."""
+    host, (bo, cy) = start_held(lan, 70)
+    line, text = listed_in_play(lan, 3)
+    assert line is not None, text
+    port = int(line.group(2))
+    host.send_signal(signal.SIGKILL)
+    host.wait(timeout=10)
+    so, se = lan.easel(3, "watch", "--wait", 3).communicate(timeout=60)
+    assert not re.search(IN_PLAY, so.decode(), re.M), so.decode()        # a dead host says nothing
+    assert "no tables in play found" in so.decode()
+    resumed = lan.easel(0, "resume", first_log(lan, 0).parent, "--level", "random")
+    spectator = lan.easel(3, "watch", "--pick", 1, "--json", "--wait", 60)
+    assert wait_for(lambda: connected_from(lan, 0, port, 3) or spectator.poll() is not None, timeout=90)
+    assert spectator.poll() is None, finish([spectator], 1)
+    cy.send_signal(signal.SIGCONT)
+    results = finish([resumed, bo, cy, spectator])
+    assert_all_finished(results[:3], 3)
+    assert_same_logs([first_log(lan, k) for k in range(3)], FULL)
+    rc, so, se = results[3]
+    assert rc == 0, se[-2000:]
+    out = so.strip().splitlines()
+    assert re.search(IN_PLAY, so, re.M) and int(re.search(IN_PLAY, so, re.M).group(2)) == port, so
+    assert "easel: watching table 1: painting, host Ann, at %s:%d" % (lan.addrs[0], port) in out
+    seen = json.loads(out[-1])
     assert seen["over"] and seen["entries"] == FULL and seen["names"][0] == "Ann"
 
 

@@ -1,0 +1,247 @@
+"""The tables on the LAN: ``easel join`` and ``easel watch`` without an address.
+
+Each table is printed the moment it is found (p2p.discovery.browse_live), not
+at the end of a window, with a number for the tables the command can use: the
+open tables for ``join``, the tables in play for ``watch``.  A number, once
+given, stays that table's for the whole listing (numbers go by the order the
+tables were found).  Then:
+
+* on a terminal (standard input and output), the person types a number and
+  Enter (Enter alone: the first table still there; q quits) while the listing
+  goes on;
+* ``--pick N`` picks table N as soon as it is listed (no question asked);
+* otherwise (a pipe, a script) it lists for ``--wait`` seconds and exits.
+
+Nothing here names a game: the lines come from what the advertisements say.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+import trio
+
+from .common import UsageError, need_terminal
+
+JOIN, WATCH = "join", "watch"
+ENTER_HINT = {       # after "easel: looking for tables on the LAN; ": one line of 100 columns at most
+    JOIN: "type a number and Enter to join (Enter: the first; q quits)",
+    WATCH: "type a number and Enter to watch (Enter: the first; q quits)",
+}
+
+PICK_HINT = {
+    JOIN: "(easel join --pick N joins table N; on a terminal, easel join asks for the number)",
+    WATCH: "(easel watch --pick N watches table N; on a terminal, easel watch asks for the number)",
+}
+
+
+@dataclass
+class Row:
+    ad: object                  # p2p.discovery.TableAd, the latest seen
+    number: int | None          # None: listed for information only (not what this command joins or watches)
+    gone: bool = False
+    line: str = ""
+
+
+def usable(kind: str, ad) -> bool:
+    """Can ``kind`` (join or watch) use this table: an open table with a free seat, or a table in play."""
+    return ad.play if kind == WATCH else (not ad.play and ad.free > 0)
+
+
+def table_line(kind: str, ad, number: int | None) -> str:
+    """One listed table: its number (if this command can use it), game, seats, host's name, and where."""
+    num = "%3d " % number if number is not None else "    "
+    where = "%s:%d" % (ad.host, ad.port)
+    if ad.play:
+        what, tail = "in play (%d seats)" % ad.seats, "watch: easel watch %s" % where
+    elif ad.free == 0:
+        what, tail = "full (%d seats)" % ad.seats, "at %s" % where
+    else:
+        what = "%d/%d free" % (ad.free, ad.seats)
+        tail = ("join: easel join %s" if kind == WATCH else "at %s") % where
+    return "%s %-12s %-18s host %s  %s" % (num, ad.game, what, ad.who, tail)
+
+
+@dataclass
+class Listing:
+    """The tables found so far, as printed; ``changed`` is set (and replaced) at every change."""
+
+    kind: str
+    out: object = None
+    rows: dict = field(default_factory=dict)       # service name -> Row
+    numbered: list = field(default_factory=list)   # Row by number - 1
+    changed: trio.Event = field(default_factory=trio.Event)
+
+    def say(self, text: str) -> None:
+        out = self.out if self.out is not None else sys.stdout
+        print(text, file=out, flush=True)
+
+    def on_change(self, what: str, ad) -> None:
+        row = self.rows.get(ad.name)
+        if what == "gone":
+            if row is not None and not row.gone:
+                row.gone = True
+                if row.number is not None:
+                    self.say("     table %d has gone (%s, host %s): %s" % (
+                        row.number, ad.game, ad.who,
+                        "its game is over" if ad.play else "its game started, or its host closed it"))
+        else:
+            if row is None or row.gone:
+                number = None
+                if row is not None and row.number is not None:
+                    number = row.number            # back again: the same number
+                elif usable(self.kind, ad):
+                    number = len(self.numbered) + 1
+                row = Row(ad, number)
+                if number is not None and number > len(self.numbered):
+                    self.numbered.append(row)
+                elif number is not None:
+                    self.numbered[number - 1] = row
+                self.rows[ad.name] = row
+            row.ad = ad
+            line = table_line(self.kind, ad, row.number)
+            if line != row.line:
+                row.line = line
+                self.say(line)
+        self.changed.set()
+        self.changed = trio.Event()
+
+    def number(self, n: int):
+        """Table ``n`` if it is listed and still usable, else a UsageError saying why not (None: not listed yet)."""
+        if not 1 <= n <= len(self.numbered):
+            return None
+        row = self.numbered[n - 1]
+        if row.gone:
+            raise UsageError("table %d has gone" % n)
+        if not usable(self.kind, row.ad):
+            raise UsageError("table %d is full" % n)
+        return row.ad
+
+    def first(self):
+        for row in self.numbered:
+            if not row.gone and usable(self.kind, row.ad):
+                return row.ad
+        return None
+
+
+def answer(listing: Listing, text: str):
+    """What a typed line asks for: ("pick", ad), ("quit", None) or ("say", words)."""
+    text = text.strip()
+    if text.lower() in ("q", "quit", "exit"):
+        return "quit", None
+    if not text:
+        ad = listing.first()
+        if ad is None:
+            return "say", "no table to %s yet: still looking (q quits)" % listing.kind
+        return "pick", ad
+    if not text.isdigit() or not text.isascii():
+        return "say", "type a table's number, Enter alone for the first one, or q"
+    n = int(text)
+    try:
+        ad = listing.number(n)
+    except UsageError as exc:
+        return "say", "%s: type another number (q quits)" % exc
+    if ad is None:
+        listed = len(listing.numbered)
+        return "say", ("no table %d: %s" % (n, "the tables listed are numbered 1 to %d" % listed if listed
+                                                 else "none is listed yet"))
+    return "pick", ad
+
+
+async def find_table(kind: str, wait: float, pick: int | None = None, interactive: bool = False, *,
+                     out=None, read_line=None, interfaces=None):
+    """List the tables on the LAN as they are found; return the one picked (``pick``, or typed on a terminal
+    when ``interactive``), or None (listed and done, or the person quit)."""
+    from p2p.discovery import browse_live
+
+    listing = Listing(kind, out)
+    if read_line is None:
+        read_line = sys.stdin.readline
+    none_found = ("no open tables found (a manual HOST:PORT always works: easel join HOST:PORT)" if kind == JOIN else
+                  "no tables in play found (a seat's play address always works: easel watch HOST:PORT)")
+    picked = failure = None
+    async with trio.open_nursery() as nursery:
+        async def browsing() -> None:
+            nonlocal failure
+            try:
+                await browse_live(listing.on_change, None, interfaces)
+            except Exception as exc:       # discovery failed: say so, never a traceback
+                failure = "cannot browse the LAN: %s (easel %s HOST:PORT always works)" % (exc, kind)
+                nursery.cancel_scope.cancel()
+
+        nursery.start_soon(browsing)
+        if pick is not None:
+            with trio.move_on_after(wait):
+                while picked is None:
+                    try:
+                        picked = listing.number(pick)
+                    except UsageError as exc:       # listed, but gone or full
+                        failure = str(exc)
+                        break
+                    if picked is None:
+                        await listing.changed.wait()
+            if picked is None and failure is None:
+                failure = "no table %d found on the LAN in %g s (%d listed; --wait waits longer)" % (
+                    pick, wait, len(listing.numbered))
+        elif interactive:
+            listing.say("easel: looking for tables on the LAN; %s" % ENTER_HINT[kind])
+
+            async def nothing_yet() -> None:
+                await trio.sleep(wait)
+                if not listing.numbered:
+                    listing.say("%s; still looking" % none_found)
+
+            nursery.start_soon(nothing_yet)
+            while True:
+                # a worker thread reads the line; it is only left behind by an interrupt (the process then ends)
+                text = await trio.to_thread.run_sync(read_line, abandon_on_cancel=True)
+                if text == "":             # end of input (Ctrl-D)
+                    break
+                what, value = answer(listing, text)
+                if what == "quit":
+                    break
+                if what == "pick":
+                    picked = value
+                    break
+                listing.say("easel: %s" % value)
+        else:
+            await trio.sleep(wait)
+            listing.say(PICK_HINT[kind] if listing.numbered else none_found)
+        nursery.cancel_scope.cancel()
+    if failure is not None:
+        raise UsageError(failure)
+    if picked is not None:
+        n = next(r.number for r in listing.numbered if r.ad is picked)
+        listing.say("easel: %s table %d: %s, host %s, at %s:%d" % (
+            "joining" if kind == JOIN else "watching", n, picked.game, picked.who, picked.host, picked.port))
+    return picked
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def check_pick(args) -> None:
+    """join/watch: ``--pick N`` picks from the listing (no address with it), N from 1; ``--wait`` a sane time."""
+    pick = getattr(args, "pick", None)
+    if pick is not None and (args.address if args.cmd == JOIN else args.target):
+        raise UsageError("--pick N picks table N of the LAN's listing: give it without an address")
+    if pick is not None and pick < 1:
+        raise UsageError("--pick takes a table's number as listed, 1 or more, not %d" % pick)
+    if not 0 <= args.wait <= 3600:
+        raise UsageError("--wait must be 0 to 3600 seconds, not %g" % args.wait)
+
+
+def pick_from_lan(args):
+    """``easel join``/``watch`` without an address (cli/main.py calls it before it imports the game and the
+    peers' code, so the listing starts as soon as Python does): the arguments checked, the tables listed as
+    they are found, the one picked returned (None: listed, or the person quit)."""
+    check_pick(args)
+    if args.pick is not None and (args.cmd == JOIN or not getattr(args, "json", False)):
+        need_terminal()              # what is picked opens the game's screen: say so before looking
+    interactive = args.pick is None and _isatty(sys.stdin) and _isatty(sys.stdout)
+    return trio.run(find_table, args.cmd, args.wait, args.pick, interactive)
