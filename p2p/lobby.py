@@ -395,6 +395,10 @@ class HostedTable:
         peer_ip = stream.transport_stream.socket.getpeername()[0]
         if key in self.reserved:   # one of our own bots: shown as ours, whatever it says
             about = {"bot": self.reserved[key], "owner": self.identity.fingerprint}
+            if self.play_host == "":
+                # it runs on our machine and listens where we do, every interface: like our own, its host part
+                # is left empty, and every joiner fills in where it reached us (§9.3), never our loopback
+                peer_ip = ""
         seat = Seat(key, cert, [peer_ip, port], name, about=about)
         self.seats.append(seat)
         return seat

@@ -89,10 +89,17 @@ def test_resume_does_not_start_a_second_copy_of_a_bot_that_still_plays(tmp_path,
         rec = json.loads((d / "local-bots.json").read_text())["bots"][0]
         assert rec["pid"] == p.pid and rec["started"]
         bots, notes = live.restart_bots(d, genesis, None)
-        assert bots == [] and len(notes) == 1 and "bot 1 (seat 1) still plays (process %d" % p.pid in notes[0]
+        assert len(notes) == 1 and "bot 1 (seat 1) still plays (process %d" % p.pid in notes[0]
+        # not started again, but still ours: watched, and stopped with us when nobody else is at the table
+        # (a host killed, resumed, then quitting left such a bot playing alone for 10+ minutes)
+        assert [(b.seat, b.proc.pid) for b in bots] == [(1, p.pid)]
+        assert bots[0].proc.poll() is None
+        live.finish_bots(_node(2), bots)
+        assert p.wait(timeout=30) is not None and bots[0].proc.poll() is not None
     finally:
-        p.kill()
-        p.wait()
+        if p.poll() is None:
+            p.kill()
+            p.wait()
     # once it is gone, resume would restart it (here its game files are missing, and it says so)
     bots, notes = live.restart_bots(d, genesis, None)
     assert bots == [] and "cannot be restarted" in notes[0]
