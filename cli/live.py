@@ -11,7 +11,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -230,6 +229,16 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
                    watch=None, notes: tuple | list = (), dial_back: bool = False, spectators: bool = True) -> GameNode:
     """Play our seat until the game is over.  ``watch(node)``: an extra task (e.g. watching local bots);
     ``notes``: lines shown to the player as alerts from the start."""
+    _HangUp.arm()          # from here on, the terminal closing is the person quitting (as q)
+    try:
+        return await _run_node(identity, genesis, roster, decide, timeout=timeout, seed=seed, ui=ui, bind=bind, watch=watch,
+                               notes=notes, dial_back=dial_back, spectators=spectators)
+    finally:
+        _HangUp.disarm()
+
+
+async def _run_node(identity, genesis, roster, decide, *, timeout: float, seed: str | None, ui, bind: str | None,
+                    watch, notes, dial_back: bool, spectators: bool) -> GameNode:
     store = open_store(genesis, roster)
     try:
         seat = genesis.doc["seats"].index(identity.public)
@@ -257,7 +266,7 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
         if ui is None:
             async with trio.open_nursery() as nursery:
                 node.quit_table = functools.partial(leave_seat, None, nursery.cancel_scope)
-                nursery.start_soon(hang_up_is_quit, node)
+                _HangUp.ready(node.quit_table)
                 if watch is not None:
                     nursery.start_soon(watch, node)
                 await node.run()
@@ -266,7 +275,7 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
             async with trio.open_nursery() as nursery:
                 await nursery.start(node.run)
                 node.quit_table = functools.partial(leave_seat, ui, nursery.cancel_scope)
-                nursery.start_soon(hang_up_is_quit, node)
+                _HangUp.ready(node.quit_table)
                 if watch is not None:
                     nursery.start_soon(watch, node)
                 ui_update(ui, node)
@@ -291,7 +300,7 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
 
 def leave_seat(ui, scope: trio.CancelScope) -> None:
     """The one way our seat leaves a table before we are done with it, whoever asks: the terminal
-    closing (SIGHUP, ``hang_up_is_quit``), a host's bot with nobody left (``leave_when_alone``). With a
+    closing (SIGHUP, ``_hung_up``), a host's bot with nobody left (``leave_when_alone``). With a
     screen it asks the screen to quit, exactly as q or Ctrl-C does (its ``run`` returns and run_node goes
     on from there, as after q); without one it ends run_node the same way: ``scope`` is run_node's."""
     if ui is not None and not getattr(ui, "closed", False):
@@ -300,14 +309,31 @@ def leave_seat(ui, scope: trio.CancelScope) -> None:
         scope.cancel()
 
 
-async def hang_up_is_quit(node: GameNode) -> None:
-    """While the node runs: the terminal closing (SIGHUP) is the person quitting (``node.quit_table``)."""
-    if not hasattr(signal, "SIGHUP") or threading.current_thread() is not threading.main_thread():
-        return
-    with trio.open_signal_receiver(signal.SIGHUP) as hang_ups:
-        async for _ in hang_ups:
-            detach_terminal()
-            node.quit_table()
+class _HangUp:
+    """Where the terminal closing (SIGHUP, ``_hung_up``) goes. While run_node plays a seat (``armed``,
+    from before its files are opened), it is the person quitting: ``leave`` (the node's ``quit_table``)
+    runs in trio's thread, at once, or as soon as run_node has a node to leave if it came before.
+    Otherwise (a lobby, a name being asked, the way out) it is Ctrl-C."""
+
+    armed = False
+    heard = False
+    leave = None
+    token = None
+
+    @classmethod
+    def arm(cls) -> None:
+        cls.armed, cls.heard, cls.leave, cls.token = True, False, None, None
+
+    @classmethod
+    def ready(cls, leave) -> None:
+        """run_node can leave now: if the terminal already closed, leave at once."""
+        cls.leave, cls.token = leave, trio.lowlevel.current_trio_token()
+        if cls.heard:
+            cls.token.run_sync_soon(leave)
+
+    @classmethod
+    def disarm(cls) -> None:
+        cls.armed, cls.leave, cls.token = False, None, None
 
 
 _TERMINAL_FDS: set[int] = set()     # our output descriptors that are a terminal (dispatch notes them)
@@ -339,9 +365,17 @@ def _fd_isatty(fd: int) -> bool:
 
 
 def _hung_up(signum, frame) -> None:
-    """SIGHUP outside a running game (the lobby, a name asked, the way out): the terminal closing is
-    Ctrl-C (trio delivers it where Ctrl-C would go); while a game runs, ``hang_up_is_quit`` has it."""
+    """SIGHUP: the terminal closed. While a game runs, the person quits as with q (``_HangUp``); anywhere
+    else (the lobby, a name asked, the way out) it is Ctrl-C, which trio delivers where Ctrl-C would go."""
     detach_terminal()
+    if _HangUp.armed:
+        _HangUp.heard = True
+        if _HangUp.leave is not None and _HangUp.token is not None:
+            try:
+                _HangUp.token.run_sync_soon(_HangUp.leave)
+            except trio.RunFinishedError:
+                pass
+        return
     os.kill(os.getpid(), signal.SIGINT)
 
 
@@ -1603,7 +1637,7 @@ def then_again(rc: int, make, run=None) -> int:
 def dispatch(args) -> int:
     at_once = True if getattr(args, "send_at_once", False) else None
     if args.cmd in ("play", "host", "resume", "again", "join", "watch") and hasattr(signal, "SIGHUP"):
-        # a closed terminal is the person quitting: in a game, what q does (hang_up_is_quit), elsewhere what
+        # a closed terminal is the person quitting: in a game, what q does (_HangUp), elsewhere what
         # Ctrl-C does; either way our way out runs (finish_bots: easel play's bots, in their own session,
         # are stopped rather than left playing alone)
         _TERMINAL_FDS.update(fd for fd in (1, 2) if _fd_isatty(fd))
