@@ -49,3 +49,4 @@ python bench_flood.py
 python bench_modern_art.py --games 50
 python bench_deal_start.py
 python bench_idle.py
+python bench_first_decision.py

@@ -23,6 +23,7 @@ Wire between the command and its zygote: one JSON object per line.
 
 from __future__ import annotations
 
+import atexit
 import gc
 import json
 import logging
@@ -155,6 +156,24 @@ class Zygote:
             else:
                 self._answers.append(msg)
 
+    def close(self, wait: float = 2.0) -> None:
+        """We are done: the zygote ends (the end of its socket), and is reaped rather than left a zombie
+        (its bots are not touched: they play on)."""
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+        self.alive = False
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                done, _ = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if done or time.monotonic() > deadline:
+                return
+            time.sleep(0.01)
+
     def spawn(self, argv: list[str], env: dict[str, str], log_path: Path | None, title: str) -> BotProcess:
         """Fork a bot running ``easel ARGV`` with ``env`` on top of ours; OSError if the zygote cannot."""
         req = {"argv": list(argv), "env": dict(env), "log": str(log_path) if log_path is not None else None, "title": title}
@@ -222,6 +241,7 @@ def start() -> Zygote | None:
             os._exit(code)
     theirs.close()
     _ZYGOTE = Zygote(ours, pid)
+    atexit.register(_ZYGOTE.close)
     return _ZYGOTE
 
 
