@@ -820,12 +820,54 @@ async def host_main(args, ui_factory=None) -> int:
         raise UsageError(str(exc)) from None
     bots: list[LocalBot] = []
     failure = None
-    try:
-        genesis, roster, failure = await _open_table(args, identity, ht, bind, bots)
-    except BaseException:
-        # Ctrl-C (or the terminal closing) in the lobby: the bots we started go with us
-        _stop([b.proc for b in bots if b.proc is not None])
-        raise
+    async with trio.open_nursery() as n:
+        lobby_port = await n.start(tls.serve, args.port, tls.server_context(identity, None), ht.handle, bind)
+        # our bots dial the lobby on this machine and listen where we do (every interface by default):
+        # every seat must reach them, from any machine (protocol.md §9.3)
+        bots = spawn_bots(args.bots, ("127.0.0.1" if bind == "0.0.0.0" else bind, lobby_port), args.level, args.seed, ht,
+                          bind=bind)
+        n.start_soon(_stop_bots_unless_sealed, ht, bots)
+        if ht.order is None and bots and len(bots) == args.players - 1 and getattr(args, "quiet", False) \
+                and args.no_advertise:
+            # easel play (every other seat one of our bots, nobody else can come): bot 1 sits at seat 1,
+            # bot 2 at seat 2, ..., not in the order their processes happen to start (seen at 6 players:
+            # "Winner: seat 2" was bot 4)
+            ht.order = [identity.public] + [load_or_create(b.home).public for b in bots]
+        if not getattr(args, "quiet", False):
+            print("easel: %s table open on port %d (host %s); %d seat(s) free" % (game_name, lobby_port, identity.fingerprint, ht.free), file=sys.stderr)
+        if ht.previous is not None:
+            # a rematch (§9.9): the old seats that neither come back nor say no are waited for this long
+            wait = getattr(args, "rematch_wait", REMATCH_WAIT)
+            print("easel: rematch lobby open on port %d: waiting up to %d s for the old seats (one that says no "
+                  "is not waited for; then it starts with who is here)" % (lobby_port, wait), file=sys.stderr)
+            n.start_soon(ht.start_with_who_is_here, wait)
+        if not args.no_advertise:
+            n.start_soon(_advertise, ht, lobby_port)
+        if not getattr(args, "quiet", False):
+            n.start_soon(_say_seats, ht)
+
+        async def bots_alive():
+            # a bot that dies before it took its seat would leave the table waiting for ever: say so, with its log
+            nonlocal failure
+            while True:
+                await trio.sleep(0.2)
+                for bot in bots:
+                    rc = bot.proc.poll() if bot.proc is not None else None
+                    if rc is not None:
+                        how = "was killed by signal %d" % -rc if rc < 0 else "exited with code %d" % rc
+                        failure = "%s %s before the table was full; its log: %s" % (bot.name, how, bot.log)
+                        n.cancel_scope.cancel()
+                        return
+
+        if bots:
+            n.start_soon(bots_alive)
+        if bots or ht.previous is not None:
+            n.start_soon(seating_progress, ht, args.players, sys.stderr)
+        try:
+            genesis, roster = await ht.seal()
+        except (LobbyError, trio.TooSlowError, ConnectionError, OSError) as exc:
+            failure = "could not seal the table: %s" % exc
+        n.cancel_scope.cancel()
     if failure is not None:
         _stop([b.proc for b in bots if b.proc is not None])
         raise UsageError(failure)
@@ -865,59 +907,15 @@ async def host_main(args, ui_factory=None) -> int:
         finish_bots(node, bots)
 
 
-async def _open_table(args, identity, ht: HostedTable, bind: str, bots: list) -> tuple:
-    """The lobby of ``host_main``: open it, start our bots (appended to ``bots`` as they start), wait until
-    the table is sealed. Returns (genesis, roster, None) or (None, None, why it failed)."""
-    failure = None
-    genesis = roster = None
-    async with trio.open_nursery() as n:
-        lobby_port = await n.start(tls.serve, args.port, tls.server_context(identity, None), ht.handle, bind)
-        # our bots dial the lobby on this machine and listen where we do (every interface by default):
-        # every seat must reach them, from any machine (protocol.md §9.3)
-        bots.extend(spawn_bots(args.bots, ("127.0.0.1" if bind == "0.0.0.0" else bind, lobby_port), args.level, args.seed, ht,
-                               bind=bind))
-        if ht.order is None and bots and len(bots) == args.players - 1 and getattr(args, "quiet", False) \
-                and args.no_advertise:
-            # easel play (every other seat one of our bots, nobody else can come): bot 1 sits at seat 1,
-            # bot 2 at seat 2, ..., not in the order their processes happen to start (seen at 6 players:
-            # "Winner: seat 2" was bot 4)
-            ht.order = [identity.public] + [load_or_create(b.home).public for b in bots]
-        if not getattr(args, "quiet", False):
-            print("easel: %s table open on port %d (host %s); %d seat(s) free" % (args.game, lobby_port, identity.fingerprint, ht.free), file=sys.stderr)
-        if ht.previous is not None:
-            # a rematch (§9.9): the old seats that neither come back nor say no are waited for this long
-            wait = getattr(args, "rematch_wait", REMATCH_WAIT)
-            print("easel: rematch lobby open on port %d: waiting up to %d s for the old seats (one that says no "
-                  "is not waited for; then it starts with who is here)" % (lobby_port, wait), file=sys.stderr)
-            n.start_soon(ht.start_with_who_is_here, wait)
-        if not args.no_advertise:
-            n.start_soon(_advertise, ht, lobby_port)
-        if not getattr(args, "quiet", False):
-            n.start_soon(_say_seats, ht)
-
-        async def bots_alive():
-            # a bot that dies before it took its seat would leave the table waiting for ever: say so, with its log
-            nonlocal failure
-            while True:
-                await trio.sleep(0.2)
-                for bot in bots:
-                    rc = bot.proc.poll() if bot.proc is not None else None
-                    if rc is not None:
-                        how = "was killed by signal %d" % -rc if rc < 0 else "exited with code %d" % rc
-                        failure = "%s %s before the table was full; its log: %s" % (bot.name, how, bot.log)
-                        n.cancel_scope.cancel()
-                        return
-
-        if bots:
-            n.start_soon(bots_alive)
-        if bots or ht.previous is not None:
-            n.start_soon(seating_progress, ht, args.players, sys.stderr)
-        try:
-            genesis, roster = await ht.seal()
-        except (LobbyError, trio.TooSlowError, ConnectionError, OSError) as exc:
-            failure = "could not seal the table: %s" % exc
-        n.cancel_scope.cancel()
-    return genesis, roster, failure
+async def _stop_bots_unless_sealed(ht: HostedTable, bots: list[LocalBot]) -> None:
+    """In host_main's lobby: if we leave it before the table is sealed (Ctrl-C, or the terminal closing,
+    which is Ctrl-C there; or the lobby failed), the bots we started there go with us: none is left
+    knocking or waiting."""
+    try:
+        await trio.sleep_forever()
+    finally:
+        if not ht.sealed.is_set() and ht.ended is None:
+            _stop([b.proc for b in bots if b.proc is not None])
 
 
 def seating_text(free: int, players: int, elapsed: float, rematch: bool = False) -> str:
@@ -1636,7 +1634,7 @@ def then_again(rc: int, make, run=None) -> int:
 
 def dispatch(args) -> int:
     at_once = True if getattr(args, "send_at_once", False) else None
-    if args.cmd in ("play", "host", "resume", "again", "join", "watch") and hasattr(signal, "SIGHUP"):
+    if args.cmd in ("play", "host", "resume", "again", "join") and hasattr(signal, "SIGHUP"):
         # a closed terminal is the person quitting: in a game, what q does (_HangUp), elsewhere what
         # Ctrl-C does; either way our way out runs (finish_bots: easel play's bots, in their own session,
         # are stopped rather than left playing alone)
