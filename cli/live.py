@@ -1638,6 +1638,7 @@ def dispatch(args) -> int:
         # a closed terminal is the person quitting: in a game, what q does (_HangUp), elsewhere what
         # Ctrl-C does; either way our way out runs (finish_bots: easel play's bots, in their own session,
         # are stopped rather than left playing alone)
+        _TERMINAL_FDS.clear()
         _TERMINAL_FDS.update(fd for fd in (1, 2) if _fd_isatty(fd))
         signal.signal(signal.SIGHUP, _hung_up)
     try:
