@@ -37,8 +37,6 @@ import threading
 import time
 from pathlib import Path
 
-log = logging.getLogger("easel.zygote")
-
 ANSWER_TIMEOUT = 10.0   # s the command waits for the zygote to say it forked a bot
 
 
