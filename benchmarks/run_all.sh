@@ -51,3 +51,4 @@ python bench_deal_start.py
 python bench_idle.py
 python bench_leave.py
 python bench_join.py
+python bench_first_decision.py

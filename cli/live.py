@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -27,6 +28,7 @@ from p2p.lobby import HostedTable, LobbyError, decline, describe_seats, join
 from p2p.node import Faults, GameNode, load_roster, save_roster
 from p2p.store import GameStore, StoreError, describe_os_error, remove_temp_files, write_atomic
 
+from . import zygote
 from .common import (
     EXIT_INTERRUPTED,
     EXIT_INVALID,
@@ -228,6 +230,16 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
                    watch=None, notes: tuple | list = (), dial_back: bool = False, spectators: bool = True) -> GameNode:
     """Play our seat until the game is over.  ``watch(node)``: an extra task (e.g. watching local bots);
     ``notes``: lines shown to the player as alerts from the start."""
+    _HangUp.arm()          # from here on, the terminal closing is the person quitting (as q)
+    try:
+        return await _run_node(identity, genesis, roster, decide, timeout=timeout, seed=seed, ui=ui, bind=bind, watch=watch,
+                               notes=notes, dial_back=dial_back, spectators=spectators)
+    finally:
+        _HangUp.disarm()
+
+
+async def _run_node(identity, genesis, roster, decide, *, timeout: float, seed: str | None, ui, bind: str | None,
+                    watch, notes, dial_back: bool, spectators: bool) -> GameNode:
     store = open_store(genesis, roster)
     try:
         seat = genesis.doc["seats"].index(identity.public)
@@ -254,6 +266,8 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
         node.alerts.extend(notes)
         if ui is None:
             async with trio.open_nursery() as nursery:
+                node.quit_table = functools.partial(leave_seat, None, nursery.cancel_scope)
+                _HangUp.ready(node.quit_table)
                 if watch is not None:
                     nursery.start_soon(watch, node)
                 await node.run()
@@ -261,13 +275,17 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
         else:
             async with trio.open_nursery() as nursery:
                 await nursery.start(node.run)
+                node.quit_table = functools.partial(leave_seat, ui, nursery.cancel_scope)
+                _HangUp.ready(node.quit_table)
                 if watch is not None:
                     nursery.start_soon(watch, node)
                 ui_update(ui, node)
 
                 async def watch_ui():
                     try:
-                        await ui.run()
+                        await ui.run()          # until the person quits (q, Ctrl-C; or leave_seat asked the screen)
+                    except* OSError:
+                        detach_terminal()       # the terminal went away under the screen: the person left
                     finally:            # also when the screen died with its terminal
                         await leave_table(node)      # quitting mid-game is a signed word (protocol.md §9.7)
                     nursery.cancel_scope.cancel()
@@ -281,6 +299,87 @@ async def run_node(identity, genesis, roster, decide, *, timeout: float, seed: s
     finally:
         store.close()
     return node
+
+
+def leave_seat(ui, scope: trio.CancelScope) -> None:
+    """The one way our seat leaves a table before we are done with it, whoever asks: the terminal
+    closing (SIGHUP, ``_hung_up``), a host's bot with nobody left (``leave_when_alone``). With a
+    screen it asks the screen to quit, exactly as q or Ctrl-C does (its ``run`` returns and run_node goes
+    on from there, as after q); without one it ends run_node the same way: ``scope`` is run_node's."""
+    if ui is not None and not getattr(ui, "closed", False):
+        ui.exit()
+    else:
+        scope.cancel()
+
+
+class _HangUp:
+    """Where the terminal closing (SIGHUP, ``_hung_up``) goes. While run_node plays a seat (``armed``,
+    from before its files are opened), it is the person quitting: ``leave`` (the node's ``quit_table``)
+    runs in trio's thread, at once, or as soon as run_node has a node to leave if it came before.
+    Otherwise (a lobby, a name being asked, the way out) it is Ctrl-C."""
+
+    armed = False
+    heard = False
+    leave = None
+    token = None
+
+    @classmethod
+    def arm(cls) -> None:
+        cls.armed, cls.heard, cls.leave, cls.token = True, False, None, None
+
+    @classmethod
+    def ready(cls, leave) -> None:
+        """run_node can leave now: if the terminal already closed, leave at once."""
+        cls.leave, cls.token = leave, trio.lowlevel.current_trio_token()
+        if cls.heard:
+            cls.token.run_sync_soon(leave)
+
+    @classmethod
+    def disarm(cls) -> None:
+        cls.armed, cls.leave, cls.token = False, None, None
+
+
+_TERMINAL_FDS: set[int] = set()     # our output descriptors that are a terminal (dispatch notes them)
+
+
+def detach_terminal() -> None:
+    """The terminal hung up: what we still print (the last words, a report) goes to /dev/null instead
+    of failing on a terminal that is gone. Output to a file or a pipe is left alone."""
+    fds = _TERMINAL_FDS or {fd for fd in (1, 2) if _fd_isatty(fd)}
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        for fd in fds:
+            try:
+                os.dup2(null, fd)
+            except OSError:
+                pass
+    finally:
+        os.close(null)
+
+
+def _fd_isatty(fd: int) -> bool:
+    try:
+        return os.isatty(fd)
+    except OSError:
+        return False
+
+
+def _hung_up(signum, frame) -> None:
+    """SIGHUP: the terminal closed. While a game runs, the person quits as with q (``_HangUp``); anywhere
+    else (the lobby, a name asked, the way out) it is Ctrl-C, which trio delivers where Ctrl-C would go."""
+    detach_terminal()
+    if _HangUp.armed:
+        _HangUp.heard = True
+        if _HangUp.leave is not None and _HangUp.token is not None:
+            try:
+                _HangUp.token.run_sync_soon(_HangUp.leave)
+            except trio.RunFinishedError:
+                pass
+        return
+    os.kill(os.getpid(), signal.SIGINT)
 
 
 GAME_OVER_STATUS = "a plays again, n says no, q quits"   # the status once the game is over (peers that leave do not matter now)
@@ -464,6 +563,22 @@ def _start_bot(bot: LocalBot, cmd: list[str], *, fresh: bool) -> None:
         if out is not None:
             out.close()
         out = None
+    z = zygote.current()
+    if z is not None and cmd[:4] == easel_command():
+        # forked from our zygote, which imported everything before trio ran: no second Python start
+        if out is not None:
+            out.close()
+        try:
+            bot.proc = z.spawn(cmd[4:], {"EASEL_HOME": str(bot.home)}, bot.log if out is not None else None,
+                               "easel " + " ".join(cmd[4:]))
+            return
+        except OSError as exc:
+            log.warning("%s: starting %s as a new process instead", exc, bot.name)
+        out = None
+        try:
+            out = open(bot.log, "ab")
+        except OSError:
+            out = None
     try:
         sink = out if out is not None else subprocess.DEVNULL
         # its own session: the bot belongs to the table, not to our terminal (Ctrl-C, a closed
@@ -474,24 +589,33 @@ def _start_bot(bot: LocalBot, cmd: list[str], *, fresh: bool) -> None:
             out.close()
 
 
-def spawn_bots(k: int, lobby: tuple[str, int], level: str, seed: str | None, table: HostedTable | None = None) -> list[LocalBot]:
+def spawn_bots(k: int, lobby: tuple[str, int], level: str, seed: str | None, table: HostedTable | None = None,
+               bind: str | None = None) -> list[LocalBot]:
     """Start ``k`` bot processes that join ``lobby``; with ``table`` (ours), hold a seat for each
-    (its key is made here, before it starts), so the lobby shows it as a bot, never as a free seat."""
-    bots = []
-    for i in range(k):
-        # "bot 1" lives in bots/bot-1 and writes bots/bot-1.log: the files say the name the table shows
-        bot = LocalBot(index=i, home=data_dir() / "bots" / ("bot-%d" % (i + 1)), level=level, name="bot %d" % (i + 1),
-                       log=bot_log_path(i + 1))
-        if table is not None:
+    (its key is made here, before it starts), so the lobby shows it as a bot, never as a free seat,
+    and tell each one every key our bots hold (``--fellows``: it leaves once no other seat is left,
+    leave_when_alone). ``bind``: where they listen (ours: every seat must reach them, protocol.md §9.3)."""
+    # "bot 1" lives in bots/bot-1 and writes bots/bot-1.log: the files say the name the table shows
+    bots = [LocalBot(index=i, home=data_dir() / "bots" / ("bot-%d" % (i + 1)), level=level, name="bot %d" % (i + 1),
+                     log=bot_log_path(i + 1)) for i in range(k)]
+    keys = []
+    if table is not None:
+        for bot in bots:
             try:
-                table.reserve_bot(load_or_create(bot.home).public, level)
+                keys.append(load_or_create(bot.home).public)
             except (IdentityError, OSError) as exc:
                 raise UsageError("cannot make %s's key in %s: %s" % (bot.name, bot.home, exc)) from None
+        for key in keys:
+            table.reserve_bot(key, level)
+    for i, bot in enumerate(bots):
         cmd = easel_command("bot", "--join", "%s:%d" % lobby, "--level", level, "--name", bot.name)
+        if bind is not None:
+            cmd += ["--bind", bind]
+        if keys:
+            cmd += ["--fellows", ",".join(k.hex() for k in keys)]
         if seed is not None:
             cmd += ["--seed", "%s/bot%d" % (seed, i), "--unsafe-seed"]
         _start_bot(bot, cmd, fresh=True)
-        bots.append(bot)
     return bots
 
 
@@ -525,16 +649,9 @@ def record_bots(genesis, bots: list[LocalBot]) -> None:
 
 
 def _started(pid: int) -> str | None:
-    """A process's start time (field 22 of /proc/PID/stat), to tell it from a later one with its pid; None if gone."""
-    try:
-        stat = Path("/proc/%d/stat" % pid).read_text()
-        return stat.rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        try:
-            os.kill(pid, 0)
-        except OSError:
-            return None
-        return ""
+    """A process's start time (field 22 of /proc/PID/stat), to tell it from a later one with its pid; None if gone
+    (a zombie too: dead, only not reaped yet)."""
+    return zygote.started_at(pid)
 
 
 def write_bots_file(gdir: Path, bots: list[LocalBot]) -> None:
@@ -583,6 +700,8 @@ def restart_bots(d: Path, genesis, seed: str | None) -> tuple[list[LocalBot], li
     bots: list[LocalBot] = []
     notes: list[str] = []
     started = []
+    seats = genesis.doc["seats"]
+    fellows = [seats[r["seat"]] for r in records if 0 <= r["seat"] < len(seats)]    # the keys our bots hold
     for rec in records:
         home = Path(rec["home"])
         by_seat = d / bot_link_name(rec["seat"])
@@ -594,12 +713,17 @@ def restart_bots(d: Path, genesis, seed: str | None) -> tuple[list[LocalBot], li
         if isinstance(pid, int) and pid > 0 and rec.get("started") is not None and _started(pid) == rec.get("started"):
             notes.append("%s (seat %d) still plays (process %d, started when the table was): not started again"
                          % (bot.name, bot.seat, pid))
+            # still ours: watched, and stopped with the others when we leave a table with nobody else
+            bot.proc, bot.pid, bot.started = zygote.BotProcess(pid, rec["started"]), pid, rec["started"]
+            bots.append(bot)
             continue
         if not (bdir / "roster").is_file():
             notes.append("%s (seat %d) cannot be restarted: its game files %s are missing; the table waits for it "
                          "until the time-out" % (bot.name, bot.seat, bdir))
             continue
         cmd = easel_command("resume", str(bdir), "--level", bot.level)
+        if fellows:
+            cmd += ["--fellows", ",".join(k.hex() for k in fellows)]
         if seed is not None:
             cmd += ["--seed", "%s/bot%d" % (seed, bot.index), "--unsafe-seed"]
         _start_bot(bot, cmd, fresh=False)
@@ -618,7 +742,10 @@ def restart_bots(d: Path, genesis, seed: str | None) -> tuple[list[LocalBot], li
 
 
 def bot_died_text(bot: LocalBot, rc: int) -> str:
-    how = "was killed by signal %d" % -rc if rc < 0 else "exited with code %d" % rc
+    if getattr(bot.proc, "status_unknown", False):
+        how = "stopped"           # a process we found running (easel resume): its exit status is not ours to know
+    else:
+        how = "was killed by signal %d" % -rc if rc < 0 else "exited with code %d" % rc
     seat = "" if bot.seat is None else " (seat %d)" % bot.seat
     return "%s%s %s before the game ended; its log: %s" % (bot.name, seat, how, bot.log)
 
@@ -645,6 +772,57 @@ async def watch_bots(node: GameNode, bots: list[LocalBot], interval: float = 1.0
             text = bot_died_text(bot, rc)
             log.warning(text)
             node.alert(text)
+
+
+BOT_ALONE = 15.0    # s a host's bot stays at a table where no other seat (a person, its host included) is connected to it
+
+
+def check_bind(addr: str) -> None:
+    try:
+        socket.inet_pton(socket.AF_INET6 if ":" in addr else socket.AF_INET, addr)
+    except (OSError, ValueError):
+        raise UsageError("--bind takes an IP address, not %r" % addr) from None
+
+
+def parse_fellows(text: str | None) -> set[bytes] | None:
+    """``--fellows HEX,HEX,...``: the keys of every bot a host started (given to each of them by that host)."""
+    if not text:
+        return None
+    try:
+        keys = {bytes.fromhex(k) for k in text.split(",")}
+    except ValueError:
+        raise UsageError("--fellows takes seat keys in hex, separated by commas") from None
+    if any(len(k) != 32 for k in keys):
+        raise UsageError("--fellows takes 32-byte seat keys in hex, separated by commas")
+    return keys
+
+
+async def leave_when_alone(node: GameNode, fellows: set, after: float | None = None) -> None:
+    """A bot its host started (``fellows``: the keys of all that host's bots, ours included) leaves the
+    table once no other seat, a person or its host, has been connected to it for ``after`` seconds
+    (BOT_ALONE; protocol.md §9.7): its people are gone, and nobody is left to play for. It leaves as
+    a person quitting does (``node.quit_table``): its log stays valid and unfinished. A table of nothing but
+    that host's bots has no one to wait for: they play it out."""
+    after = BOT_ALONE if after is None else after
+    people = [s for s, k in enumerate(node.keys) if k not in fellows and s != node.seat]
+    if not people:
+        return
+    while not node.done.is_set():
+        silent = node.silent_since
+        if any(s not in silent for s in people):
+            await node.lost.wait()            # someone is connected: look again when a connection drops
+            continue
+        left = max(silent[s] for s in people) + after - time.time()
+        if left <= 0:
+            names = seat_names(node.genesis.doc)
+            text = ("nobody but bots has been connected to this seat for %d s (%s gone): leaving the table; "
+                    "the log stays valid and unfinished (easel resume %s continues it)"
+                    % (after, ", ".join(names[s] for s in people), node.store.dir))
+            log.warning(text)
+            print("easel: bot: %s" % text, file=sys.stderr, flush=True)
+            node.quit_table()
+            return
+        await trio.sleep(min(left, 1.0))
 
 
 def finish_bots(node: GameNode | None, bots: list[LocalBot]) -> None:
@@ -705,7 +883,11 @@ async def host_main(args, ui_factory=None) -> int:
     failure = None
     async with trio.open_nursery() as n:
         lobby_port = await n.start(tls.serve, args.port, tls.server_context(identity, None), ht.handle, bind)
-        bots = spawn_bots(args.bots, ("127.0.0.1", lobby_port), args.level, args.seed, ht)
+        # our bots dial the lobby on this machine and listen where we do (every interface by default):
+        # every seat must reach them, from any machine (protocol.md §9.3)
+        bots = spawn_bots(args.bots, ("127.0.0.1" if bind == "0.0.0.0" else bind, lobby_port), args.level, args.seed, ht,
+                          bind=bind)
+        n.start_soon(_stop_bots_unless_sealed, ht, bots)
         if ht.order is None and bots and len(bots) == args.players - 1 and getattr(args, "quiet", False) \
                 and args.no_advertise:
             # easel play (every other seat one of our bots, nobody else can come): bot 1 sits at seat 1,
@@ -750,6 +932,10 @@ async def host_main(args, ui_factory=None) -> int:
     if failure is not None:
         _stop([b.proc for b in bots if b.proc is not None])
         raise UsageError(failure)
+    if bind == "0.0.0.0":
+        # our bots are recorded with an empty host part (every joiner fills in where it found us):
+        # from here that is this machine (our dial-back after a resume goes there)
+        roster = dict(roster, addrs=[[a[0] or ("127.0.0.1" if i else ""), a[1]] for i, a in enumerate(roster["addrs"])])
     node = None
     watch = None
     if bots:
@@ -780,6 +966,17 @@ async def host_main(args, ui_factory=None) -> int:
         return report(node, interactive=ui is not None)
     finally:
         finish_bots(node, bots)
+
+
+async def _stop_bots_unless_sealed(ht: HostedTable, bots: list[LocalBot]) -> None:
+    """In host_main's lobby: if we leave it before the table is sealed (Ctrl-C, or the terminal closing,
+    which is Ctrl-C there; or the lobby failed), the bots we started there go with us: none is left
+    knocking or waiting."""
+    try:
+        await trio.sleep_forever()
+    finally:
+        if not ht.sealed.is_set() and ht.ended is None:
+            _stop([b.proc for b in bots if b.proc is not None])
 
 
 def seating_text(free: int, players: int, elapsed: float, rematch: bool = False, starting: int = 0) -> str:
@@ -1056,12 +1253,18 @@ async def reach_table(host: str, port: int, identity, play_port: int, *, name: s
 async def join_main(host: str, port: int, decide_factory, *, seed: str | None, name: str, ui_factory=None,
                     expect_fp: str | None = None, progress: bool | None = None, about: dict | None = None,
                     spectators: bool = True, previous: bytes | None = None, patience: float = CONNECT_PATIENCE,
-                    where: list | None = None) -> int:
-    """Join a table; ``progress`` (default: for a person, or on a terminal) shows "connecting to ..." meanwhile."""
+                    where: list | None = None, bind: str | None = None, fellows: set | None = None) -> int:
+    """Join a table; ``progress`` (default: for a person, or on a terminal) shows "connecting to ..." meanwhile.
+
+    ``bind``: where our seat listens (default: loopback for a table on this machine, else every interface;
+    a host's own bots listen where their host does). ``fellows``: we are a bot a host started, and these
+    are the keys of all its bots: we leave once no other seat has been connected to us for a while
+    (``leave_when_alone``)."""
     identity = identity_or_exit()
     loop = host in ("127.0.0.1", "localhost", "::1")
-    bind = "127.0.0.1" if loop else "0.0.0.0"
-    play_port = free_port("127.0.0.1" if loop else "")
+    if bind is None:
+        bind = "127.0.0.1" if loop else "0.0.0.0"
+    play_port = free_port(bind if bind != "0.0.0.0" else "")
     if progress is None:
         progress = ui_factory is not None or _isatty(sys.stderr)
     shown = Connecting("%s:%d" % (host, port), rematch=previous is not None) if progress else None
@@ -1075,15 +1278,18 @@ async def join_main(host: str, port: int, decide_factory, *, seed: str | None, n
     finally:
         if shown is not None:
             shown.close()
-    # the host's own address is "" when it listens on every interface: it is where we found it
-    for a in roster["addrs"]:
-        if a[0] in ("", "0.0.0.0"):
-            a[0] = host
+    # the host's own address is "" when it listens on every interface, and so are those of the bots it
+    # started (they listen where it does): they are where we found it (protocol.md §9.3); our own stays
+    # as it is, so that a resume listens where we do now
     seat = genesis.doc["seats"].index(identity.public)
+    for i, a in enumerate(roster["addrs"]):
+        if a[0] in ("", "0.0.0.0") and i != seat:
+            a[0] = host
     ui = ui_factory(node_seat=seat) if ui_factory else None
     decide = decide_factory(genesis.doc["game"]) if decide_factory else ui.decide
+    watch = functools.partial(leave_when_alone, fellows=fellows) if fellows else None
     node = await run_node(identity, genesis, roster, decide, timeout=float(genesis.doc.get("timeout", 60)), seed=seed, ui=ui, bind=bind,
-                          spectators=spectators)
+                          spectators=spectators, watch=watch)
     if where is not None and node.peer.table.over:
         where.append(node.store.dir)      # the finished game's directory (easel bot --again plays it again)
     return report(node, interactive=ui is not None)
@@ -1140,10 +1346,14 @@ async def resume_main(args, ui_factory=None) -> int:
         # the host's seat advertises its table in play again, as before it left (protocol.md §10)
         advert = resumed_in_play(genesis, seat, bind, spectators=not getattr(args, "no_spectators", False))
 
+        fellows = parse_fellows(getattr(args, "fellows", None))
+
         async def watch(node):
             async with trio.open_nursery() as n:
                 if advert is not None:
                     n.start_soon(advert, node)
+                if fellows:     # one of a host's bots, restarted by its host's resume
+                    n.start_soon(leave_when_alone, node, fellows)
                 if bots:
                     n.start_soon(watch_bots, node, bots)
                 n.start_soon(alone_watch, node, ui, d)
@@ -1319,7 +1529,8 @@ async def bot_main(args) -> int:
     host, port = parse_hostport(args.join)
     where: list = []
     rc = await join_main(host, port, lambda g: bot_decider(g, args.level, args.seed), seed=args.seed, name=args.name,
-                         about={"bot": args.level or "default"}, spectators=not args.no_spectators, where=where)
+                         about={"bot": args.level or "default"}, spectators=not args.no_spectators, where=where,
+                         bind=getattr(args, "bind", None), fellows=parse_fellows(getattr(args, "fellows", None)))
     while getattr(args, "again", False) and rc == EXIT_OK and where:
         d = where.pop()
         ns = argparse_namespace(dir=str(d), level=args.level, no_spectators=args.no_spectators, bot=True, where=where,
@@ -1597,10 +1808,13 @@ def then_again(rc: int, make, run=None) -> int:
 
 def dispatch(args) -> int:
     at_once = True if getattr(args, "send_at_once", False) else None
-    if args.cmd in ("play", "host", "resume", "again") and hasattr(signal, "SIGHUP"):
-        # a closed terminal ends us like Ctrl-C, so our way out runs (finish_bots: easel play's bots,
-        # which live in their own session, are stopped rather than left playing alone)
-        signal.signal(signal.SIGHUP, signal.default_int_handler)
+    if args.cmd in ("play", "host", "resume", "again", "join") and hasattr(signal, "SIGHUP"):
+        # a closed terminal is the person quitting: in a game, what q does (_HangUp), elsewhere what
+        # Ctrl-C does; either way our way out runs (finish_bots: easel play's bots, in their own session,
+        # are stopped rather than left playing alone)
+        _TERMINAL_FDS.clear()
+        _TERMINAL_FDS.update(fd for fd in (1, 2) if _fd_isatty(fd))
+        signal.signal(signal.SIGHUP, _hung_up)
     try:
         # say what is wrong with the arguments before anything else (the terminal check included)
         if args.cmd in ("play", "host", "demo"):
@@ -1621,6 +1835,10 @@ def dispatch(args) -> int:
                 return EXIT_OK
         if args.cmd == "bot":
             parse_hostport(args.join)
+            if args.bind is not None:
+                check_bind(args.bind)
+        if args.cmd in ("bot", "resume"):
+            parse_fellows(args.fellows)
         if args.cmd == "resume":
             check_resume(args)
         if args.cmd == "demo":
@@ -1630,6 +1848,8 @@ def dispatch(args) -> int:
             need_terminal()
         if args.cmd == "resume" and not args.level:
             need_terminal()
+        if args.cmd in ("play", "host", "resume", "again"):
+            start_zygote(args)
         if args.cmd == "host":
             args.name = player_name(args.name, interactive=not args.auto and _isatty(sys.stdin))
             make = None if args.auto else ui_factory_for(unsafe=unsafe, send_at_once=at_once)
@@ -1680,6 +1900,24 @@ def dispatch(args) -> int:
         print("easel: %s" % exc, file=sys.stderr)
         return EXIT_INVALID
     raise UsageError("unknown command %r" % args.cmd)
+
+
+def start_zygote(args) -> None:
+    """Before trio runs: fork the zygote our bots will be forked from (cli/zygote.py), if this command may
+    start bots (easel play, host --bots, or the resume or rematch of a game our bots played), with
+    everything a bot and our own screen import already imported."""
+    if args.cmd == "host" and not args.bots:
+        return
+    if args.cmd in ("resume", "again"):
+        try:
+            if not read_bots_file(Path(args.dir)):
+                return
+        except OSError:
+            return
+    person = args.cmd == "play" or (args.cmd == "host" and not args.auto) or (args.cmd in ("resume", "again") and not args.level)
+    if person:
+        from . import shell  # noqa: F401 - our screen needs it: loaded here, before the bots start, not once the table is full
+    zygote.start()
 
 
 def _play_args(args):

@@ -383,6 +383,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="at game over, stay for a rematch: wait up to 120 s for the old host's rematch lobby and play "
                         "it (every rematch, until none opens)")
     spectator_flag(p)
+    # a host's own bots (cli/live.py spawn_bots): where to listen (the host's bind), and the keys of all its bots
+    p.add_argument("--bind", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--fellows", default=None, help=argparse.SUPPRESS)
 
     p = add("resume", "continue a game from its directory (after a crash or a quit)",
             epilog="It also restarts the bots easel play started for that game.")
@@ -394,6 +397,7 @@ def build_parser() -> argparse.ArgumentParser:
     send_flag(p)
     spectator_flag(p)
     seed_flags(p)
+    p.add_argument("--fellows", default=None, help=argparse.SUPPRESS)     # a host's bot restarted by its resume
 
     p = add("again", "play again with the same seats, names, game and options once a game is over (a rematch)",
             epilog="Every seat that wants to play again runs it on its finished game's directory. The old host (seat 0)\n"

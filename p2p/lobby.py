@@ -402,6 +402,10 @@ class HostedTable:
         peer_ip = stream.transport_stream.socket.getpeername()[0]
         if key in self.reserved:   # one of our own bots: shown as ours, whatever it says
             about = {"bot": self.reserved[key], "owner": self.identity.fingerprint}
+            # it runs on our machine and listens where we do: it is recorded as we are (every interface: an
+            # empty host part, that every joiner fills in with where it reached us, §9.3), never at the
+            # loopback address it dialled us from, which only this machine can reach
+            peer_ip = self.play_host
         seat = Seat(key, cert, [peer_ip, port], name, about=about)
         self.seats.append(seat)
         return seat

@@ -358,6 +358,11 @@ class GameNode:
         except OSError as exc:
             log.warning("seat %d: could not write the trace: %s", self.seat, exc)
 
+    @property
+    def lost(self) -> trio.Event:
+        """An event set (then replaced) when a connection to a seat drops: wait on it to hear of the next."""
+        return self._lost
+
     def alert(self, text: str) -> None:
         """An alert from outside the peer (e.g. a bot of ours died): kept and shown at once."""
         self.alerts.append(text)

@@ -577,3 +577,112 @@ def test_a_rematch_of_the_seats_that_want_to_play_one_says_no_and_a_bot_comes_ba
     assert g2.doc["previous"] == g1.game_id
     assert g2.doc["seats"] == [k for k in g1.doc["seats"] if k != cy_key] and sorted(g2.doc["names"]) == ["Ann", "Bo"]
     assert lan.logs(2) == [first[2]]                                    # Cy was pulled into nothing
+
+
+# --------------------------------------------------------------------------- the host's bots (issue 23)
+def read_until(proc: subprocess.Popen, pattern: bytes, timeout: float = 30, buf: bytes = b"") -> bytes:
+    """What the process wrote on stderr (after ``buf``, read before) until it matches ``pattern`` (a bounded wait)."""
+    os.set_blocking(proc.stderr.fileno(), False)
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            buf += proc.stderr.read() or b""
+            if re.search(pattern, buf):
+                return buf
+            time.sleep(0.05)
+    finally:
+        os.set_blocking(proc.stderr.fileno(), True)
+    raise AssertionError("never said %r: %r" % (pattern, buf.decode(errors="replace")))
+
+
+def established(lan: Lan, k: int, pid: int) -> list[tuple[tuple[str, int], tuple[str, int]]]:
+    """The TCP connections process ``pid`` holds on machine ``k``, as ``ss`` there lists them: (local, peer)."""
+    r = subprocess.run(["ip", "netns", "exec", lan.hosts[k], "ss", "-tnpH", "state", "established"], capture_output=True,
+                       text=True, timeout=10)
+    out = []
+    for line in r.stdout.splitlines():
+        if "pid=%d," % pid not in line:
+            continue
+        parts = line.split()
+        ends = []
+        for part in parts[2:4]:
+            host, port = part.rsplit(":", 1)
+            ends.append((host.strip("[]").removeprefix("::ffff:"), int(port)))
+        out.append(tuple(ends))
+    return out
+
+
+def alive(pid: int) -> bool:
+    try:
+        return Path("/proc/%d/stat" % pid).read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_the_hosts_bot_is_reached_from_every_machine_and_plays_on_after_its_host_quits(lan):
+    """Issue 23, item 1: Ann hosts with a bot of her own on machine 0; Bo and Cy join from machines 1 and 2
+    after the bot took its seat (so it is a seat they must dial: seat i dials every seat j < i). The bot
+    listens where Ann does and is in the roster under the address they reached Ann at: each of them is
+    connected to it (ss on each machine). Ann's terminal closes mid-game: her bot plays on with Bo and Cy
+    (connected to them directly, nothing relayed through Ann), the game finishes on all three, and the
+    bot leaves at game over."""
+    from p2p.identity import load_or_create
+    from p2p.node import load_roster
+
+    host = lan.easel(0, "host", "--game", "painting", "--players", 4, "--bots", 1, "--auto", "random", "--timeout", 2,
+                     "--no-advertise", "--name", "Ann", "--option", "rounds=2", faults=SLOW % 70)
+    said = read_until(host, rb"table open on port (\d+)")
+    port = int(re.search(rb"table open on port (\d+)", said).group(1))
+    read_until(host, rb"seats: Ann \(bot, random\) \(you\), bot 1 \(bot, ", buf=said)     # the bot sits at seat 1
+    people = [lan.easel(k, "bot", "--join", "%s:%d" % (lan.addrs[0], port), "--level", "random", "--name", name,
+                        faults=SLOW % (70 + k)) for k, name in ((1, "Bo"), (2, "Cy"))]
+    # local-bots.json is written once the table is sealed, the roster as the host's node starts
+    assert wait_for(lambda: any((f.parent / "roster").exists() for f in lan.homes[0].glob("games/*/local-bots.json")),
+                    timeout=30), finish([host] + people, 1)
+    gdir = next(lan.homes[0].glob("games/*/local-bots.json")).parent
+    (rec,) = json.loads((gdir / "local-bots.json").read_text())["bots"]
+    bot_pid = rec["pid"]
+    genesis, roster = load_roster(gdir)
+    seats = genesis.doc["seats"]
+    bot_seat = seats.index(load_or_create(lan.homes[0] / "bots" / "bot-1").public)
+    assert bot_seat == rec["seat"] == 1 and genesis.doc["names"][1] == "bot 1"
+    # in the roster the host hands out, the bot's host part is empty, like the host's own (filled in by each joiner)
+    assert wait_for(lambda: seated(lan, 1) and seated(lan, 2), timeout=30), finish([host] + people, 1)
+    for k in (1, 2):
+        _, theirs = load_roster(first_log(lan, k).parent)
+        assert theirs["addrs"][bot_seat][0] == lan.addrs[0], theirs["addrs"]
+    bot_port = roster["addrs"][bot_seat][1]
+
+    # the bot listens on every interface, and Bo and Cy are connected to it: each machine's own sockets say so
+    def bot_reaches_everyone() -> bool:
+        peers = {peer[0] for _, peer in established(lan, 0, bot_pid)}
+        return {lan.addrs[1], lan.addrs[2]} <= peers
+
+    def reaches_bot(k: int) -> bool:
+        # Bo's (Cy's) own connections: one to the host, one to the bot, both on machine 0
+        pid = people[k - 1].pid
+        return sum(1 for _, peer in established(lan, k, pid) if peer[0] == lan.addrs[0]) >= 2
+
+    assert wait_for(lambda: bot_reaches_everyone() and reaches_bot(1) and reaches_bot(2), timeout=30), \
+        (established(lan, 0, bot_pid), established(lan, 1, people[0].pid), established(lan, 2, people[1].pid))
+    listening = subprocess.run(["ip", "netns", "exec", lan.hosts[0], "ss", "-tlnpH"], capture_output=True, text=True).stdout
+    assert any("pid=%d," % bot_pid in line and line.split()[3] in ("0.0.0.0:%d" % bot_port, "*:%d" % bot_port)
+               for line in listening.splitlines()), listening
+
+    # Ann's terminal closes: she quits as with q; her bot plays on at the table with Bo and Cy
+    host.send_signal(signal.SIGHUP)
+    (rc, so, se), = finish([host], 30)
+    assert rc == 1 and "Traceback" not in se, se[-3000:]
+    assert json.loads(so.strip().splitlines()[-1])["over"] is False, "the game ended before the host quit"
+    assert alive(bot_pid), "the host's bot left with it although two people play on"
+    results = finish(people)
+    assert_all_finished(results, 2)
+    bot_log = lan.homes[0] / "bots" / "bot-1" / "games" / gdir.name / "log"
+    assert_same_logs([first_log(lan, 1), first_log(lan, 2), bot_log])
+    assert parse_log(bot_log.read_bytes()).entries and records(bot_log) > records(gdir / "log")
+    assert wait_for(lambda: not alive(bot_pid), timeout=30), "the bot stayed after the game was over"
+
+
+def seated(lan: Lan, k: int) -> bool:
+    log = first_log(lan, k)
+    return bool(log) and (log.parent / "roster").exists()
