@@ -742,7 +742,10 @@ class Peer:
         if not pull:
             # an acknowledgement the show gate may count: a 'have', never the 'hello' that opens a
             # connection (the votes the other re-sends come after its hello, before its next have)
-            st["ack"] = theirs
+            # what a seat holds only grows: a 'have' overtaken by a newer one (a relay, a redial) never
+            # takes an acknowledgement back
+            old = st.get("ack") or {}
+            st["ack"] = {k: max(v, old.get(k, -1)) for k, v in theirs.items()}
             st["ack_certs"] = {(c[0], c[1]) for c in certs if isinstance(c, list) and len(c) == 2
                                and type(c[0]) is int and isinstance(c[1], bytes)}
         self._behind = any((r.get("have") or {}).get(k, -1) > self.have[k] for r in self.remote.values() for k in self.keys)
