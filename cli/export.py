@@ -363,7 +363,7 @@ def find_seat_secret(entries: Sequence[bytes], seat: int | None, log_path: str |
         t = Table.start(entries[0], games)
     except RuleError:
         return SeatSecret()
-    if not getattr(getattr(t.game, "info", None), "secrets", False) or not 0 <= seat < t.players:
+    if not t.game.info.secrets or not 0 <= seat < t.players:   # a game without seat secrets: nothing to find
         return SeatSecret()
     stored = stored_seat_secret(log_path)
     key = t.keys[seat]
@@ -476,8 +476,7 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
     result = rep.get("results") if rep.get("complete") else None
     certs = rep.get("certificates") or []
     ranking = result.get("ranking") if isinstance(result, dict) else None
-    info = getattr(ex.table.game, "info", None)
-    title = getattr(info, "title", "") or ex.game_name or "A game"
+    title = ex.table.game.info.title or ex.game_name or "A game"
     from .history import certificate_words_of, status_lines
     from .main import _version
 

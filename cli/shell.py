@@ -106,7 +106,6 @@ from prompt_toolkit.layout.dimension import Dimension as D
 from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.styles import DynamicStyle, Style
 
-import core.engine as engine
 import core.games as registry
 from core.engine import IllegalAction
 from core.events import parse_entry
@@ -269,15 +268,15 @@ def restore_stderr() -> None:
 
 def seal(game: Any, state: Any, seat: int | None, action: Any, secret: bytes | None) -> Any:
     """``action`` as our peer will send it: through the game's ``seal_action`` with our seat's secret
-    (core.engine.seal_action; a game with seat secrets attaches there what only that seat can give,
-    e.g. the proof that a played card is the one at its deck position).  Unchanged without a secret,
-    for a game without the hook, or when the hook fails (then the game's check says what is wrong);
+    (a game with seat secrets attaches there what only that seat can give, e.g. the proof that a
+    played card is the one at its deck position).  Unchanged without a secret, for a game whose hook
+    keeps it (the default), or when the hook fails (then the game's check says what is wrong);
     an IllegalAction from the hook (what only our secret can tell: Modern Art's claimed card that is
     not at its position) goes to the caller, as the peer's ``act`` would raise it."""
     if secret is None or game is None or seat is None:
         return action
     try:
-        return engine.seal_action(game, state, seat, action, secret)
+        return game.seal_action(state, seat, action, secret)
     except IllegalAction:
         raise
     except Exception:
@@ -287,22 +286,14 @@ def seal(game: Any, state: Any, seat: int | None, action: Any, secret: bytes | N
 def problems(game: Any, state: Any, seat: int, action: Any, secret: bytes | None = None) -> list[str]:
     """Every problem the game finds with ``action`` for ``seat`` ([] = legal).
 
-    The one place the UI asks about legality: core.engine.problems (the
-    game's ``problems`` hook, or its ``check``) when the engine has it, else
-    ``game.check`` directly.  With ``secret`` (our seat's secret, a game with
-    seat secrets) the action is checked as the peer will send it: sealed first
-    (``seal``).
+    The one place the UI asks about legality: the game's ``problems`` hook
+    (core/engine.py; by default ``check``'s reason).  With ``secret`` (our
+    seat's secret, a game with seat secrets) the action is checked as the
+    peer will send it: sealed first (``seal``).
     """
-    hook = getattr(engine, "problems", None)
     try:
         action = seal(game, state, seat, action, secret)
-        if callable(hook):
-            return [str(p) for p in hook(game, state, seat, action)]
-        own = getattr(game, "problems", None)
-        if callable(own):
-            return [str(p) for p in own(state, seat, action)]
-        game.check(state, seat, action)
-        return []
+        return [str(p) for p in game.problems(state, seat, action)]
     except IllegalAction as exc:
         return [str(exc)]
     except Exception as exc:  # never let a rules hook crash the UI
@@ -322,16 +313,9 @@ def check(game: Any, state: Any, seat: int, action: Any, secret: bytes | None = 
 
 def legal_actions(game: Any, state: Any, seat: int, secret: bytes | None = None) -> list | None:
     """The game's legal actions for ``seat`` (with our seat's ``secret``: as the game lists them for
-    that seat, sealed), or None if the game does not list them."""
-    hook = getattr(engine, "legal_actions", None)
+    that seat), or None if the game's hook fails."""
     try:
-        if callable(hook):
-            out = hook(game, state, seat, secret) if secret is not None else hook(game, state, seat)
-        else:
-            own = getattr(game, "legal_actions", None)
-            if not callable(own):
-                return None
-            out = own(state, seat)
+        out = game.legal_actions(state, seat, secret)
     except Exception:
         return None
     return None if out is None else list(out)
@@ -1443,12 +1427,11 @@ def _monotonic(deadline: float | None) -> float | None:
 
 def first_warning(game: Any, view: Any, seat: int | None) -> str:
     """The first sentence of the game's ``warnings(view, seat)`` hook (core/games/<game>/warnings.py),
-    "" without one; a failing hook says nothing (a warning is a help, never a crash)."""
-    hook = getattr(game, "warnings", None)
-    if not callable(hook) or view is None or seat is None:
+    "" without a game, a view or a seat; a failing hook says nothing (a warning is a help, never a crash)."""
+    if game is None or view is None or seat is None:
         return ""
     try:
-        out = hook(view, seat)
+        out = game.warnings(view, seat)
     except Exception:
         log.debug("the game's warnings hook failed", exc_info=True)
         return ""

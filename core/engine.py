@@ -1,7 +1,7 @@
 """The one engine API every Easel game implements (OpenSpiel in spirit).
 
-A game is an object with a ``GameInfo`` and pure functions over an opaque,
-immutable-by-convention state.  The table layer (core/table.py) owns
+A game is a ``Game`` (the base class below) with a ``GameInfo`` and pure
+functions over an opaque, immutable-by-convention state.  The table layer (core/table.py) owns
 everything that is not a rule of a game: seats and keys, the log order,
 commit-reveal, the shared seed, time-outs.  A game never sees a key, a salt,
 a signature or a clock.
@@ -40,13 +40,13 @@ Why each piece is there, checked against all three games:
 * ``chance`` lets a game ask for fresh shared randomness mid-game (Starving
   Artists' bag draws, a new round's sheets) instead of drawing everything
   from the start seed, so no seat can see the future in the seed.
-* hidden information lives in the state; ``view(state, seat)`` is the only
-  way a seat (or a bot) sees it.  Modern Art's mental-poker deal will keep
-  masked cards in the state and reveal them by actions carrying decryption
-  shares; nothing here assumes the state is fully known to anyone.
+* hidden information lives in the state; ``view(state, seat, secret=None)``
+  is the only way a seat (or a bot) sees it.  Modern Art's mental-poker deal
+  keeps masked cards in the state and reveals them by actions carrying
+  decryption shares; nothing here assumes the state is fully known to anyone.
 * ``default_action`` is what the rules apply for a seat the table timed out
   (without ``check``).  A game whose default is something a seat may never
-  choose itself (Modern Art's lost card turn) says so with an optional
+  choose itself (Modern Art's lost card turn) says so with the hook
   ``timeout_only(action) -> bool``: ``check`` refuses that action, ``apply``
   takes it (the conformance suite checks both).
 
@@ -65,11 +65,12 @@ Private information (a game whose ``info.secrets`` is True; Modern Art's deal):
   ``apply`` turns into the game's end with that seat named (a certificate can
   be signed against a seat that did move, so it ranks no one: Modern Art
   abandons the game), so the table's time-out certificates work unchanged.
-* ``seal_action(state, seat, action, secret) -> action`` (optional): the peer
-  passes every action its person or bot decided through it before checking
-  and signing; it may raise ``IllegalAction`` for what only the seat's secret
-  can tell (Modern Art: a claimed card that is not the one at its deck
-  position).  A malformed action is returned unchanged for ``check``.
+* ``seal_action(state, seat, action, secret) -> action`` (a hook; by default
+  the action unchanged): the peer passes every action its person or bot
+  decided through it, with its seat secret, before checking and signing; it
+  may raise ``IllegalAction`` for what only the seat's secret can tell
+  (Modern Art: a claimed card that is not the one at its deck position).  A
+  malformed action is returned unchanged for ``check``.
 * **secret-aware view**: ``view(state, seat, secret=None)``; with the seat's
   own secret the view includes its own hand; without one (audit, spectators,
   another seat) only what is public.  The table's ``view(seat, secret=None)``
@@ -80,26 +81,58 @@ Private information (a game whose ``info.secrets`` is True; Modern Art's deal):
   before and names a cheating seat; ``result`` is None until then, and says
   ``"status": "complete"`` only when everything was disclosed and checked.
 
-A game with ``info.secrets`` False is called exactly as before (``view(state,
-seat)``, no seat secret): nothing above changes its events or logs.
+One calling convention.  Every game is called the same way, with or without
+seat secrets: ``view(state, seat, secret=None)``, ``legal_actions(state,
+seat, secret=None)``, ``seal_action(state, seat, action, secret)``,
+``precompute(state, seat, secret=None)``; a game without seat secrets gets
+``secret=None`` (nobody makes one for it) and ignores it.  ``info.secrets``
+decides one thing only: whether a seat's peer makes and keeps a seat secret
+(p2p/protocol.py ``Peer.uses_secrets``; the export, cli/export.py, likewise
+looks for one only then).  Nothing above changes the events or logs of a
+game without secrets.
 
-Hooks for players, bots and tests (part of the API; ``problems`` and
-``legal_actions`` below are the module helpers callers use):
+One way to declare a hook.  ``Game`` below declares the functions above as
+abstract (a game object lacking one cannot be made) and has every optional
+hook with its documented default; a game subclasses it (``RulesGame`` for a game whose
+rules are one module's functions) and overrides the hooks it has.  Callers
+call the hook (``game.problems(...)``), never probe for it: every game has
+all of them.  The optional hooks, and their defaults:
 
-* ``legal_actions(state, seat) -> list`` — every *kind* of legal action the
-  seat may take now (each one passes ``check``); where the space is huge a
-  representative sample is allowed, but it always holds the default action
-  when the seat is asked to act.  Bots, the conformance suite and UIs use it.
+* ``chance(state, entropy) -> state`` — refuses (``IllegalAction``): a game
+  that never returns a chance turn is never asked.
+* ``legal_actions(state, seat, secret=None) -> list`` — every *kind* of legal
+  action the seat may take now (each one passes ``check``); where the space
+  is huge a representative sample is allowed, but it always holds the
+  default action when the seat is asked to act.  Bots, the conformance suite
+  and UIs use it.  Default: the default action alone, if ``problems`` finds
+  none in it (else ``[]``).
 * ``problems(state, seat, action) -> list[str]`` — why ``action`` is not
   legal, one line per problem for a person; empty means legal (exactly when
   ``check`` passes).  The UI's only legality source: a screen never
-  re-implements a rule.  Without the hook, ``problems()`` below wraps ``check``.
-* ``determinize(state, seat, rng) -> state`` (optional) — a state consistent
-  with everything ``seat`` may know, the hidden parts resampled from ``rng``
-  (a ``core.rng.Rng``): ``view(determinize(s, seat, rng), seat) == view(s, seat)``.
+  re-implements a rule.  Default: ``check``'s one reason (``IllegalAction``'s
+  message, "illegal move" if it has none), or ``[]``.
+* ``determinize(state, seat, rng) -> state`` — a state consistent with
+  everything ``seat`` may know, the hidden parts resampled from ``rng`` (a
+  ``core.rng.Rng``): ``view(determinize(s, seat, rng), seat) == view(s, seat)``.
   Search bots sample worlds with it; the conformance suite uses it to check
-  that a seat's view carries nothing hidden.  A game with no hidden state
-  may return the state unchanged.
+  that a seat's view carries nothing hidden.  Default: the state unchanged,
+  right only for a game that hides nothing (``info.information ==
+  "perfect"``); the conformance suite requires a game of imperfect
+  information to override it.
+* ``timeout_only(action) -> bool`` — default False (every default action is
+  one a seat may also choose).
+* ``auto_action(state, seat, secret) -> action`` — default: refuses
+  (``IllegalAction``); a game without automatic steps is never asked.
+* ``seal_action(state, seat, action, secret) -> action`` — default: the
+  action unchanged.
+* ``precompute(state, seat, secret=None) -> [zero-argument pure calls]`` —
+  work a peer may run ahead in the background (a worker thread) while it
+  waits; the game memoises their results, so running them or not changes
+  no result, only how soon it is known (docs/deal.md §2a).  Default: ``[]``.
+* ``warnings(view, seat) -> list[str]`` — what the next step costs the seat
+  if nothing changes, most urgent first, in sentences for a person (the
+  shell shows the first above the prompt); a pure function of the seat's
+  view.  Default: ``[]``.
 
 A chance turn may name seats: ``Turn("chance", seats=(0, 2))`` asks only
 those seats for fresh entropy when the table needs a new seed step (e.g. the
@@ -112,21 +145,19 @@ core.games itself) as an argument: it never imports one.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol
 
 __all__ = [
+    "Game",
     "RulesGame",
     "GameInfo",
     "Turn",
-    "Game",
     "Bot",
     "IllegalAction",
     "ConfigError",
     "OVER",
-    "problems",
-    "legal_actions",
-    "seal_action",
 ]
 
 
@@ -199,47 +230,101 @@ class Bot(Protocol):
     def choose(self, view: Any, seat: int, rng: Any) -> Any: ...
 
 
-class Game(Protocol):
+class Game(ABC):
+    """Every game: the functions the table and the audit need (abstract here), and every optional
+    hook with its default (see "One way to declare a hook" above).  A game subclasses this and
+    overrides the hooks it has; a caller calls any hook of any game without probing for it.
+
+    ``info`` (a ``GameInfo``) and ``bots`` (level name -> factory of a ``Bot``) are attributes
+    (or properties) of the subclass."""
+
     info: GameInfo
-    bots: Mapping[str, Callable[[], Bot]]   # level name -> factory
+    bots: Mapping[str, Callable[[], Bot]]
 
+    # ---------------------------------------------------------------- what the log's replay needs
+    @abstractmethod
     def configure(self, options: Mapping[str, Any], players: int) -> dict: ...
+
+    @abstractmethod
     def setup(self, config: Mapping[str, Any], players: int, seed: bytes) -> Any: ...
+
+    @abstractmethod
     def turn(self, state: Any) -> Turn: ...
+
+    @abstractmethod
     def check(self, state: Any, seat: int, action: Any) -> Any: ...
+
+    @abstractmethod
     def apply(self, state: Any, seat: int, action: Any) -> Any: ...
-    def chance(self, state: Any, entropy: bytes) -> Any: ...
+
+    @abstractmethod
     def default_action(self, state: Any, seat: int) -> Any: ...
-    def view(self, state: Any, seat: int | None) -> Any: ...
+
+    @abstractmethod
+    def view(self, state: Any, seat: int | None, secret: Any = None) -> Any:
+        """What ``seat`` (None: the public) may see; with the seat's own ``secret`` (a game with seat
+        secrets) also what only that secret opens.  A game without seat secrets ignores ``secret``."""
+
+    @abstractmethod
     def result(self, state: Any) -> dict | None: ...
+
+    @abstractmethod
     def describe(self, state: Any, seat: int, action: Any) -> str: ...
-    def legal_actions(self, state: Any, seat: int) -> list: ...
-    def problems(self, state: Any, seat: int, action: Any) -> list[str]: ...
-    # optional: def determinize(self, state, seat, rng) -> state
-    # optional: def precompute(self, state, seat, secret) -> [zero-argument pure calls]: work a peer may run
-    #   ahead in the background (a worker thread) while it waits; the game memoises their results,
-    #   so running them or not changes no result, only how soon it is known (docs/deal.md §2a)
-    # with info.secrets (see "Private information" above):
-    #   def auto_action(self, state, seat, secret) -> action
-    #   def seal_action(self, state, seat, action, secret) -> action   (optional)
-    #   view(state, seat, secret=None), legal_actions(state, seat, secret=None)
+
+    # ---------------------------------------------------------------- optional hooks, with their defaults
+    def chance(self, state: Any, entropy: bytes) -> Any:
+        """Default: refused; a game that never returns a chance turn is never asked."""
+        raise IllegalAction("this game asks for no shared randomness")
+
+    def legal_actions(self, state: Any, seat: int, secret: Any = None) -> list:
+        """Default: the default action alone, if it is legal (else none)."""
+        action = self.default_action(state, seat)
+        return [action] if not self.problems(state, seat, action) else []
+
+    def problems(self, state: Any, seat: int, action: Any) -> list[str]:
+        """Default: ``check``'s reason, or none."""
+        try:
+            self.check(state, seat, action)
+        except IllegalAction as exc:
+            return [str(exc) or "illegal move"]
+        return []
+
+    def determinize(self, state: Any, seat: int | None, rng: Any) -> Any:
+        """Default: the state unchanged (right only for a game whose views hide nothing)."""
+        return state
+
+    def timeout_only(self, action: Any) -> bool:
+        """Default: no action is a time-out's only."""
+        return False
+
+    def auto_action(self, state: Any, seat: int, secret: bytes) -> Any:
+        """Default: refused; a game without automatic turns is never asked."""
+        raise IllegalAction("this game has no automatic steps")
+
+    def seal_action(self, state: Any, seat: int, action: Any, secret: bytes | None) -> Any:
+        """Default: the action unchanged."""
+        return action
+
+    def precompute(self, state: Any, seat: int | None, secret: bytes | None = None) -> list:
+        """Default: nothing to run ahead."""
+        return []
+
+    def warnings(self, view: Any, seat: int | None) -> list[str]:
+        """Default: no warnings."""
+        return []
 
 
-class RulesGame:
-    """A Game whose rules are one module's functions: ``configure``, ``setup``, ``turn``,
-    ``check``, ``apply``, ``chance``, ``default_action``, ``view``, ``result``,
-    ``describe`` and ``INFO``, plus any optional hooks it defines (``legal_actions``,
-    ``problems``, ``determinize``).  Saves every game the same delegating class."""
-
-    OPTIONAL = ("legal_actions", "problems", "determinize")
+class RulesGame(Game):
+    """A game whose rules are one module's functions: ``configure``, ``setup``, ``turn``, ``check``,
+    ``apply``, ``chance``, ``default_action``, ``view(state, seat)``, ``result``, ``describe`` and
+    ``INFO``.  Saves every such game the same delegating methods; the game's own subclass
+    overrides the hooks it has, like any ``Game`` (a rules module has no seat secrets: ``view``
+    ignores ``secret``)."""
 
     def __init__(self, rules: Any, bots: Mapping[str, Callable[[], Bot]]) -> None:
         self.rules = rules
         self.info: GameInfo = rules.INFO
         self.bots = dict(bots)
-        for hook in self.OPTIONAL:
-            if hasattr(rules, hook):
-                setattr(self, hook, getattr(rules, hook))
 
     def configure(self, options: Mapping[str, Any], players: int) -> dict:
         return self.rules.configure(options, players)
@@ -262,7 +347,7 @@ class RulesGame:
     def default_action(self, state: Any, seat: int) -> Any:
         return self.rules.default_action(state, seat)
 
-    def view(self, state: Any, seat: int | None) -> Any:
+    def view(self, state: Any, seat: int | None, secret: Any = None) -> Any:
         return self.rules.view(state, seat)
 
     def result(self, state: Any) -> dict | None:
@@ -270,35 +355,3 @@ class RulesGame:
 
     def describe(self, state: Any, seat: int, action: Any) -> str:
         return self.rules.describe(state, seat, action)
-
-
-def problems(game: Any, state: Any, seat: int, action: Any) -> list[str]:
-    """Why ``action`` is illegal for ``seat`` now ([] = legal): the game's hook, else ``check``."""
-    hook = getattr(game, "problems", None)
-    if hook is not None:
-        return list(hook(state, seat, action))
-    try:
-        game.check(state, seat, action)
-    except IllegalAction as exc:
-        return [str(exc) or "illegal move"]
-    return []
-
-
-def legal_actions(game: Any, state: Any, seat: int, secret: bytes | None = None) -> list:
-    """The game's ``legal_actions`` hook; without it, the default action alone (if legal).
-    ``secret`` (the seat's secret) is passed only to a game with ``info.secrets``."""
-    hook = getattr(game, "legal_actions", None)
-    if hook is not None:
-        if secret is not None and getattr(game.info, "secrets", False):
-            return list(hook(state, seat, secret))
-        return list(hook(state, seat))
-    action = game.default_action(state, seat)
-    return [action] if not problems(game, state, seat, action) else []
-
-
-def seal_action(game: Any, state: Any, seat: int, action: Any, secret: bytes | None) -> Any:
-    """``action`` passed through the game's ``seal_action`` hook (if any, and with a secret)."""
-    hook = getattr(game, "seal_action", None)
-    if hook is None or secret is None or not getattr(game.info, "secrets", False):
-        return action
-    return hook(state, seat, action, secret)

@@ -222,15 +222,14 @@ class Table:
         return self.game.turn(self.state) if self.state is not None else Turn("simultaneous", tuple(range(self.players)), True, "shared seed")
 
     def view(self, seat: int | None, secret: bytes | None = None) -> Any:
-        """``game.view`` for ``seat``; for a game with seat secrets, with ``secret`` (default:
-        the secret this table knows for that seat, if any) so the seat sees its own hand."""
+        """``game.view`` for ``seat`` with ``secret`` (default: the secret this table knows for that
+        seat, if any: a game with seat secrets then shows the seat its own hand; a game without
+        ignores it)."""
         if self.state is None:
             return None
-        if getattr(self.game.info, "secrets", False):
-            if secret is None and seat is not None:
-                secret = self.secrets.get(seat)
-            return self.game.view(self.state, seat, secret)
-        return self.game.view(self.state, seat)
+        if secret is None and seat is not None:
+            secret = self.secrets.get(seat)
+        return self.game.view(self.state, seat, secret)
 
     def state_before(self, k: int) -> Any:
         """The game state move ``moves[k]`` was applied to (``None`` once it is older than

@@ -732,7 +732,8 @@ class GameNode:
     async def _precomputer(self) -> None:
         """Run the game's ``precompute`` calls (pure, memoised by the game: e.g. the proofs of the
         shuffles placed so far) in a worker thread while the event loop goes on, one at a time,
-        after each change; their results only make a later check find its answer ready."""
+        after each change; their results only make a later check find its answer ready.  (A game
+        with nothing to run ahead gives no calls: the hook's default, core/engine.py.)"""
         while not self.peer.table.over:
             changed = self.changed
             try:
@@ -772,8 +773,7 @@ class GameNode:
             self.apply(self.peer.start())
             n.start_soon(self._ticker)
             n.start_soon(self._decider)
-            if getattr(self.peer.table.game, "precompute", None) is not None:
-                n.start_soon(self._precomputer)
+            n.start_soon(self._precomputer)
             task_status.started()
             await self.done.wait()
             self.store.sync()

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from core.encoding import CanonicalError, decode, encode
-from core.engine import IllegalAction, seal_action
+from core.engine import IllegalAction
 from core.events import (
     EntryError,
     Event,
@@ -302,7 +302,9 @@ class Peer:
 
     @property
     def uses_secrets(self) -> bool:
-        return self.seat is not None and bool(getattr(self.table.game.info, "secrets", False)) if hasattr(self, "table") else False
+        """Does our seat make and keep a seat secret (the game's ``info.secrets``): nothing else in the
+        peer depends on it, every game is called the same way (core/engine.py, "One calling convention")."""
+        return self.seat is not None and self.table.game.info.secrets
 
     @property
     def seat_secret(self) -> bytes | None:
@@ -521,7 +523,7 @@ class Peer:
             raise IllegalAction("it is not your turn to move")
         game, state = self.table.game, self.table.state
         out = self._ensure_seat_secret()
-        action = seal_action(game, state, self.seat, action, self.seat_secret)
+        action = game.seal_action(state, self.seat, action, self.seat_secret)
         norm = game.check(state, self.seat, action)
         if st.kind == "commit":
             return self._clock_started(out + self._commit(st, norm))

@@ -14,22 +14,26 @@ generic local driver that feeds chance turns entropy from an Rng.  Checked:
   (every seat's encoded view and the result), and the same inputs give the same
   bytes (determinism);
 * every view is canonical-encodable; ``apply`` and ``chance`` leave their input unchanged;
-* ``default_action`` passes ``check`` for every seat asked in every step, unless the game's optional
-  ``timeout_only(action)`` says only a time-out gives it: then ``check`` refuses it and ``apply`` takes it;
+* ``default_action`` passes ``check`` for every seat asked in every step, unless the game's
+  ``timeout_only(action)`` hook says only a time-out gives it: then ``check`` refuses it and ``apply`` takes it;
 * ``describe`` never raises and returns text for every applied action;
 * ``problems`` is empty exactly when ``check`` passes, for legal actions and for
   mutated bad ones, and ``check`` raises nothing but IllegalAction;
-* views leak nothing: with a ``determinize`` hook,
-  ``view(determinize(state, seat, rng), seat) == view(state, seat)``;
+* views leak nothing: ``view(determinize(state, seat, rng), seat) == view(state, seat)``
+  (a game of imperfect information overrides ``determinize``; the default keeps the state);
 * the same game through the real table (signed log, commit-reveal, in-memory
   peers) replays with ``core.table.replay(entries, games)`` to the same head.
 
-A game with seat secrets (``info.secrets``): the driver gives every seat a
-secret of 64 bytes, answers automatic turns with ``game.auto_action`` (the
-default action must still pass ``check``), asks ``legal_actions`` with the
-seat's secret, and checks that ``view(state, seat)`` without the secret and
-every other seat's view carry nothing of that seat's secret-only knowledge
-(``view`` with the secret is a superset of the one without).
+One calling convention: the driver gives every seat of every game a secret of
+64 bytes and calls every game the same way.  A game with seat secrets
+(``info.secrets``) answers automatic turns with ``game.auto_action`` (the
+default action must still pass ``check``), lists ``legal_actions`` with the
+seat's secret, and ``view(state, seat)`` without the secret and every other
+seat's view carry nothing of that seat's secret-only knowledge (``view`` with
+the secret is a superset of the one without); a game without seat secrets
+ignores the secret (its views and legal actions are the same with and
+without it).  Every game is a ``core.engine.Game`` and every optional hook
+has its documented default there (``test_every_optional_hook_has_its_default``).
 """
 
 from __future__ import annotations
@@ -42,13 +46,13 @@ import pytest
 
 import core.games
 from core.encoding import encode
-from core.engine import ConfigError, IllegalAction, legal_actions as engine_legal_actions, problems as engine_problems
+from core.engine import ConfigError, Game, GameInfo, IllegalAction, Turn
 from core.games import Registry, UnknownGame
 from core.rng import Rng
 from core.table import replay
 
 from .helpers import GAMES, log_file, simulate
-from .toy_game import TOY
+from .toy_game import TOY, ToyGame
 
 SEEDS = 5                  # random games per configuration
 SOLO_SEEDS = 20            # random games per solo configuration (solo games are short)
@@ -170,19 +174,16 @@ def same_verdict(game, state, seat, action) -> None:
         ok = True
     except IllegalAction:
         ok = False
-    probs = engine_problems(game, state, seat, action)
+    probs = game.problems(state, seat, action)
     assert isinstance(probs, list) and all(isinstance(p, str) and p for p in probs)
     assert (probs == []) == ok, (seat, action, probs)
 
 
 def check_hidden(game, state, players: int, tag: str) -> None:
-    det = getattr(game, "determinize", None)
-    if det is None:
-        return
     for seat in range(players):
         mine = encode(game.view(state, seat))
         for k in range(2):
-            other = det(state, seat, Rng(_seed32("determinize", tag, seat, k), "det"))
+            other = game.determinize(state, seat, Rng(_seed32("determinize", tag, seat, k), "det"))
             assert encode(game.view(other, seat)) == mine, "seat %d's view changed when hidden parts were resampled" % seat
 
 
@@ -192,7 +193,7 @@ def seat_secret(seed: int, seat: int) -> bytes:
 
 def play(game, options: dict, players: int, seed: int, checks: bool = True) -> tuple[list, Any]:
     """Random legal play to the end; returns (record, final state)."""
-    secrets = bool(getattr(game.info, "secrets", False))
+    secrets = game.info.secrets
     config = game.configure(options, players)
     rng = Rng(_seed32(game.info.name, encode(config).hex(), players, seed), "conformance")     # the path
     crng = Rng(_seed32(game.info.name, encode(config).hex(), players, seed), "checks")         # the checks
@@ -218,8 +219,7 @@ def play(game, options: dict, players: int, seed: int, checks: bool = True) -> t
             assert not t.auto or secrets, "an automatic turn in a game without seat secrets"
             for seat in t.seats:
                 default = game.default_action(base, seat)
-                only = getattr(game, "timeout_only", None)
-                if only is not None and only(default):
+                if game.timeout_only(default):
                     # an action only a time-out gives (Modern Art's lost card turn): check refuses it as a
                     # seat's own move; the table applies it without check, so apply must take it
                     with pytest.raises(IllegalAction):
@@ -234,12 +234,14 @@ def play(game, options: dict, players: int, seed: int, checks: bool = True) -> t
                             same_verdict(game, base, seat, bad)
                     chosen.append((seat, action))
                     continue
-                legal = engine_legal_actions(game, base, seat, seat_secret(seed, seat) if secrets else None)
+                legal = game.legal_actions(base, seat, seat_secret(seed, seat))
+                if checks and not secrets:   # one signature: a game without seat secrets ignores the secret
+                    assert encode(game.legal_actions(base, seat)) == encode(legal), "the secret changed its legal actions"
                 assert legal, "seat %d is asked to act but has no legal action" % seat
                 if checks:
                     picks = legal if len(legal) <= SAMPLE else [legal[crng.below(len(legal))] for _ in range(SAMPLE)]
                     for a in picks:
-                        assert engine_problems(game, base, seat, a) == [], (seat, a)
+                        assert game.problems(base, seat, a) == [], (seat, a)
                     for bad in mutations(legal[crng.below(len(legal))]):
                         same_verdict(game, base, seat, bad)
                     outsider = next((s for s in range(players) if s not in t.seats), None)
@@ -257,17 +259,19 @@ def play(game, options: dict, players: int, seed: int, checks: bool = True) -> t
             record.append(("moves", chosen))
         if checks:
             views(game, state, players)   # every view is canonical-encodable
-            warn = getattr(game, "warnings", None)
-            if callable(warn) and step % 3 == 0:   # the optional warnings hook: sentences from a seat's view
+            if step % 3 == 0:   # the warnings hook: sentences from a seat's view
                 for seat in range(players):
-                    said = warn(game.view(state, seat), seat)
+                    said = game.warnings(game.view(state, seat), seat)
                     assert isinstance(said, list) and all(isinstance(x, str) and x for x in said), said
-            if secrets and step % 3 == 0:
+            if step % 3 == 0:
                 for seat in range(players):
                     mine = game.view(state, seat, seat_secret(seed, seat))
                     encode(mine)
                     plain = game.view(state, seat)
-                    assert {k: v for k, v in mine.items() if k in plain} == plain, "the secret changed a public part of the view"
+                    if secrets:
+                        assert {k: v for k, v in mine.items() if k in plain} == plain, "the secret changed a public part of the view"
+                    else:   # one signature: a game without seat secrets ignores the secret
+                        assert encode(mine) == encode(plain), "a game without seat secrets changed its view for a secret"
             if step % 3 == 0:
                 check_hidden(game, state, players, "%d-%d" % (seed, step))
     else:
@@ -379,27 +383,95 @@ def test_registry_api():
     assert sorted(GAMES.names()) == sorted(core.games.names() + ["toy"])
     assert "modern-art" in TABLE_GAMES.names()
 
-    class Other:
+    with pytest.raises(ValueError, match="two games named"):
+        Registry([TOY, ToyGame()])
+
+    class NotAGame:      # the hooks' defaults live in core.engine.Game: a registry holds only its subclasses
         info = TOY.info
 
-    with pytest.raises(ValueError, match="two games named"):
-        Registry([TOY, Other()])
+    with pytest.raises(TypeError, match="not a core.engine.Game"):
+        Registry([NotAGame()])
 
 
-def test_engine_helpers_fall_back_to_check_and_default_action():
-    class NoHooks:
-        def check(self, state, seat, action):
-            if action != "ok":
-                raise IllegalAction("only ok")
-            return action
+class _OnlyRequired(Game):
+    """A game with the required functions only: every optional hook is the base class's default."""
 
-        def default_action(self, state, seat):
-            return "ok"
+    info = GameInfo(name="bare", title="Bare", min_players=1, max_players=2, default_players=1, editions=("plain",),
+                    information="perfect", simultaneous=False, sealed=False, chance=False)
+    bots: dict = {}
 
-    g = NoHooks()
-    assert engine_problems(g, None, 0, "ok") == []
-    assert engine_problems(g, None, 0, "no") == ["only ok"]
-    assert engine_legal_actions(g, None, 0) == ["ok"]
+    def __init__(self, default="ok", reason="only ok") -> None:
+        self.default, self.reason = default, reason
+
+    def configure(self, options, players):
+        return {}
+
+    def setup(self, config, players, seed):
+        return "s"
+
+    def turn(self, state):
+        return Turn("sequential", (0,))
+
+    def check(self, state, seat, action):
+        if action != "ok":
+            raise IllegalAction(self.reason)
+        return action
+
+    def apply(self, state, seat, action):
+        return state
+
+    def default_action(self, state, seat):
+        return self.default
+
+    def view(self, state, seat, secret=None):
+        return {}
+
+    def result(self, state):
+        return None
+
+    def describe(self, state, seat, action):
+        return "seat %d: %s" % (seat, action)
+
+
+def test_every_optional_hook_has_its_default():
+    """core/engine.py, "One way to declare a hook": each default as documented (protocol.md §7)."""
+    g = _OnlyRequired()
+    assert g.problems("s", 0, "ok") == [] and g.problems("s", 0, "no") == ["only ok"]
+    assert _OnlyRequired(reason="").problems("s", 0, "no") == ["illegal move"]     # a reason is never empty
+    assert g.legal_actions("s", 0) == ["ok"] and g.legal_actions("s", 0, b"\x01" * 64) == ["ok"]
+    assert _OnlyRequired(default="no").legal_actions("s", 0) == []                  # an illegal default: none
+    assert g.determinize("s", 0, Rng(bytes(32), "x")) == "s"
+    assert g.timeout_only("ok") is False and g.timeout_only({"do": "skip"}) is False
+    assert g.seal_action("s", 0, {"a": 1}, b"\x01" * 64) == {"a": 1} and g.seal_action("s", 0, "x", None) == "x"
+    assert g.precompute("s", 0, b"\x01" * 64) == [] and g.precompute("s", None) == []
+    assert g.warnings({}, 0) == [] and g.warnings(None, None) == []
+    with pytest.raises(IllegalAction):
+        g.chance("s", bytes(32))
+    with pytest.raises(IllegalAction):
+        g.auto_action("s", 0, b"\x01" * 64)
+
+    class Incomplete(Game):     # a required function missing: refused when the game object is made
+        info = g.info
+
+        def view(self, state, seat, secret=None):
+            return {}
+
+    with pytest.raises(TypeError):
+        Incomplete()
+
+
+@pytest.mark.parametrize("game", UNDER_TEST, ids=lambda g: g.info.name)
+def test_every_game_is_a_game_and_overrides_the_hooks_its_kind_needs(game):
+    """One way to declare a hook: a game subclasses core.engine.Game and overrides what it has.
+    A game that hides something overrides ``determinize`` (the default keeps the state, which would
+    let a search bot see everything); a game with seat secrets overrides ``auto_action`` (its automatic
+    steps) and ``legal_actions`` (the default cannot list what only a secret opens)."""
+    assert isinstance(game, Game)
+    cls = type(game)
+    if game.info.information == "imperfect":
+        assert cls.determinize is not Game.determinize
+    if game.info.secrets:
+        assert cls.auto_action is not Game.auto_action and cls.legal_actions is not Game.legal_actions
 
 
 def test_toy_view_hides_other_seats_rolls_until_the_round_resolves():

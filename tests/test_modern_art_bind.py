@@ -18,7 +18,7 @@ import pytest
 from core.engine import IllegalAction, Turn
 from core.games.modern_art import dealt
 from core.games.modern_art.cards import CARDS, card_name
-from core.games.modern_art.game import MODERN_ART as GAME
+from core.games.modern_art.game import MODERN_ART as GAME, OFFLINE
 
 from core.table import replay
 
@@ -96,7 +96,7 @@ def test_a_card_play_is_chosen_by_position_then_shown_by_the_peer_in_an_automati
     after = GAME.apply(w, seat, shown)
     assert after.stage == "play" and after.ms.revealed[pos] == card and pos not in after.ms.hands[seat]
     assert after.ms.cards_up == (card,) and after.ms.auctioneer == seat
-    assert after.ms == GAME.apply(st.ms, seat, a)                        # exactly the bare rules' play
+    assert after.ms == OFFLINE.apply(st.ms, seat, a)                        # exactly the bare rules' play
 
 
 def test_a_double_with_its_second_card_is_bound_and_shown_together():
@@ -109,7 +109,7 @@ def test_a_double_with_its_second_card_is_bound_and_shown_together():
     assert GAME.turn(w).label.endswith("seat %d shows the two cards it auctions" % seat)
     shown = GAME.check(w, seat, GAME.auto_action(w, seat, SECRETS[seat]))
     assert [i[:2] for i in shown["open"]] == [[a["pos"], a["card"]], [a["double"]["pos"], a["double"]["card"]]]
-    assert GAME.apply(w, seat, shown).ms == GAME.apply(st.ms, seat, a)
+    assert GAME.apply(w, seat, shown).ms == OFFLINE.apply(st.ms, seat, a)
 
 
 def test_an_add_to_the_double_is_bound_then_shown():
@@ -122,7 +122,7 @@ def test_an_add_to_the_double_is_bound_then_shown():
     assert GAME.turn(w).label.endswith("seat %d shows the card it adds to the double" % seat)
     shown = GAME.check(w, seat, GAME.auto_action(w, seat, SECRETS[seat]))
     assert GAME.describe(w, seat, shown).startswith("seat %d adds %s to the double" % (seat, card_name(a["card"])))
-    assert GAME.apply(w, seat, shown).ms == GAME.apply(st.ms, seat, a)
+    assert GAME.apply(w, seat, shown).ms == OFFLINE.apply(st.ms, seat, a)
 
 
 def test_the_choice_is_checked_for_public_facts_and_a_card_id_choice_by_the_rules():
@@ -259,7 +259,7 @@ def test_a_cut_add_is_a_pass_in_the_double_offer():
 def test_the_bare_rules_have_no_open_and_refuse_a_discard():
     st = at_play()
     with pytest.raises(IllegalAction, match="only a card shown at the table"):
-        GAME.apply(st.ms, st.ms.actor, DISCARD)
+        OFFLINE.apply(st.ms, st.ms.actor, DISCARD)
     with pytest.raises(IllegalAction, match="only the seat showing its chosen cards"):
         GAME.apply(st, st.ms.actor, DISCARD)                # nothing is being shown now
 

@@ -34,7 +34,6 @@ import trio
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-import core.engine as engine
 from cli.screens import Screen
 from cli.screens.modern_art import card_code, card_words, hand_order
 from cli.shell import GameUI
@@ -68,7 +67,7 @@ class MANet(MemTable):
 
     def legal(self, seat: int) -> list:
         t = self.table(seat)
-        return engine.legal_actions(t.game, t.state, seat, self.secret(seat))
+        return t.game.legal_actions(t.state, seat, self.secret(seat))
 
     def bot(self, seat: int, prefer=("sealed", "open")) -> dict:
         """A small bot: auctions a card (of a type in ``prefer`` if it can), bids at most 10."""
@@ -157,7 +156,7 @@ async def test_a_person_auctions_a_card_of_its_hand_on_a_dealt_table():
                 # the decision resolved with what the peer binds (the game's check of the card the person
                 # chose): its position only, no card id, no share
                 assert action == {"do": "play", "pos": card["pos"], "double": None}
-                sealed = engine.seal_action(t.game, t.state, me, action, secret)
+                sealed = t.game.seal_action(t.state, me, action, secret)
                 assert t.game.check(t.state, me, sealed) == action
                 assert "cannot do that" not in flat(ui)
                 assert "Sent: you auction %s" % card_words(card["id"]) in flat(ui)

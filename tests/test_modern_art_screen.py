@@ -7,9 +7,10 @@ states of a local game without the deal: ``rules.setup`` with a chosen open
 deal (so a seat's hand is known to the test), driven by
 ``rules.check_open``/``apply``, with each seat's view from
 ``rules.view(state, seat, its own cards)`` - what the table's view for a seat
-with its secret is built from (plus the deal's status).  Legality in the
-Context comes from the game through the shell's own helpers, exactly as
-``GameUI._ctx`` builds it.  The full-screen test runs the real ``GameUI``
+with its secret is built from (plus the deal's status).  The Context's and
+Snapshot's game is the offline one (``game.OFFLINE``: the rules alone, whose
+seat secret is the seat's own cards); legality comes from it through the
+shell's own helpers, exactly as ``GameUI._ctx`` builds it.  The full-screen test runs the real ``GameUI``
 (prompt-toolkit on a pipe input) with a hand-made snapshot and decision.  A
 person playing through the UI at a live table, deal included:
 tests/test_modern_art_live_ui.py.
@@ -33,7 +34,7 @@ from cli.screens.modern_art import ModernArtScreen, card_code, hand_order, parse
 from cli.shell import GameUI
 from core.games.modern_art import bots, rules
 from core.games.modern_art.cards import ARTISTS, CARDS, N_CARDS
-from core.games.modern_art.game import MODERN_ART as GAME
+from core.games.modern_art.game import MODERN_ART as GAME, OFFLINE
 from core.rng import Rng
 
 from .test_ui import _screen, running, until
@@ -101,7 +102,7 @@ def snap_for(st: rules.State, seat: int | None, deal=DEAL, moves=(), phase: int 
                     step_kind="commit" if t.kind == "simultaneous" else "event", step_purpose="move",
                     step_label=t.label, step_seats=tuple(t.seats), missing=tuple(t.seats), over=st.phase == "over",
                     result=rules.result(st), log=(), moves=len(moves), entries=1 + len(moves), config=dict(st.config),
-                    game_name="modern-art", game_title="Modern Art", game=GAME, state=st,
+                    game_name="modern-art", game_title="Modern Art", game=OFFLINE, state=st,
                     moves_tail=tuple(moves[-64:]))
 
 
@@ -109,10 +110,10 @@ def ctx_for(st: rules.State, seat: int | None, deciding: bool = True, deal=DEAL,
             sent=None) -> Context:
     """A Context as GameUI._ctx builds it: legality from the game through the shell's helpers."""
     snap = snap_for(st, seat, deal, known=known)
-    return Context(seat=seat, snap=snap, view=snap.view, game=GAME, state=st, deciding=deciding, sent=sent,
-                   check=lambda a: shell.check(GAME, st, seat, a),
-                   problems=lambda a: shell.problems(GAME, st, seat, a),
-                   legal=lambda: shell.legal_actions(GAME, st, seat))
+    return Context(seat=seat, snap=snap, view=snap.view, game=OFFLINE, state=st, deciding=deciding, sent=sent,
+                   check=lambda a: shell.check(OFFLINE, st, seat, a),
+                   problems=lambda a: shell.problems(OFFLINE, st, seat, a),
+                   legal=lambda: shell.legal_actions(OFFLINE, st, seat))
 
 
 def run(screen, ctx, line: str):
@@ -477,7 +478,7 @@ def test_every_state_of_a_game_renders_within_the_width(players):
         for s in t.seats:
             a = rules.check_open(prev, s, bs[s].choose(rules.view(prev, s, rules.known_for(prev, s, deal)), s,
                                                         Rng(seed, "b/%d/%d" % (s, k))), deal)
-            assert sc.describe(GAME, st, s, a).startswith("seat %d " % s)
+            assert sc.describe(OFFLINE, st, s, a).startswith("seat %d " % s)
             st = rules.apply(st, s, a)
     assert st.phase == "over"
     assert {"play", "open", "sealed", "once_around", "price", "fixed_price"} <= phases
@@ -503,14 +504,14 @@ def test_help_lists_every_command_and_the_rules():
     later = start()
     priced = rules._clone(later)
     priced.price = 17
-    assert sc.describe(GAME, priced, 2, {"do": "buy"}) == "seat 2 buys at the fixed price 17"
-    assert sc.describe(GAME, later, 2, {"do": "bid", "amount": 0}) == "seat 2 hands in no bid"
-    assert sc.describe(GAME, later, 2, {"do": "bid", "amount": 14}) == "seat 2 bids 14"
-    assert sc.describe(GAME, later, 2, {"do": "pass"}) == "seat 2 passes"
+    assert sc.describe(OFFLINE, priced, 2, {"do": "buy"}) == "seat 2 buys at the fixed price 17"
+    assert sc.describe(OFFLINE, later, 2, {"do": "bid", "amount": 0}) == "seat 2 hands in no bid"
+    assert sc.describe(OFFLINE, later, 2, {"do": "bid", "amount": 14}) == "seat 2 bids 14"
+    assert sc.describe(OFFLINE, later, 2, {"do": "pass"}) == "seat 2 passes"
     med, meo = cid(ME, "double"), cid(ME, "open")
-    assert sc.describe(GAME, later, 0, {"do": "play", "pos": 0, "card": med, "double": {"pos": 2, "card": meo}}) == \
+    assert sc.describe(OFFLINE, later, 0, {"do": "play", "pos": 0, "card": med, "double": {"pos": 2, "card": meo}}) == \
         "seat 0 auctions Daniel Melim double (MeD) with Daniel Melim open (MeO)"
-    assert sc.describe(GAME, later, 1, {"do": "add", "pos": 9, "card": meo}) == \
+    assert sc.describe(OFFLINE, later, 1, {"do": "add", "pos": 9, "card": meo}) == \
         "seat 1 adds Daniel Melim open (MeO) to the double and becomes the auctioneer"
 
 
@@ -535,7 +536,7 @@ def beats_between(before_st, moves_before, steps, seat=0):
     before = snap_for(before_st, seat, moves=list(moves_before))
     after = snap_for(st, seat, moves=moves)
     sc = ModernArtScreen()
-    ctx = Context(seat=seat, snap=after, view=after.view, game=GAME, state=st)
+    ctx = Context(seat=seat, snap=after, view=after.view, game=OFFLINE, state=st)
     return sc.beats(ctx, before), st, before, after
 
 
@@ -659,7 +660,7 @@ async def _full_screen(st: rules.State, seat: int, rows: int, cols: int, lines_i
         out = Vt100_Output(io.StringIO(), lambda: Size(rows=rows, columns=cols), term="xterm")
         ui = GameUI(seat, input=inp, output=out, screen=ModernArtScreen(), send_at_once=True)  # these tests are about the moves, not the draft
         ui._snap = snap
-        pending = shell._Pending(seat=seat, view=snap.view, game=GAME, state=st, phase=snap.phase,
+        pending = shell._Pending(seat=seat, view=snap.view, game=OFFLINE, state=st, phase=snap.phase,
                                  token=trio.lowlevel.current_trio_token())
         ui._pending = pending
         said = ui.screen.on_decision(ui._ctx())
@@ -837,14 +838,14 @@ def test_the_log_says_a_fifth_card_ends_the_round_instead_of_auctioning_it():
     sc = ModernArtScreen()
     st = start()
     med = cid(ME, "double")
-    assert sc.describe(GAME, st, 0, {"do": "play", "pos": pos(med), "card": med, "double": None}) == \
+    assert sc.describe(OFFLINE, st, 0, {"do": "play", "pos": pos(med), "card": med, "double": None}) == \
         "seat 0 auctions Daniel Melim double (MeD)"
     four = with_played(st, (0, 0, 4, 0, 0))
-    assert sc.describe(GAME, four, 0, {"do": "play", "pos": pos(med), "card": med, "double": None}) == \
+    assert sc.describe(OFFLINE, four, 0, {"do": "play", "pos": pos(med), "card": med, "double": None}) == \
         "seat 0 plays Daniel Melim double (MeD), the 5th Daniel Melim card: the round ends, nothing is auctioned"
     mes = cid(ME, "sealed")
     three = with_played(st, (0, 0, 3, 0, 0))
-    said = sc.describe(GAME, three, 0, {"do": "play", "pos": pos(med), "card": med, "double": {"pos": pos(mes), "card": mes}})
+    said = sc.describe(OFFLINE, three, 0, {"do": "play", "pos": pos(med), "card": med, "double": {"pos": pos(mes), "card": mes}})
     assert said.startswith("seat 0 plays Daniel Melim double (MeD) and Daniel Melim sealed (MeS), the 5th Daniel Melim card")
 
 

@@ -21,7 +21,7 @@ from prompt_toolkit.output import DummyOutput
 
 from cli.screens import CommandError, GenericScreen, Say, Screen, Send, screen_for
 from cli.shell import GameUI, ReplayUI, snapshot_of
-from core.engine import GameInfo, IllegalAction
+from core.engine import Game, GameInfo, IllegalAction, Turn
 
 from .netutil import decision_for
 
@@ -139,13 +139,31 @@ INFO = GameInfo(name="fake-multi", title="Fake Multi", min_players=2, max_player
                 editions=("plain",), information="perfect", simultaneous=False, sealed=False, chance=False)
 
 
-class MultiGame:
+class MultiGame(Game):
     """Seat 0 adds numbers three times, then seat 1 once; a round is four actions."""
 
     info = INFO
     bots: dict = {}
 
-    def view(self, state, seat):
+    def configure(self, options, players):
+        return dict(options)
+
+    def setup(self, config, players, seed):
+        return {"round": 1, "total": 0, "left": 3}
+
+    def turn(self, state):
+        return Turn("sequential", (0,))
+
+    def apply(self, state, seat, action):
+        return dict(state, total=state["total"] + action["add"], left=state["left"] - 1)
+
+    def default_action(self, state, seat):
+        return {"add": 1}
+
+    def result(self, state):
+        return None
+
+    def view(self, state, seat, secret=None):
         return {"round": state["round"], "total": state["total"], "left": state["left"]}
 
     def check(self, state, seat, action):
@@ -155,14 +173,7 @@ class MultiGame:
             raise IllegalAction("add 1 to 5, not %d" % action["add"])
         return {"add": action["add"]}
 
-    def problems(self, state, seat, action):
-        try:
-            self.check(state, seat, action)
-        except IllegalAction as exc:
-            return [str(exc)]
-        return []
-
-    def legal_actions(self, state, seat):
+    def legal_actions(self, state, seat, secret=None):
         return [{"add": n} for n in range(1, 6)]
 
     def describe(self, state, seat, action):

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.encoding import encode
-from core.engine import ConfigError, GameInfo, IllegalAction, Turn, OVER
+from core.engine import ConfigError, Game, GameInfo, IllegalAction, Turn, OVER
 from core.events import ZERO32, make_event, next_head, parse_entry
 from core.hashing import dhash
 from core.table import RuleError, Table, replay
@@ -515,7 +515,7 @@ def test_hand_built_game_replays_and_matches():
 # --------------------------------------------------------------------------- a fake game: act steps, stale beacon
 
 
-class Tiny:
+class Tiny(Game):
     """Fake game: a chance turn, a sequential act by seat 0, an open simultaneous step, a chance, then over."""
 
     info = GameInfo(name="tiny", title="Tiny (tests only)", min_players=1, max_players=8, default_players=2,
@@ -558,7 +558,7 @@ class Tiny:
     def default_action(self, s, seat):
         return 0
 
-    def view(self, s, seat):
+    def view(self, s, seat, secret=None):
         return {"stage": s["stage"], "seen": s["seen"]}
 
     def result(self, s):

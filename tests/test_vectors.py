@@ -25,6 +25,7 @@ from core.events import (
     next_head,
     vote_sign_msg,
 )
+from core.games.painting import PaintingGame
 from core.hashing import dhash, fingerprint
 from core.logfile import LOG_MAGIC, encode_record
 from core.rng import Rng
@@ -95,24 +96,20 @@ def compute_vectors() -> dict[str, str]:
     return v
 
 
-class _SpyGame:
+class _SpyGame(PaintingGame):
     """The Painting Game, recording what the table hands to ``setup`` and ``chance``."""
 
     def __init__(self, game) -> None:
-        self.game = game
-        self.info = game.info
+        super().__init__(game.rules, game.bots)
         self.seen: list = []
-
-    def __getattr__(self, name):
-        return getattr(self.game, name)
 
     def setup(self, config, players, seed):
         self.seen.append(("setup", seed))
-        return self.game.setup(config, players, seed)
+        return super().setup(config, players, seed)
 
     def chance(self, state, entropy):
         self.seen.append(("chance", state.round, entropy))
-        return self.game.chance(state, entropy)
+        return super().chance(state, entropy)
 
 
 def chance_vectors(sk0, sk1, g) -> dict[str, str]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-from core.engine import ConfigError, GameInfo, IllegalAction, OVER, Turn
+from core.engine import ConfigError, Game, GameInfo, IllegalAction, OVER, Turn
 from core.games import Registry
 from core.rng import Rng
 
@@ -85,7 +85,7 @@ def _int(x: Any) -> bool:
     return type(x) is int
 
 
-class ToyGame:
+class ToyGame(Game):
     info = INFO
 
     def __init__(self) -> None:
@@ -206,20 +206,13 @@ class ToyGame:
     def default_action(self, state: State, seat: int) -> dict:
         return {KEY.get(state.stage, "bet"): 0 if state.stage == "bet" else 1}
 
-    # ---------------------------------------------------------------- hooks
-    def legal_actions(self, state: State, seat: int) -> list:
+    # ---------------------------------------------------------------- hooks (``problems``: core.engine.Game's default)
+    def legal_actions(self, state: State, seat: int, secret: Any = None) -> list:
         if state.stage not in KEY or not self._expected(state, seat):
             return []
         key = KEY[state.stage]
         values = range(state.chips[seat] + 1) if key == "bet" else range(1, 7)
         return [{key: v} for v in values]
-
-    def problems(self, state: State, seat: int, action: Any) -> list[str]:
-        try:
-            self.check(state, seat, action)
-        except IllegalAction as exc:
-            return [str(exc)]
-        return []
 
     def determinize(self, state: State, seat: int, rng: Rng) -> State:
         """Other seats' rolls and (until all are in) their guesses are hidden: resample them."""
@@ -230,7 +223,7 @@ class ToyGame:
         return replace(state, rolls=rolls, guesses=guesses)
 
     # ---------------------------------------------------------------- views
-    def view(self, state: State, seat: int | None) -> dict:
+    def view(self, state: State, seat: int | None, secret: Any = None) -> dict:
         mine = _int(seat) and 0 <= seat < state.players
         all_in = all(state.guesses[s] is not None for s in _in(state))
         v = {

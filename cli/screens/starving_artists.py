@@ -1065,11 +1065,10 @@ class StarvingArtistsScreen(Screen):
         return (" Since your last move%s: " if old else " So far%s: ") % more + "; ".join(out) + "."
 
     def _best_take(self, ctx: Context) -> dict | None:
-        hook = getattr(ctx.game, "default_action", None)
-        if not callable(hook) or ctx.state is None or ctx.seat is None:
+        if ctx.game is None or ctx.state is None or ctx.seat is None:
             return None
         try:
-            action = hook(ctx.state, ctx.seat)
+            action = ctx.game.default_action(ctx.state, ctx.seat)
         except Exception:
             return None
         return dict(action) if isinstance(action, dict) and action.get("do") == "take" else None

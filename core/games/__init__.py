@@ -1,7 +1,8 @@
 """Registry of games.  Each game lives in its own package below this one.
 
-A ``Registry`` is built from Game objects (core.engine.Game) and looks them up
-by their wire name (``info.name``, the genesis ``game`` string)::
+A ``Registry`` is built from Game objects (subclasses of core.engine.Game, so
+every optional hook is there with its default) and looks them up by their
+wire name (``info.name``, the genesis ``game`` string)::
 
     reg = Registry([game_a, game_b])
     reg.get("name")      # the Game, or UnknownGame (a ConfigError) naming the known games
@@ -37,11 +38,13 @@ class Registry:
     def __init__(self, games: Iterable[Game]) -> None:
         by_name: dict[str, Game] = {}
         for g in games:
+            if not isinstance(g, Game):
+                raise TypeError("%r is not a core.engine.Game (the base class holds every hook's default)" % (g,))
             name = g.info.name
             if name in by_name and by_name[name] is not g:
                 raise ValueError("two games named %r in one registry" % name)
             by_name[name] = g
-        self._games = dict(sorted(by_name.items(), key=lambda kv: (getattr(kv[1].info, "listing", 100), kv[0])))
+        self._games = dict(sorted(by_name.items(), key=lambda kv: (kv[1].info.listing, kv[0])))
 
     def get(self, name: str) -> Game:
         if not isinstance(name, str) or name not in self._games:

@@ -2,14 +2,10 @@
 
 ``GAME`` is ``core.games.modern_art.game.MODERN_ART``: the rules (rules.py)
 wrapped in the mental-poker deal (dealt.py, core/deal.py), so every hand is
-dealt by all seats together and by no one.
+dealt by all seats together and by no one.  ``game.OFFLINE`` is the rules
+alone with an open deal (tests, previews), in no registry.
 """
 
 from .game import MODERN_ART as GAME
 
 __all__ = ["GAME"]
-
-# what the next step costs a seat if nothing changes: a pure hook on the seat's view (warnings.py)
-from . import warnings as _warnings  # noqa: E402
-
-GAME.warnings = _warnings.warnings

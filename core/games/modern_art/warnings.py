@@ -1,6 +1,6 @@
 """What the next step costs a seat if nothing changes (a pure hook: the seat's view in, sentences out).
 
-Registered on ``GAME.warnings`` (core/games/modern_art/__init__.py).  From RULES.md:
+The game's ``warnings`` hook (``ModernArtGame.warnings``, core/games/modern_art/game.py).  From RULES.md:
 "The 5th card of an artist played in a round ends the round at once" (it is not
 auctioned); a bid above the bidder's money is refused.
 """
