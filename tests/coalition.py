@@ -281,6 +281,11 @@ class Coalition:
             return bool(block(src, dst, msg)) if block is not None else False
 
         sim.block = before
+        for c in self.colluders:
+            # a colluder runs its own software: it follows its coalition's certificates whatever it showed
+            # (an honest peer's rule never to roll back past a shown secret protects that peer's secrets,
+            # and a coalition has none to keep from itself)
+            sim.peers[c].gate.follows = lambda phase, seats: True
         if self.strategy == "withhold-deal":
             for c in self.colluders:
                 _withhold_shares(sim.peers[c])
