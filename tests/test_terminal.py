@@ -31,7 +31,7 @@ import cli.shell as shell
 from cli.screens.modern_art import ModernArtScreen
 from cli.shell import GameUI
 
-from .test_modern_art_screen import GAME, ME, act, cid, play, snap_for, start
+from .test_modern_art_screen import ME, OFFLINE as GAME, act, cid, play, snap_for, start   # the rules alone: a bare state
 from .test_ui import _screen, running, until
 from .vt import Terminal
 
