@@ -113,7 +113,7 @@ def _first_all(history: list, index: int) -> float | None:
 
 
 def run_once(players: int, level: str | None, seed: str, poll: float, settle: int = 8) -> dict:
-    from cli.live import easel_command, free_port
+    from cli.children import easel_command, free_port
 
     with tempfile.TemporaryDirectory() as d:
         port = free_port()

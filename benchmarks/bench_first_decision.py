@@ -52,7 +52,7 @@ FLOOR_CLI = ["-c", "import cli.live, cli.shell; from cli.main import main; main(
 
 
 def child_env(home: Path) -> dict:
-    from cli.live import easel_env
+    from cli.children import easel_env
 
     env = easel_env()
     env["EASEL_HOME"] = str(home)

@@ -278,7 +278,7 @@ def make_config(d: Path, think_ms: int) -> dict:
            "table": os.urandom(8), "timeout": 60}
     gid = game_id_of(doc)
     genesis = make_genesis(doc, [i.sign(genesis_sign_msg(gid)) for i in ids])
-    from cli.live import free_ports
+    from cli.children import free_ports
 
     ports = free_ports(2, HOST)
     return {"dir": str(d), "seeds": [s.hex() for s in seeds], "genesis": genesis.raw.hex(),

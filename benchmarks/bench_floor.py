@@ -151,7 +151,7 @@ def peer_main(spec_path: str, seat: int) -> None:
 def run_floor(peers: int = 6, rounds: int = 40, skip: int = 2) -> dict:
     """One floor run: per-round closing latency (the round's last frame signed -> held by
     every seat) and per-frame latency (any frame signed -> held by every other seat), ms."""
-    from cli.live import free_ports   # here, not at the top: the floor's peer processes stay free of the game
+    from cli.children import free_ports   # here, not at the top: the floor's peer processes stay free of the game
 
     with tempfile.TemporaryDirectory() as d:
         spec = {"peers": peers, "rounds": rounds, "seeds": [os.urandom(32).hex() for _ in range(peers)],

@@ -1,7 +1,7 @@
 """An idle table: what six peers cost the machine while a person thinks.  Prints one JSON object.
 
 The table of ``easel play`` (you + 5 bots), through the real CLI code, one OS process per seat:
-seat 0 is a host process running ``cli.live.host_main`` with a person's UI that never moves (this
+seat 0 is a host process running ``cli.hosting.host_main`` with a person's UI that never moves (this
 script's ``--host-child`` mode), seats 1..5 are ``easel bot --join`` processes.  Once every bot has
 made its move and the table waits for seat 0 only (its log replayed here: the step's missing seats
 are exactly (0,), every peer's log as long as the host's), and a settling pause (``--settle``) has
@@ -54,11 +54,10 @@ GOALS = {"cpu_total_pct_of_one_core": 2.0, "cpu_per_peer_pct_of_one_core": 0.3, 
 # ----------------------------------------------------------------------------- the person's peer
 def host_child(port: int, game: str, players: int, timeout: int) -> int:
     """Seat 0: ``easel play``'s host code with a person who never moves (no terminal needed)."""
-    import argparse as ap
-
     import trio
 
-    from cli import live
+    from cli.hosting import host_main
+    from cli.options import LiveArgs, resolve_table
 
     class NeverUI:
         """The person: sees every update, never decides."""
@@ -72,10 +71,10 @@ def host_child(port: int, game: str, players: int, timeout: int) -> int:
         async def decide(self, view, seat, peer):
             await trio.sleep_forever()
 
-    args = ap.Namespace(game=game, players=players, bots=0, port=port, option=[], edition=None, level=None, auto=None,
-                        timeout=timeout, seed="idle", unsafe_seed=True, bind="127.0.0.1", no_advertise=True, quiet=True)
-    live.resolve_table(args)
-    return trio.run(live.host_main, args, lambda node_seat: NeverUI())
+    args = LiveArgs(cmd="host", game=game, players=players, bots=0, port=port, timeout=timeout, seed="idle",
+                    unsafe_seed=True, bind="127.0.0.1", no_advertise=True, quiet=True)
+    resolve_table(args)
+    return trio.run(host_main, args, lambda node_seat: NeverUI())
 
 
 # ----------------------------------------------------------------------------- /proc and ss
@@ -187,7 +186,7 @@ def _table_waits_for_person(homes: list[Path], players: int):
 
 
 def run_once(game: str, players: int, duration: float, settle: float) -> dict:
-    from cli.live import easel_command, free_port
+    from cli.children import easel_command, free_port
 
     with tempfile.TemporaryDirectory() as d:
         port = free_port()

@@ -6,7 +6,7 @@ seat 0 and its local bots, every bot its own process, started by the seat-0 proc
 
 * **screen**: ``python -m cli play`` itself on a pseudo-terminal of ``--size`` (the full-screen UI
   drawing for real; its output is read and dropped by this script);
-* **floor**: the same code and the same bots with no screen: ``cli.live.host_main`` with
+* **floor**: the same code and the same bots with no screen: ``cli.hosting.host_main`` with
   ``easel play``'s arguments and a person who sees nothing and never moves (this script's
   ``--floor-child`` mode).
 
@@ -54,11 +54,11 @@ GOAL = {"cpu_total_pct_of_one_core": 1.0}
 # ----------------------------------------------------------------------------- the floor: no screen
 def floor_child(game: str, players: int, timeout: int) -> int:
     """Seat 0 of ``easel play`` (its own bots included) with a person who sees nothing, never moves."""
-    import argparse as ap
-
     import trio
 
-    from cli import live
+    from cli.hosting import host_main
+    from cli.live import play_args
+    from cli.options import LiveArgs, resolve_table
 
     class NeverUI:
         def update(self, *a, **k) -> None:
@@ -72,10 +72,9 @@ def floor_child(game: str, players: int, timeout: int) -> int:
 
         decide.takes_decision = True
 
-    args = ap.Namespace(game=game, players=players, option=[], edition=None, level=None, timeout=timeout,
-                        name="Ann", no_spectators=False, send_at_once=False)
-    live.resolve_table(args)
-    return trio.run(live.host_main, live._play_args(args), lambda node_seat: NeverUI())
+    args = LiveArgs(cmd="play", game=game, players=players, timeout=timeout, name="Ann")
+    resolve_table(args)
+    return trio.run(host_main, play_args(args), lambda node_seat: NeverUI())
 
 
 # ----------------------------------------------------------------------------- processes

@@ -313,7 +313,7 @@ def demo_runs(game: str, players: int, runs: int, seed_prefix: str) -> tuple[dic
 def peer_env(home: Path) -> dict:
     """The environment of one spawned CLI peer of a benchmark table: the CLI's own (``easel_env``),
     its own ``EASEL_HOME``, and no trace or injected faults inherited from the caller."""
-    from cli.live import easel_env
+    from cli.children import easel_env
 
     env = easel_env()
     env["EASEL_HOME"] = str(home)

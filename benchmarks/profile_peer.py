@@ -127,7 +127,7 @@ def print_tasks(path: str) -> None:
 
 
 def main() -> None:
-    from cli.live import easel_command, easel_env, free_port
+    from cli.children import easel_command, easel_env, free_port
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--game", default="painting")

@@ -25,6 +25,7 @@ __all__ = [
     "EXIT_INTERRUPTED",
     "UsageError",
     "need_terminal",
+    "isatty",
     "jsonable",
     "parse_hostport",
     "read_file",
@@ -52,6 +53,14 @@ def need_terminal() -> None:
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("the game UI needs a terminal (for a headless game use: easel demo, or easel bot)")
+
+
+def isatty(stream) -> bool:
+    """Is ``stream`` a terminal (False for anything that cannot say)?"""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 def jsonable(obj: Any) -> Any:

@@ -383,7 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="at game over, stay for a rematch: wait up to 120 s for the old host's rematch lobby and play "
                         "it (every rematch, until none opens)")
     spectator_flag(p)
-    # a host's own bots (cli/live.py spawn_bots): where to listen (the host's bind), and the keys of all its bots
+    # a host's own bots (cli/bots.py spawn_bots): where to listen (the host's bind), and the keys of all its bots
     p.add_argument("--bind", default=None, help=argparse.SUPPRESS)
     p.add_argument("--fellows", default=None, help=argparse.SUPPRESS)
 

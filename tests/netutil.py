@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from cli.live import free_port, free_ports  # noqa: F401 (re-exported for the tests)
+from cli.children import free_port, free_ports  # noqa: F401 (re-exported for the tests)
 from core import games as registry
 from core.encoding import decode, encode
 from core.events import Event, Timeout, game_id_of, genesis_sign_msg, make_genesis, parse_entry

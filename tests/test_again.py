@@ -91,7 +91,7 @@ async def test_a_at_game_over_asks_the_runner_for_the_rematch(tmp_path, monkeypa
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
-    from cli.live import again_main, then_again
+    from cli.rematch import again_main, then_again
     from cli.shell import GameUI
 
     from .test_ui import LIMIT, Net, flat, running, until
@@ -315,7 +315,7 @@ async def test_n_at_game_over_says_no_to_the_rematch_through_the_runner(tmp_path
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
-    from cli.live import decline_main, then_again
+    from cli.rematch import decline_main, then_again
     from cli.shell import HELP_GAME_OVER, GameUI
 
     from .test_ui import LIMIT, Net, flat, running, until
@@ -363,9 +363,10 @@ def test_easel_again_decline_from_seat_0_or_with_no_lobby_says_so_in_words(tmp_p
     assert r.returncode == 0 and "you were seat 0, the rematch's host" in r.stdout, r.stdout + r.stderr
     # the bot's seat (its own home): no lobby opens; it knocks, then gives up in words (patience shortened)
     (bot_log,) = (home / "bots" / "bot-1").glob("games/*/log")
-    from cli.live import decline_main
+    from cli.options import LiveArgs
+    from cli.rematch import decline_main
 
-    args = __import__("argparse").Namespace(dir=str(bot_log.parent), level=None, no_spectators=False, patience=0.5)
+    args = LiveArgs(cmd="again", dir=str(bot_log.parent), decline=True, patience=0.5)
     monkeypatch.setenv("EASEL_HOME", str(home / "bots" / "bot-1"))
     assert trio.run(decline_main, args) == 0
     assert "no rematch lobby opened at 127.0.0.1:" in capsys.readouterr().out
@@ -376,7 +377,7 @@ def test_the_rematch_joiners_waiting_line_says_what_it_waits_for_on_one_terminal
     (\\r on its wrapped second row) left a copy; a rematch's seat number is not the game's yet either."""
     import io
 
-    from cli.live import Connecting
+    from cli.joining import Connecting
 
     monkeypatch.setenv("COLUMNS", "100")
     out = io.StringIO()
@@ -395,7 +396,7 @@ async def test_a_rematch_knock_that_reaches_the_old_game_still_on_the_port_knock
     what answered there closed the connection, and the seat gave up for good. A rematch joiner that
     is not seated yet knocks again until its patience ends (a lobby's own refusal stays final)."""
     from cli.common import UsageError
-    from cli.live import reach_table
+    from cli.joining import reach_table
 
     host, a = Identity.generate(), Identity.generate()
     prev = bytes(range(3, 35))

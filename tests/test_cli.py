@@ -353,9 +353,9 @@ def test_table_defaults_come_from_the_game():
     import argparse
 
     from cli.common import UsageError, check_level, default_level
-    from cli.live import resolve_table
+    from cli.options import LiveArgs, resolve_table
 
-    args = argparse.Namespace(game=None, players=None, edition=None, option=["rounds=2"], level=None)
+    args = LiveArgs(cmd="play", option=["rounds=2"])
     resolve_table(args)
     game = core.games.get(core.games.names()[0])
     assert args.game == game.info.name and args.players == game.info.default_players
@@ -368,7 +368,7 @@ def test_table_defaults_come_from_the_game():
     assert default_level(fake) == "b" and check_level(fake, "c") == "c"
     with pytest.raises(UsageError, match=r"unknown bot level 'z' for .* \(known: a, b, c\)"):
         check_level(fake, "z")
-    args = argparse.Namespace(game=None, players=None, edition=None, option=["nope=1"], level=None)
+    args = LiveArgs(cmd="play", option=["nope=1"])
     with pytest.raises(UsageError, match="unknown option 'nope'"):
         resolve_table(args)
 
@@ -437,7 +437,7 @@ def test_demo_from_a_directory_holding_a_cli_py_and_a_core_py(tmp_path):
 def test_every_child_easel_is_started_immune_to_the_current_directory(tmp_path, monkeypatch):
     """Bots of ``play``/``resume`` and demo peers are all started by easel_command + easel_env:
     ``python -P`` (no cwd on sys.path) importing the code this process runs."""
-    import cli.live as live
+    from cli import bots, children
 
     started = []
 
@@ -446,12 +446,12 @@ def test_every_child_easel_is_started_immune_to_the_current_directory(tmp_path, 
             started.append((cmd, env))
 
     with monkeypatch.context() as m:
-        m.setattr(live.subprocess, "Popen", FakePopen)
-        live.spawn_bots(1, ("127.0.0.1", 9), "random", None)
+        m.setattr(bots.subprocess, "Popen", FakePopen)
+        bots.spawn_bots(1, ("127.0.0.1", 9), "random", None)
     assert started and started[0][0][:4] == [sys.executable, "-P", "-m", "cli"]
     assert started[0][1]["PYTHONPATH"].split(os.pathsep)[0] == str(ROOT)
     # and such a child, started in a directory of junk, is easel
-    r = subprocess.run(live.easel_command("--version"), env=live.easel_env(), cwd=_junk_dir(tmp_path / "cwd"),
+    r = subprocess.run(children.easel_command("--version"), env=children.easel_env(), cwd=_junk_dir(tmp_path / "cwd"),
                        capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
     assert r.returncode == 0 and r.stdout.startswith("easel "), r.stdout + r.stderr
 
@@ -613,7 +613,7 @@ def test_join_gives_up_on_an_address_that_never_answers(tmp_path):
     import trio
 
     from cli.common import UsageError
-    from cli.live import Connecting, reach_table
+    from cli.joining import Connecting, reach_table
 
     port = _closed_port()
     shown = Connecting("127.0.0.1:%d" % port, stream=open(os.devnull, "w"), live=False)

@@ -104,7 +104,7 @@ def test_unsafe_seed_game_runs_and_warns(tmp_path):
 
 def test_unsafe_seed_puts_unsafe_in_the_ui_title(tmp_path, monkeypatch):
     import cli.shell
-    from cli import live
+    from cli.runner import ui_factory_for
 
     made = {}
 
@@ -117,9 +117,9 @@ def test_unsafe_seed_puts_unsafe_in_the_ui_title(tmp_path, monkeypatch):
     root = logging.getLogger()
     saved = list(root.handlers)
     try:
-        live.ui_factory_for(unsafe=True)(node_seat=0)
+        ui_factory_for(unsafe=True)(node_seat=0)
         assert "UNSAFE SEED" in made["title"]
-        live.ui_factory_for()(node_seat=0)
+        ui_factory_for()(node_seat=0)
         assert "UNSAFE" not in made["title"]
     finally:
         for h in list(root.handlers):
@@ -184,9 +184,9 @@ def table():
 def start_up(ids, genesis, roster) -> None:
     """What `easel host/bot/resume` do with the disk before the game runs: open the game's directory,
     write the roster, start the node (which writes the genesis)."""
-    from cli import live
+    from cli.home import open_store
 
-    store = live.open_store(genesis, roster)
+    store = open_store(genesis, roster)
     try:
         GameNode(ids[0], genesis, roster, store, None, timeout=30)
     finally:
@@ -194,7 +194,7 @@ def start_up(ids, genesis, roster) -> None:
 
 
 def test_disk_full_at_any_point_of_start_up_leaves_no_temp_file(table, tmp_path, monkeypatch):
-    from cli import live
+    from cli.home import game_dir
 
     ids, genesis, roster = table
     monkeypatch.setenv("EASEL_HOME", str(tmp_path / "count"))
@@ -210,7 +210,7 @@ def test_disk_full_at_any_point_of_start_up_leaves_no_temp_file(table, tmp_path,
             FullDisk(m, k, tmp_path)
             with pytest.raises(StoreError, match="disk full"):
                 start_up(ids, genesis, roster)
-        gdir = live.game_dir(genesis)
+        gdir = game_dir(genesis)
         left = sorted(p.name for p in gdir.iterdir()) if gdir.exists() else []
         assert not [n for n in left if n.endswith(".tmp")], (k, left)
         # once there is room again, the same start-up succeeds from what was left
@@ -223,7 +223,7 @@ def test_disk_full_at_any_point_of_start_up_leaves_no_temp_file(table, tmp_path,
 
 
 def test_disk_full_writing_the_roster_is_one_line_and_removes_roster_tmp(table, tmp_path, monkeypatch):
-    from cli import live
+    from cli.home import game_dir
 
     ids, genesis, roster = table
     monkeypatch.setenv("EASEL_HOME", str(tmp_path))
@@ -239,7 +239,7 @@ def test_disk_full_writing_the_roster_is_one_line_and_removes_roster_tmp(table, 
         with pytest.raises(StoreError) as info:
             start_up(ids, genesis, roster)
     assert str(info.value).startswith("disk full: could not write") and "roster" in str(info.value)
-    gdir = live.game_dir(genesis)
+    gdir = game_dir(genesis)
     assert not (gdir / "roster.tmp").exists() and not (gdir / "roster").exists()
 
 
@@ -348,7 +348,7 @@ def test_play_bots_die_then_resume_restarts_them_and_the_game_finishes(tmp_path)
 
 
 def test_resume_says_when_a_bot_cannot_be_restarted(tmp_path, table, monkeypatch):
-    from cli import live
+    from cli.bots import restart_bots
 
     ids, genesis, roster = table
     d = tmp_path / "game"
@@ -357,8 +357,8 @@ def test_resume_says_when_a_bot_cannot_be_restarted(tmp_path, table, monkeypatch
         {"index": 0, "seat": 1, "home": str(tmp_path / "gone"), "level": "random", "name": "bot 1"},
         {"index": "x"},
     ]}).encode())
-    bots, notes = live.restart_bots(d, genesis, None)
+    bots, notes = restart_bots(d, genesis, None)
     assert bots == []
     assert len(notes) == 1 and "bot 1 (seat 1) cannot be restarted: its game files" in notes[0] and "missing" in notes[0]
     (d / "local-bots.json").write_text("{not json")
-    assert live.restart_bots(d, genesis, None) == ([], [])
+    assert restart_bots(d, genesis, None) == ([], [])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import trio
 
-from cli.live import bot_decider
+from cli.runner import bot_decider
 from core.audit import audit
 from p2p.node import Decision, GameNode
 

@@ -24,6 +24,7 @@ import pytest
 import trio
 
 from cli import live
+from cli.runner import report
 from cli.common import EXIT_INTERRUPTED, EXIT_OK, UsageError
 from cli.history import resolve_game_dir, short_id
 from cli.tables import JOIN, WATCH, Listing, answer, find_table
@@ -250,17 +251,17 @@ def test_the_exit_lines_name_the_game_by_last_or_its_short_id_never_a_64_hex_pat
     monkeypatch.setattr(history, "_over", lambda x: False)
     table = SimpleNamespace(over=False, head=b"", result=lambda: None)
     node = SimpleNamespace(peer=SimpleNamespace(table=table), failed=None, store=SimpleNamespace(dir=d), seat=0)
-    assert live.report(node, interactive=True) == EXIT_INTERRUPTED
+    assert report(node, interactive=True) == EXIT_INTERRUPTED
     out = capsys.readouterr().out
     assert "easel: you left an unfinished game: easel resume last (or easel resume 3f2a1b2c) continues it" in out
     # another unfinished game is newer now: last no longer names this one, its short id does
     _home_game(home, "77" * 32, over=False, age=-5)
-    live.report(node, interactive=True)
+    report(node, interactive=True)
     out = capsys.readouterr().out
     assert "easel: you left an unfinished game: easel resume 3f2a1b2c continues it" in out
     table.over = True
     monkeypatch.setattr(history, "_over", lambda x: True)
-    assert live.report(node, interactive=True) == EXIT_OK
+    assert report(node, interactive=True) == EXIT_OK
     out = capsys.readouterr().out
     assert out.strip() == "easel: game over: easel replay 3f2a1b2c, easel audit 3f2a1b2c; easel again 3f2a1b2c plays it again"
     for line in out.splitlines():

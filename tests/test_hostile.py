@@ -642,7 +642,7 @@ async def test_seated_peer_stalling_mid_frame_or_idle_is_dropped(tmp_path):
 # --------------------------------------------------------------------------- the limits are documented
 def _limits_in_code() -> dict:
     """Every limit of protocol.md §13.1, by name, with its value in the code."""
-    from cli import live
+    from cli import bots, rematch, resuming
     from p2p import discovery, lobby, node
 
     out = {n: getattr(L, n) for n in dir(L) if n.isupper() and not n.startswith("_") and n != "DEFAULT"}
@@ -651,9 +651,9 @@ def _limits_in_code() -> dict:
                JOIN_TIMEOUT=lobby.JOIN_TIMEOUT, HANDSHAKE_TIMEOUT=tls.HANDSHAKE_TIMEOUT,
                DEFAULT_MAX_SERVICES=discovery.DEFAULT_MAX_SERVICES, RESOLVE_CONCURRENCY=discovery.RESOLVE_CONCURRENCY,
                EVENT_BUFFER=discovery.EVENT_BUFFER, MAX_SEATS=discovery.MAX_SEATS,
-               MIN_REMATCH_SEATS=lobby.MIN_REMATCH_SEATS, REMATCH_WAIT=live.REMATCH_WAIT,
-               AGAIN_PATIENCE=live.AGAIN_PATIENCE, ALONE_SAY=live.ALONE_SAY, ALONE_GIVE_UP=live.ALONE_GIVE_UP,
-               BOT_ALONE=live.BOT_ALONE, RESOLVE_TIMEOUT=discovery.RESOLVE_TIMEOUT,
+               MIN_REMATCH_SEATS=lobby.MIN_REMATCH_SEATS, REMATCH_WAIT=rematch.REMATCH_WAIT,
+               AGAIN_PATIENCE=rematch.AGAIN_PATIENCE, ALONE_SAY=resuming.ALONE_SAY, ALONE_GIVE_UP=resuming.ALONE_GIVE_UP,
+               BOT_ALONE=bots.BOT_ALONE, RESOLVE_TIMEOUT=discovery.RESOLVE_TIMEOUT,
                UNICAST_MAX_ANSWERS=discovery.UNICAST_MAX_ANSWERS)
     return out
 

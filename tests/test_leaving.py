@@ -13,7 +13,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from cli import live
+from cli import bots as live_bots
+from cli.runner import silence_lines
 from p2p.identity import Identity
 
 from .netutil import make_table
@@ -33,8 +34,8 @@ def _node(seats: int, me: int = 0, over: bool = False):
     return SimpleNamespace(seat=me, keys=[bytes([i]) * 32 for i in range(seats)], peer=SimpleNamespace(table=SimpleNamespace(over=over)))
 
 
-def _bot(index: int, seat: int, proc=None, home: Path = Path("/nonexistent")) -> live.LocalBot:
-    return live.LocalBot(index=index, home=home, level="random", name="bot %d" % (index + 1), log=Path("/dev/null"), seat=seat, proc=proc)
+def _bot(index: int, seat: int, proc=None, home: Path = Path("/nonexistent")) -> live_bots.LocalBot:
+    return live_bots.LocalBot(index=index, home=home, level="random", name="bot %d" % (index + 1), log=Path("/dev/null"), seat=seat, proc=proc)
 
 
 def test_the_hosts_bots_play_on_when_it_leaves_a_table_with_other_people():
@@ -42,8 +43,8 @@ def test_the_hosts_bots_play_on_when_it_leaves_a_table_with_other_people():
     try:
         bots = [_bot(0, 2, p)]
         node = _node(3)                       # seat 1 is someone else's
-        assert live.others_at_table(node, bots)
-        live.finish_bots(node, bots)
+        assert live_bots.others_at_table(node, bots)
+        live_bots.finish_bots(node, bots)
         assert p.poll() is None, "the bot was stopped although other people still play"
     finally:
         p.kill()
@@ -55,8 +56,8 @@ def test_easel_play_abandoned_stops_its_bots():
     try:
         bots = [_bot(0, 1, p), _bot(1, 2, None)]
         node = _node(3)                       # every other seat is one of our bots: nobody is left to play with
-        assert not live.others_at_table(node, bots)
-        live.finish_bots(node, bots)
+        assert not live_bots.others_at_table(node, bots)
+        live_bots.finish_bots(node, bots)
         assert p.wait(timeout=10) is not None
     finally:
         if p.poll() is None:
@@ -71,7 +72,7 @@ def test_bots_are_started_in_their_own_session(tmp_path, monkeypatch):
     monkeypatch.setenv("EASEL_HOME", str(tmp_path))
     bot = _bot(0, 1, home=tmp_path / "b")
     bot.log = tmp_path / "bot.log"
-    live._start_bot(bot, [sys.executable, "-c", "import time; time.sleep(30)"], fresh=True)
+    live_bots._start_bot(bot, [sys.executable, "-c", "import time; time.sleep(30)"], fresh=True)
     try:
         assert os.getpgid(bot.proc.pid) != os.getpgid(0)
         assert os.getsid(bot.proc.pid) == bot.proc.pid
@@ -87,42 +88,42 @@ def test_resume_does_not_start_a_second_copy_of_a_bot_that_still_plays(tmp_path,
     p = _sleeper()
     try:
         running = _bot(0, 1, p, home=tmp_path / "bot-0")
-        live.write_bots_file(d, [running])
+        live_bots.write_bots_file(d, [running])
         rec = json.loads((d / "local-bots.json").read_text())["bots"][0]
         assert rec["pid"] == p.pid and rec["started"]
-        bots, notes = live.restart_bots(d, genesis, None)
+        bots, notes = live_bots.restart_bots(d, genesis, None)
         assert len(notes) == 1 and "bot 1 (seat 1) still plays (process %d" % p.pid in notes[0]
         # not started again, but still ours: watched, and stopped with us when nobody else is at the table
         # (a host killed, resumed, then quitting left such a bot playing alone for 10+ minutes)
         assert [(b.seat, b.proc.pid) for b in bots] == [(1, p.pid)]
         assert bots[0].proc.poll() is None
-        live.finish_bots(_node(2), bots)
+        live_bots.finish_bots(_node(2), bots)
         assert p.wait(timeout=30) is not None and bots[0].proc.poll() is not None
     finally:
         if p.poll() is None:
             p.kill()
             p.wait()
     # once it is gone, resume would restart it (here its game files are missing, and it says so)
-    bots, notes = live.restart_bots(d, genesis, None)
+    bots, notes = live_bots.restart_bots(d, genesis, None)
     assert bots == [] and "cannot be restarted" in notes[0]
 
 
 def test_every_screen_says_who_is_gone_since_when_what_the_table_does_and_what_you_can_do():
     names = ("Ann", "Bo", "Cy")
     t = time.mktime((2026, 11, 26, 21, 4, 10, 0, 0, -1))
-    lines = live.silence_lines(names, {1: t}, 0, 60, False, "/g")
+    lines = silence_lines(names, {1: t}, 0, 60, False, "/g")
     assert lines[0] == "not connected: Bo (seat 1) since 21:04:10"
     assert "the table times Bo out of every step not made within 60 s" in lines[1]
     assert "easel resume" in lines[2] and "you can wait, or quit (q)" in lines[2] and lines[2].endswith("easel resume /g")
     # more than half the table gone: a time-out is impossible (protocol.md §5.3), the table waits
-    lines = live.silence_lines(names, {1: t, 2: t + 2}, 0, 60, False, "/g")
+    lines = silence_lines(names, {1: t, 2: t + 2}, 0, 60, False, "/g")
     assert lines[0] == "not connected: Bo (seat 1) since 21:04:10, Cy (seat 2) since 21:04:12"
     assert "2 of 3 seats are gone" in lines[1] and "can never time them out" in lines[1] and "waits for them" in lines[1]
     # nothing to say once the game is over, or when everyone is here
-    assert live.silence_lines(names, {1: t}, 0, 60, True, "/g") == []
-    assert live.silence_lines(names, {}, 0, 60, False, "/g") == []
+    assert silence_lines(names, {1: t}, 0, 60, True, "/g") == []
+    assert silence_lines(names, {}, 0, 60, False, "/g") == []
     # a four-seat table with two gone can still time them out (2 voters for 2 seats)
-    lines = live.silence_lines(names + ("Di",), {1: t, 2: t}, 0, 60, False, "/g")
+    lines = silence_lines(names + ("Di",), {1: t, 2: t}, 0, 60, False, "/g")
     assert "the table times them out" in lines[1]
 
 
@@ -148,7 +149,7 @@ def _spawn(args, home: Path, faults: str | None = None) -> subprocess.Popen:
 
 def _running(pid: int, started: str | None) -> bool:
     """Is that process (pid and start time, as local-bots.json keeps them) still running (a zombie is not)?"""
-    return started is not None and live._started(pid) == started
+    return started is not None and live_bots._started(pid) == started
 
 
 def _table_bots(home: Path, game: Path | None = None) -> tuple[Path, list[tuple[int, str]]]:
@@ -169,7 +170,7 @@ def _table_bots(home: Path, game: Path | None = None) -> tuple[Path, list[tuple[
 def _all_gone(bots, timeout: float = PROCESS_EXIT) -> bool:
     from .netutil import wait_for
 
-    assert STOPPED_WITH_HOST < live.BOT_ALONE
+    assert STOPPED_WITH_HOST < live_bots.BOT_ALONE
 
     return wait_for(lambda: not any(_running(p, s) for p, s in bots), timeout=timeout, interval=0.05)
 
@@ -279,7 +280,7 @@ def test_the_bots_started_in_the_lobby_go_when_the_host_leaves_it(tmp_path):
             time.sleep(0.05)
         assert b"bot 1 (bot, " in said, said.decode()            # the bot sits in the lobby, a seat is free
         os.set_blocking(host.stderr.fileno(), True)
-        kids = [(p, live._started(p)) for p in _descendants(host.pid)]
+        kids = [(p, live_bots._started(p)) for p in _descendants(host.pid)]
         assert kids
         host.send_signal(signal.SIGHUP)
         host.communicate(timeout=PROCESS_EXIT)
@@ -349,9 +350,9 @@ def test_a_hosts_bot_leaves_once_no_person_is_connected_for_bot_alone(tmp_path):
         host.wait()
         bo.wait()
         gone_at = time.monotonic()
-        assert _all_gone(bots, live.BOT_ALONE + PROCESS_EXIT), "the bot stayed at a table with nobody but bots"
+        assert _all_gone(bots, live_bots.BOT_ALONE + PROCESS_EXIT), "the bot stayed at a table with nobody but bots"
         took = time.monotonic() - gone_at
-        assert took >= live.BOT_ALONE - 1, "it left before BOT_ALONE: %.1f s" % took
+        assert took >= live_bots.BOT_ALONE - 1, "it left before BOT_ALONE: %.1f s" % took
         (bot_log,) = (tmp_path / "ann" / "bots" / "bot-1" / "games").glob("*/log")   # bot 1 lives in bots/bot-1
         text = next(gdir.glob("bot-seat-*.log")).read_text()
         assert "nobody but bots has been connected to this seat for 15 s (Ann, Bo gone): leaving the table" in text, text
@@ -421,11 +422,11 @@ def test_leave_when_alone_counts_people_not_the_hosts_bots():
         now = time.time()
         gone = Node({0: now - 1, 1: now - 0.5, 3: now})          # Ann and Bo silent, our fellow bot too
         with trio.fail_after(10):
-            await live.leave_when_alone(gone, fellows, after=1.0)
+            await live_bots.leave_when_alone(gone, fellows, after=1.0)
         assert gone.quits == 1
         here = Node({0: now - 100})                                # Bo is connected: stay
         async with trio.open_nursery() as n:
-            n.start_soon(live.leave_when_alone, here, fellows, 0.01)
+            n.start_soon(live_bots.leave_when_alone, here, fellows, 0.01)
             await trio.testing.wait_all_tasks_blocked()            # it waits for a connection to drop
             assert here.quits == 0
             here.silent_since[1] = time.time()                     # Bo's connection drops
@@ -435,7 +436,7 @@ def test_leave_when_alone_counts_people_not_the_hosts_bots():
         assert here.quits == 1
         only_bots = Node({})
         with trio.fail_after(10):
-            await live.leave_when_alone(only_bots, set(keys), after=0.0)
+            await live_bots.leave_when_alone(only_bots, set(keys), after=0.0)
         assert only_bots.quits == 0
 
     trio.run(main)

@@ -188,7 +188,7 @@ def test_a_resumed_seat_alone_says_where_it_stands_and_exits_leaving_a_valid_unf
     and how to get their log (after ALONE_SAY), and exits (after ALONE_GIVE_UP), headless or on a screen."""
     import signal
 
-    from cli.live import ALONE_GIVE_UP, ALONE_SAY
+    from cli.resuming import ALONE_GIVE_UP, ALONE_SAY
 
     homes = [tmp_path / ("seat-%d" % k) for k in range(3)]
     port = free_ports(1)[0]

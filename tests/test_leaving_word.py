@@ -253,7 +253,7 @@ def test_the_voters_policy_a_left_seats_step_time_is_zero():
 def test_the_screens_say_who_left_and_never_that_they_were_late():
     import time
 
-    from cli.live import silence_lines
+    from cli.runner import silence_lines
     from cli.snapshot import snapshot_of
     from cli.screens.painting import PaintingScreen
 

@@ -186,7 +186,7 @@ async def test_a_seat_change_while_the_seats_go_out_is_sent_next_not_after_the_f
 def test_the_host_says_a_bot_is_starting_only_while_one_is():
     """Seen on the LAN: "the bots are starting" 25 s after the host's bot sat down, while the table
     waited for people; a held seat whose bot has not sat yet reads as a bot starting."""
-    from cli.live import seating_text
+    from cli.hosting import seating_text
     from p2p.lobby import describe_seats
 
     host, bot = Identity.generate(), Identity.generate()

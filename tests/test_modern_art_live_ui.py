@@ -1,7 +1,7 @@
 """A person plays Modern Art through the full-screen UI at a live table.
 
 A real local table over loopback TLS: three GameNodes, seats 1 and 2 easy
-bots (``cli.live.bot_decider``), seat 0 a person: ``cli.live.run_node`` with
+bots (``cli.runner.bot_decider``), seat 0 a person: ``cli.runner.run_node`` with
 the real ``GameUI`` (prompt-toolkit on a pipe input), exactly as ``easel play``
 runs it, the trustless deal included.  The person types real commands:
 ``pass`` in the other seats' auctions (and any double offered), then, at its
@@ -27,7 +27,7 @@ import trio
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from cli.live import bot_decider, run_node
+from cli.runner import bot_decider, run_node
 from cli.screens.modern_art import CODES, TYPE_WORD, card_code, hand_order
 from cli.shell import GameUI
 from core.games.modern_art.cards import ARTISTS, CARDS

@@ -33,7 +33,7 @@ from core.games.modern_art import dealt
 from core.games.modern_art.cards import N_CARDS
 from core.logfile import parse as parse_log
 from core.table import Table, replay
-from cli.live import bot_decider
+from cli.runner import bot_decider
 from p2p.identity import load_or_create
 from p2p.node import Faults, GameNode
 from p2p.protocol import SEAT_SECRET

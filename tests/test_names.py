@@ -212,7 +212,7 @@ def test_describe_seats_in_words():
 
 # --------------------------------------------------------------------------- choosing a name
 def test_a_name_is_asked_once_on_a_terminal_and_kept(tmp_path, monkeypatch):
-    from cli.live import player_name
+    from cli.home import player_name
 
     monkeypatch.setenv("EASEL_HOME", str(tmp_path))
     monkeypatch.setenv("USER", "root")
@@ -229,7 +229,7 @@ def test_a_name_is_asked_once_on_a_terminal_and_kept(tmp_path, monkeypatch):
 
 def test_without_a_terminal_the_name_is_the_user_name(tmp_path, monkeypatch):
     from cli.common import UsageError
-    from cli.live import player_name
+    from cli.home import player_name
 
     monkeypatch.setenv("EASEL_HOME", str(tmp_path))
     monkeypatch.setenv("USER", "ro\tot")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import trio
 
-from cli.live import bot_decider
+from cli.runner import bot_decider
 from core.audit import audit
 from core.encoding import encode
 from core.events import make_event

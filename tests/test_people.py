@@ -7,7 +7,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from cli.common import EXIT_INTERRUPTED, EXIT_OK
-from cli.live import report
+from cli.runner import report
 
 
 def _node(tmp_path: Path, over: bool):
@@ -148,7 +148,7 @@ async def test_the_screen_says_how_the_table_fills_while_the_bots_start():
     """Measured: under load the screen stayed blank 3-10 s at the start with no progress."""
     import io
 
-    from cli.live import seating_progress, seating_text
+    from cli.hosting import seating_progress, seating_text
 
     assert seating_text(0, 3, 4.6, starting=2) == "easel: starting the table: 1 of 3 seats taken (4 s) - the bots are starting"
     out = io.StringIO()
@@ -270,12 +270,12 @@ def test_a_wide_terminal_puts_the_painting_sheets_side_by_side():
 
 def test_a_bots_home_and_log_are_named_as_the_table_names_the_bot(tmp_path, monkeypatch):
     """Seen: bots/bot-0.log held "bot 1"."""
-    import cli.live as live
+    import cli.bots as live_bots
 
     monkeypatch.setenv("EASEL_HOME", str(tmp_path))
     started = []
-    monkeypatch.setattr(live, "_start_bot", lambda bot, cmd, fresh: started.append((bot, cmd)))
-    bots = live.spawn_bots(2, ("127.0.0.1", 1), "random", None)
+    monkeypatch.setattr(live_bots, "_start_bot", lambda bot, cmd, fresh: started.append((bot, cmd)))
+    bots = live_bots.spawn_bots(2, ("127.0.0.1", 1), "random", None)
     for k, (bot, cmd) in enumerate(started, start=1):
         assert bot.name == "bot %d" % k and cmd[cmd.index("--name") + 1] == bot.name
         assert bot.log == tmp_path / "bots" / ("bot-%d.log" % k) and bot.home == tmp_path / "bots" / ("bot-%d" % k)

@@ -60,7 +60,7 @@ def heuristic_bot():
 
 
 def decider(seed: str):
-    """A GameNode ``decide`` like cli.live.bot_decider's, with ``heuristic_bot()``."""
+    """A GameNode ``decide`` like cli.runner.bot_decider's, with ``heuristic_bot()``."""
     bot = heuristic_bot()
 
     async def decide(view, seat, peer):

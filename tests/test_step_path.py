@@ -7,7 +7,7 @@ from __future__ import annotations
 import trio
 import trio.testing
 
-from cli.live import bot_decider
+from cli.runner import bot_decider
 from p2p.framing import FramedStream, encode_frame
 from p2p.node import GameNode
 

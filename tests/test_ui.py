@@ -918,7 +918,7 @@ async def test_a_decision_asked_before_the_first_update_waits_for_the_table():
 def test_at_100_columns_the_game_over_title_and_a_long_warning_are_read_whole():
     """Seen on the LAN at 100 columns: the title cut at "a plays again, n says n…" and the Painting
     warning naming four sheets cut at the edge."""
-    from cli.live import GAME_OVER_STATUS
+    from cli.runner import GAME_OVER_STATUS
 
     net = Net(6)
     ui = GameUI(0, output=DummyOutput())

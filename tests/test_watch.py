@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import trio
 
-from cli.live import bot_decider
+from cli.runner import bot_decider
 from core.audit import audit
 from core.encoding import decode, encode
 from p2p import tls
