@@ -119,7 +119,7 @@ def test_every_auction_phase_is_one_record_the_rules_bots_and_screen_read():
         assert a.name == TYPE_NAMES[key]
         assert screen.SYMBOL[key] == a.symbol and screen.TYPE_WORD[key] == a.word
         assert all(screen._TYPE_WORDS[w] == key for w in a.aliases)
-        assert bots._TYPE_PREF[key] == a.prefer
+        assert bots._pref(key) == a.prefer
         assert a.rule in " ".join(t for _, rows in screen.SCREEN().rules_help(_ctx()) for _, t in rows)
     # the rules ask the record of the phase for its label, default and time
     s = play(game(4, actor=0), 0, cid(MELIM, "open"))
