@@ -38,7 +38,7 @@ from typing import Any, Mapping, Sequence
 from ...rng import Rng
 from . import rules
 from .auctions import ADD, AUCTIONS, BUY, PRICE, RAISE, SEALED, kind_of
-from .cards import CARDS, N_CARDS, artist_of, type_of
+from .cards import N_CARDS, artist_of, type_of
 
 __all__ = [
     "RandomBot", "EasyBot", "MediumBot", "HardBot", "play_game", "parse_view", "sample_deal",
