@@ -15,8 +15,25 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from . import CommandError, Context, Line, seat_name, width_of, wrap
 
-__all__ = ["seat_word", "you_in", "flow", "order_line", "waiting_of", "answers", "name_width", "amounts_row",
+__all__ = ["view_of", "latest_view", "names_of", "seat_word", "you_in", "flow", "order_line", "waiting_of", "answers", "name_width", "amounts_row",
            "amount_of", "replayed_views"]
+
+
+def view_of(ctx: Context) -> dict | None:
+    """The view to read a command against: the open decision's, else the latest snapshot's."""
+    v = ctx.view if ctx.deciding else (ctx.snap.view if ctx.snap and ctx.snap.view is not None else ctx.view)
+    return v if isinstance(v, dict) else None
+
+
+def latest_view(ctx: Context) -> dict | None:
+    """The view to draw: the latest snapshot's (else the context's)."""
+    v = ctx.snap.view if ctx.snap and ctx.snap.view is not None else ctx.view
+    return v if isinstance(v, dict) else None
+
+
+def names_of(ctx: Context) -> tuple:
+    """The seats' names (the genesis's), () when it has none."""
+    return tuple(ctx.snap.names) if ctx.snap is not None else ()
 
 
 def seat_word(s: Any, me: int | None) -> str:
