@@ -75,6 +75,7 @@ class Said:
 
 
 _PASS = Said("you pass", "passes")
+_OUTBID = "You cannot outbid the standing {high}: you have {money} money."
 _BID = Said("your bid: {amount}", "bids {amount}", you_none="no bid")
 
 
@@ -97,6 +98,7 @@ class Words:
     turns_note: str = ""      # after the seats in turn
     answered: str = "answered"   # a sealed round: the word for the seats whose answer is in
     refused: str = ""         # what to say instead of a refusal that shows an action's format
+    cannot: str = ""          # the warning when the seat cannot afford the step's move ({high}, {price}, {money})
     timeout: tuple = ("", "")  # (words of the step's label, what a time-out does in it)
     said: Mapping = field(default_factory=dict)   # do -> Said
 
@@ -470,7 +472,7 @@ OPEN = Auction(
                       doing=("open auction, raise round {round}",) * 2, hint="bid N or pass",
                       about=("   raise round {round}: raises are sealed; a round without a raise sells",) * 2,
                       turns="Raise or pass now: ", timeout=("open auction", "a pass: out of this auction"),
-                      said={"pass": _PASS, "bid": _BID}),
+                      cannot=_OUTBID, said={"pass": _PASS, "bid": _BID}),
                 _open_time),),
 )
 ONCE_AROUND = Auction(
@@ -488,7 +490,7 @@ ONCE_AROUND = Auction(
                             "pass - one chance.",
                       doing=("your bid", "{actor} bids"), hint="bid N or pass",
                       turns="Each once, in turn: ", turns_note=" (the auctioneer last)",
-                      timeout=("once around", "a pass"), said={"pass": _PASS, "bid": _BID})),),
+                      timeout=("once around", "a pass"), cannot=_OUTBID, said={"pass": _PASS, "bid": _BID})),),
 )
 SEALED_BID = Auction(
     key="sealed", name=TYPE_NAMES["sealed"], symbol="S", word="sealed", aliases=("s", "sealed", "seal"),
@@ -539,6 +541,7 @@ FIXED_PRICE = Auction(
                       about=(" - the first to buy takes it, paid to {auctioneer}; if all pass, {auctioneer} must "
                              "buy it, paying the bank",) * 2,
                       turns="Buyers in turn: ", refused="buy or pass", timeout=("may buy", "a pass: no purchase"),
+                      cannot="You cannot buy at the fixed price {price}: you have {money} money.",
                       said={"pass": _PASS, "buy": Said("you buy for {price}", "buys at the fixed price {price}",
                                                        "you buy", key="price")}))),
 )

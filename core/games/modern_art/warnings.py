@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .auctions import BUY, RAISE, RAISE_OR_OUT, kind_of
+from .auctions import BUY, RAISE, RAISE_OR_OUT, step_of
 from .cards import ARTISTS
 
 __all__ = ["warnings"]
@@ -28,14 +28,13 @@ def warnings(view: Any, seat: int | None) -> list[str]:
     except (KeyError, IndexError, TypeError):
         return []
     auction = view.get("auction")
-    kind = kind_of(view.get("phase"))
-    if isinstance(auction, Mapping) and auction.get("auctioneer") != seat:
+    step = step_of(view.get("phase"))
+    if isinstance(auction, Mapping) and auction.get("auctioneer") != seat and step is not None:
         high = auction.get("high") or 0
-        if kind in (RAISE, RAISE_OR_OUT) and high >= money and auction.get("high_bidder") != seat:
-            out.append("You cannot outbid the standing %d: you have %d money." % (high, money))
         price = auction.get("price")
-        if kind == BUY and price is not None and price > money:
-            out.append("You cannot buy at the fixed price %d: you have %d money." % (price, money))
+        if step.kind in (RAISE, RAISE_OR_OUT) and high >= money and auction.get("high_bidder") != seat or \
+                step.kind == BUY and price is not None and price > money:
+            out.append(step.words.cannot.format(high=high, price=price, money=money))
     choosing = (view.get("deal") or {}).get("stage") != "open"     # during the open the card is chosen already
     if view.get("phase") == "play" and view.get("actor") == seat and choosing:
         ending = [ARTISTS[a] for a, k in enumerate(played) if k == ROUND_ENDS_AT - 1 and a < len(ARTISTS)]
