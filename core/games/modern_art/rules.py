@@ -3,6 +3,9 @@
 Pure: no I/O, no clock, no ``random``; the only randomness after setup is the
 deck's order, which is NOT in this module at all (see below).  RULES.md next to
 this file says what the code does, in plain words, with every decision.
+(Near 1,000 lines, over the house's ~900: one game's whole rules, state to
+views; the auction types already live in auctions.py and the table's deal in
+dealt.py, and what is left is one job: the round, the card play and the sale.)
 
 Hidden hands and the deal-layer seam
 ------------------------------------
