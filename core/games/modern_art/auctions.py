@@ -118,10 +118,6 @@ class Step:
     words: Words
     time: Callable[..., Any] = field(default=lambda s: None)   # (state) -> Turn.time (None: the table's)
 
-    @property
-    def hint(self) -> str:
-        return self.words.hint
-
 
 @dataclass(frozen=True)
 class Auction:

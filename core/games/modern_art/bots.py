@@ -321,7 +321,6 @@ def _rollout_action(state: rules.State, seat: int, deal: Sequence[int], vals: Se
 
 def _rollout_round(state: rules.State, deal: Sequence[int], rng: Rng, max_steps: int = 400) -> rules.State:
     """Play ``state`` to the end of its round (or the game) with the fast policy for every seat."""
-    rnd = state.round
     n_rounds = len(state.rounds)
     vals = None
     key = None
