@@ -28,8 +28,9 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from cli.runner import bot_decider, run_node
-from cli.screens.modern_art import CODES, TYPE_WORD, card_code, hand_order
+from cli.screens.modern_art import CODES, card_code, hand_order
 from cli.shell import GameUI
+from core.games.modern_art.auctions import AUCTIONS
 from core.games.modern_art.cards import ARTISTS, CARDS
 from p2p import tls
 from p2p.node import GameNode
@@ -216,7 +217,7 @@ def choose_card(v: dict) -> int:
 
 def card_words_of(card: int) -> str:
     c = CARDS[card]
-    return "%s %s" % (ARTISTS[c.artist], TYPE_WORD[c.type])
+    return "%s %s" % (ARTISTS[c.artist], AUCTIONS[c.type].word)
 
 
 def check_hand_shown(text: str, v: dict) -> list[str]:

@@ -117,9 +117,11 @@ def test_every_auction_phase_is_one_record_the_rules_bots_and_screen_read():
     assert set(rules.PHASES) == {"play", "over"} | set(auctions.STEPS)
     for key, a in auctions.AUCTIONS.items():
         assert a.name == TYPE_NAMES[key]
-        assert screen.SYMBOL[key] == a.symbol and screen.TYPE_WORD[key] == a.word
-        assert all(screen._TYPE_WORDS[w] == key for w in a.aliases)
-        assert bots._TYPE_PREF[key] == a.prefer
+        assert screen._word(key, "symbol") == a.symbol and screen._word(key) == a.word
+        assert screen._word(key, "name") == a.name and "%s %s" % (a.symbol, a.word) in screen.legend()
+        assert all(auctions.by_word(w) == key for w in a.aliases)
+        assert all(st.kind in auctions.KINDS and st.words.keys and st.words.timeout[1] for st in a.steps)
+        assert bots._pref(key) == a.prefer
         assert a.rule in " ".join(t for _, rows in screen.SCREEN().rules_help(_ctx()) for _, t in rows)
     # the rules ask the record of the phase for its label, default and time
     s = play(game(4, actor=0), 0, cid(MELIM, "open"))

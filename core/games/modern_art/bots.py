@@ -25,6 +25,10 @@ raising by 1; a pass drops it out of that auction (the rules), so it passes once
   to its limit.  It never reads the others' money (its rollouts guess it as its own).
 
 ``play_game`` drives a whole game locally with an open deal, feeding each seat its own cards.
+
+An auction step is answered by what it asks (its ``kind``, auctions.py), never by its phase's name: a sealed
+amount, a raise (once, or in rounds where a pass is for good), a price to name, a price to take or leave, a
+card to add.  So a new auction type plays with these bots as soon as its steps say their kinds.
 """
 
 from __future__ import annotations
@@ -33,15 +37,19 @@ from typing import Any, Mapping, Sequence
 
 from ...rng import Rng
 from . import rules
-from .auctions import AUCTIONS
-from .cards import CARDS, N_CARDS, artist_of, type_of
+from .auctions import ADD, AUCTIONS, BUY, PRICE, RAISE, SEALED, kind_of
+from .cards import N_CARDS, artist_of, type_of
 
 __all__ = [
     "RandomBot", "EasyBot", "MediumBot", "HardBot", "play_game", "parse_view", "sample_deal",
     "expected_values", "entropy_from",
 ]
 
-_TYPE_PREF = {k: a.prefer for k, a in AUCTIONS.items()}
+
+
+def _pref(atype: str) -> int:
+    """How much a bot likes to auction a card of this type (or add it to a double)."""
+    return AUCTIONS[atype].prefer
 
 
 def parse_view(view: Mapping[str, Any]) -> tuple[rules.State, dict[int, int]]:
@@ -118,21 +126,21 @@ def _bid_for(state: rules.State, seat: int, value: float, rng: Rng, hard: bool) 
     own = seat == state.auctioneer
     share = 0.5 if own else min(0.8, 0.55 + 0.05 * n)
     lim = min(money, int(value * share))
-    ph = state.phase
-    if ph == "sealed":
+    kind = kind_of(state.phase)
+    if kind == SEALED:
         if hard and not own:
             x = min(lim, int(value * (0.45 + 0.05 * n)))
             return {"do": "bid", "amount": max(0, x)}
         return {"do": "bid", "amount": max(0, int(lim * 0.75))}
-    if ph == "fixed_price":
+    if kind == BUY:
         return {"do": "buy"} if state.price <= lim else {"do": "pass"}
     if state.high >= lim:
         return {"do": "pass"}
-    if ph == "once_around":
+    if kind == RAISE:
         if own:
             return {"do": "bid", "amount": state.high + 1}
         return {"do": "bid", "amount": max(state.high + 1, int(lim * 0.8))}
-    return {"do": "bid", "amount": lim}      # open: straight to what it is willing to pay
+    return {"do": "bid", "amount": lim}      # raise or drop out (open): straight to what it is willing to pay
 
 
 def _price_for(state: rules.State, seat: int, value: float, hard: bool) -> dict:
@@ -150,7 +158,7 @@ def _add_for(state: rules.State, seat: int, known: Mapping[int, int], values: Se
         c = known.get(p)
         if c is None or artist_of(c) != artist_of(first) or type_of(c) == "double":
             continue
-        key = (_TYPE_PREF[type_of(c)], -c)
+        key = (_pref(type_of(c)), -c)
         if best is None or key > best[0]:
             best = (key, p, c)
     if best is None or values[artist_of(first)] < threshold:
@@ -178,23 +186,23 @@ def _play_score(state: rules.State, seat: int, a: Mapping, values: Sequence[floa
     v = values[art]
     if type_of(card) == "double":
         if a.get("double"):
-            return 1.2 * v + 2 * mine + _TYPE_PREF[type_of(a["double"]["card"])]
+            return 1.2 * v + 2 * mine + _pref(type_of(a["double"]["card"]))
         return 0.3 * v + 2 * mine
-    return 0.6 * v + 2 * mine + _TYPE_PREF[type_of(card)]
+    return 0.6 * v + 2 * mine + _pref(type_of(card))
 
 
 def _medium_choice(state: rules.State, seat: int, known: Mapping[int, int], rng: Rng,
                    values: Sequence[float], hard: bool = False) -> dict:
-    ph = state.phase
-    if ph == "play":
+    if state.phase == "play":
         opts = _play_options(state, seat, known)
         if not opts:
             return {"do": "skip"}
         return max(opts, key=lambda a: (_play_score(state, seat, a, values), -a["card"]))
-    if ph == "double":
+    kind = kind_of(state.phase)
+    if kind == ADD:
         return _add_for(state, seat, known, values, 8.0)
     value = _lot_value(state, values)
-    if ph == "price":
+    if kind == PRICE:
         return _price_for(state, seat, value, hard)
     return _bid_for(state, seat, value, rng, hard)
 
@@ -221,20 +229,20 @@ class EasyBot:
 
     def choose(self, view: Mapping[str, Any], seat: int, rng: Rng) -> dict:
         state, known = parse_view(view)
-        ph = state.phase
+        kind = kind_of(state.phase)
         money = state.money[seat]
-        if ph == "play":
+        if state.phase == "play":
             opts = _play_options(state, seat, known)
             return opts[rng.below(len(opts))] if opts else {"do": "skip"}
-        if ph == "double":
+        if kind == ADD:
             a = _add_for(state, seat, known, [10] * 5, 0)
             return a if a["do"] == "pass" or rng.below(2) else {"do": "pass"}
         fair = min(money, sum(_naive_values(state)[artist_of(c)] for c in state.cards_up))
-        if ph == "price":
+        if kind == PRICE:
             return {"do": "price", "amount": 0 if money == 0 else 1 + rng.below(max(1, min(money, fair)))}
-        if ph == "fixed_price":
+        if kind == BUY:
             return {"do": "buy"} if state.price <= fair and rng.below(2) else {"do": "pass"}
-        if ph == "sealed":
+        if kind == SEALED:
             return {"do": "bid", "amount": rng.below(fair + 1)}
         if state.high + 1 > fair or rng.below(3) == 0:
             return {"do": "pass"}
@@ -265,8 +273,8 @@ def _fast_values(state: rules.State, deal: Sequence[int]) -> list[int]:
 
 
 def _rollout_action(state: rules.State, seat: int, deal: Sequence[int], vals: Sequence[int], rng: Rng) -> dict:
-    ph = state.phase
-    if ph == "play":
+    kind = kind_of(state.phase)
+    if state.phase == "play":
         best, best_key = None, None
         hand = state.hands[seat]
         for p in hand:
@@ -286,7 +294,7 @@ def _rollout_action(state: rules.State, seat: int, deal: Sequence[int], vals: Se
                     a["double"] = {"pos": p2, "card": c2}
                     break
         return a
-    if ph == "double":
+    if kind == ADD:
         first = state.cards_up[0]
         if vals[artist_of(first)] >= 10:
             for p in state.hands[seat]:
@@ -295,25 +303,24 @@ def _rollout_action(state: rules.State, seat: int, deal: Sequence[int], vals: Se
                     return {"do": "add", "pos": p, "card": c}
         return {"do": "pass"}
     value = _lot_value(state, vals)
-    if ph == "price":
+    if kind == PRICE:
         return _price_for(state, seat, value, False)
     money = state.money[seat]
     own = seat == state.auctioneer
     lim = min(money, int(value * (0.5 if own else 0.7)))
-    if ph == "sealed":
+    if kind == SEALED:
         return {"do": "bid", "amount": max(0, int(lim * 0.8))}
-    if ph == "fixed_price":
+    if kind == BUY:
         return {"do": "buy"} if state.price <= lim else {"do": "pass"}
     if state.high >= lim:
         return {"do": "pass"}
-    if ph == "once_around":
+    if kind == RAISE:
         return {"do": "bid", "amount": state.high + 1 if own else max(state.high + 1, int(lim * 0.85))}
-    return {"do": "bid", "amount": lim}   # open: straight to the limit (one raise round each)
+    return {"do": "bid", "amount": lim}   # raise or drop out (open): straight to the limit (one raise round each)
 
 
 def _rollout_round(state: rules.State, deal: Sequence[int], rng: Rng, max_steps: int = 400) -> rules.State:
     """Play ``state`` to the end of its round (or the game) with the fast policy for every seat."""
-    rnd = state.round
     n_rounds = len(state.rounds)
     vals = None
     key = None
@@ -356,10 +363,9 @@ class HardBot:
     def choose(self, view: Mapping[str, Any], seat: int, rng: Rng) -> dict:
         state, known = parse_view(view)
         values = expected_values(state, known, rng, self.samples)
-        ph = state.phase
-        if ph == "double":
+        if kind_of(state.phase) == ADD:
             return _add_for(state, seat, known, values, 8.0)
-        if ph != "play":
+        if state.phase != "play":
             return self._auction(state, seat, _lot_value(state, values))
         opts = _play_options(state, seat, known)
         if not opts:
@@ -382,22 +388,22 @@ class HardBot:
 
     def _auction(self, state: rules.State, seat: int, value: float) -> dict:
         """Bids, fixed prices and buys on a lot worth ``value`` (ints only, never above its money)."""
-        ph = state.phase
+        kind = kind_of(state.phase)
         money = state.money[seat]
         own = seat == state.auctioneer
-        if ph == "price":
+        if kind == PRICE:
             if money == 0:
                 return {"do": "price", "amount": 0}
             return {"do": "price", "amount": max(1, min(money, int(value * self.price_share)))}
         lim = min(money, int(value * (self.own_share if own else self.rival_share)))
-        if ph == "fixed_price":
+        if kind == BUY:
             return {"do": "buy"} if state.price <= lim else {"do": "pass"}
-        if ph == "sealed":
+        if kind == SEALED:
             x = lim if own else min(lim, int(value * self.sealed_share))
             return {"do": "bid", "amount": max(0, x)}
         if state.high >= lim:
             return {"do": "pass"}
-        if ph == "once_around":
+        if kind == RAISE:
             if own:
                 return {"do": "bid", "amount": state.high + 1}
             return {"do": "bid", "amount": max(state.high + 1, min(lim, int(value * self.once_share)))}

@@ -3,6 +3,9 @@
 Pure: no I/O, no clock, no ``random``; the only randomness after setup is the
 deck's order, which is NOT in this module at all (see below).  RULES.md next to
 this file says what the code does, in plain words, with every decision.
+(Near 1,000 lines, over the house's ~900: one game's whole rules, state to
+views; the auction types already live in auctions.py and the table's deal in
+dealt.py, and what is left is one job: the round, the card play and the sale.)
 
 Hidden hands and the deal-layer seam
 ------------------------------------
@@ -38,9 +41,10 @@ The state is immutable by convention: ``apply`` copies it (``_clone``) and
 replaces the fields it changes, always with new tuples.
 
 Auction types are data: each is one record in ``auctions.py`` (how it starts;
-per phase its check, apply, time-out default, legal actions and label).  This
-module runs the card play, the round and the sale, and dispatches every
-auction phase through ``auctions.STEPS``.
+per phase the kind of decision it asks, its check, apply, time-out default,
+legal actions, label and words).  This module runs the card play, the round
+and the sale, and dispatches every auction phase through ``auctions.STEPS``,
+branching on a step's kind, never on a phase's name.
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ...engine import ConfigError, GameInfo, IllegalAction, OVER, Turn
 from ...rng import Rng
-from .cards import ARTISTS, CARDS, N_CARDS, TYPES, TYPE_NAMES, artist_of, card_name, card_view, type_of
+from .cards import ARTISTS, N_CARDS, TYPE_NAMES, artist_of, card_name, card_view, type_of
 
 __all__ = [
     "NAME", "INFO", "State", "DEAL", "START_MONEY", "TILES", "ROUNDS",
@@ -81,8 +85,7 @@ INFO = GameInfo(
 
 from . import auctions as _auctions  # noqa: E402  (the auction records; they call back into this module)
 
-AUCTION_PHASES = tuple(p for p in _auctions.PHASES if p != "double")
-PHASES = ("play", "double") + AUCTION_PHASES + ("over",)
+PHASES = ("play",) + _auctions.PHASES + ("over",)     # the standard game's (a registered type adds its own)
 
 
 # --------------------------------------------------------------------------
@@ -458,7 +461,8 @@ def _asked(state: State, seat: Any, action: Any) -> Any:
     step = _auctions.STEPS.get(ph)
     if step is not None and step.simultaneous:
         if seat not in state.asked:
-            raise IllegalAction("%s is not asked in this %s round" % (_who(seat), "raise" if ph == "open" else "bidding"))
+            raise IllegalAction("%s is not asked in this %s round" % (
+                _who(seat), "raise" if step.kind == _auctions.RAISE_OR_OUT else "bidding"))
         if state.bids[seat] is not None:
             raise IllegalAction("%s has already answered this round" % _who(seat))
     elif seat != state.actor:
@@ -514,8 +518,9 @@ def check_choice(state: State, seat: Any, action: Any) -> dict:
     its hand and distinct.  Whether the cards make a legal play (a double's second card by the same
     artist and not a double, no second card after the artist's 5th) is known only when they are
     shown: the deal layer checks the full action then (``check``)."""
+    adding = _auctions.kind_of(state.phase) == _auctions.ADD
     if isinstance(action, dict) and "card" not in action and action.get("do") in ("play", "add") \
-            and state.phase in ("play", "double"):
+            and (state.phase == "play" or adding):
         _asked(state, seat, action)
         do = action["do"]
         if state.phase == "play" and do == "play":
@@ -531,7 +536,7 @@ def check_choice(state: State, seat: Any, action: Any) -> dict:
             if p2 == pos:
                 raise IllegalAction("the second card must be another position of your hand, not %d again" % pos)
             return {"do": "play", "pos": pos, "double": {"pos": p2}}
-        if state.phase == "double" and do == "add":
+        if adding and do == "add":
             _keys(action, ("do", "pos"), "add")
             return {"do": "add", "pos": _own(state, seat, action.get("pos"), "the second")}
     a = check(state, seat, action)
@@ -626,7 +631,7 @@ def apply_unchecked(state: State, seat: int, a: Mapping) -> State:
     if second:
         _add_second(w, seat, second["pos"], second["card"])
         return w
-    _auctions.AUCTIONS["double"].start(w)
+    _auctions.AUCTIONS[type_of(card)].start(w)          # the double offer
     return w
 
 
@@ -642,8 +647,9 @@ def discard_unchecked(state: State, seat: int, positions: Sequence[int]) -> Stat
     hands[seat] = tuple(p for p in hands[seat] if p not in positions)
     w.hands = tuple(hands)
     gone = "%s loses the chosen card%s, discarded face down (never shown)" % (_who(seat), "" if len(positions) == 1 else "s")
-    if w.phase == "double":
-        _auctions.STEPS["double"].apply(w, seat, {"do": "pass"})
+    step = _auctions.step_of(w.phase)
+    if step is not None and step.kind == _auctions.ADD:
+        step.apply(w, seat, {"do": "pass"})
         if not w.last.startswith("nobody adds"):
             w.last = gone + ": nothing added to the double"
         return w
@@ -707,12 +713,13 @@ def _unrevealed_samples(state: State, artist: int | None = None, no_double: bool
     """One unrevealed card id per (artist, type): claims consistent with public knowledge."""
     seen = set(state.revealed)
     out, kinds = [], set()
-    for c in CARDS:
-        if c.id in seen or (artist is not None and c.artist != artist) or (no_double and c.type == "double"):
+    for c in range(N_CARDS):
+        a, t = artist_of(c), type_of(c)
+        if c in seen or (artist is not None and a != artist) or (no_double and t == "double"):
             continue
-        if (c.artist, c.type) not in kinds:
-            kinds.add((c.artist, c.type))
-            out.append(c.id)
+        if (a, t) not in kinds:
+            kinds.add((a, t))
+            out.append(c)
     return out
 
 
@@ -750,7 +757,7 @@ def legal_actions(state: State, seat: int, known: Mapping[int, int] | None = Non
                         out.append({"do": "play", "pos": p, "card": c, "double": {"pos": hand[1], "card": c2}})
         return out
     out = step.legal(state, seat)
-    if ph == "double":
+    if step.kind == _auctions.ADD:
         first = state.cards_up[0]
         if known is not None:
             for p in hand:
@@ -812,7 +819,7 @@ def view(state: State, seat: int | None, known: Mapping[int, int] | None = None)
             "auctioneer": state.auctioneer,
             "high": state.high,
             "high_bidder": None if state.high_bidder < 0 else state.high_bidder,
-            "price": state.price if state.phase == "fixed_price" else None,
+            "price": state.price if _auctions.kind_of(state.phase) == _auctions.BUY else None,
             "order": list(state.order),
             "idx": state.idx,
             "asked": list(state.asked),
@@ -963,19 +970,10 @@ def _describe(state: State, a: dict) -> str:
         if isinstance(sec, dict):
             text += " with %s" % _cname(sec.get("card"))
         return text
-    if do == "add":
-        return "adds %s to the double and becomes the auctioneer" % _cname(a.get("card"))
     if do == "skip":
         return "loses the turn (timed out)"
-    if do == "pass":
-        return "passes"
-    if do == "price":
-        return "names the fixed price %s" % _short(a.get("amount"))
-    if do == "buy":
-        return "buys at the fixed price %d" % state.price
-    if do == "bid":
-        amt = a.get("amount")
-        if state.phase == "sealed":
-            return "hands in a sealed bid" if amt else "hands in no bid"
-        return "bids %s" % _short(amt)
-    return "unknown action %s" % _short(do)
+    amt = a.get("amount")
+    # an auction's action: its step's words (auctions.py), in the third person
+    text = _auctions.said(state.phase, a, False, amount=_short(amt) if amt else amt, price=state.price,
+                          card=_cname(a.get("card")) if do == "add" else "")
+    return text if text is not None else "unknown action %s" % _short(do)

@@ -2,13 +2,15 @@
 
 The game's ``warnings`` hook (``ModernArtGame.warnings``, core/games/modern_art/game.py).  From RULES.md:
 "The 5th card of an artist played in a round ends the round at once" (it is not
-auctioned); a bid above the bidder's money is refused.
+auctioned); a bid above the bidder's money is refused.  An auction step is told by what it asks (its kind,
+auctions.py), never by its phase's name: a raise the seat cannot make, a price it cannot pay.
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
+from .auctions import BUY, RAISE, RAISE_OR_OUT, step_of
 from .cards import ARTISTS
 
 __all__ = ["warnings"]
@@ -26,13 +28,13 @@ def warnings(view: Any, seat: int | None) -> list[str]:
     except (KeyError, IndexError, TypeError):
         return []
     auction = view.get("auction")
-    if isinstance(auction, Mapping) and auction.get("auctioneer") != seat:
+    step = step_of(view.get("phase"))
+    if isinstance(auction, Mapping) and auction.get("auctioneer") != seat and step is not None:
         high = auction.get("high") or 0
-        if auction.get("type") in ("open", "once_around") and high >= money and auction.get("high_bidder") != seat:
-            out.append("You cannot outbid the standing %d: you have %d money." % (high, money))
         price = auction.get("price")
-        if auction.get("type") == "fixed_price" and price is not None and price > money:
-            out.append("You cannot buy at the fixed price %d: you have %d money." % (price, money))
+        if step.kind in (RAISE, RAISE_OR_OUT) and high >= money and auction.get("high_bidder") != seat or \
+                step.kind == BUY and price is not None and price > money:
+            out.append(step.words.cannot.format(high=high, price=price, money=money))
     choosing = (view.get("deal") or {}).get("stage") != "open"     # during the open the card is chosen already
     if view.get("phase") == "play" and view.get("actor") == seat and choosing:
         ending = [ARTISTS[a] for a, k in enumerate(played) if k == ROUND_ENDS_AT - 1 and a < len(ARTISTS)]
