@@ -21,8 +21,9 @@ from cli.screens.painting import round_story
 from cli.screens.starving_artists import new_events, night_beats
 from cli.shell import GameUI, ReplayUI, default_pace, snapshot_of
 
+from .test_painting_screen import grid_rows
 from .test_starving_screen import SANet, pick
-from .test_ui import ESC, Net, deciding, flat, grid_rows, running, until
+from .test_ui import ESC, Net, deciding, flat, running, until
 
 ENTER = "\r"
 CTRL_Q = "\x11"
