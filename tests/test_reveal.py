@@ -1,5 +1,5 @@
-"""The reveal moment and the readable boards (cli/shell.py beats, cli/screens/painting.py and
-cli/screens/starving_artists.py), and the countdown from the first decision on.
+"""The reveal moment and the readable boards (cli/shell.py beats, cli/screens/painting/ and
+cli/screens/starving_artists/), and the countdown from the first decision on.
 
 Beats are checked two ways: from the screens directly (what each beat says and draws), and through
 prompt-toolkit's pipe input on a running UI with a pace (the beats play, Space and Esc skip them;

@@ -128,6 +128,18 @@ class Context:
     def missing(self) -> tuple:
         return self.snap.missing if self.snap else ()
 
+    @property
+    def table_view(self) -> dict | None:
+        """The latest snapshot's view (else ``view``) when it is a map: the table as the panes draw it."""
+        v = self.snap.view if self.snap and self.snap.view is not None else self.view
+        return v if isinstance(v, dict) else None
+
+    @property
+    def move_view(self) -> dict | None:
+        """While deciding, the open decision's view; else ``table_view``: what a command is read against."""
+        v = self.view if self.deciding else self.table_view
+        return v if isinstance(v, dict) else None
+
 
 
 class Screen:
