@@ -6,10 +6,18 @@ waits for, the time left, the message line, the command line, the alerts
 and the event log, the help page, the replay viewer and quitting.  Every
 word about one game's board, moves and rules comes from that game's
 *screen*: a ``Screen`` subclass in ``cli/screens/<game name, "-" -> "_">.py``
-exported as ``SCREEN``.  ``screen_for(name)`` finds it; a game without a
+(or, for a screen with parts, the folder ``cli/screens/<game>/`` whose
+``__init__.py`` is the screen and its other modules what it draws, reads,
+reveals) exported as ``SCREEN``.  ``screen_for(name)`` finds it; a game without a
 module gets ``GenericScreen`` (its view as indented JSON-ish text, actions
 typed as JSON, legal actions picked by number), so a new game is playable
 at once.
+
+What every screen shares lives beside them: ``base.py`` (the records below
+and the ``Screen`` base class), ``text.py`` (lines of fragments: wrap, join,
+cards side by side, seat names, places in words) and ``generic.py``
+(``GenericScreen``); all of it imports from here too.  (So no game's screen
+may be named ``base``, ``text`` or ``generic``.)
 
 How the shell drives a screen
 -----------------------------
@@ -38,6 +46,9 @@ Every call gets a ``Context`` (``ctx``):
                     from the engine's ``problems`` hook (or ``check``);
 * ``ctx.legal()``   the game's ``legal_actions`` for our seat, or None when
                     the game has no such hook;
+* ``ctx.table_view`` the latest snapshot's view when it is a map (what the
+                    panes draw), ``ctx.move_view`` the open decision's view
+                    while deciding, else ``table_view`` (what a command reads);
 * ``ctx.reveal``    True when the panes are drawn from an earlier snapshot
                     while a reveal plays (below): draw ``ctx.snap`` as it
                     is, and leave the draft alone (it belongs to the open
@@ -211,7 +222,8 @@ def module_name(game_name: str) -> str:
 
 
 def screen_for(game_name: str) -> Screen:
-    """A new screen for the game ``game_name``: ``cli/screens/<name with - as _>.py``'s ``SCREEN``, or ``GenericScreen``."""
+    """A new screen for the game ``game_name``: the ``SCREEN`` of ``cli/screens/<name with - as _>.py`` (or of
+    that folder), or ``GenericScreen``."""
     if not isinstance(game_name, str) or not _NAME.match(game_name):
         return GenericScreen()
     mod_name = module_name(game_name)
