@@ -566,27 +566,16 @@ class GameUI(BaseUI):
     def _execute(self, text: str) -> None:
         screen = self._screen()
         line = read_line(text, screen.commands, self._snap is not None and self._snap.over)    # cli/commands.py
-        if line.kind == "enter":
-            self._submit()
-            return
-        if line.kind == "quit":
-            self._quit_key()
-            return
+        first = {"enter": self._submit, "quit": self._quit_key}      # these leave a quit asked for armed
+        shell = {"again": self._again_key, "decline": self._decline_key, "help": self._help_command}
+        if line.kind in first:
+            return first[line.kind]()
         self._quit_armed = False
-        if line.kind == "again":
-            self._again_key()
-            return
-        if line.kind == "decline":
-            self._decline_key()
-            return
-        if line.kind == "help":
-            self._toggle_help()
-            self._say(LONG_HELP if self._help_shown else "help closed")
-            return
+        if line.kind in shell:
+            return shell[line.kind]()
         self._toggle_help(False)
         if line.kind == "submit":
-            self._submit()
-            return
+            return self._submit()
         if line.kind == "unknown":
             raise CommandError(line.error)
         if self.seat is None:
@@ -594,6 +583,10 @@ class GameUI(BaseUI):
         if self._snap is not None and self._snap.over:
             raise CommandError("the game is over: there are no more moves (q quits)")
         self._outcome(screen.command(self._ctx(), line.name, list(line.args)))
+
+    def _help_command(self) -> None:
+        self._toggle_help()
+        self._say(LONG_HELP if self._help_shown else "help closed")
 
     def _outcome(self, out: Say | Send | None, submitted: bool = False) -> None:
         """What a screen's command (or its submit, ``submitted``) gave: a move to hold in the draft
