@@ -25,10 +25,15 @@ def title(cid: int) -> str:
     return "'%s'" % CARDS[cid].title
 
 
+def short(cid: int) -> str:
+    """The draft line's title: at most 24 characters, a cut one ending in ~."""
+    t = CARDS[cid].title
+    return "'%s'" % (t if len(t) <= 24 else t[:23].rstrip() + "~")
+
+
 def test_each_action_in_the_log_and_on_the_draft_line():
     st, v = table()
     slot2 = st.market[1]
-    short = lambda cid: "'%s'" % (CARDS[cid].title if len(CARDS[cid].title) <= 24 else CARDS[cid].title[:23].rstrip() + "~")
     cases = [
         ({"do": "work"}, "works: 3 cubes from the bag", "work (3 cubes from the bag)"),
         ({"do": "buy", "slot": 2, "pay": {"R": 1, "B": 2}},

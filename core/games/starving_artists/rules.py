@@ -48,9 +48,9 @@ from .day import _after_main, _check_free, _check_main, _do_free, _do_main, _end
 from .night import _after_announce, _collect_next, _do_take, _take_amount, take_options
 from .setup import BOOL_OPTIONS, EDITIONS, INFO, OPTION_HELP, OPTIONS, SOLO_CANVASES, SOLO_ONLY, configure, setup
 from .state import (BAG, CI, COLOUR_NAME, COLOURS, FREE, MAIN, MAX_NUTRITION, NAME, SOLO_RATINGS, START_CUBES,
-                    START_NUTRITION, TARGETS, TRADE_RATES, WILD, ZERO, State, _W, _add, _card_id, _colour, _cubes, _draw, _junior_overflow, _keys, _must_hold,
-                    _plural, _short, answerers, card_title, counts_of, cube_words, cubes_map, is_complete,
-                    needs_of, order_from, solo_rating)
+                    START_NUTRITION, TARGETS, TRADE_RATES, WILD, ZERO, State, _W, _add, _card_id, _colour, _cubes,
+                    _draw, _junior_overflow, _keys, _must_hold, _plural, _short, answerers, card_title, counts_of,
+                    cube_words, cubes_map, is_complete, needs_of, order_from, solo_rating)
 from .words import describe
 
 __all__ = [
