@@ -15,7 +15,7 @@ missing seats are exactly (0,), every log as long) and ``--settle`` has passed, 
 (utime + stime, every thread) of the seat-0 process and of each bot process is read from
 /proc/PID/stat over ``--duration`` seconds, as a share of one core. The person's step has
 the table's time-out (``--timeout``, default 300 s, easel play's), so the screen shows a
-countdown throughout (in whole minutes while a minute or more is left: see cli/shell.py).
+countdown throughout (in whole minutes while a minute or more is left: see cli/countdown.py).
 
 Goal (issue 23): the screen's table, screen and bots together, <= 1 % of one core.
 ``screen_share`` = screen total - floor total of the same repetition.

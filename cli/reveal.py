@@ -19,12 +19,15 @@ reel plays them at the UI's pace.  The rules of the reel:
 
 from __future__ import annotations
 
+import os
+import sys
 import time
-from typing import NamedTuple, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from .screens import Beat, Line, Snapshot, wrap
 
 BEATS_KEEP = 40         # beats of one step played at most (the last ones)
+PACE = 0.8              # seconds a reveal beat shows, on a terminal (EASEL_PACE overrides; 0 = instant)
 
 
 class Reeled(NamedTuple):
@@ -125,3 +128,23 @@ class Reel:
         for line in beat.middle or []:
             lines += wrap(list(line), width, "  ")
         return lines + [[]]
+
+
+def default_pace(input: Any = None, output: Any = None) -> float:
+    """Seconds a reveal beat shows: 0 (instant) unless the UI runs on the real terminal (not given an
+    input or output, as tests are, and stdin and stdout are TTYs); there EASEL_PACE if set (0 turns
+    the reveal off, at most 10), else PACE."""
+    if input is not None or output is not None:
+        return 0.0
+    try:
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            return 0.0
+    except (AttributeError, ValueError):
+        return 0.0
+    env = os.environ.get("EASEL_PACE")
+    if env is None:
+        return PACE
+    try:
+        return max(0.0, min(10.0, float(env)))
+    except ValueError:
+        return PACE

@@ -1,5 +1,5 @@
-"""The reveal moment and the readable boards (cli/shell.py beats, cli/screens/painting.py and
-cli/screens/starving_artists.py), and the countdown from the first decision on.
+"""The reveal moment and the readable boards (cli/shell.py beats, cli/screens/painting/ and
+cli/screens/starving_artists/), and the countdown from the first decision on.
 
 Beats are checked two ways: from the screens directly (what each beat says and draws), and through
 prompt-toolkit's pipe input on a running UI with a pace (the beats play, Space and Esc skip them;
@@ -21,8 +21,9 @@ from cli.screens.painting import round_story
 from cli.screens.starving_artists import new_events, night_beats
 from cli.shell import GameUI, ReplayUI, default_pace, snapshot_of
 
+from .test_painting_screen import grid_rows
 from .test_starving_screen import SANet, pick
-from .test_ui import ESC, Net, deciding, flat, grid_rows, running, until
+from .test_ui import ESC, Net, deciding, flat, running, until
 
 ENTER = "\r"
 CTRL_Q = "\x11"

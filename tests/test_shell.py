@@ -64,7 +64,8 @@ def test_screen_for_picks_the_game_module_or_falls_back_to_the_generic_screen():
 
 
 def test_no_game_name_is_written_in_the_shell_or_the_cli():
-    """Game names and option names live in core/games/<game>/ and cli/screens/<game>.py only:
+    """Game names and option names live in core/games/<game>/ and cli/screens/<game>.py (or the folder
+    cli/screens/<game>/) only:
     no quoted game name or option name of any registered game (the way code would single a
     game out) in the rest of cli/, in core/*.py or in p2p/.  Only the code's string literals
     are read: prose (comments and docstrings, "e.g. "painting"") is fine.  ``edition`` is the
@@ -115,13 +116,24 @@ def test_no_game_name_is_written_in_the_shell_or_the_cli():
         """``word`` as a whole literal, or quoted inside one (code built from strings)."""
         return any(t == sp or q + sp + q in t for t in texts for sp in spellings(word) for q in "\"'")
 
-    screen_of = {name.replace("-", "_") + ".py": g for name, g in zip(names, games)}
+    screen_of = {name.replace("-", "_"): g for name, g in zip(names, games)}
+    screens = ROOT / "cli" / "screens"
     files = sorted(itertools.chain((ROOT / "cli").rglob("*.py"), (ROOT / "core").glob("*.py"), (ROOT / "p2p").rglob("*.py")))
     assert any(p.parent.name == "p2p" for p in files) and any(p.parent.name == "core" for p in files)
+    assert any(p.parent.parent == screens for p in files)      # a screen that is a folder is read too
+
+    def own_screen(path):
+        """The game whose screen ``path`` is: cli/screens/<game>.py, or a file in cli/screens/<game>/."""
+        if path.parent == screens:
+            return screen_of.get(path.stem)
+        if path.parent.parent == screens:
+            return screen_of.get(path.parent.name)
+        return None
+
     for path in files:
         texts = literals(path)
         where = path.relative_to(ROOT)
-        own = screen_of.get(path.name) if path.parent == ROOT / "cli" / "screens" else None
+        own = own_screen(path)
         for name in names:
             if own is not None and own.info.name == name:
                 continue

@@ -1,4 +1,4 @@
-"""The Starving Artists screen (cli/screens/starving_artists.py) in the game-agnostic shell (cli/shell.py).
+"""The Starving Artists screen (cli/screens/starving_artists/) in the game-agnostic shell (cli/shell.py).
 
 Commands are checked two ways: against crafted engine states through a
 ``Context`` built exactly as the shell builds it (the game's own check /
