@@ -106,7 +106,8 @@ class Mesh:
     def closed(self, seat: int, now: float) -> None:
         self._silent[seat] = now
 
-    def silent(self) -> dict[int, float]:
+    @property
+    def silent_since(self) -> dict[int, float]:
         """seat -> since when (wall clock) we have had no connection to it (the live dict)."""
         return self._silent
 

@@ -164,6 +164,11 @@ def _quiet_gc() -> None:
 _GC_FROZEN = False
 
 
+def _told_by(part: str, name: str, doc: str) -> property:
+    """A read-only attribute of the node that one of its parts answers (its public ``name``)."""
+    return property(lambda self: getattr(getattr(self, part), name), doc=doc)
+
+
 class GameNode:
     def __init__(
         self,
@@ -250,50 +255,17 @@ class GameNode:
             serve=self._run_conn)
 
     # ------------------------------------------------------------------ what the parts tell
-    @property
-    def conns(self) -> dict[bytes, Conn]:
-        """key -> open connection to that seat."""
-        return self._links.conns
-
-    @property
-    def silent_since(self) -> dict[int, float]:
-        """seat -> wall-clock time (time.time()) since when we have no connection to it (every other seat at first)."""
-        return self._mesh.silent()
-
-    @property
-    def met(self) -> trio.Event:
-        """Set at our first connection to another seat."""
-        return self._links.met
-
-    @property
-    def lost(self) -> trio.Event:
-        """An event set (then replaced) when a connection to a seat drops: wait on it to hear of the next."""
-        return self._links.lost
-
-    @property
-    def budget_waits(self) -> int:
-        """Reads put off by a seat's byte budget."""
-        return self._links.budget_waits
-
-    @property
-    def inputs(self) -> int:
-        """Inputs and ticks handled (``apply``)."""
-        return self._alarm.inputs
-
-    @property
-    def pokes(self) -> int:
-        """How many of the inputs woke the ticker."""
-        return self._alarm.pokes
-
-    @property
-    def spectators(self) -> bool:
-        """This seat serves spectators (§9.8)."""
-        return self._audience.enabled
-
-    @property
-    def watching(self) -> int:
-        """Spectators this seat serves now."""
-        return self._audience.count
+    conns = _told_by("_links", "conns", "key -> open connection to that seat (the live dict).")
+    silent_since = _told_by("_mesh", "silent_since", "seat -> wall-clock time (time.time()) since when we have no "
+                            "connection to it (every other seat at first).")
+    met = _told_by("_links", "met", "Set at our first connection to another seat.")
+    lost = _told_by("_links", "lost", "An event set (then replaced) when a connection to a seat drops: wait on it "
+                    "to hear of the next.")
+    budget_waits = _told_by("_links", "budget_waits", "Reads put off by a seat's byte budget.")
+    inputs = _told_by("_alarm", "inputs", "Inputs and ticks handled (``apply``).")
+    pokes = _told_by("_alarm", "pokes", "How many of the inputs woke the ticker.")
+    spectators = _told_by("_audience", "enabled", "This seat serves spectators (§9.8).")
+    watching = _told_by("_audience", "count", "Spectators this seat serves now.")
 
     # ------------------------------------------------------------------ effects
     def run_effects(self, effects: list) -> None:

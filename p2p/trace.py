@@ -32,8 +32,10 @@ class Trace:
         return self._flushed + TRACE_FLUSH
 
     def due(self, now: float) -> bool:
-        """Lines are waiting and the last flush is TRACE_FLUSH old: take them now (``take``)."""
-        return bool(self._records) and now - self._flushed >= TRACE_FLUSH
+        """The last flush is TRACE_FLUSH old: take the lines now (``take``), even none, so that the
+        next flush is TRACE_FLUSH later (a flush time left in the past woke the ticker again at once,
+        for as long as nothing was traced: a peer waiting for a person spun)."""
+        return now - self._flushed >= TRACE_FLUSH
 
     def take(self, now: float | None = None, mem: tuple[float, int | None] | None = None) -> list[str]:
         """The lines gathered so far (then forgotten); ``now``: the time of this flush; ``mem`` =

@@ -40,12 +40,12 @@ def test_a_dial_back_that_crossed_the_other_seats_dial_is_dropped():
 
 def test_every_other_seat_is_silent_until_connected_and_again_once_dropped():
     m = Mesh(KEYS, 1, False, 10.0)
-    assert m.silent() == {0: 10.0, 2: 10.0, 3: 10.0}
+    assert m.silent_since == {0: 10.0, 2: 10.0, 3: 10.0}
     m.opened(0)
     m.opened(0)
-    assert m.silent() == {2: 10.0, 3: 10.0}
+    assert m.silent_since == {2: 10.0, 3: 10.0}
     m.closed(0, 25.0)
-    assert m.silent() == {0: 25.0, 2: 10.0, 3: 10.0}
+    assert m.silent_since == {0: 25.0, 2: 10.0, 3: 10.0}
     assert m.seat_of(KEYS[3]) == 3 and m.key_of(3) == KEYS[3] and m.me == 1
 
 
@@ -78,7 +78,7 @@ async def test_a_seat_that_does_not_read_is_dropped_at_the_queue_bound_and_marke
     assert not c.closed and c.queued == SEND_QUEUE_BYTES and not links.drained()
     links.enqueue(c, b"y")                             # one byte over the bound
     assert c.closed and KEYS[0] not in links.conns and closed == [KEYS[0]]
-    assert mesh.silent()[0] == 77.0                    # the wall clock it was given
+    assert mesh.silent_since[0] == 77.0                    # the wall clock it was given
     assert lost.is_set() and not links.lost.is_set()   # a new event for the next drop
     links.enqueue(c, b"z")                             # a closed connection takes nothing more
     links.drop(c)

@@ -27,10 +27,19 @@ def test_the_last_take_adds_the_peak_memory():
 def test_lines_are_due_a_flush_interval_after_the_last_flush():
     t = Trace()
     assert t.flush_at() == TRACE_FLUSH
-    assert not t.due(100.0)                            # nothing gathered, nothing due
     t.note("sign", [b"\x00"], 1.0, 0.0)
     assert t.due(100.0)
     t.take(now=100.0)
     assert t.flush_at() == 100.0 + TRACE_FLUSH
     t.note("sign", [b"\x00"], 1.0, 0.0)
     assert not t.due(100.0 + TRACE_FLUSH / 2) and t.due(100.0 + TRACE_FLUSH)
+
+
+def test_a_flush_with_nothing_gathered_still_moves_the_next_one_on():
+    """A table waiting for a person traces nothing: the flush is due all the same and takes no
+    line, and the next one is a flush interval later, so the ticker (which wakes at ``flush_at``)
+    sleeps instead of waking again at once (it used to spin, ~15,000 wake-ups a second)."""
+    t = Trace()
+    assert t.due(100.0)
+    assert t.take(now=100.0) == []
+    assert not t.due(100.0) and t.flush_at() == 100.0 + TRACE_FLUSH
