@@ -170,6 +170,9 @@ def _told_by(part: str, name: str, doc: str) -> property:
 
 
 class GameNode:
+    """One seat of a sealed table on this machine: its ``Peer`` and the parts around it (see the
+    module's docstring), the tasks that run them, and what the CLI and tests read of them."""
+
     def __init__(
         self,
         identity,
