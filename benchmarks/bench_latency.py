@@ -2,7 +2,7 @@
 in the same run.
 
 A game: ``easel demo`` (Painting by default, every seat a bot of LEVEL) with EASEL_TRACE set:
-every peer records when it signs an event and when it places entries in its log (p2p/node.py).
+every peer records when it signs an event and when it places entries in its log (p2p/node.py, p2p/trace.py).
 
 * step-closing event: per step, the last event signed; signing -> placed in the log at every
   peer.  The pure propagation + processing time of one move.

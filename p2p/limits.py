@@ -25,14 +25,14 @@ MAX_CONNS_PER_ADDR = 16        # open connections (handshaking or established) f
 MAX_CONNS = 128                # open connections in all, per listener
 HANDSHAKE_DEADLINE = 10.0      # s for a TLS handshake (listener side)
 
-# ---- framed connections, p2p/framing.py + p2p/node.py -----------------------------
+# ---- framed connections, p2p/framing.py + p2p/links.py ----------------------------
 FRAME_DEADLINE = 10.0          # s to receive the rest of a frame once its first byte came
 IDLE_TIMEOUT = 30.0            # s without any frame on a seated connection (peers send 'have' every 0.1 s)
 BYTES_PER_SECOND = 2 << 20     # token bucket refill, per seated connection (bytes/s)
 BURST_BYTES = 3 << 20          # bucket size (> one maximal frame, 1 MiB)
 FRAME_COST = 256               # every frame costs at least this many bytes of budget
 
-# ---- spectators, p2p/node.py + p2p/watch.py ---------------------------------------
+# ---- spectators, p2p/spectators.py + p2p/node.py + p2p/watch.py --------------------
 MAX_SPECTATORS = 8             # spectators one seat serves at once (more are refused)
 SPECTATOR_KEEPALIVE = 10.0     # s: a seat sends a spectator ["watching", n] at least this often
 SPECTATOR_IDLE = 30.0          # s without any frame from the seat before a spectator gives up

@@ -1,29 +1,30 @@
-"""The trio shell around p2p.protocol.Peer for one sealed table.
+"""The trio shell around p2p.protocol.Peer for one sealed table: ``GameNode``, a composition of parts.
 
-It only moves bytes and runs timers: a pinned-TLS listener, one dialer per
-lower seat (seat i dials every seat j < i; the full mesh), a sender and a
-receiver task per connection, a ticker, and a decision task that asks the
-local player (UI or bot) for a move when the rules say it is our turn.
-Every effect of the state machine is carried out in order, synchronously, so
-the fsync of an event always happens before the send that depends on it
-(our own new event: secrets and spool; anything else: every file).
+It only moves bytes and runs timers: a pinned-TLS listener, a ticker, a decision task that asks
+the local player (UI or bot) for a move when the rules say it is our turn, and a precompute task.
+Every effect of the state machine is carried out in order, synchronously (``run_effects``), so
+the fsync of an event always happens before the send that depends on it (our own new event:
+secrets and spool; anything else: every file).  Each other job is a part with its own state and
+tests, that the node wires and calls:
 
-Fault injection (tests): ``Faults(drop, dup, reorder, delay)`` applied to
-every outbound frame, seeded, from the environment variable EASEL_FAULTS
-("drop=0.1,dup=0.1,reorder=0.2,delay=0.05,seed=7").
+* ``Peer`` (p2p/protocol.py): the state machine of the table;
+* the connections to the other seats: ``Mesh`` (whom we dial, which connection we keep, since when
+  a seat is silent) and ``Links`` (dialers, readers, senders, send queues; p2p/links.py), with
+  fault injection for tests (``Faults``, EASEL_FAULTS: p2p/faults.py);
+* the ticker's wake-ups and the end of the linger: ``Alarm`` (p2p/wakeups.py);
+* spectators, who is admitted and what each is sent: ``Spectators`` and ``Feed`` (p2p/spectators.py);
+* the benchmark trace (EASEL_TRACE): ``Trace`` (p2p/trace.py).
 """
 
 from __future__ import annotations
 
 import functools
 import gc
-import json
 import logging
 import os
-import time
-import random
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable
@@ -36,10 +37,12 @@ from core.events import Genesis, entry_id, parse_genesis
 from core.memo import use_locks
 
 from . import tls
-from .framing import ConnectionClosed, FrameError, FrameTimeout, FramedStream
+from .faults import Faults, Injector
+from .framing import ConnectionClosed, FrameError, FramedStream
 from .leaving import LEAVE_FLUSH
 from .limits import DEFAULT as DEFAULT_LIMITS
-from .limits import SPECTATOR_KEEPALIVE, Limits, RateLimitedLog, TokenBucket
+from .limits import SPECTATOR_KEEPALIVE, Limits, RateLimitedLog
+from .links import DIAL_TIMEOUT, SEND_QUEUE_BYTES, Conn, Links, Mesh
 from .protocol import (
     Alert,
     Broadcast,
@@ -53,7 +56,14 @@ from .protocol import (
     WriteSecret,
     WriteSpool,
 )
+from .spectators import Spectators
 from .store import GameStore, StoreError
+from .trace import Trace
+from .wakeups import Alarm
+
+# the connections' names, still importable from here (tests, cli/live.py, benchmarks)
+__all__ = ["Conn", "DIAL_TIMEOUT", "Decision", "Faults", "GameNode", "SEND_QUEUE_BYTES", "decision_of",
+           "load_roster", "save_roster"]
 
 log = logging.getLogger("easel.node")
 
@@ -91,36 +101,8 @@ def decision_of(peer: Peer, seat: int, now: float) -> Decision:
                     secret=secret if isinstance(secret, bytes) else None, deadline=at)
 
 
-MIN_SLEEP = 0.002          # s: the ticker never wakes more often than this (a guard; the peer says when)
-QUEUE = 4096
-TRACE_FLUSH = 1.0         # s between appends of benchmark trace lines (EASEL_TRACE)
 SWITCH_INTERVAL = 0.001   # s: how long a thinking bot thread may keep the GIL from the event loop
 RESUME_CHECKPOINTS = 8        # checkpoints to let the senders take our own new event before we place it (Resume)
-SEND_QUEUE_BYTES = 16 << 20   # bytes queued for one connection before it is dropped (redialled)
-DIAL_TIMEOUT = 5.0            # s for the TLS handshake when we dial a seat (the listener allows HANDSHAKE_DEADLINE)
-
-
-@dataclass
-class Faults:
-    drop: float = 0.0
-    dup: float = 0.0
-    reorder: float = 0.0
-    delay: float = 0.0          # max extra delay in seconds for reordered frames
-    seed: int = 0
-
-    @classmethod
-    def from_env(cls) -> "Faults | None":
-        spec = os.environ.get("EASEL_FAULTS")
-        if not spec:
-            return None
-        f = cls()
-        for part in spec.split(","):
-            k, _, v = part.partition("=")
-            if k.strip() in ("drop", "dup", "reorder", "delay"):
-                setattr(f, k.strip(), float(v))
-            elif k.strip() == "seed":
-                f.seed = int(v)
-        return f
 
 
 def save_roster(store: GameStore, genesis: Genesis, roster: dict, replace: bool = False) -> None:
@@ -138,6 +120,27 @@ def save_roster(store: GameStore, genesis: Genesis, roster: dict, replace: bool 
 def load_roster(directory: Path) -> tuple[Genesis, dict]:
     obj = decode((Path(directory) / "roster").read_bytes())
     return parse_genesis(obj["genesis"]), obj["roster"]
+
+
+def compact_spool(store: GameStore) -> None:
+    """What reached the log need not stay in the spool (evidence stays).  The log is fsynced
+    first: the last process may have left its tail in the OS's cache only (our own events are
+    fsynced in the spool when sent, the log when we acknowledge)."""
+    placed = set(store.log.records)
+    if store.spool.records and placed & set(store.spool.records):
+        store.log.sync(force=True)
+    keep = [r for r in store.spool.records if r not in placed]
+    if len(keep) < len(store.spool.records):
+        store.spool.rewrite(keep)
+
+
+def _peak_kb() -> int | None:
+    """This process's peak resident memory, KiB (Linux), for the trace's last line."""
+    try:
+        import resource
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    except (ImportError, OSError):  # pragma: no cover - not a POSIX system
+        return None
 
 
 async def _set_then_cancel(event: trio.Event, scope: trio.CancelScope) -> None:
@@ -161,18 +164,15 @@ def _quiet_gc() -> None:
 _GC_FROZEN = False
 
 
-class Conn:
-    queued = 0   # bytes in send_ch (class default: tests build bare Conns)
-
-    def __init__(self, key: bytes, stream: FramedStream) -> None:
-        self.key = key
-        self.stream = stream
-        self.send_ch, self.recv_ch = trio.open_memory_channel(QUEUE)
-        self.closed = False
-        self.queued = 0          # bytes in send_ch
+def _told_by(part: str, name: str, doc: str) -> property:
+    """A read-only attribute of the node that one of its parts answers (its public ``name``)."""
+    return property(lambda self: getattr(getattr(self, part), name), doc=doc)
 
 
 class GameNode:
+    """One seat of a sealed table on this machine: its ``Peer`` and the parts around it (see the
+    module's docstring), the tasks that run them, and what the CLI and tests read of them."""
+
     def __init__(
         self,
         identity,
@@ -193,16 +193,11 @@ class GameNode:
         spectators: bool = True,
     ) -> None:
         self.identity = identity
-        # a resumed seat also dials the seats after it (protocol.md §9.4): it may have come back at an
-        # address the others do not know, and they only dial the seats before them
-        self.dial_back = dial_back
         self.genesis = genesis
         self.roster = roster
         self.store = store
         self.decide = decide
-        self.faults = faults
         self.on_change = on_change
-        self.linger = linger
         self.keys = list(genesis.doc["seats"])
         self.seat = self.keys.index(identity.public)
         self.limits = limits or DEFAULT_LIMITS
@@ -225,54 +220,55 @@ class GameNode:
         self.peer.send_first = True     # our own events leave before we place them (``_resume``)
         if not store.log.records:
             store.log.append([genesis.raw])
-        # compact the spool: what reached the log need not stay there (evidence stays).  The
-        # log is fsynced first: the last process may have left its tail in the OS's cache only
-        # (our own events are fsynced in the spool when sent, the log when we acknowledge)
-        placed = set(store.log.records)
-        if store.spool.records and placed & set(store.spool.records):
-            store.log.sync(force=True)
-        keep = [r for r in store.spool.records if r not in placed]
-        if len(keep) < len(store.spool.records):
-            store.spool.rewrite(keep)
-        self._trace: list | None = None
+        compact_spool(store)
+        self._trace: Trace | None = None
         self._trace_path: Path | None = None
-        self._trace_flushed = 0.0
         if os.environ.get("EASEL_TRACE"):
-            # benchmarks: one JSON line per event we sign and per entry we place in the log,
-            # kept in memory while we play (no write on the hot path) and written at the end
-            # with our peak memory (``run``)
+            # benchmarks (p2p/trace.py); each line carries this process's CPU seconds too (what a step costs a peer)
             tdir = Path(os.environ["EASEL_TRACE"])
             tdir.mkdir(parents=True, exist_ok=True)
             self._trace_path = tdir / ("seat-%d.jsonl" % self.seat)
-            self._trace = []
-            # each line carries this process's CPU seconds too (what a step costs a peer)
-            self.peer.on_sign = lambda ev: self._trace.append(("sign", [ev.id], time.monotonic(), time.process_time()))
-        self.conns: dict[bytes, Conn] = {}
-        # seat -> wall-clock time (time.time()) since when we have no connection to it (every other seat at first)
-        self.silent_since: dict[int, float] = {s: time.time() for s in range(len(self.keys)) if s != self.seat}
+            self._trace = trace = Trace()
+            self.peer.on_sign = lambda ev: trace.note("sign", [ev.id], time.monotonic(), time.process_time())
         self.alerts: list[str] = []
         self.done = trio.Event()
-        self.met = trio.Event()                    # set at our first connection to another seat
         self.changed = trio.Event()
         self.failed: str | None = None
         self._last_waiting: tuple = ()
         self._poke = trio.Event()
-        self._sleep_until: float | None = None     # when the sleeping ticker wakes by itself (None: not asleep)
-        self.inputs = 0           # inputs and ticks handled (``apply``), and how many of them woke the ticker
-        self.pokes = 0
-        self._lost = trio.Event()                  # set (and replaced) whenever a connection drops
-        self.budget_waits = 0
-        self._rng = random.Random(faults.seed * 1000 + self.seat if faults else 0)
+        self._alarm = Alarm(linger)
+        self._log_grew = trio.Event()
         addr = roster["addrs"][self.seat]
         self.host = bind_host or addr[0]
         self.port = addr[1]
         certs = list(roster["certs"])
         # spectators (protocol.md §9.8): anonymous TLS clients that follow the log read-only
-        self.spectators = spectators and genesis.doc.get("spectators", True) is not False
-        self.watching = 0
-        self._log_grew = trio.Event()
+        self._audience = Spectators(spectators and genesis.doc.get("spectators", True) is not False)
         self.server_ctx = tls.server_context(identity, certs, spectators=self.spectators)
+        # a resumed seat also dials the seats after it (``dial_back``, protocol.md §9.4)
         self.client_ctx = tls.client_context(identity, certs)
+        self._mesh = Mesh(self.keys, self.seat, dial_back, time.time())
+        self._links = Links(
+            self._mesh, roster, self.client_ctx,
+            limits=lambda: self.limits, rl=self._rl, faults=Injector(faults, self.seat), wall=time.time,
+            on_open=lambda key: self.apply(self.peer.connected(key)),
+            on_frame=lambda key, frame: self.apply(self.peer.receive(key, frame)),
+            on_close=self.peer.disconnected,
+            on_moved=lambda: save_roster(self.store, self.genesis, self.roster, replace=True),
+            serve=self._run_conn)
+
+    # ------------------------------------------------------------------ what the parts tell
+    conns = _told_by("_links", "conns", "key -> open connection to that seat (the live dict).")
+    silent_since = _told_by("_mesh", "silent_since", "seat -> wall-clock time (time.time()) since when we have no "
+                            "connection to it (every other seat at first).")
+    met = _told_by("_links", "met", "Set at our first connection to another seat.")
+    lost = _told_by("_links", "lost", "An event set (then replaced) when a connection to a seat drops: wait on it "
+                    "to hear of the next.")
+    budget_waits = _told_by("_links", "budget_waits", "Reads put off by a seat's byte budget.")
+    inputs = _told_by("_alarm", "inputs", "Inputs and ticks handled (``apply``).")
+    pokes = _told_by("_alarm", "pokes", "How many of the inputs woke the ticker.")
+    spectators = _told_by("_audience", "enabled", "This seat serves spectators (§9.8).")
+    watching = _told_by("_audience", "count", "Spectators this seat serves now.")
 
     # ------------------------------------------------------------------ effects
     def run_effects(self, effects: list) -> None:
@@ -300,16 +296,14 @@ class GameNode:
                 self.store.spool.append(eff.entries, sync=False)
             elif isinstance(eff, WriteLog):
                 self.store.log.append(eff.entries, sync=False)
-                self._log_grew.set()
-                self._log_grew = trio.Event()
+                self._grew()
                 if self._trace is not None:
-                    self._trace.append(("apply", [entry_id(raw) for raw in eff.entries], time.monotonic(), time.process_time()))
+                    self._trace.note("apply", [entry_id(raw) for raw in eff.entries], time.monotonic(), time.process_time())
             elif isinstance(eff, TruncateLog):
                 # the cut entries were just re-spooled (unsynced): make that durable first
                 self.store.sync()
                 self.store.log.truncate(eff.count)
-                self._log_grew.set()
-                self._log_grew = trio.Event()
+                self._grew()
             elif isinstance(eff, WriteSecret):
                 self.store.put_secret(eff.phase, eff.value, eff.salt, sync=False)
             elif isinstance(eff, Disconnect):
@@ -317,7 +311,7 @@ class GameNode:
                 self._rl.note("DISCONNECT", who, "seat %d: disconnecting %s: %s", self.seat, who, eff.reason)
                 c = self.conns.get(eff.peer)
                 if c is not None:
-                    self._drop(c)
+                    self._links.drop(c)
             elif isinstance(eff, Alert):
                 log.warning("seat %d: %s", self.seat, eff.text)
                 self.alerts.append(eff.text)
@@ -326,30 +320,30 @@ class GameNode:
             elif isinstance(eff, Resume):
                 self._nursery.start_soon(self._resume)
 
+    def _enqueue(self, c: Conn, msg: bytes) -> None:
+        """Queue ``msg`` on connection ``c`` (p2p/links.py; benchmarks/profile_peer.py counts frames here)."""
+        self._links.enqueue(c, msg)
+
+    def _grew(self) -> None:
+        """Our log changed (an entry placed, or a cut): wake the spectators' feeds."""
+        self._log_grew.set()
+        self._log_grew = trio.Event()
+
     async def _resume(self) -> None:
         """Place our own event sent just before (``Peer.send_first``) once its frames have left:
         the senders take them at the next checkpoints (a bounded wait: then it is placed anyway)."""
         for _ in range(RESUME_CHECKPOINTS):
             await trio.sleep(0)
-            if all(c.queued == 0 for c in self.conns.values()):
+            if self._links.drained():
                 break
         self.apply(self.peer.resume())
 
-    def _write_trace(self, final: bool = True) -> None:
-        """Append the trace lines gathered so far (the ticker flushes them about once a
-        second, off the hot path, so a benchmark can watch a game live); ``final`` adds
-        our peak memory."""
+    def _write_trace(self, now: float | None = None, final: bool = True) -> None:
+        """Append the trace lines gathered so far (``now``: the ticker's flush, about once a
+        second, off the hot path, so a benchmark can watch a game live); ``final`` adds our peak memory."""
         if self._trace is None or self._trace_path is None:
             return
-        lines = [json.dumps({"k": k, "e": [e.hex() for e in ids], "t": t, "c": c}) for k, ids, t, c in self._trace]
-        self._trace.clear()
-        if final:
-            try:
-                import resource
-                peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss   # KiB on Linux
-            except (ImportError, OSError):  # pragma: no cover - not a POSIX system
-                peak_kb = None
-            lines.append(json.dumps({"k": "mem", "e": [], "t": time.monotonic(), "maxrss_kb": peak_kb}))
+        lines = self._trace.take(now, (time.monotonic(), _peak_kb()) if final else None)
         if not lines:
             return
         try:
@@ -357,11 +351,6 @@ class GameNode:
                 f.write("\n".join(lines) + "\n")
         except OSError as exc:
             log.warning("seat %d: could not write the trace: %s", self.seat, exc)
-
-    @property
-    def lost(self) -> trio.Event:
-        """An event set (then replaced) when a connection to a seat drops: wait on it to hear of the next."""
-        return self._lost
 
     def alert(self, text: str) -> None:
         """An alert from outside the peer (e.g. a bot of ours died): kept and shown at once."""
@@ -377,56 +366,6 @@ class GameNode:
             except Exception:
                 log.exception("on_change callback failed")
 
-    def _enqueue(self, c: Conn, msg: bytes) -> None:
-        if c.closed:
-            return
-        f = self.faults
-        copies = 1
-        if f is not None:
-            r = self._rng.random()
-            if r < f.drop:
-                return
-            if self._rng.random() < f.dup:
-                copies = 2
-            if self._rng.random() < f.reorder:
-                delay = self._rng.random() * max(f.delay, 0.001)
-                self._nursery.start_soon(self._delayed, c, msg, delay)
-                copies -= 1
-        for _ in range(copies):
-            if c.queued + len(msg) > SEND_QUEUE_BYTES:
-                self._rl.note("SEND_QUEUE_BYTES", "seat %d" % self.keys.index(c.key), "seat %d: seat %d does not read what we send: dropping the connection", self.seat, self.keys.index(c.key))
-                self._drop(c)
-                return
-            try:
-                c.send_ch.send_nowait(msg)
-                c.queued += len(msg)
-            except trio.WouldBlock:
-                self._drop(c)
-                return
-            except (trio.ClosedResourceError, trio.BrokenResourceError):
-                return
-
-    async def _delayed(self, c: Conn, msg: bytes, delay: float) -> None:
-        await trio.sleep(delay)
-        if not c.closed:
-            try:
-                c.send_ch.send_nowait(msg)
-                c.queued += len(msg)
-            except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
-                pass
-
-    def _drop(self, c: Conn) -> None:
-        if c.closed:
-            return
-        c.closed = True
-        c.send_ch.close()
-        if self.conns.get(c.key) is c:
-            del self.conns[c.key]
-            self.silent_since[self.keys.index(c.key)] = time.time()
-            self.peer.disconnected(c.key)
-            self._lost.set()
-            self._lost = trio.Event()
-
     def apply(self, effects: list) -> None:
         try:
             self.run_effects(effects)
@@ -435,17 +374,9 @@ class GameNode:
             self.failed = str(exc)
             log.error("seat %d: %s", self.seat, exc)
             self._nursery.cancel_scope.cancel()
-        self._maybe_poke()
-
-    def _maybe_poke(self) -> None:
-        """An input (or a tick) may bring the peer's next wake-up forward: wake the ticker if it
-        does (or if a wake has work of its own: a screen to update, the end of the game).  The
-        test costs ~10 us; a needless wake of the ticker ~60 us, about once per frame."""
-        self.inputs += 1
-        until = self._sleep_until
-        if (until is None or self.on_change is not None or self.peer.table.over
-                or self.peer.next_wakeup() < until):
-            self.pokes += 1
+        # an input (or a tick) may bring the peer's next wake-up forward: wake the ticker if it does
+        # (or if a wake has work of its own: a screen to update, the end of the game)
+        if self._alarm.input(self.on_change is not None or self.peer.table.over, self.peer.next_wakeup):
             self._poke.set()
 
     async def leave(self, wait: float = LEAVE_FLUSH) -> bool:
@@ -461,102 +392,34 @@ class GameNode:
                 await self.changed.wait()
         return self.peer.told()
 
-    # ------------------------------------------------------------------ connections
-    async def _run_conn(self, key: bytes, stream: FramedStream) -> None:
-        old = self.conns.get(key)
-        if old is not None:
-            self._drop(old)
-        c = Conn(key, stream)
-        self.conns[key] = c
-        self.met.set()
-        self.silent_since.pop(self.keys.index(key), None)
-        self.apply(self.peer.connected(key))
-        lim = self.limits
-        bucket = TokenBucket(lim.bytes_per_second, lim.burst_bytes, trio.current_time())
-        who = "seat %d" % self.keys.index(key)
-        try:
-            async with trio.open_nursery() as n:
-                n.start_soon(self._sender, c)
-                try:
-                    while not c.closed:
-                        frame = await stream.receive(idle=lim.idle_timeout, frame=lim.frame_deadline)
-                        self.apply(self.peer.receive(key, frame))
-                        # byte budget: a peer over it is not dropped, its frames are read later
-                        # (TCP then slows it down); the deadlines above do not run meanwhile
-                        wait = bucket.take(len(frame) + lim.frame_cost, trio.current_time())
-                        if wait > 0:
-                            self.budget_waits += 1
-                            self._rl.note("BYTES_PER_SECOND", who, "seat %d: %s sends more than %d bytes/s: reading it %.2f s later",
-                                          self.seat, who, lim.bytes_per_second, wait)
-                            await trio.sleep(wait)
-                except (ConnectionClosed, FrameError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
-                    if isinstance(exc, FrameTimeout):
-                        self._rl.note("FRAME_DEADLINE", who, "seat %d: dropping the connection of %s: %s", self.seat, who, exc)
-                    elif not isinstance(exc, ConnectionClosed):
-                        log.info("seat %d: connection to seat %d lost: %s", self.seat, self.keys.index(key), exc)
-                finally:
-                    self._drop(c)
-                    n.cancel_scope.cancel()
-        finally:
-            with trio.CancelScope(shield=True):
-                with trio.move_on_after(1):
-                    try:
-                        await stream.aclose()
-                    except Exception:
-                        pass
-
-    async def _sender(self, c: Conn) -> None:
-        try:
-            async for msg in c.recv_ch:
-                c.queued -= len(msg)
-                await c.stream.send(msg)
-        except (ConnectionClosed, FrameError, trio.BrokenResourceError, trio.ClosedResourceError):
-            self._drop(c)
-
-    async def _handle_incoming(self, stream: trio.SSLStream) -> None:
-        key = tls.peer_public_key(stream)
-        if key is None and self.spectators:
-            await self._serve_spectator(FramedStream(stream))
-            return
-        if key is None or key not in self.keys or key == self.identity.public:
-            self._rl.note("SEAT_KEY", "key", "seat %d: refused a connection from a key that holds no seat", self.seat)
-            return
-        seat = self.keys.index(key)
-        if seat < self.seat:
-            # a dial-back from a resumed seat: it never replaces a connection we have (ours wins)
-            if key in self.conns:
-                return
-            self._learn_address(seat, stream)
-        await self._run_conn(key, FramedStream(stream))
-
+    # ------------------------------------------------------------------ spectators
     async def _serve_spectator(self, fs: FramedStream) -> None:
-        """A spectator (protocol.md §9.8): after its ["watch", 1], send it our log from the genesis on and
-        every entry we place, and ["watching", n] at least every SPECTATOR_KEEPALIVE s. It sends nothing
-        more; it never slows us: a frame it does not take within FRAME_DEADLINE drops it."""
+        """A spectator (protocol.md §9.8; who is admitted and what it is sent: p2p/spectators.py): read
+        its request within FRAME_DEADLINE, then send what its ``Feed`` says, each batch within
+        FRAME_DEADLINE (it never slows us: a frame it does not take in time drops it), waking on a new
+        entry, a new commitment or the keep-alive.  Any frame of its own (or its leaving) ends it."""
         lim = self.limits
         try:
             with trio.fail_after(lim.frame_deadline):
                 msg = decode(await fs.receive(idle=lim.frame_deadline, frame=lim.frame_deadline))
         except (ConnectionClosed, FrameError, CanonicalError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError):
             return
-        if not (isinstance(msg, list) and len(msg) == 2 and msg[0] == "watch" and type(msg[1]) is int and msg[1] == 1):
-            self._rl.note("SPECTATOR", "spectator", "seat %d: refused a spectator: not a watch request", self.seat)
+        refused = self._audience.admit(msg, lim.max_spectators)
+        if refused is not None:
+            self._rl.note(refused.limit, "spectator", "seat %d: refused a spectator: %s", self.seat, refused.why)
+            if refused.reply is not None:
+                with trio.move_on_after(lim.frame_deadline):
+                    try:
+                        await fs.send(refused.reply)
+                    except Exception:
+                        pass
             return
-        if self.watching >= lim.max_spectators:
-            self._rl.note("MAX_SPECTATORS", "spectator", "seat %d: refused a spectator: %d watch already", self.seat, self.watching)
-            with trio.move_on_after(lim.frame_deadline):
-                try:
-                    await fs.send(encode(["refused", "this seat already has %d spectators" % self.watching]))
-                except Exception:
-                    pass
-            return
-        self.watching += 1
         self._changed()
+        feed = self._audience.feed(trio.current_time())
         try:
             async with trio.open_nursery() as n:
 
                 async def silent() -> None:
-                    # a spectator sends nothing after its request: any frame (or its leaving) ends it
                     try:
                         await fs.receive()
                     except Exception:
@@ -564,30 +427,17 @@ class GameNode:
                     n.cancel_scope.cancel()
 
                 n.start_soon(silent)
-                sent = 0
-                told = -1
-                sealed: list = []
-                last = trio.current_time()
-                while True:
-                    entries = self.peer.log_entries
-                    if len(entries) < sent:
-                        break           # our log was cut back (a repair): the spectator starts again
+                while not feed.cut(self.peer.log_entries):     # cut back (a repair): the spectator starts again
                     grew, changed = self._log_grew, self.changed
                     with trio.fail_after(lim.frame_deadline):
-                        while sent < len(self.peer.log_entries):
-                            await fs.send(encode(["genesis" if sent == 0 else "entry", self.peer.log_entries[sent]]))
-                            sent += 1
-                        # taken with no wait since the last entry sent: the commitments of the step
-                        # the spectator's log is at
-                        now_sealed = self.peer.sealed_events() if sent == len(self.peer.log_entries) else sealed
-                        if now_sealed != sealed:
-                            sealed = now_sealed
-                            await fs.send(encode(["sealed", sealed]))
-                        now = trio.current_time()
-                        if told != self.watching or now - last >= SPECTATOR_KEEPALIVE:
-                            told, last = self.watching, now
-                            await fs.send(encode(["watching", self.watching]))
-                    if self.done.is_set() and sent >= len(self.peer.log_entries):
+                        while (frame := feed.entry(self.peer.log_entries)) is not None:
+                            await fs.send(frame)
+                        # taken with no wait since the last entry sent: the commitments of the step its log is at
+                        if (frame := feed.sealed(self.peer.sealed_events())) is not None:
+                            await fs.send(frame)
+                        if (frame := feed.watching(self._audience.count, trio.current_time())) is not None:
+                            await fs.send(frame)
+                    if feed.finished(self.peer.log_entries, self.done.is_set()):
                         break
                     with trio.move_on_after(SPECTATOR_KEEPALIVE):
                         async with trio.open_nursery() as either:       # a new entry, or a new commitment
@@ -597,102 +447,56 @@ class GameNode:
         except (ConnectionClosed, FrameError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError):
             pass
         finally:
-            self.watching -= 1
+            self._audience.left()
             self._changed()
 
-    def _learn_address(self, seat: int, stream) -> None:
-        """A seat before ours dialled us: it is where it dialled from (at its roster port). Keep that in
-        our roster file, so that our own later resume dials it there."""
-        try:
-            ip = str(stream.transport_stream.socket.getpeername()[0])
-        except (OSError, AttributeError):
-            return
-        addr = self.roster["addrs"][seat]
-        if addr[0] == ip:
-            return
-        log.info("seat %d: seat %d is now at %s (it was at %s)", self.seat, seat, ip, addr[0] or "the lobby's address")
-        self.roster["addrs"][seat] = [ip, addr[1]]
-        try:
-            save_roster(self.store, self.genesis, self.roster, replace=True)
-        except OSError as exc:
-            log.warning("seat %d: cannot record seat %d's new address: %s", self.seat, seat, exc)
+    async def _run_conn(self, key: bytes, stream: FramedStream) -> None:
+        """Run a connection to the seat of ``key`` until it closes (p2p/links.py; tests wrap this)."""
+        await self._links.run_conn(key, stream)
 
-    async def _dialer(self, seat: int) -> None:
-        key = self.keys[seat]
-        host, port = self.roster["addrs"][seat]
-        backoff = 0.05
-        while not self.done.is_set():
-            if key in self.conns:
-                await self._lost.wait()     # redial when a connection drops, not on a timer
-                continue
-            try:
-                stream = await tls.connect(host, port, self.client_ctx, key, timeout=DIAL_TIMEOUT)
-            except (OSError, tls.TLSError) as exc:
-                log.debug("seat %d: dial seat %d failed: %s", self.seat, seat, exc)
-                await trio.sleep(backoff)
-                backoff = min(backoff * 2, 1.0)
-                continue
-            backoff = 0.05
-            if seat > self.seat and key in self.conns:
-                # a dial-back that crossed the other seat's own dial: the other seat's connection wins
-                await trio.aclose_forcefully(stream)
-                continue
-            await self._run_conn(key, FramedStream(stream))
+    async def _handle_incoming(self, stream: trio.SSLStream) -> None:
+        await self._links.incoming(stream, self._serve_spectator if self.spectators else None)
 
     # ------------------------------------------------------------------ timers and decisions
     async def _ticker(self) -> None:
         """Sleep until the peer has something to do (``Peer.next_wakeup``) or an input may have
-        changed that; no periodic wake-up while a table waits for a person (protocol.md §9.5)."""
-        over_since = None
+        changed that; no periodic wake-up while a table waits for a person (protocol.md §9.5;
+        when to wake: p2p/wakeups.py)."""
+        alarm = self._alarm
         while True:
             now = trio.current_time()
-            at = self.peer.next_wakeup()
-            if self._trace is not None:
-                at = min(at, self._trace_flushed + TRACE_FLUSH)
-            if over_since is not None:
-                at = min(at, over_since + self.linger)
+            at = alarm.wake_at(self.peer.next_wakeup(), self._trace.flush_at() if self._trace is not None else None)
             if at > now:
                 self._poke = trio.Event()
-                self._sleep_until = max(at, now + MIN_SLEEP)
                 try:
-                    with trio.move_on_at(self._sleep_until):
+                    with trio.move_on_at(alarm.sleep(at, now)):
                         await self._poke.wait()
                 finally:
-                    self._sleep_until = None
+                    alarm.woke()
                 now = trio.current_time()
                 if now < at and self.peer.next_wakeup() > now:
-                    self._after_wake(now)           # an input: nothing timed is due yet
-                    over_since = self._over(now, over_since)
-                    if over_since == -1.0:
+                    if self._after_wake(now):           # an input: nothing timed is due yet
                         return
                     continue
             self.apply(self.peer.tick(now))
-            self._after_wake(now)
-            over_since = self._over(now, over_since)
-            if over_since == -1.0:
+            if self._after_wake(now):
                 return
             await trio.sleep(0)    # let the inputs queued meanwhile in
 
-    def _after_wake(self, now: float) -> None:
-        if self._trace and now - self._trace_flushed >= TRACE_FLUSH:
-            self._trace_flushed = now
-            self._write_trace(final=False)
+    def _after_wake(self, now: float) -> bool:
+        """What every wake of the ticker does besides ticking; True once the node is done."""
+        if self._trace is not None and self._trace.due(now):
+            self._write_trace(now, final=False)
         if self.on_change is not None or self.watching:     # a spectator is told who has sealed (§9.8)
             w = (self.peer.table.phase, self.peer.waiting(), len(self.conns), len(self.alerts))
             if w != self._last_waiting:
                 self._last_waiting = w
                 self._changed()
-
-    def _over(self, now: float, over_since: float | None) -> float | None:
-        """Game over: leave once every peer holds everything, or after the linger (-1.0: done)."""
-        if not self.peer.table.over:
-            return None
-        if over_since is None:
-            over_since = now
-        if self._everyone_has_all() or now - over_since > self.linger:
+        # game over: leave once every peer holds everything, or after the linger
+        if self._alarm.done(now, self.peer.table.over, self._everyone_has_all):
             self.done.set()
-            return -1.0
-        return over_since
+            return True
+        return False
 
     def _everyone_has_all(self) -> bool:
         mine = {k: s for k, s, _ in self.peer.have_vector()}
@@ -767,9 +571,7 @@ class GameNode:
             self._nursery = n
             await n.start(functools.partial(tls.serve, limits=self.limits, stats=self.listener_stats),
                           self.port, self.server_ctx, self._handle_incoming, self.host)
-            for s in range(len(self.keys)) if self.dial_back else range(self.seat):
-                if s != self.seat:
-                    n.start_soon(self._dialer, s)
+            self._links.start(n, self.done)
             self.apply(self.peer.start())
             n.start_soon(self._ticker)
             n.start_soon(self._decider)
