@@ -94,6 +94,18 @@ class Departures:
         """seat -> phase of its note, for every seat gone by its word."""
         return {s: note[0] for s, note in self.notes.items()}
 
+    def left_by(self, seat: int, phase: int) -> bool:
+        """Did ``seat`` say it left at ``phase`` or before (and is not back)?"""
+        return seat in self.notes and self.notes[seat][0] <= phase
+
+    def held_notes(self) -> list:
+        """[(seat, message), ...] of every note held, seat order (for a seat that just connected)."""
+        return [(s, note[2]) for s, note in sorted(self.notes.items())]
+
+    def told(self, peers) -> bool:
+        """Has every one of ``peers`` sent our own note back (it holds it)?"""
+        return all(p in self.acks for p in peers)
+
     def seen(self, seat: int, nonce: bytes) -> bool:
         return nonce in self.nonces.get(seat, ())
 

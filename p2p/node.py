@@ -695,19 +695,7 @@ class GameNode:
         return over_since
 
     def _everyone_has_all(self) -> bool:
-        mine = {k: s for k, s, _ in self.peer.have_vector()}
-        for k in self.keys:
-            if k == self.identity.public:
-                continue
-            st = self.peer.remote.get(k)
-            if st is None:
-                continue  # it left after the end (it only leaves once it holds everything)
-            if not st.get("have"):
-                return False
-            theirs = st["have"]
-            if any(theirs.get(a, -1) < s for a, s in mine.items()):
-                return False
-        return True
+        return self.peer.everyone_holds_all()
 
     async def _decider(self) -> None:
         while True:

@@ -150,6 +150,34 @@ class ShowGate:
                     break
         return out
 
+    def window(self, phase: int) -> range:
+        """The steps from the one we last showed in up to (not including) ``phase``: those ``unsettled``
+        looks at (and an acknowledgement naming a certificate we lack for one of them does not count)."""
+        return range(self.base, phase)
+
+    def scan(self, table, mine: list) -> None:
+        """At start: the last step in which our seat signed an event that shows a secret (in our log,
+        cut from it, or for the current step), so a restart never follows a certificate past it.
+        ``table``: our table (core/table.py); ``mine``: every event of ours we hold."""
+        if self.seat is None:
+            return
+        st = table.step
+        for ev in mine:
+            ph = ev.body.get("phase")
+            if type(ph) is not int:
+                continue
+            start = table.starts.get(ph)
+            if start is None or start[1] != ev.prev:
+                continue
+            if ph in table.showing:
+                self.passed(ph, table.showing[ph][1])
+            elif st is not None and st.phase == ph and st.shows:
+                self.passed(ph, st.kind == "reveal")
+
+    def forked(self) -> dict:
+        """The certificates we did not follow (phase -> certificate id), because we had shown a secret."""
+        return dict(self.refused)
+
     def passed(self, phase: int, reveal: bool) -> None:
         """We show in step ``phase``: every step before it was settled (or waited for long enough)."""
         self.signed(phase, reveal)

@@ -205,7 +205,7 @@ def test_a_newer_event_of_a_seat_that_left_says_it_is_back():
     note = make_note(sim.ids[2].sign, sim.genesis.game_id, 2, sim.keys[2], p.table.phase, b"\x03" * 16)
     p.receive(sim.keys[1], note)
     assert 2 in p.left_seats() and 2 in p.voter.left
-    sim.run_until(lambda: p._newest_phase(2) > p.left_seats().get(2, 10 ** 9) or 2 not in p.left_seats(), max_rounds=200)
+    sim.run_until(lambda: p.replica.newest_phase(2) > p.left_seats().get(2, 10 ** 9) or 2 not in p.left_seats(), max_rounds=200)
     sim.tick_all()
     assert p.left_seats() == {} and "seat 2 is back at the table" in sim.alerts(0)
 

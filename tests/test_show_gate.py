@@ -78,7 +78,7 @@ def forge(sim: Sim, phase: int, prev: bytes, seats: list) -> bytes:
 def revealed_by(sim: Sim, seat: int, holder: int) -> list[Event]:
     """The move reveals of ``seat`` that ``holder``'s peer holds (placed or not)."""
     p = sim.peers[holder]
-    return [e for e in p.events[sim.keys[seat]].values() if e.kind == "reveal" and e.body["phase"] > 1]
+    return [e for e in p.replica.events[sim.keys[seat]].values() if e.kind == "reveal" and e.body["phase"] > 1]
 
 
 def test_a_coalition_that_reads_a_reveal_cannot_roll_the_honest_seat_back_past_it(tmp_path):

@@ -1,0 +1,119 @@
+"""Our log and the table it replays to (protocol.md §6, §6.6), as a sans-IO part of ``Peer``.
+
+The log is the list of entries we placed, genesis first; ``table`` (core/table.py) is that log
+replayed.  This part places batches (``place``: each step closes with the table's own
+``assemble`` of the candidates and the best certificate held), finds the certificates that beat
+how our log closed a step (``beaten``: "certificates win", §6.6) and cuts the log back (``cut``,
+the table replayed from what is left).  A log whose torn tail ends inside a batch is cut back to
+where that step opened when we start (``torn_batch``), so the step is placed again whole.
+
+Which events are candidates, and whether we follow a certificate past a shown secret, are
+other parts' (p2p/replica.py, p2p/showing.py): ``Peer`` hands them in.  The entries cut are
+returned, for the caller to spool before it truncates the log file.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable
+
+from core.events import Genesis, Timeout, parse_entry
+from core.table import RuleError, Table
+
+log = logging.getLogger("easel.protocol")
+
+
+class Ledger:
+    """Our log (``entries``, genesis first) and its replay (``table``): both read by everyone."""
+
+    def __init__(self, genesis: Genesis, games: Any, keys: list, secret: Callable[[], tuple | None]) -> None:
+        self.genesis = genesis
+        self.games = games
+        self.keys = keys
+        self._secret = secret            # () -> (our seat, our seat secret) for the table's views, or None
+        self.entries: list[bytes] = [genesis.raw]
+        self.table = self._new_table()
+
+    def _new_table(self) -> Table:
+        t = Table.start(self.genesis, self.games)
+        secret = self._secret()
+        if secret is not None:
+            t.secrets[secret[0]] = secret[1]
+        return t
+
+    def replay(self, entries: list) -> Table:
+        """A table rebuilt from our own log (already verified when it was written)."""
+        t = self._new_table()
+        for raw in entries[1:]:
+            t.append(parse_entry(raw, keys=self.keys, verify=False))
+        return t
+
+    def load(self, entries: list) -> list:
+        """Our log file's entries (genesis first): placed; returns them parsed."""
+        out = []
+        for raw in entries[1:]:
+            self.entries.append(raw)
+            ent = parse_entry(raw, keys=self.keys, verify=False)
+            self.table.append(ent)
+            out.append(ent)
+        return out
+
+    def cut(self, count: int) -> list:
+        """Cut our log back to ``count`` entries and replay it; returns the entries cut."""
+        cut = self.entries[count:]
+        self.entries = self.entries[:count]
+        self.table = self.replay(self.entries)
+        return cut
+
+    def torn_batch(self) -> tuple | None:
+        """A log whose torn tail ends in the middle of a batch (its last records cut) would never close
+        its step again (a step's candidates are only the events not placed yet): (count, entries cut)
+        once it is cut back to where the step opened, else None."""
+        st = self.table.step
+        if st is None or not self.table.batch:
+            return None
+        count = self.table.starts[st.phase][0]
+        log.warning("our log ends inside a batch (a torn tail): it is cut back to entry %d and the step placed again", count)
+        return count, self.cut(count)
+
+    def place(self, candidates: Callable, best_cert: Callable, cert_placed: Callable) -> list[bytes]:
+        """Close every step that can be closed now: ``candidates(st)`` the events valid for it,
+        ``best_cert(phase, prev)`` the certificate that closes it if any; ``cert_placed(cert, st)``
+        hears of each certificate placed.  Returns the raw entries placed (now in ``entries``)."""
+        placed: list[bytes] = []
+        while self.table.step is not None:
+            st = self.table.step
+            batch = self.table.assemble(candidates(st), best_cert(st.phase, st.prev))
+            if batch is None:
+                break
+            try:
+                for ent in batch:
+                    self.table.append(ent)
+            except RuleError as exc:  # cannot happen for checked candidates; never crash on it
+                log.error("could not place a batch: %s", exc)
+                self.table = self.replay(self.entries + placed)  # undo the half-applied batch
+                break
+            placed.extend(ent.raw for ent in batch)
+            if isinstance(batch[-1], Timeout):
+                cert_placed(batch[-1], st)
+        self.entries.extend(placed)
+        return placed
+
+    def beaten(self, phases: list, best_cert: Callable):
+        """(phase, count, certificate) for each step before ours, in ``phases`` order, that the best
+        certificate we hold for it (``best_cert(phase, prev)``) would close better than our log did
+        (fewer seats timed out, then the lower seats: §6.5); ``count``: where the step opened."""
+        for phase in phases:
+            if phase >= self.table.phase:
+                continue
+            start = self.table.starts.get(phase)
+            if start is None:
+                continue
+            count, prev = start
+            best = best_cert(phase, prev)
+            if best is None:
+                continue
+            used = self.table.timeouts.get(phase)
+            if used is not None and (len(used), used) <= (len(best.seats), best.seats):
+                continue
+            yield phase, count, best
