@@ -46,6 +46,11 @@ class SeatAgent:
             return None
         return sec[0]
 
+    def table_secret(self) -> tuple | None:
+        """(our seat, our seat secret) for a table's views, once we have both (else None)."""
+        secret = self.seat_secret
+        return (self.seat, secret) if secret is not None and self.seat is not None else None
+
     def uses_secrets(self, table) -> bool:
         """Does our seat make and keep a seat secret (the game's ``info.secrets``): nothing else in the
         peer depends on it, every game is called the same way (core/engine.py, "One calling convention")."""

@@ -37,13 +37,11 @@ class CutWatch:
     """Cut moves, moves signed afterwards and refused moves seen by one peer.
 
     ``replica`` (p2p/replica.py) says what we hold, ``departures`` (p2p/leaving.py) who said they
-    left, ``voter`` (p2p/timeouts.py) when we sent our own event; ``names``: the seats' names."""
+    left (and their names), ``voter`` (p2p/timeouts.py) when we sent our own event."""
 
-    def __init__(self, keys: list, seat: int | None, names: list, replica, departures, voter,
-                 say: Callable[[Alert], None]) -> None:
+    def __init__(self, keys: list, seat: int | None, replica, departures, voter, say: Callable[[Alert], None]) -> None:
         self.keys = keys
         self.seat = seat
-        self.names = names
         self.replica = replica
         self.departures = departures
         self.voter = voter
@@ -153,7 +151,7 @@ class CutWatch:
         elif self.departures.left_by(seat, phase):
             # it said it left (§9.7): the table went on without it, as it asked; no one is accused
             text = ("%s had left the table when %s closed %s without its move (sequence number %d): it counts as no move"
-                    % (self.names[seat], seats_words(voters), step_words(phase, label), ev.seq))
+                    % (self.departures.name(seat), seats_words(voters), step_words(phase, label), ev.seq))
         elif self.seat is not None and self.seat in voters:
             text = "%s; it reached us after we voted" % said
         else:

@@ -18,7 +18,10 @@ import logging
 from typing import Any, Callable
 
 from core.events import Genesis, Timeout, parse_entry
+from core.evidence import seats_words
 from core.table import RuleError, Table
+
+from .effects import Alert
 
 log = logging.getLogger("easel.protocol")
 
@@ -99,10 +102,12 @@ class Ledger:
         self.entries.extend(placed)
         return placed
 
-    def beaten(self, phases: list, best_cert: Callable):
-        """(phase, count, certificate) for each step before ours, in ``phases`` order, that the best
-        certificate we hold for it (``best_cert(phase, prev)``) would close better than our log did
-        (fewer seats timed out, then the lower seats: §6.5); ``count``: where the step opened."""
+    def follow(self, phases: list, best_cert: Callable, gate, say: Callable) -> tuple | None:
+        """Certificates win (§6.6): the first step before ours, in ``phases`` order, that the best
+        certificate we hold for it (``best_cert(phase, prev)``) closes better than our log did (fewer
+        seats timed out, then the lower seats: §6.5) and that ``gate`` (p2p/showing.py) lets us follow:
+        our log is cut back to where it opened; (phase, count, entries cut), or None.  A certificate the
+        gate forbids (bind before show) is named once to ``say``."""
         for phase in phases:
             if phase >= self.table.phase:
                 continue
@@ -116,4 +121,15 @@ class Ledger:
             used = self.table.timeouts.get(phase)
             if used is not None and (len(used), used) <= (len(best.seats), best.seats):
                 continue
-            yield phase, count, best
+            if not gate.follows(phase, tuple(best.seats)):
+                # bind before show (§6.5): following it would put a secret we showed back in play
+                if gate.refuse(phase, best.id):
+                    voters = [v for v, _ in best.votes]
+                    say(Alert("%s signed a time-out certificate for phase %d, which our log closed before we showed a "
+                              "secret in phase %d: following it would put what we showed back in play, so we keep our "
+                              "log; if the others follow it, this table has forked for us (the certificate is kept as "
+                              "evidence)" % (seats_words(voters), phase, gate.shown)))
+                continue
+            log.warning("time-out certificate for phase %d wins: rolling back to entry %d", phase, count)
+            return phase, count, self.cut(count)
+        return None

@@ -37,30 +37,35 @@ from typing import Any, Callable
 
 from core.encoding import CanonicalError
 from core.engine import IllegalAction
-from core.events import EntryError, Event, Genesis, Timeout, make_timeout, parse_entry, seat_names, verify_many, verify_sig, vote_sign_msg
-from core.evidence import seats_words
+from core.events import Event, Genesis, Timeout, seat_names, verify_sig, vote_sign_msg
 from core.table import Table
 
-from .agent import SEAT_SECRET, SEAT_SECRET_BYTES, SeatAgent  # noqa: F401 (SEAT_SECRET*: re-exported)
-from .cuts import MAX_CUT_MOVES, CutWatch  # noqa: F401
-from .effects import Alert, Broadcast, Changed, Disconnect, Resume, Send, TruncateLog, WriteLog, WriteSecret, WriteSpool  # noqa: F401
+from .agent import SEAT_SECRET, SEAT_SECRET_BYTES, SeatAgent
+from .cuts import MAX_CUT_MOVES, CutWatch
+from .effects import Alert, Broadcast, Changed, Disconnect, Resume, Send, TruncateLog, WriteLog, WriteSecret, WriteSpool
 from .ledger import Ledger
-from .leaving import NONCE_BYTES, Departures, make_note
+from .leaving import Departures
 from .limits import RateLimitedLog
-from .messages import PROTOCOL, Entry, Have, Hello, Leaving, Proof, ProtocolError, Vote, decode  # noqa: F401
-from .repair import MAX_SEND_PER_HAVE, REPAIR_AFTER, REPAIR_INTERVAL, Remotes  # noqa: F401
-from .replica import MAX_BUFFERED_PER_AUTHOR, MAX_CERTS_PER_PHASE, MAX_SEQ_AHEAD, Replica  # noqa: F401
-from .resync import RESYNC_WAIT, ResyncGate  # noqa: F401
+from .messages import PROTOCOL, Entry, Have, Hello, Leaving, Proof, ProtocolError, Vote, decode
+from .repair import MAX_SEND_PER_HAVE, REPAIR_AFTER, REPAIR_INTERVAL, Remotes
+from .replica import MAX_BUFFERED_PER_AUTHOR, MAX_CERTS_PER_PHASE, MAX_SEQ_AHEAD, Replica
+from .resync import RESYNC_WAIT, ResyncGate
 from .showing import ShowGate
-from .timeouts import MAX_VOTES_PER_STEP_SEAT, VOTE_RESEND, VOTES_AHEAD, VOTES_BEHIND, TimeoutVoter  # noqa: F401
-from .wakeups import HAVE_GAP, KEEPALIVE, WATCHDOG_AFTER, Wakeups  # noqa: F401
+from .timeouts import MAX_VOTES_PER_STEP_SEAT, VOTE_RESEND, VOTES_AHEAD, VOTES_BEHIND, TimeoutVoter
+from .wakeups import HAVE_GAP, KEEPALIVE, WATCHDOG_AFTER, Wakeups
 
 log = logging.getLogger("easel.protocol")
-# The limits (protocol.md §13.1; p2p/limits.py lists them all) live with the part that keeps them and
-# are re-exported here: MAX_SEQ_AHEAD, MAX_BUFFERED_PER_AUTHOR, MAX_CERTS_PER_PHASE (replica),
-# MAX_SEND_PER_HAVE, REPAIR_AFTER, REPAIR_INTERVAL (repair), MAX_VOTES_PER_STEP_SEAT, VOTES_AHEAD,
-# VOTES_BEHIND, VOTE_RESEND (timeouts), WATCHDOG_AFTER, KEEPALIVE, HAVE_GAP (wakeups), RESYNC_WAIT
-# (resync), MAX_CUT_MOVES (cuts).
+
+# What callers import from here: the peer, its effects (p2p/effects.py), the secrets file's seat-secret
+# record (p2p/agent.py), and the limits (protocol.md §13.1; p2p/limits.py lists them all), each kept by
+# the part it bounds.
+__all__ = [
+    "Peer", "ProtocolError", "PROTOCOL", "SEAT_SECRET", "SEAT_SECRET_BYTES",
+    "Alert", "Broadcast", "Changed", "Disconnect", "Resume", "Send", "TruncateLog", "WriteLog", "WriteSecret", "WriteSpool",
+    "MAX_SEQ_AHEAD", "MAX_BUFFERED_PER_AUTHOR", "MAX_CERTS_PER_PHASE", "MAX_SEND_PER_HAVE", "REPAIR_AFTER",
+    "REPAIR_INTERVAL", "MAX_VOTES_PER_STEP_SEAT", "VOTES_AHEAD", "VOTES_BEHIND", "VOTE_RESEND", "WATCHDOG_AFTER",
+    "KEEPALIVE", "HAVE_GAP", "RESYNC_WAIT", "MAX_CUT_MOVES",
+]
 
 
 class Peer:
@@ -102,13 +107,14 @@ class Peer:
         self.remote = Remotes(self.keys, me)            # what each connected peer holds: repair, acknowledgements (§9.6)
         self.voter = TimeoutVoter(n, self.seat, timeout)   # every rule of when to vote (§6.5)
         self.gate = ShowGate(n, self.seat)          # bind before show: when we may show a secret (§6.5)
-        self.departures = Departures(n, self.seat)  # who said they left (§9.7)
-        self.cuts = CutWatch(self.keys, self.seat, list(seat_names(genesis.doc)), self.replica, self.departures,
-                             self.voter, self._alerts.append)   # false time-outs seen, refused moves (§6.5)
+        self.departures = Departures(n, self.seat, seat_names(genesis.doc))   # who said they left (§9.7)
+        self.cuts = CutWatch(self.keys, self.seat, self.replica, self.departures, self.voter,
+                             self._alerts.append)   # false time-outs seen, refused moves (§6.5)
+        self.replica.listen(self.cuts.refused, self.cuts.bad_reveal)
         self.agent = SeatAgent(genesis.game_id, me, self.seat, sign, rand, secrets)   # our secrets, our events' bodies
-        self.resync = ResyncGate(resync)            # may we sign after a torn tail, or a claim (§9.6)
+        self.resync = ResyncGate(n, self.seat, resync)            # may we sign after a torn tail, or a claim (§9.6)
         self.wakeups = Wakeups()                    # the 'have' timer, the watchdog (§9.5)
-        self.ledger = Ledger(genesis, games, self.keys, self._secret_for_table)   # our log and its table
+        self.ledger = Ledger(genesis, games, self.keys, self.agent.table_secret)   # our log and its table
         self.on_sign: Callable[[Event], None] | None = None   # measurement hook (benchmarks)
         # a shell that runs ``Resume`` (p2p/node.py) sets this: our own new event is spooled and
         # sent first, then placed (placing runs the game's checks of the step it closes, which
@@ -140,33 +146,15 @@ class Peer:
         """Our log's entries, genesis first (p2p/ledger.py)."""
         return self.ledger.entries
 
-    def _secret_for_table(self) -> tuple | None:
-        secret = self.seat_secret
-        return (self.seat, secret) if secret is not None and self.seat is not None else None
-
-    @property
-    def uses_secrets(self) -> bool:
-        """Does our seat make and keep a seat secret (p2p/agent.py)."""
-        return self.agent.uses_secrets(self.table)
-
     @property
     def seat_secret(self) -> bytes | None:
         """Our seat secret (None before it is made, or for a game without seat secrets)."""
         return self.agent.seat_secret
 
     @property
-    def secrets(self) -> dict:
-        """Our sealed values and seat secret, phase -> (value, salt), as our secrets file keeps them."""
-        return dict(self.agent.secrets)
-
-    @property
     def votes(self) -> dict:
         """The votes held, (phase, prev, T) -> {voter: sig} (kept by the ``TimeoutVoter``)."""
         return self.voter.held()
-
-    @property
-    def step(self):
-        return self.table.step
 
     @property
     def forked(self) -> dict:
@@ -197,24 +185,18 @@ class Peer:
         """What we hold, as a 'have' says it (p2p/replica.py)."""
         return self.replica.have_vector()
 
-    def cert_phases(self) -> list:
-        return self.replica.cert_phases()
-
     def hello(self) -> bytes:
-        return Hello(self.genesis.game_id, self.have_vector(), self.cert_phases()).encode()
+        return Hello(self.genesis.game_id, self.have_vector(), self.replica.cert_phases()).encode()
 
     def _have_msg(self) -> bytes:
-        return Have(self.have_vector(), self.cert_phases()).encode()
+        return Have(self.have_vector(), self.replica.cert_phases()).encode()
 
     def next_seq(self) -> int:
         """The seq of the next event we sign (p2p/replica.py ``next_seq``)."""
         return self.replica.next_seq(self.table.last_seq.get(self.me, -1))
 
     def my_event_in_step(self) -> Event | None:
-        st = self.table.step
-        if st is None or self.seat is None:
-            return None
-        return self.replica.mine_in_step(st)
+        return self.replica.mine_in_step(self.table.step)
 
     def everyone_holds_all(self) -> bool:
         """Every other connected seat reported holding everything we hold (the end of a game)."""
@@ -242,25 +224,17 @@ class Peer:
 
     def _candidates(self, st) -> dict:
         """For each expected seat, its lowest-seq event valid for step ``st`` (p2p/replica.py)."""
-        return self.replica.candidates(self.table, st, self.cuts.refused, self.cuts.bad_reveal)
+        return self.replica.candidates(self.table, st)
 
     def waiting(self) -> tuple[int, ...]:
         """Seats whose event for the current step has not reached us yet."""
-        st = self.table.step
-        if st is None:
-            return ()
-        have = self._candidates(st)
-        return tuple(s for s in st.seats if s not in have)
+        return self.replica.waiting(self.table)
 
     def sealed_events(self) -> list[bytes]:
         """The commitments we hold for the current step, not yet in the log (a commit step's events are
         placed only once all are in): raw signed events, seat order, for spectators (§9.8), who see
         from them which seats have sealed their move.  Empty unless the step is a commit step."""
-        st = self.table.step
-        if st is None or st.kind != "commit":
-            return []
-        have = self._candidates(st)
-        return [have[s].raw for s in st.seats if s in have]
+        return self.replica.sealed(self.table)
 
     def needs_decision(self) -> bool:
         """Our seat must choose a move now (a commit of a move, or an open move)."""
@@ -369,9 +343,7 @@ class Peer:
             vote_at = self.voter.due_at(st, self._held_if_left(st))     # at once if a seat it waits for left
             times += self.voter.timers(st)         # the escalation, re-sending the votes
             if st.shows and self.seat in st.seats and self.my_event_in_step() is None:
-                bad = self._unsettled(st)
-                if bad:
-                    times.append(self._show_at(st, bad))    # the show gate goes all the same then
+                times.append(self._show_due(st)[1])    # the show gate goes all the same then
             watch = self.wakeups.watchdog_at()
             if watch is not None and (lagging or not self.waiting()):
                 times.append(watch)
@@ -388,8 +360,7 @@ class Peer:
         self._feed_left()
         self.voter.prune(self.table.phase)          # votes (and our vote clocks) of steps long gone
         could = self.may_sign()
-        others = {s for s in range(len(self.keys)) if s != self.seat}
-        if self.resync.tick(now, others, self._own_claimed()):
+        if self.resync.tick(now, self._own_claimed()):
             self._refuse("RESYNC_WAIT", "own", "a peer holds events we signed and lost: waiting for them before signing again")
         if self.may_sign() and not could:
             out += self._auto_loop() + [Changed()]
@@ -411,17 +382,12 @@ class Peer:
         nobody (every expected event is held) or while a peer reports holding events we
         lack is never left to rest: re-check what we hold and ask every peer again
         (a ``hello``, which peers answer with everything we lack, §9.6)."""
-        st = self.table.step
-        pos = None if st is None else (self.table.count, self.table.head, tuple(self.replica.last_held().values()))
-        if not self.wakeups.watch(pos, now):
-            return []
-        behind = self.remote.ahead_of(self.replica.last_held())
-        nobody = not self.waiting()
-        if not (nobody or behind):
+        t = self.table
+        pos = None if t.step is None else (t.count, t.head, tuple(self.replica.last_held().values()))
+        if not self.wakeups.watchdog(pos, now, t.phase, lambda: self.remote.ahead_of(self.replica.last_held()),
+                                     lambda: not self.waiting(), self._refuse):
             return []
         self.watchdog_fired += 1
-        self._refuse("WATCHDOG_AFTER", "step", "phase %d has not moved for %.1f s while waiting for %s: asking the peers again",
-                     st.phase, WATCHDOG_AFTER, "nobody" if nobody else "events a peer holds")
         self.replica.recheck()   # re-check every held event
         return self._after_change([]) + [Broadcast(self.hello())]
 
@@ -468,17 +434,13 @@ class Peer:
             return []
         for e in detail:
             self.cuts.arrived(self.table, e)
-        return self._persist_and_progress([e.raw for e in detail], [])
+        return self._after_change([], [e.raw for e in detail])
 
     def _equivocation(self, a: Event, b: Event) -> list:
         if not self.replica.equivocation(a, b):
             return []
-        seat = self.keys.index(a.author)
-        return [
-            WriteSpool([b.raw]),
-            Alert("seat %d equivocated: two different events with sequence number %d (proof saved)" % (seat, a.seq)),
-            Broadcast(Proof(a.raw, b.raw).encode()),
-        ]
+        said = "seat %d equivocated: two different events with sequence number %d (proof saved)" % (self.keys.index(a.author), a.seq)
+        return [WriteSpool([b.raw]), Alert(said), Broadcast(Proof(a.raw, b.raw).encode())]
 
     # ------------------------------------------------------------------ votes and certificates (§6.5)
     def _on_vote(self, peer, v: Vote) -> list:
@@ -495,16 +457,14 @@ class Peer:
             self._refuse("VOTES_AHEAD", self._who(peer), "ignored a vote of seat %d for phase %d from %s: no such step here (our phase is %d)",
                          v.voter, v.phase, self._who(peer), self.table.phase)
             return []
-        self._hold_vote(key, v.voter, v.sig)
-        return self._try_cert(key)
+        return self._hold_vote(key, v.voter, v.sig)
 
-    def _hold_vote(self, key: tuple, voter: int, sig: bytes) -> None:
+    def _hold_vote(self, key: tuple, voter: int, sig: bytes) -> list:
+        """Keep a verified vote (the show gate counts it too); the certificate it completes, if any."""
         self.gate.vote(key[0], key[1], key[2], voter)
         if self.voter.hold(key, voter, sig):
             self._refuse("MAX_VOTES_PER_STEP_SEAT", "seat %d" % voter, "seat %d has more than %d votes for phase %d: the oldest is forgotten",
                          voter, MAX_VOTES_PER_STEP_SEAT, key[0])
-
-    def _try_cert(self, key) -> list:
         cert = self.voter.certificate(key, self.genesis.game_id)
         if cert is None or not self.replica.add_cert(cert):
             return []
@@ -520,8 +480,8 @@ class Peer:
             return []
         sig = self.sign(vote_sign_msg(self.genesis.game_id, st.phase, st.prev, list(missing)))
         key = (st.phase, st.prev, missing)
-        self._hold_vote(key, self.seat, sig)
-        return [Broadcast(Vote(st.phase, st.prev, missing, self.seat, sig).encode())] + self._try_cert(key)
+        formed = self._hold_vote(key, self.seat, sig)
+        return [Broadcast(Vote(st.phase, st.prev, missing, self.seat, sig).encode())] + formed
 
     def _held_if_left(self, st) -> set:
         """The expected seats whose event we hold, when it matters: only while some seat left."""
@@ -529,40 +489,18 @@ class Peer:
 
     # ------------------------------------------------------------------ the show gate (p2p/showing.py)
     def _show_blocked(self, st) -> bool:
-        """May our event for showing step ``st`` go now?  If so the gate remembers that we showed
-        in it; if not we wait (an acknowledgement, a vote or a certificate that arrives asks
-        again, and ``tick`` at ``_show_at``)."""
-        bad = self._unsettled(st)
-        if bad:
-            at = self._show_at(st, bad)
-            if self._now < at:
-                self._refuse("SHOW_GATE", "step", "our event for phase %d waits: phase %d may still be cut by a "
-                             "time-out certificate (votes or acknowledgements missing)", st.phase, bad[0])
-                return True
-            self._refuse("SHOW_GATE", "step", "our event for phase %d goes all the same: phase %d is past its "
-                         "time-out and still not known to be settled", st.phase, bad[0])
-        self.gate.passed(st.phase, st.kind == "reveal")
-        return False
+        """Must our event for showing step ``st`` wait (p2p/showing.py ``blocks``)?  An acknowledgement,
+        a vote or a certificate that arrives asks again, and ``tick`` when it goes all the same."""
+        return self.gate.blocks(st, *self._show_due(st), self._now, self._refuse)
 
-    def _unsettled(self, st) -> list:
+    def _show_due(self, st) -> tuple[list, float | None]:
+        """(steps not known to be settled, when our showing event goes all the same) (p2p/showing.py)."""
         t = self.table
-        steps = [(p, t.starts[p][1], t.timeouts.get(p)) for p in self.gate.window(st.phase) if p in t.starts]
         # the other seats whose 'have' covers our whole log (every author's last seq in it), and a seat
         # that said it left (§9.7): it signs nothing after its note, which came after its votes
         window, mine = self.gate.window(t.phase), self.replica.cert_ids()
         acked = self.remote.acked(t.last_seq, lambda p, i: p in window and (p, i) not in mine)
-        return self.gate.unsettled(steps, acked | set(self.departures.left()))
-
-    def _show_at(self, st, phases: list) -> float:
-        """When our showing event goes although ``phases`` are not known to be settled."""
-        opened = self.voter.opened_at(st)
-        base = self._now if opened is None else opened
-        deadlines = [self.voter.deadline_of(p, self.table.starts[p][1]) for p in phases]
-        if None in deadlines:
-            # a step we never saw open on our clock (passed between two looks, or before a restart):
-            # its time counted from our showing step's opening, an upper bound of the others' clocks
-            deadlines.append(base + self.voter.step_time(st))
-        return self.gate.show_at([base] + [d for d in deadlines if d is not None])
+        return self.gate.due(st, t, acked | set(self.departures.left()), self.voter, self._now)
 
     def _gated_auto(self) -> list:
         """An acknowledgement arrived: if our event for the current step waits at the show gate, try it."""
@@ -581,10 +519,10 @@ class Peer:
         self.remote.own_sent(ev.seq)
         frame = Broadcast(Entry(ev.raw).encode(), own=True)
         if self.send_first:
-            # spooled and sent as ``_persist_and_progress`` would (our own event always goes to the
+            # spooled and sent as ``_after_change`` would (our own event always goes to the
             # spool, and its frame waits for the spool and secrets only, §8); placed on ``resume``
             return [WriteSpool([ev.raw]), frame, Changed(), Resume()]
-        return self._persist_and_progress([ev.raw], [frame], own=ev.raw)
+        return self._after_change([frame], [ev.raw], ev.raw)
 
     def _auto(self) -> list:
         """Moves that need no decision: seed commits, every reveal, and automatic steps."""
@@ -609,70 +547,39 @@ class Peer:
 
     # ------------------------------------------------------------------ placing events in the log
     def _rollback_if_needed(self) -> list:
-        """A certificate for a step we closed differently wins: cut the log back to that step."""
-        for phase, count, best in self.ledger.beaten(self.replica.cert_phase_list(), self.replica.best_cert):
-            if not self.gate.follows(phase, tuple(best.seats)):
-                # bind before show (§6.5): following it would put a secret we showed back in play
-                if self.gate.refuse(phase, best.id):
-                    voters = [v for v, _ in best.votes]
-                    self._alerts.append(Alert(
-                        "%s signed a time-out certificate for phase %d, which our log closed before we showed a "
-                        "secret in phase %d: following it would put what we showed back in play, so we keep our "
-                        "log; if the others follow it, this table has forked for us (the certificate is kept as "
-                        "evidence)" % (seats_words(voters), phase, self.gate.shown)))
-                continue
-            log.warning("time-out certificate for phase %d wins: rolling back to entry %d", phase, count)
-            # The cut entries were on disk and may have been sent (our own events
-            # among them): keep them in the spool, written before the log is cut,
-            # so a restart never forgets an event we signed (and never reuses its seq).
-            cut = self.ledger.cut(count)
-            return [WriteSpool(cut), TruncateLog(count), Alert("a time-out certificate for phase %d replaced our close of it" % phase)]
-        return []
-
-    def _progress(self) -> list[bytes]:
-        return self.ledger.place(self._candidates, self.replica.best_cert, self._cert_placed)
+        """A certificate for a step we closed differently wins: cut the log back to that step (p2p/ledger.py)."""
+        won = self.ledger.follow(self.replica.cert_phase_list(), self.replica.best_cert, self.gate, self._alerts.append)
+        if won is None:
+            return []
+        # The cut entries were on disk and may have been sent (our own events among them): keep them in the
+        # spool, written before the log is cut, so a restart never forgets an event we signed (nor reuses its seq).
+        phase, count, cut = won
+        return [WriteSpool(cut), TruncateLog(count), Alert("a time-out certificate for phase %d replaced our close of it" % phase)]
 
     def _cert_placed(self, cert: Timeout, st) -> None:
         self.cuts.cert_placed(self.table, cert, st.label, self.voter.step_time(st))
 
-    def _persist_and_progress(self, new_raw: list, sends: list, own: bytes | None = None) -> list:
-        """Place what can be placed; persist new events (log if placed, else spool); then send.
-        ``own``: our own new event, kept in the spool even when placed, so that sending it
-        waits for the spool's fsync and never for the log's (§8; the spool is compacted at start)."""
-        out: list = []
-        before = len(self.log_entries)
-        placed = self._progress()
+    def _after_change(self, sends: list, new: list | None = None, own: bytes | None = None) -> list:
+        """Place what can be placed (after the roll-back a certificate may win, unless ``new`` events
+        came), then, in order: the ``new`` events to the spool unless placed (``own``, our own new event,
+        always: its frame waits for the spool's fsync, never the log's, §8; the spool is compacted at
+        start), the log, ``sends``, a prompt 'have', Changed, the alerts, our automatic moves."""
+        out = self._rollback_if_needed() if new is None else []
+        placed = self.ledger.place(self._candidates, self.replica.best_cert, self._cert_placed)
         placed_set = set(placed)
-        spool = [r for r in new_raw if r not in placed_set or r == own]
+        spool = [r for r in new or () if r not in placed_set or r == own]
         if spool:
             out.append(WriteSpool(spool))
         if placed:
             out.append(WriteLog(placed))
         out += sends
-        out += self._prompt_have(placed)   # after our own event: its frame waits for no log fsync (§8)
-        if len(self.log_entries) != before:
-            out.append(Changed())
-        out += self._take_alerts()
-        out += self._auto_loop()
-        return out
-
-    def _prompt_have(self, placed: list) -> list:
-        """Right after placing the batch that opens a step showing a secret: our 'have' at once, as
-        the acknowledgement the seats that show wait for (the show gate), not HAVE_GAP later."""
         st = self.table.step
-        if not placed or st is None or not st.shows:
-            return []
-        self.wakeups.have_sent(self._now, self.replica.signature())
-        return [Broadcast(self._have_msg())]
-
-    def _after_change(self, sends: list) -> list:
-        out = self._rollback_if_needed()
-        placed = self._progress()
-        if placed:
-            out.append(WriteLog(placed))
-        out += sends
-        out += self._prompt_have(placed)   # after our own event: its frame waits for no log fsync (§8)
-        if placed or out:
+        if placed and st is not None and st.shows:
+            # the batch that opens a step showing a secret: our 'have' at once (after our own event: its frame
+            # waits for no log fsync), the acknowledgement the seats that show wait for, not HAVE_GAP later
+            self.wakeups.have_sent(self._now, self.replica.signature())
+            out.append(Broadcast(self._have_msg()))
+        if placed or (out and new is None):
             out.append(Changed())
         return out + self._take_alerts() + self._auto_loop()
 
@@ -688,31 +595,22 @@ class Peer:
         self._input()
         if self.seat is None or self.departures.gone or self.table.over:
             return []
-        nonce = self.rand(NONCE_BYTES)
-        if not isinstance(nonce, bytes) or len(nonce) != NONCE_BYTES:
-            raise ValueError("rand(%d) must give %d bytes" % (NONCE_BYTES, NONCE_BYTES))
         # the step our log is at (or that of our newest event, if a roll-back took our log back before it:
         # a note older than a seat's newest event would be stale)
         phase = max(self.table.phase, self.replica.newest_phase(self.seat))
-        msg = make_note(self.sign, self.genesis.game_id, self.seat, self.me, phase, nonce)
-        self.departures.leave(msg, nonce)
-        return [Broadcast(msg)]
+        return [Broadcast(self.departures.sign_leave(self.sign, self.rand, self.genesis.game_id, self.me, phase))]
 
     def told(self) -> bool:
         """Every seat connected to us sent our leaving note back: it holds it."""
         return self.departures.told(self.remote)
 
     def left_words(self, seat: int) -> str:
-        return ("%s left the table: their turns pass at once (the empty move) until they come back (easel resume)"
-                % self.cuts.names[seat])
-
-    def _back_words(self, seat: int) -> str:
-        return "%s is back at the table" % self.cuts.names[seat]
+        return self.departures.left_words(seat)
 
     def _feed_left(self) -> None:
         """Seats whose newer events we now hold are back; the voter learns who is gone by their word."""
         for s in self.departures.stale(self.replica.newest_phase):
-            self._alerts.append(Alert(self._back_words(s)))
+            self._alerts.append(Alert(self.departures.back_words(s)))
         self.voter.set_left(self.departures.left())
 
     def _seat_back(self, peer: bytes) -> list:
@@ -720,22 +618,17 @@ class Peer:
         if peer not in self.keys or not self.departures.back(self.keys.index(peer)):
             return []
         self._feed_left()
-        return [Alert(self._back_words(self.keys.index(peer))), Changed()]
+        return [Alert(self.departures.back_words(self.keys.index(peer))), Changed()]
 
     def _on_leaving(self, peer: bytes | None, note: Leaving) -> list:
-        d = self.departures
-        if d.gone:
-            return [Changed()] if d.ack(peer, note.seat, note.nonce) else []
-        if note.seat == self.seat or d.seen(note.seat, note.nonce):
-            return []
-        if not d.verify(self.keys[note.seat], self.genesis.game_id, note.phase, note.nonce, note.sig):
+        key, raw = self.keys[note.seat], note.encode()
+        what = self.departures.hear(peer, note.seat, note.phase, note.nonce, note.sig, raw, key=key, game_id=self.genesis.game_id,
+                                    newest_phase=lambda: self.replica.newest_phase(note.seat), author_connected=key in self.remote)
+        if what == "bad":
             self._refuse("LEAVING", self._who(peer), "refused a leaving note of seat %d from %s: its signature does not verify",
                          note.seat, self._who(peer))
             return [Disconnect(peer, "bad leaving note signature")] if peer else []
-        author = self.keys[note.seat]
-        raw = note.encode()
-        if not d.take(note.seat, note.phase, note.nonce, raw, newest_phase=self.replica.newest_phase(note.seat),
-                      direct=peer == author, author_connected=author in self.remote):
-            return []
+        if what != "taken":
+            return [Changed()] if what == "ack" else []
         self._feed_left()
         return [Broadcast(raw), Alert(self.left_words(note.seat)), Changed()]

@@ -44,6 +44,8 @@ class Replica:
         self._cands: dict[int, Event] = {}
         self._cand_checked: dict[int, int] = {}
         self._cand_seen: dict[int, int] = {}     # seat -> how many of its events the last look saw
+        self._refused: Callable = lambda ev, st, seat, exc: None            # who hears of refused events
+        self._bad_reveal: Callable = lambda ev, st, seat, want: None
 
     # ------------------------------------------------------------------ loading our files
     def remember(self, ent) -> None:
@@ -187,7 +189,9 @@ class Replica:
         return list(self.events.get(self.me, {}).values())
 
     def mine_in_step(self, st) -> Event | None:
-        """Our own event for step ``st``, if we hold one."""
+        """Our own event for step ``st`` (None: no step), if we hold one (and have a seat)."""
+        if st is None or self.me not in self.events:
+            return None
         mine = self.events[self.me]
         # asked after every input (our decider, the automatic moves, the vote): remembered for the step
         # and the events we hold (an author's events are only ever added), not searched for again each time
@@ -334,14 +338,34 @@ class Replica:
         """Forget what ``candidates`` remembers: every held event is checked again."""
         self._cand_key = None
 
-    def candidates(self, table, st, refused: Callable, bad_reveal: Callable) -> dict:
-        """For each expected seat, its lowest-seq event that is valid for step ``st``.
+    def listen(self, refused: Callable, bad_reveal: Callable) -> None:
+        """Who hears of a held event the rules refuse at its step, ``refused(ev, st, seat, exc)``, and of a
+        reveal that does not fit, ``bad_reveal(ev, st, seat, the commitment it should open)``."""
+        self._refused, self._bad_reveal = refused, bad_reveal
+
+    def waiting(self, table) -> tuple:
+        """The seats whose event for ``table``'s current step has not reached us yet."""
+        st = table.step
+        if st is None:
+            return ()
+        have = self.candidates(table, st)
+        return tuple(s for s in st.seats if s not in have)
+
+    def sealed(self, table) -> list:
+        """The raw commitments we hold for ``table``'s current step if it is a commit step, seat order."""
+        st = table.step
+        if st is None or st.kind != "commit":
+            return []
+        have = self.candidates(table, st)
+        return [have[s].raw for s in st.seats if s in have]
+
+    def candidates(self, table, st) -> dict:
+        """For each expected seat, its lowest-seq event that is valid for step ``st`` of ``table``.
 
         Cached per step: validity for a step depends only on the table at the
         step's opening, and an author's events arrive in seq order, so an event
-        once checked never needs checking again in that step.  A held event the
-        rules refuse is handed to ``refused(ev, st, seat, exc)``, a reveal that does not
-        fit to ``bad_reveal(ev, st, seat, the commitment it should open)``."""
+        once checked never needs checking again in that step (``listen``: who hears
+        of the events refused)."""
         key = (st.phase, st.prev, table.count)
         if self._cand_key != key:
             self._cand_key = key
@@ -368,11 +392,11 @@ class Replica:
                 try:
                     table.check_event(ev)
                 except IllegalMove as exc:
-                    refused(ev, st, s, exc)
+                    self._refused(ev, st, s, exc)
                     continue
                 except RuleError:
                     if ev.kind == "reveal" and st.kind == "reveal":
-                        bad_reveal(ev, st, s, table.commits.get(s))
+                        self._bad_reveal(ev, st, s, table.commits.get(s))
                     continue
                 cands[s] = ev
                 break

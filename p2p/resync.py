@@ -25,7 +25,8 @@ RESYNC_WAIT = 10.0            # s we wait, after losing our log's tail, to hear 
 class ResyncGate:
     """The resync gate and the claim gate of one peer."""
 
-    def __init__(self, lost: bool = False) -> None:
+    def __init__(self, n: int, seat: int | None, lost: bool = False) -> None:
+        self._others = {s for s in range(n) if s != seat}   # the seats we wait to hear from
         self._resync = lost
         self._heard: set = set()                    # seats whose have we received
         self._first_tick: float | None = None
@@ -47,12 +48,12 @@ class ResyncGate:
             return self._claim_since is not None and now >= self._claim_since + RESYNC_WAIT
         return True
 
-    def tick(self, now: float, others: set, claimed: bool) -> bool:
-        """A tick at ``now`` (``others``: every other seat; ``claimed``: as for ``allows``): the gates
-        open when their time comes.  True when a claim is first seen (the caller says so)."""
+    def tick(self, now: float, claimed: bool) -> bool:
+        """A tick at ``now`` (``claimed``: as for ``allows``): the gates open when their time comes.
+        True when a claim is first seen (the caller says so)."""
         if self._first_tick is None:
             self._first_tick = now
-        if self._resync and (others <= self._heard or now >= self._first_tick + RESYNC_WAIT):
+        if self._resync and (self._others <= self._heard or now >= self._first_tick + RESYNC_WAIT):
             self._resync = False
         if claimed and self._claim_since is None:
             self._claim_since = now

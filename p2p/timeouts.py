@@ -25,6 +25,16 @@ reader finds the whole policy from this file:
   so it is voted out of every step that expects it as soon as the step is current (``due_at``,
   ``choose``), while the others keep the step's whole time.
 
+What ``Peer`` feeds it, and all a new rule may read: the current step (``observe``, with the
+record of which seats each certificate in our log timed out, kept as ``history``), the clock, the
+votes that arrive (``hold``), the seats whose event it holds (``choose``, ``due_at``) and the
+seats that left (``set_left``); what ``Peer`` asks: when to vote and whom (``vote_due``,
+``choose``), when it has timed work (``due_at``, ``timers``, ``resends``), which votes to keep
+(``keeps``) and the certificate they make (``certificate``), the deadline a person sees
+(``deadline``, ``step_time``).  So a new rule is an edit of this file (and of protocol.md §6.5):
+"a seat that timed out before gets twice the step's time", tried, was five hunks here (a seat in
+``step_time``, a per-seat deadline used by ``due_at``, ``timers`` and ``choose``), nothing else.
+
 Clocks are the caller's (``now`` arguments, seconds on one monotonic clock).
 Nothing here signs: ``Peer`` signs the vote ``choose`` names.
 """

@@ -19,6 +19,8 @@ Clocks are the caller's (``now`` arguments).
 
 from __future__ import annotations
 
+from typing import Callable
+
 WATCHDOG_AFTER = 2.0          # s an open step may wait for nobody before we ask the peers again
 KEEPALIVE = 4.0               # s between two 'have's when nothing changed and nothing is missing (event-driven, §9.5)
 HAVE_GAP = 0.1                # s at least between two 'have's: changes are coalesced, a lagging peer asked this often
@@ -88,6 +90,21 @@ class Wakeups:
         if now < self._mark[1] + WATCHDOG_AFTER:
             return False
         self._mark = (pos, now)
+        return True
+
+    def watchdog(self, pos: tuple | None, now: float, phase: int, behind: Callable[[], bool], nobody: Callable[[], bool],
+                 refuse: Callable) -> bool:
+        """Does the watchdog fire at ``now`` (the table at ``pos``, its open step ``phase``)?  When the step
+        has not moved for WATCHDOG_AFTER seconds and a peer holds events we lack (``behind()``) or it waits
+        for nobody (``nobody()``); ``refuse(limit, who, format, *args)`` says so."""
+        if not self.watch(pos, now):
+            return False
+        lacking = behind()
+        idle = nobody()
+        if not (idle or lacking):
+            return False
+        refuse("WATCHDOG_AFTER", "step", "phase %d has not moved for %.1f s while waiting for %s: asking the peers again",
+               phase, WATCHDOG_AFTER, "nobody" if idle else "events a peer holds")
         return True
 
     def watchdog_at(self) -> float | None:

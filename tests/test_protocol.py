@@ -549,12 +549,12 @@ def test_act_out_of_turn_and_overspent_bid():
     state = p.table.state
     tokens = state.tokens[0]
     sheet = str(state.offer[0])
-    n_trace, n_events, secrets = len(sim.trace), dict(p.replica.events[p.me]), dict(p.secrets)
+    n_trace, n_events, secrets = len(sim.trace), dict(p.replica.events[p.me]), dict(p.agent.secrets)
     with pytest.raises(IllegalAction, match="bids total"):
         p.act({"bids": {sheet: tokens + 1}, "splash": None, "extra": None, "convert": 0})
     with pytest.raises(IllegalAction):
         p.act("not a move")
-    assert len(sim.trace) == n_trace and p.replica.events[p.me] == n_events and p.secrets == secrets
+    assert len(sim.trace) == n_trace and p.replica.events[p.me] == n_events and p.agent.secrets == secrets
     assert p.needs_decision()
     # a legal move is accepted; a second one in the same step is out of turn
     eff = p.act({"bids": {sheet: tokens}, "splash": [0, 0, "R"], "extra": None, "convert": 0})

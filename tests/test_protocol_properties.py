@@ -699,7 +699,7 @@ def test_restart_with_a_gap_in_the_spool_closes_the_step_when_the_event_arrives(
     b1 = B.replica.events[net.keys[1]][1]
     assert b1.kind == "reveal"
     again = Peer(net.genesis, net.keys[0], net.ids[0].sign, DetRand("gap"), log_entries=[net.genesis.raw],
-                 spool=[a0.raw, b1.raw], secrets=dict(A.secrets), timeout=10**6, games=GAMES)
+                 spool=[a0.raw, b1.raw], secrets=dict(A.agent.secrets), timeout=10**6, games=GAMES)
     again.start()
     again.connected(net.keys[1])
     again.receive(net.keys[1], encode(["entry", b0.raw]))
