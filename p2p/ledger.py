@@ -36,6 +36,7 @@ class Ledger:
         self._secret = secret            # () -> (our seat, our seat secret) for the table's views, or None
         self.entries: list[bytes] = [genesis.raw]
         self.table = self._new_table()
+        self._torn: tuple | None = None      # (count, entries cut) by ``torn_batch``, until ``take_torn``
 
     def _new_table(self) -> Table:
         t = Table.start(self.genesis, self.games)
@@ -71,13 +72,19 @@ class Ledger:
     def torn_batch(self) -> tuple | None:
         """A log whose torn tail ends in the middle of a batch (its last records cut) would never close
         its step again (a step's candidates are only the events not placed yet): (count, entries cut)
-        once it is cut back to where the step opened, else None."""
+        once it is cut back to where the step opened, else None (kept for ``take_torn`` too)."""
         st = self.table.step
         if st is None or not self.table.batch:
             return None
         count = self.table.starts[st.phase][0]
         log.warning("our log ends inside a batch (a torn tail): it is cut back to entry %d and the step placed again", count)
-        return count, self.cut(count)
+        self._torn = (count, self.cut(count))
+        return self._torn
+
+    def take_torn(self) -> tuple | None:
+        """What ``torn_batch`` cut, once (for the caller to spool and truncate its log file)."""
+        torn, self._torn = self._torn, None
+        return torn
 
     def place(self, candidates: Callable, best_cert: Callable, cert_placed: Callable) -> list[bytes]:
         """Close every step that can be closed now: ``candidates(st)`` the events valid for it,

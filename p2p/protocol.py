@@ -129,9 +129,7 @@ class Peer:
         for ent in self.ledger.load(log_entries or [genesis.raw]):
             self.replica.remember(ent)
         self.replica.load_spool(spool or [])
-        # a torn tail inside a batch: cut back to where the step opened (the events stay held, and
-        # are spooled first by ``start``) and the whole batch placed again
-        self._pending_cut: tuple | None = self.ledger.torn_batch()
+        self.ledger.torn_batch()      # a torn tail inside a batch: cut back to where its step opened
         self.cuts.scan(self.table)
         self.gate.scan(self.table, self.replica.own_events())
 
@@ -260,13 +258,9 @@ class Peer:
     # ------------------------------------------------------------------ inputs
     def start(self) -> list:
         """Effects to run once the shell is up (automatic moves, placing spooled events)."""
-        out: list = []
-        if self._pending_cut is not None:
-            count, cut = self._pending_cut
-            self._pending_cut = None
-            out += [WriteSpool(cut), TruncateLog(count)]
-        out = self.agent.ensure_secret(self.table) + out
-        return out + self._after_change([])
+        cut = self.ledger.take_torn()     # spooled first (the events stay held), the whole batch placed again
+        out = [WriteSpool(cut[1]), TruncateLog(cut[0])] if cut is not None else []
+        return self.agent.ensure_secret(self.table) + out + self._after_change([])
 
     def _input(self) -> None:
         """Every input: counted (``next_wakeup``), and the clock read when the shell gave one."""
@@ -323,13 +317,9 @@ class Peer:
 
     # ------------------------------------------------------------------ time
     def next_wakeup(self) -> float:
-        """When ``tick`` next has something to do (on the clock ``tick`` is given), so a shell can
-        sleep until then instead of ticking: a step clock to start, our vote (at the step's
-        time, then whenever something arrived after it, and at the escalation), re-sending the
-        votes held, a 'have' (soon after a change or while a peer holds what we lack, else a
-        keep-alive every KEEPALIVE s), the resync gate, the watchdog.  An input (``receive``,
-        ``act``, ``connected``) may bring it forward: ask again after each.  A moment already
-        covered by a tick is never answered again (no busy loop)."""
+        """When ``tick`` next has something to do (on its clock), so a shell can sleep until then: a
+        step clock to start, or the earliest time a part has work (p2p/wakeups.py).  An input may bring
+        it forward: ask again after each.  A moment a tick covered is never answered again."""
         if self.departures.gone:
             return float("inf")                    # we left: nothing timed is ours to do any more
         self._feed_left()
@@ -368,7 +358,7 @@ class Peer:
         st = self.table.step
         if st is not None:
             self.voter.observe(st, now, self.table.timeouts)
-            out += self._gated_auto()
+            out += self._auto_loop(gated=True)
             if self.voter.vote_due(st, now, self._held_if_left(st)):
                 out += self._maybe_vote(st, now)
             # re-send the votes held for this step (they are not part of any author's chain)
@@ -398,7 +388,7 @@ class Peer:
         if isinstance(msg, Leaving):
             return self._on_leaving(peer, msg)
         if isinstance(msg, Have):
-            return self._on_have(peer, msg) + self._gated_auto()
+            return self._on_have(peer, msg) + self._auto_loop(gated=True)
         if isinstance(msg, Entry):
             return self._on_entry(peer, msg.raw)
         if isinstance(msg, Vote):
@@ -419,15 +409,11 @@ class Peer:
         if ent is None:
             return []
         who = self._who(peer)
-
-        def refuse(limit: str, fmt: str, *args) -> None:
-            self._refuse(limit, who, fmt, *args)
-
         if isinstance(ent, Timeout):
-            if not self.replica.take_cert(ent, self.table.starts, self.table.phase, who, refuse):
+            if not self.replica.take_cert(ent, self.table.starts, self.table.phase, who, self._refuse):
                 return []
             return [WriteSpool([ent.raw])] + self._after_change([Broadcast(Entry(ent.raw).encode())])
-        what, detail = self.replica.take_event(ent, self.table.last_seq.get(ent.author, -1), who, refuse)
+        what, detail = self.replica.take_event(ent, self.table.last_seq.get(ent.author, -1), who, self._refuse)
         if what == "fork":
             return self._equivocation(detail, ent)
         if what != "joined":
@@ -502,13 +488,6 @@ class Peer:
         acked = self.remote.acked(t.last_seq, lambda p, i: p in window and (p, i) not in mine)
         return self.gate.due(st, t, acked | set(self.departures.left()), self.voter, self._now)
 
-    def _gated_auto(self) -> list:
-        """An acknowledgement arrived: if our event for the current step waits at the show gate, try it."""
-        st = self.table.step
-        if st is None or not st.shows or self.seat not in st.seats or self.my_event_in_step() is not None:
-            return []
-        return self._auto_loop()
-
     # ------------------------------------------------------------------ our own events (p2p/agent.py)
     def _emit(self, st, kind: str, body: dict) -> list:
         ev = self.agent.event(st, kind, body, self.next_seq())
@@ -536,7 +515,12 @@ class Peer:
         out, move = self.agent.automatic(self.table, st)
         return out if move is None else out + self._emit(st, *move)
 
-    def _auto_loop(self) -> list:
+    def _auto_loop(self, gated: bool = False) -> list:
+        """Our moves that need no decision, one after the other.  ``gated``: only if our event for the
+        current step waits at the show gate (an acknowledgement, or a tick, may let it go)."""
+        st = self.table.step
+        if gated and (st is None or not st.shows or self.seat not in st.seats or self.my_event_in_step() is not None):
+            return []
         out: list = []
         for _ in range(8):
             more = self._auto()
@@ -546,16 +530,6 @@ class Peer:
         return out
 
     # ------------------------------------------------------------------ placing events in the log
-    def _rollback_if_needed(self) -> list:
-        """A certificate for a step we closed differently wins: cut the log back to that step (p2p/ledger.py)."""
-        won = self.ledger.follow(self.replica.cert_phase_list(), self.replica.best_cert, self.gate, self._alerts.append)
-        if won is None:
-            return []
-        # The cut entries were on disk and may have been sent (our own events among them): keep them in the
-        # spool, written before the log is cut, so a restart never forgets an event we signed (nor reuses its seq).
-        phase, count, cut = won
-        return [WriteSpool(cut), TruncateLog(count), Alert("a time-out certificate for phase %d replaced our close of it" % phase)]
-
     def _cert_placed(self, cert: Timeout, st) -> None:
         self.cuts.cert_placed(self.table, cert, st.label, self.voter.step_time(st))
 
@@ -564,7 +538,14 @@ class Peer:
         came), then, in order: the ``new`` events to the spool unless placed (``own``, our own new event,
         always: its frame waits for the spool's fsync, never the log's, §8; the spool is compacted at
         start), the log, ``sends``, a prompt 'have', Changed, the alerts, our automatic moves."""
-        out = self._rollback_if_needed() if new is None else []
+        out: list = []
+        # a certificate for a step we closed differently wins (p2p/ledger.py): the entries cut were on disk
+        # and may have been sent (ours among them): spooled before the log is cut, so a restart never forgets
+        # an event we signed (nor reuses its seq)
+        won = None if new is not None else self.ledger.follow(self.replica.cert_phase_list(), self.replica.best_cert,
+                                                               self.gate, self._alerts.append)
+        if won is not None:
+            out += [WriteSpool(won[2]), TruncateLog(won[1]), Alert("a time-out certificate for phase %d replaced our close of it" % won[0])]
         placed = self.ledger.place(self._candidates, self.replica.best_cert, self._cert_placed)
         placed_set = set(placed)
         spool = [r for r in new or () if r not in placed_set or r == own]

@@ -266,16 +266,16 @@ class Replica:
         """A verified certificate from the wire (from ``who``), our table at ``phase`` with steps
         ``starts``: True if kept.  A certificate held (or one with its prev and T) is ignored; one
         for a step that does not exist (yet) on our branch, or over MAX_CERTS_PER_PHASE, is refused
-        (``refuse(limit, format, *args)``): repair sends it again once we are there (§9.6 step 4)."""
+        (``refuse(limit, who, format, *args)``): repair sends it again once we are there (§9.6 step 4)."""
         held = self.certs.get(cert.phase, [])
         if any(c.raw == cert.raw or (c.prev == cert.prev and c.seats == cert.seats) for c in held):
             return False
         start = starts.get(cert.phase)
         if cert.phase > phase or start is None or start[1] != cert.prev:
-            refuse("MAX_CERTS_PER_PHASE", "ignored a time-out certificate for phase %d from %s: no such step here (yet)", cert.phase, who)
+            refuse("MAX_CERTS_PER_PHASE", who, "ignored a time-out certificate for phase %d from %s: no such step here (yet)", cert.phase, who)
             return False
         if len(held) >= MAX_CERTS_PER_PHASE:
-            refuse("MAX_CERTS_PER_PHASE", "ignored a time-out certificate from %s: %d already held for phase %d", who, len(held), cert.phase)
+            refuse("MAX_CERTS_PER_PHASE", who, "ignored a time-out certificate from %s: %d already held for phase %d", who, len(held), cert.phase)
             return False
         self.remember(cert)
         return True
@@ -291,7 +291,7 @@ class Replica:
         """A verified event from the wire (from ``who``; ``last_in_log``: its author's last seq in our
         log): ("fork", the event held under its seq) an equivocation; ("joined", [events]) held, with
         the waiting ones it let join; (None, None) held already, kept above a gap, or refused
-        (``refuse(limit, format, *args)``: too far ahead, or the buffer is full)."""
+        (``refuse(limit, who, format, *args)``: too far ahead, or the buffer is full)."""
         seat = self.keys.index(ev.author)
         known = self.events[ev.author].get(ev.seq)
         if known is not None:
@@ -299,7 +299,7 @@ class Replica:
         if ev.seq > last_in_log + MAX_SEQ_AHEAD:
             # the rules cannot need it yet: refused, neither kept nor acknowledged
             # (an honest peer that holds it sends it again once we have caught up)
-            refuse("MAX_SEQ_AHEAD", "refused an event of seat %d with sequence number %d: more than %d above its last in our log (%d), from %s",
+            refuse("MAX_SEQ_AHEAD", who, "refused an event of seat %d with sequence number %d: more than %d above its last in our log (%d), from %s",
                    seat, ev.seq, MAX_SEQ_AHEAD, last_in_log, who)
             return None, None
         if ev.seq > self.have[ev.author] + 1:
@@ -310,7 +310,7 @@ class Replica:
             if len(buf) < MAX_BUFFERED_PER_AUTHOR:
                 buf[ev.seq] = ev
             else:
-                refuse("MAX_BUFFERED_PER_AUTHOR", "dropped an out-of-order event of seat %d: %d already wait for a gap", seat, len(buf))
+                refuse("MAX_BUFFERED_PER_AUTHOR", who, "dropped an out-of-order event of seat %d: %d already wait for a gap", seat, len(buf))
             return None, None
         self.events[ev.author][ev.seq] = ev
         self.have[ev.author] = ev.seq

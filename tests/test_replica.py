@@ -21,7 +21,7 @@ def ev(seat: int, seq: int, phase: int = 0, tag: bytes = b"h") -> Event:
 
 def take(r: Replica, e: Event, last: int = -1) -> tuple:
     said: list = []
-    out = r.take_event(e, last, "seat 9", lambda limit, fmt, *args: said.append((limit, fmt % args)))
+    out = r.take_event(e, last, "seat 9", lambda limit, who, fmt, *args: said.append((limit, fmt % args)))
     return out, said
 
 
@@ -65,7 +65,7 @@ def test_a_certificate_is_kept_only_for_a_step_of_our_branch_and_only_a_few_per_
     r = Replica(KEYS, KEYS[0])
     said: list = []
 
-    def refuse(limit, fmt, *args):
+    def refuse(limit, who, fmt, *args):
         said.append(limit)
 
     def cert(seats, voters):
