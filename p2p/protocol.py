@@ -16,6 +16,8 @@ reads none of their insides:
 * ``messages`` (p2p/messages.py): the typed messages, one encode and one decode;
 * ``replica`` (p2p/replica.py ``Replica``): the events, certificates and equivocations we
   hold, and which held event is a seat's candidate for a step;
+* ``ledger`` (p2p/ledger.py ``Ledger``): our log and its table (``table``, ``log_entries``):
+  placing batches, certificates win (§6.6), a torn batch cut back;
 * ``remote`` (p2p/repair.py ``Remotes``): a ``RemotePeer`` per connected peer, repair and
   acknowledgements (§9.6);
 * ``voter`` (p2p/timeouts.py ``TimeoutVoter``): every rule of when to vote a seat out (§6.5);
@@ -26,8 +28,9 @@ reads none of their insides:
 * ``resync`` (p2p/resync.py ``ResyncGate``): may we sign after losing our files' tail (§9.6);
 * ``wakeups`` (p2p/wakeups.py ``Wakeups``): the 'have' timer, the watchdog, when to wake (§9.5).
 
-What stays here is the wiring: a message or an input in, the parts asked in order, the table
-(core/table.py) advanced, rolled back or replayed, and the effects out.
+What stays here is the wiring: a message or an input in, the parts asked in order, and the
+effects out in the order they must be carried out; and the public API the shell, the UI and the
+tests read (each a question to a part).
 """
 
 from __future__ import annotations
