@@ -87,7 +87,7 @@ def kind(msg):
 _dispatch = P.Peer._dispatch
 def dispatch(self, peer, msg):
     if first[0] is not None:
-        k = str(msg[0]); frames["in"][k] = frames["in"].get(k, 0) + 1
+        k = msg.KIND; frames["in"][k] = frames["in"].get(k, 0) + 1
     return _dispatch(self, peer, msg)
 P.Peer._dispatch = dispatch
 _enqueue = N.GameNode._enqueue

@@ -77,9 +77,10 @@ def parse_note(msg: list, n: int) -> tuple[int, int, bytes, bytes]:
 class Departures:
     """The seats that said they left and have not come back, for one peer; our own note once we leave."""
 
-    def __init__(self, n: int, seat: int | None) -> None:
+    def __init__(self, n: int, seat: int | None, names: Any = None) -> None:
         self.n = n
         self.seat = seat
+        self.names = list(names) if names is not None else ["seat %d" % s for s in range(n)]   # for the words
         self.notes: dict[int, tuple[int, bytes, bytes]] = {}   # seat -> (phase, nonce, message) while it is gone
         self.nonces: dict[int, deque] = {}                     # seat -> nonces of the notes taken (bounded)
         self.mine: tuple[bytes, bytes] | None = None           # (nonce, message) once we left
@@ -93,6 +94,29 @@ class Departures:
     def left(self) -> dict[int, int]:
         """seat -> phase of its note, for every seat gone by its word."""
         return {s: note[0] for s, note in self.notes.items()}
+
+    def name(self, seat: int) -> str:
+        return self.names[seat]
+
+    def left_words(self, seat: int) -> str:
+        """What the others are told when ``seat`` left."""
+        return ("%s left the table: their turns pass at once (the empty move) until they come back (easel resume)"
+                % self.names[seat])
+
+    def back_words(self, seat: int) -> str:
+        return "%s is back at the table" % self.names[seat]
+
+    def left_by(self, seat: int, phase: int) -> bool:
+        """Did ``seat`` say it left at ``phase`` or before (and is not back)?"""
+        return seat in self.notes and self.notes[seat][0] <= phase
+
+    def held_notes(self) -> list:
+        """[(seat, message), ...] of every note held, seat order (for a seat that just connected)."""
+        return [(s, note[2]) for s, note in sorted(self.notes.items())]
+
+    def told(self, peers) -> bool:
+        """Has every one of ``peers`` sent our own note back (it holds it)?"""
+        return all(p in self.acks for p in peers)
 
     def seen(self, seat: int, nonce: bytes) -> bool:
         return nonce in self.nonces.get(seat, ())
@@ -122,6 +146,32 @@ class Departures:
         for s in back:
             del self.notes[s]
         return back
+
+    def hear(self, peer: Any, seat: int, phase: int, nonce: bytes, sig: bytes, msg: bytes, *, key: bytes, game_id: bytes,
+             newest_phase: Callable[[], int], author_connected: bool) -> str | None:
+        """A note from ``peer`` (its shape checked; ``key``: its seat's key, ``msg``: its bytes): "ack" (a
+        copy of our own came back, once we left), "bad" (its signature does not verify: drop ``peer``),
+        "taken" (relay it) or None (ignored).  ``newest_phase()``: of the newest event held of the seat."""
+        if self.gone:
+            return "ack" if self.ack(peer, seat, nonce) else None
+        if seat == self.seat or self.seen(seat, nonce):
+            return None
+        if not self.verify(key, game_id, phase, nonce, sig):
+            return "bad"
+        taken = self.take(seat, phase, nonce, msg, newest_phase=newest_phase(), direct=peer == key,
+                          author_connected=author_connected)
+        return "taken" if taken else None
+
+    def sign_leave(self, sign: Callable[[bytes], bytes], rand: Callable[[int], bytes], game_id: bytes, key: bytes,
+                   phase: int) -> bytes:
+        """We leave at ``phase``: our note (a fresh nonce from ``rand``, signed with ``sign``), kept to
+        know its copies when they come back."""
+        nonce = rand(NONCE_BYTES)
+        if not isinstance(nonce, bytes) or len(nonce) != NONCE_BYTES:
+            raise ValueError("rand(%d) must give %d bytes" % (NONCE_BYTES, NONCE_BYTES))
+        msg = make_note(sign, game_id, self.seat, key, phase, nonce)
+        self.leave(msg, nonce)
+        return msg
 
     def leave(self, msg: bytes, nonce: bytes) -> None:
         self.mine = (nonce, msg)

@@ -2,8 +2,10 @@
 
 The values are the defaults; ``tls.serve`` and ``GameNode`` take a ``Limits``
 so tests can shrink the time-outs.  The protocol-level caps (votes held,
-sequence numbers ahead, certificates per phase) are constants of
-p2p/protocol.py, re-exported here so this module lists them all.
+sequence numbers ahead, certificates per phase) are constants of the parts of
+p2p/protocol.py's ``Peer`` that keep them (replica.py, repair.py, timeouts.py,
+wakeups.py, resync.py, cuts.py), re-exported by p2p/protocol.py and listed here
+(``protocol_limits``) so this module names them all.
 
 ``RateLimitedLog`` keeps a refused flood from flooding the log: at most one
 line per limit and per address every ``LOG_EVERY`` seconds (and at most
@@ -116,8 +118,8 @@ class TokenBucket:
 
 
 def protocol_limits() -> dict:
-    """The caps enforced by the sans-IO peer (p2p/protocol.py, its leaving notes: p2p/leaving.py, its show
-    gate: p2p/showing.py), by name."""
+    """The caps enforced by the sans-IO peer (p2p/protocol.py re-exports its parts', its leaving notes:
+    p2p/leaving.py, its show gate: p2p/showing.py), by name."""
     from . import leaving, protocol
 
     out = {

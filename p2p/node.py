@@ -11,7 +11,7 @@ tests, that the node wires and calls:
 * the connections to the other seats: ``Mesh`` (whom we dial, which connection we keep, since when
   a seat is silent) and ``Links`` (dialers, readers, senders, send queues; p2p/links.py), with
   fault injection for tests (``Faults``, EASEL_FAULTS: p2p/faults.py);
-* the ticker's wake-ups and the end of the linger: ``Alarm`` (p2p/wakeups.py);
+* the ticker's wake-ups and the end of the linger: ``Alarm`` (p2p/alarm.py);
 * spectators, who is admitted and what each is sent: ``Spectators`` and ``Feed`` (p2p/spectators.py);
 * the benchmark trace (EASEL_TRACE): ``Trace`` (p2p/trace.py).
 """
@@ -59,7 +59,7 @@ from .protocol import (
 from .spectators import Spectators
 from .store import GameStore, StoreError
 from .trace import Trace
-from .wakeups import Alarm
+from .alarm import Alarm
 
 # the connections' names, still importable from here (tests, cli/live.py, benchmarks)
 __all__ = ["Conn", "DIAL_TIMEOUT", "Decision", "Faults", "GameNode", "SEND_QUEUE_BYTES", "decision_of",
@@ -461,7 +461,7 @@ class GameNode:
     async def _ticker(self) -> None:
         """Sleep until the peer has something to do (``Peer.next_wakeup``) or an input may have
         changed that; no periodic wake-up while a table waits for a person (protocol.md §9.5;
-        when to wake: p2p/wakeups.py)."""
+        when to wake: p2p/alarm.py)."""
         alarm = self._alarm
         while True:
             now = trio.current_time()
@@ -499,19 +499,7 @@ class GameNode:
         return False
 
     def _everyone_has_all(self) -> bool:
-        mine = {k: s for k, s, _ in self.peer.have_vector()}
-        for k in self.keys:
-            if k == self.identity.public:
-                continue
-            st = self.peer.remote.get(k)
-            if st is None:
-                continue  # it left after the end (it only leaves once it holds everything)
-            if not st.get("have"):
-                return False
-            theirs = st["have"]
-            if any(theirs.get(a, -1) < s for a, s in mine.items()):
-                return False
-        return True
+        return self.peer.everyone_holds_all()
 
     async def _decider(self) -> None:
         while True:

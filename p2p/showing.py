@@ -43,7 +43,7 @@ this part.  Everything else about time-outs lives in ``p2p/timeouts.py``.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Callable, Iterable
 
 SHOW_MARGIN = 2.0      # s past the time-outs of unsettled steps before a showing event goes all the same
 MAX_VOTE_KEYS = 4      # vote keys (T) remembered per (phase, voter), as TimeoutVoter keeps
@@ -149,6 +149,65 @@ class ShowGate:
                     out.append(phase)
                     break
         return out
+
+    def due(self, st, table, acked: set, clock, now: float) -> tuple[list, float | None]:
+        """Before our event for showing step ``st`` goes: (the steps that are not known to be settled,
+        ``unsettled``; when it goes all the same, ``show_at``: SHOW_MARGIN after their time-outs on our
+        clock).  ``table``: our table; ``acked``: as for ``unsettled``; ``clock``: the time-out policy
+        (p2p/timeouts.py: when a step opened here, when it was due, its time)."""
+        steps = [(p, table.starts[p][1], table.timeouts.get(p)) for p in self.window(st.phase) if p in table.starts]
+        bad = self.unsettled(steps, acked)
+        if not bad:
+            return bad, None
+        opened = clock.opened_at(st)
+        base = now if opened is None else opened
+        deadlines = [clock.deadline_of(p, table.starts[p][1]) for p in bad]
+        if None in deadlines:
+            # a step we never saw open on our clock (passed between two looks, or before a restart):
+            # its time counted from our showing step's opening, an upper bound of the others' clocks
+            deadlines.append(base + clock.step_time(st))
+        return bad, self.show_at([base] + [d for d in deadlines if d is not None])
+
+    def blocks(self, st, bad: list, at: float | None, now: float, refuse: Callable) -> bool:
+        """Must our event for showing step ``st`` wait at ``now`` (``bad``, ``at``: as ``due`` said)?  If
+        not, we show in it from now on (``passed``).  ``refuse(limit, who, format, *args)`` says why."""
+        if bad:
+            if now < at:
+                refuse("SHOW_GATE", "step", "our event for phase %d waits: phase %d may still be cut by a "
+                       "time-out certificate (votes or acknowledgements missing)", st.phase, bad[0])
+                return True
+            refuse("SHOW_GATE", "step", "our event for phase %d goes all the same: phase %d is past its "
+                   "time-out and still not known to be settled", st.phase, bad[0])
+        self.passed(st.phase, st.kind == "reveal")
+        return False
+
+    def window(self, phase: int) -> range:
+        """The steps from the one we last showed in up to (not including) ``phase``: those ``unsettled``
+        looks at (and an acknowledgement naming a certificate we lack for one of them does not count)."""
+        return range(self.base, phase)
+
+    def scan(self, table, mine: list) -> None:
+        """At start: the last step in which our seat signed an event that shows a secret (in our log,
+        cut from it, or for the current step), so a restart never follows a certificate past it.
+        ``table``: our table (core/table.py); ``mine``: every event of ours we hold."""
+        if self.seat is None:
+            return
+        st = table.step
+        for ev in mine:
+            ph = ev.body.get("phase")
+            if type(ph) is not int:
+                continue
+            start = table.starts.get(ph)
+            if start is None or start[1] != ev.prev:
+                continue
+            if ph in table.showing:
+                self.passed(ph, table.showing[ph][1])
+            elif st is not None and st.phase == ph and st.shows:
+                self.passed(ph, st.kind == "reveal")
+
+    def forked(self) -> dict:
+        """The certificates we did not follow (phase -> certificate id), because we had shown a secret."""
+        return dict(self.refused)
 
     def passed(self, phase: int, reveal: bool) -> None:
         """We show in step ``phase``: every step before it was settled (or waited for long enough)."""

@@ -25,6 +25,16 @@ reader finds the whole policy from this file:
   so it is voted out of every step that expects it as soon as the step is current (``due_at``,
   ``choose``), while the others keep the step's whole time.
 
+What ``Peer`` feeds it, and all a new rule may read: the current step (``observe``, with the
+record of which seats each certificate in our log timed out, kept as ``history``), the clock, the
+votes that arrive (``hold``), the seats whose event it holds (``choose``, ``due_at``) and the
+seats that left (``set_left``); what ``Peer`` asks: when to vote and whom (``vote_due``,
+``choose``), when it has timed work (``due_at``, ``timers``, ``resends``), which votes to keep
+(``keeps``) and the certificate they make (``certificate``), the deadline a person sees
+(``deadline``, ``step_time``).  So a new rule is an edit of this file (and of protocol.md §6.5):
+"a seat that timed out before gets twice the step's time", tried, was five hunks here (a seat in
+``step_time``, a per-seat deadline used by ``due_at``, ``timers`` and ``choose``), nothing else.
+
 Clocks are the caller's (``now`` arguments, seconds on one monotonic clock).
 Nothing here signs: ``Peer`` signs the vote ``choose`` names.
 """
@@ -32,6 +42,8 @@ Nothing here signs: ``Peer`` signs the vote ``choose`` names.
 from __future__ import annotations
 
 from typing import Any
+
+from core.events import make_timeout
 
 MAX_VOTES_PER_STEP_SEAT = 4   # votes held per (phase, voter): a newer one evicts the oldest
 VOTES_AHEAD = 2               # votes for phases above ours + this are ignored
@@ -63,6 +75,7 @@ class TimeoutVoter:
         self._order: dict[tuple, list] = {}                # (phase, voter) -> vote keys, oldest first
         self.evicted = 0                                   # votes forgotten by MAX_VOTES_PER_STEP_SEAT
         self.left: frozenset = frozenset()                 # seats gone by their own word (Peer feeds it, §9.7)
+        self.history: dict = {}                            # phase -> seats timed out, as our log says (``observe``)
 
     # ------------------------------------------------------------------ time
     def step_time(self, st: Any) -> float:
@@ -71,8 +84,13 @@ class TimeoutVoter:
         t = getattr(st, "time", None)
         return self.timeout if t is None else min(self.timeout, float(t))
 
-    def observe(self, st: Any, now: float) -> None:
-        """The step ``st`` is current at ``now``: its clock starts the first time it is seen."""
+    def observe(self, st: Any, now: float, timeouts: dict | None = None) -> None:
+        """The step ``st`` is current at ``now``: its clock starts the first time it is seen.
+        ``timeouts``: phase -> the seats a certificate timed out, for every step our log closed so
+        far (``Table.timeouts``, kept as ``history``): the record a rule may weigh (a seat's past
+        time-outs...); none does today."""
+        if timeouts is not None:
+            self.history = timeouts
         if st is None:
             return
         ident = (st.phase, st.prev)
@@ -133,10 +151,31 @@ class TimeoutVoter:
         return d is not None and now >= d
 
     def resend_due(self, now: float) -> bool:
-        if now >= self.resent_at + VOTE_RESEND:   # the very sum Peer.next_wakeup gives
+        if now >= self.resent_at + VOTE_RESEND:   # the very sum ``timers`` gives
             self.resent_at = now
             return True
         return False
+
+    def resends(self, st: Any, now: float) -> list:
+        """[(T, voter, sig), ...] of the votes held for the open step ``st`` when it is time to send them
+        again (every VOTE_RESEND), else []."""
+        held = self.held_for(st.phase, st.prev)
+        return held if held and self.resend_due(now) else []
+
+    def timers(self, st: Any) -> list:
+        """When, besides ``due_at``, the voter has timed work on the open step ``st`` (None: none):
+        the escalation (our first vote a step's time old) and re-sending the votes held."""
+        first = self.first_vote.get((st.phase, st.prev))
+        return [None if first is None else first + self.step_time(st),
+                self.resent_at + VOTE_RESEND if self.held_for(st.phase, st.prev) else None]
+
+    def set_left(self, seats) -> None:
+        """The seats gone by their own word now (p2p/leaving.py): their step time is 0."""
+        self.left = frozenset(seats)
+
+    def needs_held(self) -> bool:
+        """Do ``due_at``/``vote_due`` need the seats whose event we hold (only while a seat left)?"""
+        return bool(self.left)
 
     # ------------------------------------------------------------------ whom to vote out
     def choose(self, st: Any, held: set, now: float, mine_in: bool) -> tuple | None:
@@ -171,11 +210,12 @@ class TimeoutVoter:
         return missing
 
     # ------------------------------------------------------------------ votes held
-    def hold(self, key: tuple, voter: int, sig: bytes) -> bool:
-        """Keep a verified vote; False if it was already held.  At most MAX_VOTES_PER_STEP_SEAT
-        keys per (phase, voter): a newer one evicts the oldest."""
+    def hold(self, key: tuple, voter: int, sig: bytes) -> int:
+        """Keep a verified vote.  At most MAX_VOTES_PER_STEP_SEAT keys per (phase, voter): a newer
+        one evicts the oldest.  Returns how many votes it evicted (0 too if it was held already)."""
         if voter in self.votes.get(key, {}):
-            return False
+            return 0
+        before = self.evicted
         order = self._order.setdefault((key[0], voter), [])
         while len(order) >= MAX_VOTES_PER_STEP_SEAT:
             old = order.pop(0)
@@ -187,7 +227,19 @@ class TimeoutVoter:
             self.evicted += 1
         order.append(key)
         self.votes.setdefault(key, {})[voter] = sig
-        return True
+        return self.evicted - before
+
+    def has(self, key: tuple, voter: int) -> bool:
+        """Do we hold ``voter``'s vote for ``key`` (phase, prev, T)?"""
+        return voter in self.votes.get(key, {})
+
+    def held(self) -> dict:
+        """Every vote held, (phase, prev, T) -> {voter: sig} (read only)."""
+        return self.votes
+
+    def every_vote(self) -> list:
+        """[(key, voter, sig), ...] of every vote held, in order (for a peer that just connected)."""
+        return [(key, voter, sig) for key, vs in sorted(self.votes.items()) for voter, sig in sorted(vs.items())]
 
     def complete(self, key: tuple) -> list | None:
         """The votes of a certificate for ``key`` if they make a valid one, else None."""
@@ -201,6 +253,23 @@ class TimeoutVoter:
         """[(T, voter, sig), ...] of every vote held for step (phase, prev)."""
         return [(seats, voter, sig) for (p, pv, seats), vs in self.votes.items() if p == phase and pv == prev
                 for voter, sig in vs.items()]
+
+    def keeps(self, phase: int, prev: bytes, cur: int, starts: dict) -> bool:
+        """Is a vote for step (phase, prev) kept, our table at phase ``cur`` with steps ``starts``
+        (phase -> (count, prev))?  Only for a step that exists on our branch (the current one or
+        one of the VOTES_BEHIND before it, with its prev) or for one of the VOTES_AHEAD next phases."""
+        if not self.kept_for(phase, cur):
+            return False
+        if phase > cur:
+            return True   # a step we have not reached: its prev is not known yet
+        start = starts.get(phase)
+        return start is not None and start[1] == prev
+
+    def certificate(self, key: tuple, game_id: bytes) -> Any:
+        """The certificate the votes held for ``key`` (phase, prev, T) make, or None (incomplete, or
+        too few voters for that many seats: not a valid one)."""
+        votes = self.complete(key)
+        return None if votes is None else make_timeout(game_id, key[0], key[1], key[2], votes)
 
     @staticmethod
     def kept_for(phase: int, cur: int) -> bool:

@@ -1,82 +1,112 @@
-"""When the node's ticker wakes, and when the node is done (protocol.md §9.5), as a sans-IO part of ``GameNode``.
+"""When a peer wakes (protocol.md §9.5, "When a peer wakes"), as a sans-IO part of ``Peer``.
 
-A node does not tick on a period, so a table that waits for a person costs nothing.  Its ticker
-sleeps until the first of:
+A shell sleeps until ``Peer.next_wakeup()`` instead of ticking on a timer.  This part keeps what
+that answer needs of its own: the inputs counted since the last tick (a vote past its time is
+re-evaluated after every input), the last tick's time (a moment already covered is never
+answered again: no busy loop), the 'have' timer, and the watchdog.  The other parts say when they
+have timed work (``TimeoutVoter``: the vote, the escalation, re-sending the votes; the show gate;
+the resync and claim gates) and ``Wakeups.earliest`` takes the soonest.
 
-* the peer's next wake-up (``Peer.next_wakeup``: a step clock to start, a vote, a ``have``, the
-  watchdog ...);
-* the next flush of the benchmark trace, when there is one (p2p/trace.py);
-* the end of the linger once the game is over;
+* **The 'have' timer**: a ``have`` goes HAVE_GAP after the last one when what it says changed
+  (its ``signature``) or while a peer holds what we lack (changes are coalesced, a lagging peer is
+  asked this often), else every KEEPALIVE as a keep-alive.
+* **The watchdog** (§13.1 ``WATCHDOG_AFTER``): an open step that has not moved for WATCHDOG_AFTER
+  seconds while it waits for nobody, or while a peer reports holding events we lack, is never
+  left to rest: the peer re-checks what it holds and asks every peer again (a ``hello``).
 
-or until an input (a frame, our own move, a tick's effects) brings the peer's next wake-up
-forward: ``Alarm.input`` says whether it does (the node then pokes the ticker).  The test costs
-~10 us; a needless wake of the ticker ~60 us, about once per frame; both are counted
-(``inputs``, ``pokes``: tests and benchmarks read them).
-
-Once the game is over the node leaves when every other seat holds everything we hold, or after
-the linger (``Alarm.done``).  Times come in as arguments (the node's trio clock).
+Clocks are the caller's (``now`` arguments).
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
-MIN_SLEEP = 0.002          # s: the ticker never wakes more often than this (a guard; the peer says when)
+WATCHDOG_AFTER = 2.0          # s an open step may wait for nobody before we ask the peers again
+KEEPALIVE = 4.0               # s between two 'have's when nothing changed and nothing is missing (event-driven, §9.5)
+HAVE_GAP = 0.1                # s at least between two 'have's: changes are coalesced, a lagging peer asked this often
 
 
-class Alarm:
-    """The ticker's next wake-up, whether an input must wake it, and the end of the linger."""
+class Wakeups:
+    """Inputs since the last tick, the 'have' timer and the watchdog, for one peer."""
 
-    def __init__(self, linger: float) -> None:
-        self._linger = linger
-        self._until: float | None = None       # when the sleeping ticker wakes by itself (None: not asleep)
-        self._over_since: float | None = None  # when we first saw the game over
-        self._inputs = 0                       # inputs and ticks handled
-        self._pokes = 0                        # ... and how many of them woke the ticker
+    def __init__(self) -> None:
+        self._inputs = 0
+        self._inputs_seen = -1
+        self._last_tick = float("-inf")
+        self._have_at = float("-inf")
+        self._have_sig: tuple | None = None
+        self._mark: tuple | None = None      # watchdog: (table position, since)
 
-    @property
-    def inputs(self) -> int:
-        return self._inputs
-
-    @property
-    def pokes(self) -> int:
-        return self._pokes
-
-    def wake_at(self, peer_at: float, flush_at: float | None = None) -> float:
-        """When the ticker must next run: the peer's wake-up ``peer_at``, the trace's ``flush_at``,
-        the end of the linger."""
-        at = peer_at
-        if flush_at is not None:
-            at = min(at, flush_at)
-        if self._over_since is not None:
-            at = min(at, self._over_since + self._linger)
-        return at
-
-    def sleep(self, at: float, now: float) -> float:
-        """The ticker goes to sleep at ``now`` until ``at``: when it wakes by itself."""
-        self._until = max(at, now + MIN_SLEEP)
-        return self._until
-
-    def woke(self) -> None:
-        self._until = None
-
-    def input(self, eager: bool, next_wakeup: Callable[[], float]) -> bool:
-        """An input (or a tick) was handled: True if the ticker must wake now, because it is
-        awake, or ``eager`` (a wake has work of its own: a screen to update, the end of the game),
-        or the peer's wake-up (``next_wakeup()``, asked only then) came before its own."""
+    # ------------------------------------------------------------------ inputs and ticks
+    def input(self) -> None:
+        """An input arrived (``receive``, ``act``, ``connected``...): it may change what is due."""
         self._inputs += 1
-        until = self._until
-        if until is None or eager or next_wakeup() < until:
-            self._pokes += 1
+
+    def ticked(self, now: float) -> None:
+        """A tick at ``now``: what was due until now is done, every input so far seen."""
+        self._last_tick = now
+        self._inputs_seen = self._inputs
+
+    def earliest(self, now: float, have_next: float, vote_at: float | None, times: list) -> float:
+        """The next wake-up: ``have_next`` (the 'have' timer, ``have_next`` below), our vote at
+        ``vote_at`` (and at ``now`` if it is past and an input arrived since the last tick: it
+        may change our vote), and every one of ``times`` (None: nothing) after the last tick."""
+        last = self._last_tick
+        at = [have_next]
+        if vote_at is not None and vote_at <= last and self._inputs != self._inputs_seen:
+            at.append(now)
+        at += [t for t in [vote_at] + times if t is not None and t > last]
+        return min(at)
+
+    # ------------------------------------------------------------------ the 'have' timer
+    def _have_gap(self, sig: tuple, lagging: bool) -> float:
+        return HAVE_GAP if lagging or sig != self._have_sig else KEEPALIVE
+
+    def have_next(self, sig: tuple, lagging: bool) -> float:
+        """When our next 'have' is due (``sig``: what it would say, ``lagging``: a peer holds what we lack)."""
+        return self._have_at + self._have_gap(sig, lagging)
+
+    def have_due(self, now: float, sig: tuple, lagging: bool) -> bool:
+        """Is our 'have' due at ``now``?  If so it counts as sent."""
+        if now >= self._have_at + self._have_gap(sig, lagging) or now < self._have_at:   # the very sum have_next gives
+            self.have_sent(now, sig)
             return True
         return False
 
-    def done(self, now: float, over: bool, everyone_has_all: Callable[[], bool]) -> bool:
-        """After a wake at ``now``: True once the game is ``over`` and every seat holds everything
-        (``everyone_has_all()``, asked only then) or the linger since we first saw it over ran out."""
-        if not over:
-            self._over_since = None
+    def have_sent(self, now: float, sig: tuple) -> None:
+        """A 'have' saying ``sig`` went at ``now`` (the timer starts again)."""
+        self._have_at, self._have_sig = now, sig
+
+    # ------------------------------------------------------------------ the watchdog
+    def watch(self, pos: tuple | None, now: float) -> bool:
+        """The table is at ``pos`` (None: no open step) at ``now``: has it not moved for
+        WATCHDOG_AFTER seconds?  (If so the wait starts again from now.)"""
+        if pos is None:
+            self._mark = None
             return False
-        if self._over_since is None:
-            self._over_since = now
-        return everyone_has_all() or now - self._over_since > self._linger
+        if self._mark is None or self._mark[0] != pos:
+            self._mark = (pos, now)
+            return False
+        if now < self._mark[1] + WATCHDOG_AFTER:
+            return False
+        self._mark = (pos, now)
+        return True
+
+    def watchdog(self, pos: tuple | None, now: float, phase: int, behind: Callable[[], bool], nobody: Callable[[], bool],
+                 refuse: Callable) -> bool:
+        """Does the watchdog fire at ``now`` (the table at ``pos``, its open step ``phase``)?  When the step
+        has not moved for WATCHDOG_AFTER seconds and a peer holds events we lack (``behind()``) or it waits
+        for nobody (``nobody()``); ``refuse(limit, who, format, *args)`` says so."""
+        if not self.watch(pos, now):
+            return False
+        lacking = behind()
+        idle = nobody()
+        if not (idle or lacking):
+            return False
+        refuse("WATCHDOG_AFTER", "step", "phase %d has not moved for %.1f s while waiting for %s: asking the peers again",
+               phase, WATCHDOG_AFTER, "nobody" if idle else "events a peer holds")
+        return True
+
+    def watchdog_at(self) -> float | None:
+        """When the watchdog looks again (None: it watches no step)."""
+        return None if self._mark is None else self._mark[1] + WATCHDOG_AFTER

@@ -90,7 +90,7 @@ class Coalition:
         for c in self.colluders:
             p = self.sim.peers[c]
             for author in self.sim.keys:
-                for pool in (p.events[author], p.buffer[author]):
+                for pool in (p.replica.events[author], p.replica.buffer[author]):
                     key = (c, author, id(pool))
                     if self._counts.get(key) == len(pool):
                         continue

@@ -127,7 +127,7 @@ class Misbehaviour:
             for _ in range(10):
                 junk_have = [[self.rng.randbytes(32), self.rng.randrange(10 ** 6), b"x" * 8] for _ in range(20)]
                 out.append(encode(["have", junk_have, [[self.rng.randrange(10 ** 6), b"12345678"] for _ in range(20)]]))
-            for ev in list(p.events[p.me].values())[-5:]:
+            for ev in list(p.replica.events[p.me].values())[-5:]:
                 if ev.kind != "reveal":   # its reveals go out only through the other tricks
                     out.append(encode(["entry", ev.raw]))
         self.junk_frames += len(out)
@@ -230,11 +230,11 @@ def caps(p: Peer) -> dict:
     return {
         "votes": sum(len(v) for v in p.votes.values()),
         "vote_keys": len(p.votes),
-        "buffered": max(len(b) for b in p.buffer.values()),
-        "certs_per_phase": max((len(c) for c in p.certs.values()), default=0),
-        "remote_keys": max((len(r.get("have") or {}) for r in p.remote.values()), default=0),
+        "buffered": max(len(b) for b in p.replica.buffer.values()),
+        "certs_per_phase": max((len(c) for c in p.replica.certs.values()), default=0),
+        "remote_keys": max((len(r.have or {}) for r in p.remote.values()), default=0),
         "unplaced_ahead": max(
-            sum(1 for s in evs if s > p.table.last_seq.get(a, -1)) for a, evs in p.events.items()
+            sum(1 for s in evs if s > p.table.last_seq.get(a, -1)) for a, evs in p.replica.events.items()
         ),
     }
 

@@ -60,7 +60,7 @@ def cut_victim(game: str = "painting", n: int = 3, step: str = "") -> tuple:
     sim.start()
     sim.run_until(lambda: bool(moved), max_rounds=20_000)
     st = moved[0]
-    mine = sim.peers[VICTIM]._held_in_step(VICTIM, st.phase, st.prev)
+    mine = sim.peers[VICTIM].replica.held_in_step(VICTIM, st.phase, st.prev)
     assert mine is not None
     cert = forged_certificate(sim, VICTIM, st)
     for k in range(n):
@@ -178,7 +178,7 @@ def test_a_move_signed_afterwards_for_a_step_the_seat_really_missed_is_named_not
     assert "DISPUTED" not in text and "NOT EVIDENCE: 1 move(s) were signed afterwards" in text and "although" not in text
 
     # the live peer words it the same way when such a move reaches it (a fresh seq, so it is taken)
-    seq = max(sim.peers[0].events[key]) + 1
+    seq = max(sim.peers[0].replica.events[key]) + 1
     late = make_event(sim.ids[VICTIM].sign, sim.genesis.game_id, key, seq, rec.prev, "commit",
                       {"phase": rec.phase, "hash": bytes(32)})
     out = sim.run(0, sim.peers[0].receive(sim.keys[2], encode(["entry", late.raw])))

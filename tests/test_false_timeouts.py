@@ -63,7 +63,7 @@ def test_a_forged_certificate_against_a_seat_that_moved_is_named_everywhere(game
     sim.start()
     sim.run_until(lambda: bool(moved), max_rounds=20_000)
     st = moved[0]
-    mine = sim.peers[VICTIM]._held_in_step(VICTIM, st.phase, st.prev)
+    mine = sim.peers[VICTIM].replica.held_in_step(VICTIM, st.phase, st.prev)
     assert mine is not None
     cert = forged_certificate(sim, VICTIM, st)
     for k in range(n):          # the coalition hands its certificate to everyone at once

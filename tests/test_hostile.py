@@ -24,6 +24,7 @@ from p2p.identity import Identity
 from p2p.limits import Limits, RateLimitedLog
 from p2p.node import GameNode
 from p2p.protocol import Peer, WriteLog, WriteSpool
+from p2p.repair import RemotePeer
 from p2p.store import GameStore
 
 from .helpers import GAMES
@@ -175,11 +176,11 @@ def test_events_far_ahead_in_seq_are_refused_and_never_written():
     for seq in (P.MAX_SEQ_AHEAD, 10 ** 6, 2 ** 40):
         ev = make_event(ids[1].sign, g.game_id, ids[1].public, seq, prev, "commit", {"phase": 0, "hash": bytes(32)})
         out = p.receive(ids[1].public, encode(["entry", ev.raw]))
-        assert out == [] and seq not in p.events[ids[1].public] and seq not in p.buffer[ids[1].public]
+        assert out == [] and seq not in p.replica.events[ids[1].public] and seq not in p.replica.buffer[ids[1].public]
     # within the cap (last seq -1 + MAX_SEQ_AHEAD) it waits for the gap as before
     ev = make_event(ids[1].sign, g.game_id, ids[1].public, P.MAX_SEQ_AHEAD - 1, prev, "commit", {"phase": 0, "hash": bytes(32)})
     p.receive(ids[1].public, encode(["entry", ev.raw]))
-    assert P.MAX_SEQ_AHEAD - 1 in p.buffer[ids[1].public]
+    assert P.MAX_SEQ_AHEAD - 1 in p.replica.buffer[ids[1].public]
     # a contiguous chain of junk is accepted only up to the cap (each seq once, so disk stays bounded)
     written = 0
     for seq in range(0, 200):
@@ -202,7 +203,7 @@ def test_certificates_for_steps_that_do_not_exist_are_not_kept():
         cert = make_timeout(g.game_id, phase, prev, [1], [(0, sig)])
         out = p.receive(ids[0].public, encode(["entry", cert.raw]))
         assert not [e for e in out if isinstance(e, WriteSpool)]
-    assert not p.certs
+    assert not p.replica.certs
 
 
 # --------------------------------------------------------------------------- finding 7: torn log, then resume
@@ -213,7 +214,7 @@ def _net_with_resync():
         def _boot(self, k):
             peer = super()._boot(k)
             if k in self.torn:
-                peer._resync = True
+                peer.resync.lost_tail()
             return peer
 
     return ResyncNet
@@ -304,8 +305,7 @@ def test_watchdog_asks_again_when_a_step_waits_for_nobody(caplog):
     a.start()
     b.start()
     for ev in last:                       # held, contiguous, acknowledged; never placed
-        a.events[ev.author][ev.seq] = ev
-        a._advance_have(ev.author)
+        a.replica.insert(ev)
     assert a.waiting() == () and a.table.step is not None and not a.table.over
     peers, queue, hellos = [a, b], [], []
 
@@ -329,7 +329,7 @@ def test_watchdog_asks_again_when_a_step_waits_for_nobody(caplog):
         if a.table.over:
             break
         # nothing else would move it: it waits for nobody and the other holds nothing it lacks
-        assert a.waiting() == () and not any((r.get("have") or {}).get(k, -1) > a.have[k] for r in a.remote.values() for k in a.keys)
+        assert a.waiting() == () and not a.remote.ahead_of(a.replica.last_held())
         now += 0.1
         for k in (0, 1):
             run(k, peers[k].tick(now))
@@ -350,7 +350,7 @@ def test_watchdog_asks_again_when_a_peer_holds_events_we_lack():
     # forget that we sent anything to peer 1 and make it look as if peer 1 holds more than us
     fired = p.watchdog_fired
     for _ in range(int(P.WATCHDOG_AFTER / net.TICK) + 5):
-        p.remote.setdefault(net.keys[1], {})["have"] = {k: 10 ** 3 for k in net.keys}
+        p.remote.setdefault(net.keys[1], RemotePeer()).have = {k: 10 ** 3 for k in net.keys}
         net.run(0, p.tick(net.now + 100))
         net.now += net.TICK
     assert p.watchdog_fired > fired

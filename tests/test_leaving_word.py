@@ -205,7 +205,7 @@ def test_a_newer_event_of_a_seat_that_left_says_it_is_back():
     note = make_note(sim.ids[2].sign, sim.genesis.game_id, 2, sim.keys[2], p.table.phase, b"\x03" * 16)
     p.receive(sim.keys[1], note)
     assert 2 in p.left_seats() and 2 in p.voter.left
-    sim.run_until(lambda: p._newest_phase(2) > p.left_seats().get(2, 10 ** 9) or 2 not in p.left_seats(), max_rounds=200)
+    sim.run_until(lambda: p.replica.newest_phase(2) > p.left_seats().get(2, 10 ** 9) or 2 not in p.left_seats(), max_rounds=200)
     sim.tick_all()
     assert p.left_seats() == {} and "seat 2 is back at the table" in sim.alerts(0)
 
@@ -287,3 +287,48 @@ def test_the_screens_say_who_left_and_never_that_they_were_late():
     lines = silence_lines(names, {1: t, 2: t}, 0, 60, False, "/g", left={2: 7})
     assert lines[0] == "Cy (seat 2) left the table at 21:04:10" and "2 of 3 seats are gone" in lines[2]
     assert not [ln for ln in lines if "goes on" in ln]
+
+
+def test_the_part_hears_a_note_signs_ours_and_says_who_left_by_name():
+    from p2p.leaving import Departures
+
+    sim = Sim(3, seed=3, timeout=TABLE)
+    gid, keys = sim.genesis.game_id, sim.keys
+    d = Departures(3, 0, ["Ann", "Bob", "Cy"])
+    note = make_note(sim.ids[2].sign, gid, 2, keys[2], 4, b"n" * 16)
+    _, seat, phase, nonce, sig = decode(note)
+
+    def hear(msg_sig, peer=keys[2], newest=-1, connected=True):
+        return d.hear(peer, seat, phase, nonce, msg_sig, note, key=keys[2], game_id=gid, newest_phase=lambda: newest,
+                      author_connected=connected)
+
+    assert hear(b"x" * 64) == "bad"
+    assert hear(sig, newest=5) is None                      # it moved on since: stale
+    assert hear(sig, peer=keys[1]) is None                  # relayed while its author is connected to us
+    assert hear(sig) == "taken" and d.left() == {2: 4} and d.left_by(2, 4) and not d.left_by(2, 3)
+    assert hear(sig) is None                                # a copy of a note taken
+    assert d.held_notes() == [(2, note)] and d.left_words(2).startswith("Cy left the table") and d.back_words(2) == "Cy is back at the table"
+    mine = d.sign_leave(sim.ids[0].sign, DetRand("leave"), gid, keys[0], 6)
+    assert d.gone and decode(mine)[:3] == ["leaving", 0, 6]
+    assert not d.told([keys[1]])
+    _, s0, _, n0, _ = decode(mine)
+    assert d.hear(keys[1], s0, 6, n0, b"", mine, key=keys[0], game_id=gid, newest_phase=lambda: -1,
+                  author_connected=True) == "ack" and d.told([keys[1]])
+
+
+
+def test_a_malformed_hello_from_a_seat_that_left_changes_nothing():
+    """protocol.md §12.4: a message is checked whole before anything it says is taken; only a
+    well-formed hello of a seat that left says it is back."""
+    sim = Sim(3, seed=3, timeout=TABLE, tick=0.25)
+    sim.start()
+    sim.run_until(lambda: sim.peers[0].table.phase >= 6)
+    _leave(sim, 2)
+    p = sim.peers[0]
+    assert 2 in p.left_seats()
+    bad = encode(["hello", 1, sim.genesis.game_id, [[sim.keys[0], "one", b""]], []])
+    out = p.receive(sim.keys[2], bad)
+    assert out == [Disconnect(sim.keys[2], "protocol violation: bad have item")]
+    assert 2 in p.left_seats() and 2 in p.voter.left
+    out = p.receive(sim.keys[2], sim.peers[2].hello())
+    assert p.left_seats() == {} and Alert("seat 2 is back at the table") in out

@@ -294,7 +294,7 @@ def test_rollback_keeps_cut_events_on_disk_so_a_restart_never_reuses_a_seq():
     sim.decide(C)
     sim.silent = {C}  # C thinks for a long time about its round-2 move
     # A and B close phase 2 and reveal; their reveals wait in C's buffer
-    sim.run_until(lambda: all(sim.peers[C].buffer[sim.keys[k]].get(3) or sim.peers[C].events[sim.keys[k]].get(3) for k in (A, B)), max_rounds=300)
+    sim.run_until(lambda: all(sim.peers[C].replica.buffer[sim.keys[k]].get(3) or sim.peers[C].replica.events[sim.keys[k]].get(3) for k in (A, B)), max_rounds=300)
     assert sim.peers[C].table.phase == 2
     for src, dst, msg in held:
         sim.deliver(src, dst, msg)
@@ -336,7 +336,7 @@ def test_smaller_certificate_wins():
     # seats 0, 1, 2 commit; nobody else hears of it; give seat 0 the other commits by hand
     sim.start()
     for k in (1, 2):
-        ev = sim.peers[k].events[sim.keys[k]][0]
+        ev = sim.peers[k].replica.events[sim.keys[k]][0]
         sim.run(0, p.receive(sim.keys[k], encode(["entry", ev.raw])))
     sim.run(0, p.receive(sim.keys[1], encode(["entry", big.raw])))
     assert p.table.timeouts.get(0) == (2, 3)
@@ -348,7 +348,7 @@ def test_smaller_certificate_wins():
     # the other arrival order: the small certificate first, the big one changes nothing
     q = sim.peers[1]
     for k in (0, 2):
-        ev = sim.peers[k].events[sim.keys[k]][0]
+        ev = sim.peers[k].replica.events[sim.keys[k]][0]
         sim.run(1, q.receive(sim.keys[k], encode(["entry", ev.raw])))
     sim.run(1, q.receive(sim.keys[0], encode(["entry", small.raw])))
     sim.run(1, q.receive(sim.keys[0], encode(["entry", big.raw])))
@@ -394,7 +394,7 @@ def test_equivocation_is_detected_reported_and_kept_out_of_the_logs():
     for k in (A, B):
         lg = sim.peers[k].log_entries
         assert not (ev1.raw in lg and ev2.raw in lg)
-        assert sim.peers[k].events[sim.keys[C]][0].raw == (ev1.raw if k == A else ev2.raw)
+        assert sim.peers[k].replica.events[sim.keys[C]][0].raw == (ev1.raw if k == A else ev2.raw)
 
 
 def test_a_lone_seat_cannot_vote_the_others_out():
@@ -409,7 +409,7 @@ def test_a_lone_seat_cannot_vote_the_others_out():
     before = list(sim.peers[0].log_entries)
     out = sim.deliver(2, 0, encode(["vote", st.phase, st.prev, seats, 2, sig]))
     assert not [e for e in out if isinstance(e, (WriteSpool, WriteLog))]
-    assert sim.peers[0].certs == {} and sim.peers[0].log_entries == before
+    assert sim.peers[0].replica.certs == {} and sim.peers[0].log_entries == before
 
 
 def test_equivocation_found_by_have_exchange_alone():
@@ -426,7 +426,7 @@ def test_equivocation_found_by_have_exchange_alone():
     ev2 = make_event(sign, g.game_id, sim.keys[C], 0, prev, "commit", {"phase": 0, "hash": dhash("x", 2)})
     sim.deliver(C, A, encode(["entry", ev1.raw]))
     sim.deliver(C, B, encode(["entry", ev2.raw]))
-    assert sim.peers[A].have[sim.keys[C]] == sim.peers[B].have[sim.keys[C]] == 0
+    assert sim.peers[A].replica.have[sim.keys[C]] == sim.peers[B].replica.have[sim.keys[C]] == 0
     out = sim.deliver(A, B, encode(["have", sim.peers[A].have_vector(), []]))
     sent = [decode(e.msg) for e in out if isinstance(e, Send)]
     assert ["entry", ev2.raw] in sent, "B shows A its own copy"
@@ -448,7 +448,7 @@ def _garbage_messages(sim):
     p = sim.peers[0]
     outsider = Identity(dhash("outsider", 1))
     prev = p.table.step.prev if p.table.step else p.table.head
-    good = sim.peers[1].events[sim.keys[1]][0]
+    good = sim.peers[1].replica.events[sim.keys[1]][0]
     bad_sig = good.raw[:-1] + bytes([good.raw[-1] ^ 1])
     foreign = make_event(outsider.sign, g.game_id, outsider.public, 0, prev, "commit", {"phase": 0, "hash": bytes(32)})
     have_ok = encode(["have", [], []])
@@ -510,7 +510,7 @@ def test_random_bytes_and_mutations_never_raise():
     sim = _fresh_pair()
     p = sim.peers[0]
     rng = random.Random(5)
-    samples = [m for _, _, m in sim.queue[:50]] + [e.raw for e in sim.peers[1].events[sim.keys[1]].values()]
+    samples = [m for _, _, m in sim.queue[:50]] + [e.raw for e in sim.peers[1].replica.events[sim.keys[1]].values()]
     assert samples
     for i in range(600):
         base = rng.choice(samples)
@@ -549,12 +549,12 @@ def test_act_out_of_turn_and_overspent_bid():
     state = p.table.state
     tokens = state.tokens[0]
     sheet = str(state.offer[0])
-    n_trace, n_events, secrets = len(sim.trace), dict(p.events[p.me]), dict(p.secrets)
+    n_trace, n_events, secrets = len(sim.trace), dict(p.replica.events[p.me]), dict(p.agent.secrets)
     with pytest.raises(IllegalAction, match="bids total"):
         p.act({"bids": {sheet: tokens + 1}, "splash": None, "extra": None, "convert": 0})
     with pytest.raises(IllegalAction):
         p.act("not a move")
-    assert len(sim.trace) == n_trace and p.events[p.me] == n_events and p.secrets == secrets
+    assert len(sim.trace) == n_trace and p.replica.events[p.me] == n_events and p.agent.secrets == secrets
     assert p.needs_decision()
     # a legal move is accepted; a second one in the same step is out of turn
     eff = p.act({"bids": {sheet: tokens}, "splash": [0, 0, "R"], "extra": None, "convert": 0})
@@ -595,8 +595,8 @@ def test_restart_keeps_the_first_event_and_remembers_the_equivocation():
     ev1 = make_event(sign, g.game_id, sim.keys[2], 0, prev, "commit", {"phase": 0, "hash": dhash("x", 1)})
     ev2 = make_event(sign, g.game_id, sim.keys[2], 0, prev, "commit", {"phase": 0, "hash": dhash("x", 2)})
     p = Peer(g, sim.keys[0], sim.ids[0].sign, DetRand(b"r"), log_entries=[g.raw], spool=[ev1.raw, ev2.raw], timeout=600.0, games=GAMES)
-    assert p.events[sim.keys[2]][0].raw == ev1.raw
-    assert sim.keys[2] in p.equivocators
+    assert p.replica.events[sim.keys[2]][0].raw == ev1.raw
+    assert sim.keys[2] in p.replica.equivocators
 
 
 def test_a_second_certificate_for_a_phase_reaches_a_peer_holding_another():
@@ -645,10 +645,10 @@ def test_have_advances_over_events_the_log_already_holds_beyond_a_gap():
     add(b.reveal(1, 1, st.prev, b"\x02" * 32, salt_for(1, 0)))            # seat 1 seq 1
     keys = [bytes(sk.verify_key) for sk in sks]
     p = Peer(g, keys[1], signer(sks[1]), DetRand(b"gap"), log_entries=log, timeout=600.0, games=GAMES)
-    assert p.have[keys[0]] == 0
+    assert p.replica.have[keys[0]] == 0
     p.connected(keys[0])
     p.receive(keys[0], encode(["entry", orphan.raw]))
-    assert p.have[keys[0]] == 2
+    assert p.replica.have[keys[0]] == 2
 
 
 # --------------------------------------------------------------------------- send first, then place

@@ -438,7 +438,7 @@ class Net:
             if self.settled():
                 break
             assert time.monotonic() - t0 < WALL, "simulation took more than %.0f s (%d rounds, %s)" % (WALL, r, dict(self.stats))
-            now = tuple((self.peers[k].table.head, len(self.peers[k].events[self.keys[k]])) for k in self.live())
+            now = tuple((self.peers[k].table.head, len(self.peers[k].replica.events[self.keys[k]])) for k in self.live())
             # the stall clock runs only while the network is whole: a schedule may chain
             # partitions of one link for longer than STALL_ROUNDS, and nobody can get past that
             if now != progress or self.broken():
@@ -693,17 +693,17 @@ def test_restart_with_a_gap_in_the_spool_closes_the_step_when_the_event_arrives(
     A, B = net.peers
     net.run(0, A.start())
     net.run(1, B.start())
-    a0 = A.events[net.keys[0]][0]
-    b0 = B.events[net.keys[1]][0]
+    a0 = A.replica.events[net.keys[0]][0]
+    b0 = B.replica.events[net.keys[1]][0]
     B.receive(net.keys[0], encode(["entry", a0.raw]))  # B closes phase 0 and reveals
-    b1 = B.events[net.keys[1]][1]
+    b1 = B.replica.events[net.keys[1]][1]
     assert b1.kind == "reveal"
     again = Peer(net.genesis, net.keys[0], net.ids[0].sign, DetRand("gap"), log_entries=[net.genesis.raw],
-                 spool=[a0.raw, b1.raw], secrets=dict(A.secrets), timeout=10**6, games=GAMES)
+                 spool=[a0.raw, b1.raw], secrets=dict(A.agent.secrets), timeout=10**6, games=GAMES)
     again.start()
     again.connected(net.keys[1])
     again.receive(net.keys[1], encode(["entry", b0.raw]))
-    assert again.have[net.keys[1]] == 1, "the have for seat 1 must cover seq 1 once seq 0 filled the gap"
+    assert again.replica.have[net.keys[1]] == 1, "the have for seat 1 must cover seq 1 once seq 0 filled the gap"
     assert again.table.phase >= 1, "phase 0 never closes although the peer holds all its events"
 
 
@@ -888,7 +888,7 @@ def target():
         "secrets": dict(d.secrets),
         "heads": frozenset(heads),
         "messages": tuple(m for _, _, _, m in net.queue[:40]),
-        "own": tuple(e.raw for k in range(3) for e in net.peers[k].events[net.keys[k]].values()),
+        "own": tuple(e.raw for k in range(3) for e in net.peers[k].replica.events[net.keys[k]].values()),
         "other": same_keys,
         "other_log": tuple(same_keys.peers[0].log_entries),
         "strangers_log": tuple(strangers.peers[0].log_entries),

@@ -68,6 +68,41 @@ def test_votes_are_kept_in_bounds():
     assert all(p >= 50 for p, _ in g.votes)
 
 
+def test_a_showing_event_waits_for_unsettled_steps_until_their_time_out_has_passed_by_the_margin():
+    from types import SimpleNamespace
+
+    from core.table import Step
+    from p2p.timeouts import TimeoutVoter
+
+    g = ShowGate(5, seat=0)
+    st = Step(6, b"s" * 32, "act", "auto", (0, 1), True, "open a card", shows=True)
+    table = SimpleNamespace(starts={4: (9, b"p" * 32), 5: (11, b"q" * 32)}, timeouts={})
+    clock = TimeoutVoter(5, 0, 30.0)
+    clock.observe(Step(4, b"p" * 32, "act", "move", (1,), True, "x"), 100.0)   # phase 4 due at 130 here
+    clock.observe(st, 140.0)
+    assert g.due(st, table, {1, 2}, clock, 150.0) == ([], None)                 # settled: nothing to wait for
+    bad, at = g.due(st, table, {1}, clock, 150.0)
+    # phase 5 never seen open here: its time counted from our step's opening (140 + 30)
+    assert bad == [4, 5] and at == 140.0 + 30.0 + SHOW_MARGIN
+    said: list = []
+    assert g.blocks(st, bad, at, 150.0, lambda *a: said.append(a[0])) is True
+    assert g.window(9) == range(0, 9)
+    assert g.blocks(st, bad, at, at, lambda *a: said.append(a[0])) is False     # goes all the same, and is shown
+    assert said == ["SHOW_GATE", "SHOW_GATE"] and g.window(9) == range(6, 9) and not g.follows(5, (1,))
+    assert g.forked() == {} and g.refuse(5, b"c") and g.forked() == {5: b"c"}
+
+
+def test_a_restarted_peer_knows_where_it_last_showed_from_its_own_events():
+    from types import SimpleNamespace
+
+    g = ShowGate(3, seat=0)
+    mine = [SimpleNamespace(body={"phase": 3}, prev=b"a"), SimpleNamespace(body={"phase": 7}, prev=b"x"),
+            SimpleNamespace(body={"phase": "junk"}, prev=b"b")]
+    table = SimpleNamespace(step=None, starts={3: (5, b"a"), 7: (9, b"b")}, showing={3: ((0,), False), 7: ((0,), False)})
+    g.scan(table, mine)                  # phase 7's event is for another branch's step: not ours there
+    assert not g.follows(2, (1,)) and g.follows(3, (1,)) and g.window(5) == range(3, 5)
+
+
 # --------------------------------------------------------------------------- with the real peers
 def forge(sim: Sim, phase: int, prev: bytes, seats: list) -> bytes:
     gid = sim.genesis.game_id
@@ -78,7 +113,7 @@ def forge(sim: Sim, phase: int, prev: bytes, seats: list) -> bytes:
 def revealed_by(sim: Sim, seat: int, holder: int) -> list[Event]:
     """The move reveals of ``seat`` that ``holder``'s peer holds (placed or not)."""
     p = sim.peers[holder]
-    return [e for e in p.events[sim.keys[seat]].values() if e.kind == "reveal" and e.body["phase"] > 1]
+    return [e for e in p.replica.events[sim.keys[seat]].values() if e.kind == "reveal" and e.body["phase"] > 1]
 
 
 def test_a_coalition_that_reads_a_reveal_cannot_roll_the_honest_seat_back_past_it(tmp_path):

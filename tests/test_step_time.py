@@ -10,7 +10,7 @@ from core.encoding import decode
 from core.engine import ConfigError, Turn
 from core.games.modern_art import rules
 from core.table import Step
-from p2p.protocol import Broadcast, Peer
+from p2p.protocol import Broadcast
 from p2p.timeouts import TimeoutVoter
 
 from .netutil import Sim, timeouts_in
@@ -90,23 +90,33 @@ def test_a_seat_silent_in_open_auction_rounds_is_passed_after_the_rounds_time_no
 
 def test_the_decisions_deadline_estimate_uses_the_steps_own_time():
     """Before the peer's clock has seen a step, the Decision handed to the UI estimates its deadline
-    from the peer's time-out for that step: an open auction's round shows its short time, not the table's."""
-    from types import SimpleNamespace
-
+    from the peer's time-out for that step: an open auction's round shows its short time, not the table's.
+    A real peer, read through its public API only (``table``, ``deadline``, ``step_timeout``)."""
     from p2p.node import decision_of
 
-    peer = Peer.__new__(Peer)
-    peer.timeout = 300.0
-    peer.voter = TimeoutVoter(2, 0, 300.0)
-    peer.deadline = lambda: None
-
-    def table(step):
-        return SimpleNamespace(step=step, phase=9, game=None, state=None, view=lambda seat: {"seat": seat})
-
-    peer.table = table(Step(9, b"\0" * 32, "commit", "move", (0, 1), False, "open auction", 20))
-    d = decision_of(peer, 1, 1000.0)
-    assert d.deadline == 1020.0 and d.seat == 1 and d.phase == 9 and d.view == {"seat": 1}
-    peer.table = table(Step(9, b"\0" * 32, "act", "move", (0,), True, "card play"))
-    assert decision_of(peer, 0, 1000.0).deadline == 1300.0
-    peer.deadline = lambda: 1042.5          # once the clock has seen the step: its own deadline
-    assert decision_of(peer, 0, 1000.0).deadline == 1042.5
+    sim = Sim(3, seed=5, timeout=300.0, game="modern-art", level="medium", options={"open_round_seconds": 20}, tick=0.25)
+    sim.start()
+    seen: dict = {}
+    for _ in range(4000):
+        if len(seen) == 3 or all(p.table.over for p in sim.peers):
+            break
+        for _ in range(len(sim.queue)):
+            if not sim.queue:
+                break
+            sim.deliver_one()
+            for k, p in enumerate(sim.peers):
+                st = p.table.step
+                if st is None or k not in st.seats or st.purpose != "move":
+                    continue
+                d = decision_of(p, k, 1000.0)
+                assert d.seat == k and d.phase == p.table.phase and d.view == p.table.view(k)
+                if p.deadline() is not None:          # once the clock has seen the step: its own deadline
+                    assert d.deadline == p.deadline()
+                    seen.setdefault("clock", d)
+                else:                                 # before: now plus the step's time
+                    seen.setdefault("round" if st.time is not None else "table", (st, d))
+        sim.tick_all()
+    assert set(seen) == {"round", "table", "clock"}, set(seen)
+    st, d = seen["round"]
+    assert "open auction" in st.label and d.deadline == 1020.0
+    assert seen["table"][1].deadline == 1300.0

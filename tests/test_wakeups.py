@@ -1,61 +1,47 @@
-"""When a node's ticker wakes and when the node is done (protocol.md §9.5; p2p/wakeups.py), the part alone."""
+"""When a peer wakes (p2p/wakeups.py, protocol.md §9.5): the 'have' timer, the watchdog, and the
+earliest of every part's times, never a moment a tick already covered."""
 
 from __future__ import annotations
 
-import pytest
-
-from p2p.wakeups import MIN_SLEEP, Alarm
+from p2p.wakeups import HAVE_GAP, KEEPALIVE, WATCHDOG_AFTER, Wakeups
 
 
-def _never() -> float:
-    raise AssertionError("the peer's next wake-up was asked for although the answer was known")
+def test_a_have_goes_soon_after_a_change_or_while_lagging_else_as_a_keep_alive():
+    w = Wakeups()
+    assert w.have_due(5.0, ("a",), False)                     # never sent: due at once, and counted as sent
+    assert w.have_next(("a",), False) == 5.0 + KEEPALIVE      # nothing changed: a keep-alive
+    assert w.have_next(("b",), False) == 5.0 + HAVE_GAP       # what it says changed
+    assert w.have_next(("a",), True) == 5.0 + HAVE_GAP        # a peer holds what we lack
+    assert not w.have_due(5.0 + HAVE_GAP / 2, ("b",), False)
+    assert w.have_due(5.0 + HAVE_GAP, ("b",), False)
+    w.have_sent(9.0, ("c",))                                  # a prompt 'have' restarts the timer
+    assert w.have_next(("c",), False) == 9.0 + KEEPALIVE
+    assert w.have_due(1.0, ("c",), False)                     # a clock that went back: due (never stuck)
 
 
-def test_the_ticker_wakes_at_the_first_of_the_peer_the_trace_and_the_linger():
-    a = Alarm(linger=10.0)
-    assert a.wake_at(50.0) == 50.0
-    assert a.wake_at(50.0, flush_at=20.0) == 20.0
-    assert a.wake_at(5.0, flush_at=20.0) == 5.0
-    assert not a.done(now=30.0, over=True, everyone_has_all=lambda: False)    # the game ended at 30: the linger runs
-    assert a.wake_at(float("inf")) == 40.0
-    assert a.wake_at(35.0) == 35.0
+def test_the_earliest_time_skips_what_the_last_tick_covered_and_a_past_vote_waits_for_an_input():
+    w = Wakeups()
+    w.ticked(10.0)
+    assert w.earliest(10.0, 14.0, None, [9.0, 12.0, None]) == 12.0
+    assert w.earliest(10.0, 14.0, 8.0, []) == 14.0            # our vote was due before: done at that tick
+    w.input()                                                 # something arrived since: it may change our vote
+    assert w.earliest(10.5, 14.0, 8.0, []) == 10.5
+    w.ticked(11.0)
+    assert w.earliest(11.0, 14.0, 8.0, [11.0]) == 14.0
 
 
-def test_a_sleep_is_never_shorter_than_the_guard():
-    a = Alarm(linger=10.0)
-    assert a.sleep(at=100.0, now=99.0) == 100.0
-    assert a.sleep(at=100.0, now=100.0) == pytest.approx(100.0 + MIN_SLEEP)
+def test_the_watchdog_fires_once_the_table_has_not_moved_for_its_time_and_only_when_stuck():
+    w = Wakeups()
+    said: list = []
+    stuck = (lambda: True, lambda: False)
 
+    def watch(pos, now, behind=stuck[0], nobody=stuck[1]):
+        return w.watchdog(pos, now, 7, behind, nobody, lambda *a: said.append(a[0]))
 
-def test_an_input_wakes_the_ticker_only_if_it_is_awake_eager_or_the_peer_is_due_sooner():
-    a = Alarm(linger=10.0)
-    assert a.input(eager=False, next_wakeup=_never)          # awake: every input counts as a poke
-    a.sleep(at=100.0, now=0.0)
-    assert a.input(eager=True, next_wakeup=_never)           # a screen to update
-    assert not a.input(eager=False, next_wakeup=lambda: 100.0)
-    assert not a.input(eager=False, next_wakeup=lambda: 150.0)
-    assert a.input(eager=False, next_wakeup=lambda: 50.0)    # the input brought a wake-up forward
-    a.woke()
-    assert a.input(eager=False, next_wakeup=_never)
-    assert (a.inputs, a.pokes) == (6, 4)
-
-
-def test_a_finished_game_ends_once_everyone_holds_everything_or_after_the_linger():
-    a = Alarm(linger=10.0)
-    assert not a.done(now=1.0, over=False, everyone_has_all=lambda: True)   # not over: asked nothing
-    assert a.done(now=2.0, over=True, everyone_has_all=lambda: True)
-    b = Alarm(linger=10.0)
-    assert not b.done(now=2.0, over=True, everyone_has_all=lambda: False)
-    assert not b.done(now=12.0, over=True, everyone_has_all=lambda: False)
-    assert b.done(now=12.5, over=True, everyone_has_all=lambda: False)
-
-
-def test_a_game_no_longer_over_starts_its_linger_again():
-    # a roll-back can re-open a game that looked over: its linger counts from when it is over again
-    a = Alarm(linger=10.0)
-    assert not a.done(now=0.0, over=True, everyone_has_all=lambda: False)
-    assert not a.done(now=5.0, over=False, everyone_has_all=lambda: False)
-    assert a.wake_at(float("inf")) == float("inf")
-    assert not a.done(now=6.0, over=True, everyone_has_all=lambda: False)
-    assert not a.done(now=15.0, over=True, everyone_has_all=lambda: False)
-    assert a.done(now=16.5, over=True, everyone_has_all=lambda: False)
+    assert not watch(("p", 1), 0.0) and w.watchdog_at() == WATCHDOG_AFTER
+    assert not watch(("p", 1), WATCHDOG_AFTER - 0.1)
+    assert watch(("p", 1), WATCHDOG_AFTER) and said == ["WATCHDOG_AFTER"]
+    assert w.watchdog_at() == 2 * WATCHDOG_AFTER                   # the wait starts again
+    assert not watch(("p", 2), 2 * WATCHDOG_AFTER)                 # it moved
+    assert not watch(("p", 2), 3 * WATCHDOG_AFTER, lambda: False, lambda: False)   # not stuck: waits for someone
+    assert not watch(None, 9.0) and w.watchdog_at() is None        # no open step: nothing to watch
