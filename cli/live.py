@@ -79,7 +79,7 @@ def play(args: LiveArgs) -> int:
     resolve_table(args)
     check_host_args(args)
     need_terminal()
-    start_zygote(person=True)
+    start_zygote(person=True, game=args.game)
     args.name = player_name(args.name, interactive=True)
     make = ui_factory_for(send_at_once=_send_at_once(args))
     return then_again(trio.run(host_main, play_args(args), make), make)
@@ -100,7 +100,7 @@ def host(args: LiveArgs) -> int:
     unsafe = check_seed(args)
     if not args.auto:
         need_terminal()
-    start_zygote(person=not args.auto, bots=args.bots > 0)
+    start_zygote(person=not args.auto, bots=args.bots > 0, game=args.game)
     args.name = player_name(args.name, interactive=not args.auto and isatty(sys.stdin))
     make = None if args.auto else ui_factory_for(unsafe=unsafe, send_at_once=_send_at_once(args))
     return then_again(trio.run(host_main, args, make), make)
@@ -192,12 +192,25 @@ def find_table(args: LiveArgs) -> bool:
     return True
 
 
-def start_zygote(person: bool, bots: bool = True) -> None:
+def start_zygote(person: bool, bots: bool = True, game: str | None = None) -> None:
     """Before trio runs: fork the zygote our bots will be forked from (cli/zygote.py), if this command may
     start ``bots`` (easel play, host --bots, or the resume or rematch of a game our bots played), with
-    everything a bot and our own screen (``person``: a person plays our seat) import already imported."""
+    everything a bot and our own screen (``person``: a person plays our seat) import already imported —
+    the ``game``'s bots too, and what its ``precompute`` hook says a table computes before its set-up
+    (the same for every table), so that no bot does it again at once, all together, on the table's
+    critical path."""
     if not bots:
         return
     if person:
         from . import shell  # noqa: F401 - our screen needs it: loaded here, before the bots start, not once the table is full
+    if game is not None:
+        try:
+            from .common import registry
+
+            g = registry.get(game)
+            dict(g.bots)           # imports the game's bots module
+            for call in g.precompute(None, None):   # what every table's first steps compute alike
+                call()
+        except Exception:          # a help only: never a reason not to start
+            pass
     zygote.start()
