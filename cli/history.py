@@ -107,8 +107,12 @@ def audit_lines(rep: dict, players: int | None = None) -> list[str]:
         res = rep["results"]
         n = players or len((res or {}).get("ranking") or []) if isinstance(res, dict) else players or 0
         out.append("  result:")
-        out += ["    " + t for t in status_lines(res)]
-        out += ["    " + t for t in result_lines(rep["game"] or "", res, n or 0, names=names)]
+        said = status_lines(res)
+        whys = tuple(": " + t.split(" named: ", 1)[1] for t in said if " named: " in t)
+        out += ["    " + t for t in said]
+        # the game's own words, less its lines for the status and named seats just said
+        out += ["    " + t for t in result_lines(rep["game"] or "", res, n or 0, names=names)
+                if t.strip() not in said and not (whys and t.endswith(whys))]
     certs = rep.get("certificates") or []
     if certs:
         out.append("  time-out certificates (%d): each says only that its signers voted the seats it names out of "

@@ -329,3 +329,31 @@ def test_the_audit_text_shows_every_results_status_and_named_seats():
     assert text.endswith("  time-out certificates (1): each says only that its signers voted the seats it names out "
                          "of one step; it blames and ranks no one by itself\n"
                          "    entry 7: phase 5 (the deal: shares): seats 0 and 2 voted seat 1 out")
+
+
+def test_an_abandoned_modern_art_game_over_screen_says_so_and_names_the_seat():
+    """Issue 22 item 7: the game-over table of an abandoned game said "the screens are lifted: most money
+    wins" over no rows; it now says the game is abandoned, nobody ranked, and whom the result names."""
+    from cli.screens.modern_art import ModernArtScreen, result_lines
+
+    res = {"status": "abandoned", "named": [[1, "timed out of its deal key"]], "money": [100] * 3, "rounds": 0,
+           "ranking": [], "places": [None] * 3, "winners": []}
+    text = ["".join(t for _, t in line) for line in result_lines(res, 0, 100, ("Ann", "Bob", "Cy"))]
+    assert text == ["GAME OVER - abandoned: the deal could not go on, nobody is ranked, nobody wins",
+                    "  Bob: timed out of its deal key"]
+    assert "most money wins" not in "\n".join(text)
+    over = dict(res, status="not disclosed", ranking=[0, 2, 1], places=[1, 3, 2], winners=[0], money=[120, 80, 100])
+    text = ["".join(t for _, t in line) for line in result_lines(over, 0, 100, ("Ann", "Bob", "Cy"))]
+    assert text[1:3] == ["  status: not disclosed", "  Bob: timed out of its deal key"] and "winner" in text[3]
+
+    from cli.screens import Context, Snapshot
+    snap = Snapshot(seat=0, players=3, view=None, phase=0, step_kind=None, step_purpose=None, step_label="",
+                    step_seats=(), missing=(), over=True, result=res, log=(), moves=0, entries=0,
+                    game_name="modern-art", names=())
+    assert "abandoned" in ModernArtScreen().final_words(Context(seat=0, snap=snap))
+    # the audit says the status and the named seat once, in its own words
+    rep = {"valid": True, "complete": True, "game": "modern-art", "events": 9, "head": "00", "names": None,
+           "problems": [], "notes": [], "results": res, "certificates": []}
+    lines = audit_lines(rep)
+    assert lines[-3:] == ["    status: abandoned", "    seat 1 named: timed out of its deal key",
+                          "    GAME OVER - abandoned: the deal could not go on, nobody is ranked, nobody wins"]

@@ -672,9 +672,19 @@ def summary_lines(r: Mapping, me: int | None, width: int, players: int) -> list[
 def result_lines(res: Mapping | None, me: int | None, width: int, names: Sequence[str] = ()) -> list[Line]:
     if not isinstance(res, Mapping) or "ranking" not in res:
         return []
+    status = res.get("status")
+    named = [n for n in (res.get("named") or []) if isinstance(n, (list, tuple)) and len(n) == 2]
+    if status == "abandoned":      # nobody ranked (the deal could not go on): say so, and whom the log names
+        lines: list[Line] = [[("class:over", "GAME OVER"),
+                              ("class:label", " - abandoned: the deal could not go on, nobody is ranked, nobody wins")]]
+    else:
+        lines = [[("class:over", "GAME OVER"),
+                  ("class:label", " - the screens are lifted: most money wins, equal money shares the place")]]
+        if isinstance(status, str) and status not in ("", "complete"):
+            lines.append([("class:label", "  status: %s" % status)])
+    for s, why in named:
+        lines.append([("class:warn", "  %s: %s" % (seat_name(s, me, names) if type(s) is int else s, why))])
     nw = name_width(len(res["ranking"]), me, names) + 1
-    lines: list[Line] = [[("class:over", "GAME OVER"),
-                          ("class:label", " - the screens are lifted: most money wins, equal money shares the place")]]
     money = res.get("money") or []
     places = res.get("places") or []
     winners = set(res.get("winners") or [])
@@ -1127,6 +1137,8 @@ class ModernArtScreen(Screen):
 
     def final_words(self, ctx: Context) -> str:
         res = ctx.result
+        if isinstance(res, Mapping) and res.get("status") == "abandoned":
+            return "The game is abandoned: the deal could not go on; nobody is ranked."
         if not isinstance(res, Mapping) or ctx.seat not in (res.get("ranking") or []):
             return "The game is over."
         s = ctx.seat
