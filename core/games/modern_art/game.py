@@ -40,8 +40,8 @@ def _lost_turn(ms: rules.State, seat: int, action: Any) -> None:
         raise IllegalAction("only the seat on turn loses its turn, and only by timing out")
 
 
-class ModernArtGame(Game):
-    """The table's game: the rules wrapped in the deal, over ``dealt.DState``."""
+class _ModernArt(Game):
+    """What both game objects are alike: the game's facts, its bots, its options and its warnings."""
 
     # no chance turn: the shuffle proofs' challenge is Fiat-Shamir (docs/deal.md §3), not the beacon
     info: GameInfo = replace(rules.INFO, chance=False)
@@ -52,6 +52,13 @@ class ModernArtGame(Game):
 
     def configure(self, options: Mapping[str, Any], players: int) -> dict:
         return rules.configure(options, players)
+
+    def warnings(self, view: Any, seat: int | None) -> list[str]:
+        return warnings.warnings(view, seat)
+
+
+class ModernArtGame(_ModernArt):
+    """The table's game: the rules wrapped in the deal, over ``dealt.DState``."""
 
     def setup(self, config: Mapping[str, Any], players: int, seed: bytes) -> dealt.DState:
         return dealt.setup(config, players, seed)
@@ -114,21 +121,9 @@ class ModernArtGame(Game):
     def determinize(self, state: dealt.DState, seat: int | None, rng: Any) -> dealt.DState:
         return state._replace(ms=rules.determinize(state.ms, seat, rng))
 
-    def warnings(self, view: Any, seat: int | None) -> list[str]:
-        return warnings.warnings(view, seat)
 
-
-class OfflineModernArt(Game):
+class OfflineModernArt(_ModernArt):
     """The rules alone over a bare ``rules.State`` (an open deal); a seat's ``secret`` is ``known``."""
-
-    info: GameInfo = replace(rules.INFO, chance=False)
-
-    @property
-    def bots(self) -> Mapping[str, Any]:
-        return _bots()
-
-    def configure(self, options: Mapping[str, Any], players: int) -> dict:
-        return rules.configure(options, players)
 
     def setup(self, config: Mapping[str, Any], players: int, seed: bytes) -> rules.State:
         return rules.setup(config, players, seed)
@@ -173,9 +168,6 @@ class OfflineModernArt(Game):
 
     def determinize(self, state: rules.State, seat: int | None, rng: Any) -> rules.State:
         return rules.determinize(state, seat, rng)
-
-    def warnings(self, view: Any, seat: int | None) -> list[str]:
-        return warnings.warnings(view, seat)
 
 
 MODERN_ART = ModernArtGame()
