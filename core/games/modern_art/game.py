@@ -41,7 +41,11 @@ def _lost_turn(ms: rules.State, seat: int, action: Any) -> None:
 
 
 class _ModernArt(Game):
-    """What both game objects are alike: the game's facts, its bots, its options and its warnings."""
+    """What both game objects are alike: the game's facts, its bots, its options and its warnings, and
+    the functions both take from their module as they are (``_over``: ``dealt`` or ``rules``, whose
+    ``view`` and ``legal_actions`` take the seat's secret alike)."""
+
+    _over: Any
 
     # no chance turn: the shuffle proofs' challenge is Fiat-Shamir (docs/deal.md §3), not the beacon
     info: GameInfo = replace(rules.INFO, chance=False)
@@ -53,21 +57,39 @@ class _ModernArt(Game):
     def configure(self, options: Mapping[str, Any], players: int) -> dict:
         return rules.configure(options, players)
 
+    def setup(self, config: Mapping[str, Any], players: int, seed: bytes) -> Any:
+        return self._over.setup(config, players, seed)
+
+    def turn(self, state: Any) -> Turn:
+        return self._over.turn(state)
+
+    def check(self, state: Any, seat: int, action: Any) -> Any:
+        return self._over.check(state, seat, action)
+
+    def chance(self, state: Any, entropy: bytes) -> Any:
+        return self._over.chance(state, entropy)     # refused: neither asks for randomness after setup
+
+    def default_action(self, state: Any, seat: int) -> Any:
+        return self._over.default_action(state, seat)
+
+    def view(self, state: Any, seat: int | None, secret: Any = None) -> dict:
+        return self._over.view(state, seat, secret)
+
+    def result(self, state: Any) -> dict | None:
+        return self._over.result(state)
+
+    def legal_actions(self, state: Any, seat: int, secret: Any = None) -> list:
+        return self._over.legal_actions(state, seat, secret)
+
     def warnings(self, view: Any, seat: int | None) -> list[str]:
         return warnings.warnings(view, seat)
 
 
 class ModernArtGame(_ModernArt):
-    """The table's game: the rules wrapped in the deal, over ``dealt.DState``."""
+    """The table's game: the rules wrapped in the deal, over ``dealt.DState`` (a seat's ``secret`` is its
+    seat secret)."""
 
-    def setup(self, config: Mapping[str, Any], players: int, seed: bytes) -> dealt.DState:
-        return dealt.setup(config, players, seed)
-
-    def turn(self, state: dealt.DState) -> Turn:
-        return dealt.turn(state)
-
-    def check(self, state: dealt.DState, seat: int, action: Any) -> Any:
-        return dealt.check(state, seat, action)
+    _over = dealt
 
     def apply(self, state: dealt.DState, seat: int, action: Any) -> dealt.DState:
         if rules.timeout_only(action):
@@ -86,12 +108,6 @@ class ModernArtGame(_ModernArt):
         time-out's default) through ``apply``."""
         return rules.timeout_only(action) or dealt.timeout_only(action)
 
-    def chance(self, state: dealt.DState, entropy: bytes) -> Any:
-        return dealt.chance(state, entropy)     # refused: the deal asks for no randomness after setup
-
-    def default_action(self, state: dealt.DState, seat: int) -> Any:
-        return dealt.default_action(state, seat)
-
     def auto_action(self, state: dealt.DState, seat: int, secret: bytes) -> Any:
         return dealt.auto_action(state, seat, secret)
 
@@ -103,20 +119,11 @@ class ModernArtGame(_ModernArt):
             return action
         return dealt.seal_action(state, seat, action, secret)
 
-    def view(self, state: dealt.DState, seat: int | None, secret: bytes | None = None) -> dict:
-        return dealt.view(state, seat, secret)
-
-    def result(self, state: dealt.DState) -> dict | None:
-        return dealt.result(state)
-
     def describe(self, state: dealt.DState, seat: int, action: Any) -> str:
         try:
             return dealt.describe(state, seat, action)
         except Exception:
             return "seat %s: unreadable action" % (seat,)
-
-    def legal_actions(self, state: dealt.DState, seat: int, secret: bytes | None = None) -> list:
-        return dealt.legal_actions(state, seat, secret)
 
     def determinize(self, state: dealt.DState, seat: int | None, rng: Any) -> dealt.DState:
         return state._replace(ms=rules.determinize(state.ms, seat, rng))
@@ -125,14 +132,7 @@ class ModernArtGame(_ModernArt):
 class OfflineModernArt(_ModernArt):
     """The rules alone over a bare ``rules.State`` (an open deal); a seat's ``secret`` is ``known``."""
 
-    def setup(self, config: Mapping[str, Any], players: int, seed: bytes) -> rules.State:
-        return rules.setup(config, players, seed)
-
-    def turn(self, state: rules.State) -> Turn:
-        return rules.turn(state)
-
-    def check(self, state: rules.State, seat: int, action: Any) -> Any:
-        return rules.check(state, seat, action)
+    _over = rules
 
     def apply(self, state: rules.State, seat: int, action: Any) -> rules.State:
         if rules.timeout_only(action):
@@ -145,23 +145,8 @@ class OfflineModernArt(_ModernArt):
     def timeout_only(self, action: Any) -> bool:
         return rules.timeout_only(action)
 
-    def chance(self, state: rules.State, entropy: bytes) -> Any:
-        return rules.chance(state, entropy)     # refused
-
-    def default_action(self, state: rules.State, seat: int) -> Any:
-        return rules.default_action(state, seat)
-
-    def view(self, state: rules.State, seat: int | None, secret: Mapping[int, int] | None = None) -> dict:
-        return rules.view(state, seat, secret)
-
-    def result(self, state: rules.State) -> dict | None:
-        return rules.result(state)
-
     def describe(self, state: rules.State, seat: int, action: Any) -> str:
         return rules.describe(state, seat, action)
-
-    def legal_actions(self, state: rules.State, seat: int, secret: Mapping[int, int] | None = None) -> list:
-        return rules.legal_actions(state, seat, secret)
 
     def problems(self, state: rules.State, seat: int, action: Any) -> list[str]:
         return rules.problems(state, seat, action)
