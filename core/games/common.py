@@ -5,6 +5,7 @@ never the other way round.
 
 * ``short(x)``: a value for an error message, ``repr`` cut to 40 characters, safe on a hostile
   ``__repr__``.
+* ``asked(state, seat, action, not_a_map)``: the checks every action starts with.
 * ``option_map(options)``: a game's options as given to ``configure`` (None: none), a map or
   ``ConfigError``.
 * ``seed_bytes(seed, size=None)``: the setup seed as ``bytes`` (a ``bytearray`` or
@@ -18,10 +19,10 @@ from __future__ import annotations
 import itertools
 from typing import Any, Callable, Mapping, Sequence
 
-from ..engine import ConfigError
+from ..engine import ConfigError, IllegalAction
 from ..rng import Rng
 
-__all__ = ["short", "option_map", "seed_bytes", "entropy_from", "play_locally"]
+__all__ = ["short", "asked", "option_map", "seed_bytes", "entropy_from", "play_locally"]
 
 
 def short(x: Any) -> str:
@@ -30,6 +31,18 @@ def short(x: Any) -> str:
     except Exception:  # pragma: no cover - hostile __repr__
         s = "<%s>" % type(x).__name__
     return s if len(s) <= 40 else s[:37] + "..."
+
+
+def asked(state: Any, seat: Any, action: Any, not_a_map: str) -> None:
+    """The checks every action starts with, ``IllegalAction`` if one fails: the game goes on
+    (``state.phase``), the seat is at the table (``state.players``), the action is a map (else
+    ``not_a_map % short(action)``)."""
+    if state.phase == "over":
+        raise IllegalAction("the game is over")
+    if type(seat) is not int or not 0 <= seat < state.players:
+        raise IllegalAction("there is no seat %s at this table" % short(seat))
+    if not isinstance(action, dict):
+        raise IllegalAction(not_a_map % short(action))
 
 
 def option_map(options: Any) -> Mapping[str, Any]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping
 
-from ...engine import Game, GameInfo, IllegalAction, Turn
+from ...engine import GameInfo, IllegalAction, RulesGame
 from . import dealt, rules, warnings
 
 __all__ = ["ModernArtGame", "OfflineModernArt", "MODERN_ART", "OFFLINE"]
@@ -40,15 +40,17 @@ def _lost_turn(ms: rules.State, seat: int, action: Any) -> None:
         raise IllegalAction("only the seat on turn loses its turn, and only by timing out")
 
 
-class _ModernArt(Game):
-    """What both game objects are alike: the game's facts, its bots, its options and its warnings, and
-    the functions both take from their module as they are (``_over``: ``dealt`` or ``rules``, whose
-    ``view`` and ``legal_actions`` take the seat's secret alike)."""
-
-    _over: Any
+class _ModernArt(RulesGame):
+    """What both game objects are alike: a ``RulesGame`` over their module (the class's ``rules``:
+    ``dealt`` for the table's game, ``rules`` offline), whose ``view`` and ``legal_actions`` also take
+    the seat's secret; the game's facts, its bots (imported when first asked for), its options and its
+    warnings are the class's own (``RulesGame.__init__`` is not called: nothing to set per object)."""
 
     # no chance turn: the shuffle proofs' challenge is Fiat-Shamir (docs/deal.md §3), not the beacon
     info: GameInfo = replace(rules.INFO, chance=False)
+
+    def __init__(self) -> None:     # the module, facts and bots are the class's: nothing per object
+        pass
 
     @property
     def bots(self) -> Mapping[str, Any]:
@@ -57,29 +59,11 @@ class _ModernArt(Game):
     def configure(self, options: Mapping[str, Any], players: int) -> dict:
         return rules.configure(options, players)
 
-    def setup(self, config: Mapping[str, Any], players: int, seed: bytes) -> Any:
-        return self._over.setup(config, players, seed)
-
-    def turn(self, state: Any) -> Turn:
-        return self._over.turn(state)
-
-    def check(self, state: Any, seat: int, action: Any) -> Any:
-        return self._over.check(state, seat, action)
-
-    def chance(self, state: Any, entropy: bytes) -> Any:
-        return self._over.chance(state, entropy)     # refused: neither asks for randomness after setup
-
-    def default_action(self, state: Any, seat: int) -> Any:
-        return self._over.default_action(state, seat)
-
     def view(self, state: Any, seat: int | None, secret: Any = None) -> dict:
-        return self._over.view(state, seat, secret)
-
-    def result(self, state: Any) -> dict | None:
-        return self._over.result(state)
+        return self.rules.view(state, seat, secret)
 
     def legal_actions(self, state: Any, seat: int, secret: Any = None) -> list:
-        return self._over.legal_actions(state, seat, secret)
+        return self.rules.legal_actions(state, seat, secret)
 
     def warnings(self, view: Any, seat: int | None) -> list[str]:
         return warnings.warnings(view, seat)
@@ -89,7 +73,7 @@ class ModernArtGame(_ModernArt):
     """The table's game: the rules wrapped in the deal, over ``dealt.DState`` (a seat's ``secret`` is its
     seat secret)."""
 
-    _over = dealt
+    rules = dealt
 
     def apply(self, state: dealt.DState, seat: int, action: Any) -> dealt.DState:
         if rules.timeout_only(action):
@@ -132,7 +116,7 @@ class ModernArtGame(_ModernArt):
 class OfflineModernArt(_ModernArt):
     """The rules alone over a bare ``rules.State`` (an open deal); a seat's ``secret`` is ``known``."""
 
-    _over = rules
+    rules = rules
 
     def apply(self, state: rules.State, seat: int, action: Any) -> rules.State:
         if rules.timeout_only(action):
@@ -144,9 +128,6 @@ class OfflineModernArt(_ModernArt):
 
     def timeout_only(self, action: Any) -> bool:
         return rules.timeout_only(action)
-
-    def describe(self, state: rules.State, seat: int, action: Any) -> str:
-        return rules.describe(state, seat, action)
 
     def problems(self, state: rules.State, seat: int, action: Any) -> list[str]:
         return rules.problems(state, seat, action)
