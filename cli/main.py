@@ -329,6 +329,16 @@ def build_parser() -> argparse.ArgumentParser:
                        "refuse spectators at this seat (easel watch through another seat still works, unless "
                        "the host opened the table with --no-spectators)")
 
+    def lan_target(p, dest: str, metavar: str, help: str, verb: str, listed: str) -> None:
+        """The target of join and watch, and --wait and --pick: without it the command lists the LAN's tables."""
+        p.add_argument(dest, nargs="?", metavar=metavar, help=help)
+        p.add_argument("--wait", type=float, default=3.0, metavar="SECONDS",
+                       help="without %s and a terminal: seconds to list the LAN's tables, each shown as soon as it is "
+                            "found (with --pick: the longest to wait for table N) (default: 3)" % metavar)
+        p.add_argument("--pick", type=int, default=None, metavar="N",
+                       help="%s table N (1 to the number of %s) as soon as it is listed, without asking (on a "
+                            "terminal easel %s asks for the number)" % (verb, listed, verb))
+
     def add(name: str, help: str, description: str | None = None, epilog: str | None = None):
         return sub.add_parser(name, help=help, description=description or help[:1].upper() + help[1:] + ".",
                               epilog=epilog, formatter_class=raw)
@@ -360,14 +370,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "on a terminal, type a number and Enter to join that table (Enter alone: the first; q quits).\n"
                    "Joining shows \"connecting to HOST:PORT...\" with the attempts and the time so far until the "
                    "table is full;\nCtrl-C cancels.")
-    p.add_argument("address", nargs="?", metavar="HOST:PORT",
-                   help="the table's lobby address, as its host printed it (omit it to list open tables)")
-    p.add_argument("--wait", type=float, default=3.0, metavar="SECONDS",
-                   help="without HOST:PORT and a terminal: seconds to list the LAN's tables, each shown as soon as it "
-                        "is found (with --pick: the longest to wait for table N) (default: 3)")
-    p.add_argument("--pick", type=int, default=None, metavar="N",
-                   help="join table N (1 to the number of tables listed) as soon as it is listed, without asking "
-                        "(on a terminal easel join asks for the number)")
+    lan_target(p, "address", "HOST:PORT", "the table's lobby address, as its host printed it (omit it to list open "
+               "tables)", "join", "tables listed")
     send_flag(p)
     name_flag(p)
     spectator_flag(p)
@@ -421,15 +425,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "you played or left (<home>/games/<game id>): it then follows the table through the other seats.\n"
                    "Without TARGET, the tables on the LAN are listed as they are found, those in play numbered; on a\n"
                    "terminal, type a number and Enter to watch that table.")
-    p.add_argument("target", nargs="?", metavar="TARGET",
-                   help="HOST:PORT of a seat, or a game directory (omit it to list the tables on the LAN, those in play "
-                        "with the address to watch)")
-    p.add_argument("--wait", type=float, default=3.0, metavar="SECONDS",
-                   help="without TARGET and a terminal: seconds to list the LAN's tables, each shown as soon as it is "
-                        "found (with --pick: the longest to wait for table N) (default: 3)")
-    p.add_argument("--pick", type=int, default=None, metavar="N",
-                   help="watch table N (1 to the number of tables in play listed) as soon as it is listed, "
-                        "without asking (on a terminal easel watch asks for the number)")
+    lan_target(p, "target", "TARGET", "HOST:PORT of a seat, or a game directory (omit it to list the tables on the "
+               "LAN, those in play with the address to watch)", "watch", "tables in play listed")
     p.add_argument("--json", action="store_true",
                    help="no screen: follow to the end, then print one JSON line (entries, first, first_view, head, "
                         "over, view, result, watching, names)")

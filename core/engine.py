@@ -94,7 +94,8 @@ game without secrets.
 One way to declare a hook.  ``Game`` below declares the functions above as
 abstract (a game object lacking one cannot be made) and has every optional
 hook with its documented default; a game subclasses it (``RulesGame`` for a game whose
-rules are one module's functions) and overrides the hooks it has.  Callers
+rules are one module's functions, ``FullRulesGame`` when that module has the search hooks
+too) and overrides the hooks it has.  Callers
 call the hook (``game.problems(...)``), never probe for it: every game has
 all of them.  The optional hooks, and their defaults:
 
@@ -152,6 +153,7 @@ from typing import Any, Callable, Mapping, Protocol
 __all__ = [
     "Game",
     "RulesGame",
+    "FullRulesGame",
     "GameInfo",
     "Turn",
     "Bot",
@@ -355,3 +357,32 @@ class RulesGame(Game):
 
     def describe(self, state: Any, seat: int, action: Any) -> str:
         return self.rules.describe(state, seat, action)
+
+
+class FullRulesGame(RulesGame):
+    """A ``RulesGame`` whose rules module also has the hooks ``legal_actions(state, seat)``,
+    ``problems`` and ``determinize``, and whose ``warnings`` are the pure function of the view
+    given here (a game's warnings.py).  A game that is only that declares no class of its own."""
+
+    def __init__(
+        self,
+        rules: Any,
+        bots: Mapping[str, Callable[[], Bot]],
+        *,
+        warnings: Callable[[Any, int | None], list[str]],
+    ) -> None:
+        super().__init__(rules, bots)
+        self._warnings = warnings
+
+    def legal_actions(self, state: Any, seat: int, secret: Any = None) -> list:
+        return self.rules.legal_actions(state, seat)
+
+    def problems(self, state: Any, seat: int, action: Any) -> list[str]:
+        return self.rules.problems(state, seat, action)
+
+    def determinize(self, state: Any, seat: int | None, rng: Any) -> Any:
+        return self.rules.determinize(state, seat, rng)
+
+    def warnings(self, view: Any, seat: int | None) -> list[str]:
+        """What the next step costs a seat if nothing changes (a pure function of the view)."""
+        return self._warnings(view, seat)

@@ -362,7 +362,11 @@ class Advertiser:
 
     Registration (with mDNS probing for name conflicts) happens on entry;
     goodbye packets are sent and the sockets closed on exit, including exit by
-    cancellation or error.  Use :func:`advertise` to build one.
+    cancellation or error.  ``advertise`` is this class: ``async with advertise(...) as adv:``.
+
+    ``addresses`` are the IPv4 addresses put in the A records; by default the
+    explicit ``interfaces`` addresses, or all non-loopback local addresses.
+    ``host_name``: the host's name at the table (TXT ``name``), shown by browsers instead of its key.
     """
 
     def __init__(
@@ -497,37 +501,9 @@ class Advertiser:
             self._info = info
 
 
-def advertise(
-    *,
-    game: str,
-    free: int,
-    seats: int,
-    fingerprint: str,
-    table: str,
-    port: int,
-    interfaces: InterfacesArg = None,
-    addresses: Sequence[str] | None = None,
-    play: bool = False,
-    host_name: str = "",
-) -> Advertiser:
-    """``async with advertise(...) as adv:`` -- advertise a table while inside.
-
-    ``addresses`` are the IPv4 addresses put in the A records; by default the
-    explicit ``interfaces`` addresses, or all non-loopback local addresses.
-    ``host_name``: the host's name at the table (TXT ``name``), shown by browsers instead of its key.
-    """
-    return Advertiser(
-        game=game,
-        free=free,
-        seats=seats,
-        fingerprint=fingerprint,
-        table=table,
-        port=port,
-        interfaces=interfaces,
-        addresses=addresses,
-        play=play,
-        host_name=host_name,
-    )
+# ``async with advertise(...) as adv:`` -- advertise a table while inside (the class itself: its keywords are
+# the advertisement's fields).
+advertise = Advertiser
 
 
 # --------------------------------------------------------------------------

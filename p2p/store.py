@@ -55,6 +55,15 @@ def _write_fd(fd: int, data: bytes) -> None:
         view = view[n:]
 
 
+def _write_durably(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd`` and fsync it; ``fd`` is closed whatever happens."""
+    try:
+        _write_fd(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
     """Replace ``path`` with ``data`` all at once: write ``<name>.tmp``, fsync, rename, fsync the directory.
 
@@ -70,11 +79,7 @@ def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
         _unlink_quietly(tmp)
         raise
     try:
-        try:
-            _write_fd(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _write_durably(fd, data)
         os.replace(tmp, path)
     except BaseException:
         _unlink_quietly(tmp)
@@ -119,11 +124,7 @@ def _create_record_file(path: Path, magic: bytes, mode: int) -> None:
     except OSError as exc:
         raise StoreError(describe_os_error(path, exc)) from None
     try:
-        try:
-            _write_fd(fd, magic)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _write_durably(fd, magic)
     except OSError as exc:
         _unlink_quietly(path)   # a half-made file would only be "repaired" at the next start
         raise StoreError(describe_os_error(path, exc)) from None

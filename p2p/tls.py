@@ -310,6 +310,23 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
+class _HandshakeLate(TLSHandshakeError):
+    """The TLS handshake took longer than its deadline."""
+
+
+async def _handshake(stream: trio.SSLStream, timeout: float, who: str) -> None:
+    """Run ``stream``'s TLS handshake within ``timeout`` s (the dialler's and the listener's alike);
+    ``who`` ("with HOST:PORT", "from HOST:PORT") names the other end in the error:
+    ``TLSHandshakeError`` if it fails (``__cause__`` has the details), ``_HandshakeLate`` if it is late."""
+    with trio.move_on_after(timeout) as scope:
+        try:
+            await stream.do_handshake()
+        except (trio.BrokenResourceError, ssl.SSLError, OSError) as e:
+            raise TLSHandshakeError(f"TLS handshake {who} failed: {_reason(e)}") from e
+    if scope.cancelled_caught:
+        raise _HandshakeLate(f"TLS handshake {who} timed out after {timeout} s")
+
+
 async def connect(
     host: str,
     port: int,
@@ -328,15 +345,7 @@ async def connect(
     stream = trio.SSLStream(tcp, ctx, server_side=False)
     ok = False
     try:
-        with trio.move_on_after(timeout) as scope:
-            try:
-                await stream.do_handshake()
-            except (trio.BrokenResourceError, ssl.SSLError, OSError) as e:
-                raise TLSHandshakeError(
-                    f"TLS handshake with {host}:{port} failed: {_reason(e)}"
-                ) from e
-        if scope.cancelled_caught:
-            raise TLSHandshakeError(f"TLS handshake with {host}:{port} timed out after {timeout} s")
+        await _handshake(stream, timeout, f"with {host}:{port}")
         _check_peer(stream, ctx, expect_key)
         ok = True
         return stream
@@ -444,16 +453,11 @@ async def serve(
         stream = trio.SSLStream(tcp, ctx, server_side=True)
         graceful = False
         try:
-            with trio.move_on_after(handshake_timeout) as scope:
-                try:
-                    await stream.do_handshake()
-                except (trio.BrokenResourceError, ssl.SSLError, OSError) as e:
-                    st.failed += 1
-                    rl.note("HANDSHAKE_FAILED", addr, "TLS handshake from %s failed: %s", where, _reason(e))
-                    return
-            if scope.cancelled_caught:
+            try:
+                await _handshake(stream, handshake_timeout, f"from {where}")
+            except TLSHandshakeError as e:
                 st.failed += 1
-                rl.note("HANDSHAKE_DEADLINE", addr, "TLS handshake from %s timed out after %s s", where, handshake_timeout)
+                rl.note("HANDSHAKE_DEADLINE" if isinstance(e, _HandshakeLate) else "HANDSHAKE_FAILED", addr, "%s", e)
                 return
             try:
                 _check_peer(stream, ctx, None)

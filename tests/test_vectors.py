@@ -25,7 +25,8 @@ from core.events import (
     next_head,
     vote_sign_msg,
 )
-from core.games.painting import PaintingGame
+from core.engine import FullRulesGame
+from core.games.painting import warnings as painting_warnings
 from core.hashing import dhash, fingerprint
 from core.logfile import LOG_MAGIC, encode_record
 from core.rng import Rng
@@ -96,11 +97,11 @@ def compute_vectors() -> dict[str, str]:
     return v
 
 
-class _SpyGame(PaintingGame):
+class _SpyGame(FullRulesGame):
     """The Painting Game, recording what the table hands to ``setup`` and ``chance``."""
 
     def __init__(self, game) -> None:
-        super().__init__(game.rules, game.bots)
+        super().__init__(game.rules, game.bots, warnings=painting_warnings.warnings)
         self.seen: list = []
 
     def setup(self, config, players, seed):

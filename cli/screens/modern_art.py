@@ -68,7 +68,7 @@ from core.games.modern_art.cards import ARTISTS, N_CARDS, artist_of, type_of
 from . import Beat, CommandError, Context, Line, Say, Screen, Send, Snapshot, layout_cards, place_words, seat_name
 from . import who, width_of, with_names, wrap
 from .parts import amount_of, amounts_row, answers, flow, latest_view, name_width, names_of, order_line
-from .parts import replayed_views, view_of, waiting_of, you_in
+from .parts import mark_where, replayed_views, view_of, waiting_of, you_in
 from .parts import seat_word as _sw
 
 __all__ = ["ModernArtScreen", "SCREEN", "parse_card", "hand_order", "card_code", "action_words", "reveal_beats"]
@@ -1469,12 +1469,7 @@ class ModernArtScreen(Screen):
         return happening_words(before, view)
 
     def is_mark(self, before: Snapshot, after: Snapshot) -> bool:
-        a, b = before.view, after.view
-        if not isinstance(b, Mapping):
-            return False
-        if not isinstance(a, Mapping):
-            return True
-        return (_finished(a), len(a.get("sales") or [])) != (_finished(b), len(b.get("sales") or []))
+        return mark_where(before, after, lambda v: (_finished(v), len(v.get("sales") or [])))
 
 
 SCREEN = ModernArtScreen

@@ -11,12 +11,12 @@ because another room edits that one; nothing here names a game.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from . import CommandError, Context, Line, seat_name, width_of, wrap
 
 __all__ = ["view_of", "latest_view", "names_of", "seat_word", "you_in", "flow", "order_line", "waiting_of", "answers", "name_width", "amounts_row",
-           "amount_of", "replayed_views"]
+           "amount_of", "replayed_views", "mark_where"]
 
 
 def view_of(ctx: Context) -> dict | None:
@@ -150,3 +150,14 @@ def replayed_views(game: Any, state: Any, moves: Sequence[tuple], same: Sequence
         if any(after.get(k) != before.get(k) for k in set(after) | set(before) if k not in same):
             yield seat, action, before, after
         before = after
+
+
+def mark_where(before: Any, after: Any, key: Callable[[Mapping], Any]) -> bool:
+    """A screen's ``is_mark`` between two snapshots when a mark is where ``key`` of the view changes:
+    never without a view after, always where there was none before."""
+    a, b = before.view, after.view
+    if not isinstance(b, Mapping):
+        return False
+    if not isinstance(a, Mapping):
+        return True
+    return key(a) != key(b)

@@ -50,6 +50,7 @@ import re
 from typing import Any, Mapping
 
 from ..base import Beat, CommandError, Context, Say, Screen, Send, Snapshot
+from ..parts import mark_where
 from ..text import Line, place_words, plural, who
 from .drawing import (_PINNED, _doing, _names_of, _short_title, action_words, board_lines, cards_lines, card_name,
                       compact_event, cubes_text, game_over_lines, night_lines, seat_cells, studios_lines,
@@ -605,12 +606,7 @@ class StarvingArtistsScreen(Screen):
         return [compact_event(text) for _, text in new_events(before, view) if _PINNED.search(text)]
 
     def is_mark(self, before: Snapshot, after: Snapshot) -> bool:
-        a, b = before.view, after.view
-        if not isinstance(b, dict):
-            return False
-        if not isinstance(a, dict):
-            return True
-        return (a.get("day"), a.get("phase")) != (b.get("day"), b.get("phase"))
+        return mark_where(before, after, lambda v: (v.get("day"), v.get("phase")))
 
 
 SCREEN = StarvingArtistsScreen

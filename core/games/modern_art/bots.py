@@ -36,6 +36,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from ...rng import Rng
+from ..common import entropy_from, play_locally
 from . import rules
 from .auctions import ADD, AUCTIONS, BUY, PRICE, RAISE, SEALED, kind_of
 from .cards import N_CARDS, artist_of, type_of
@@ -415,10 +416,6 @@ class HardBot:
 # local driver
 
 
-def entropy_from(rng: Rng) -> bytes:
-    return b"".join(rng.u64().to_bytes(8, "big") for _ in range(4))
-
-
 def play_game(
     config: Mapping[str, Any],
     players: int,
@@ -434,18 +431,10 @@ def play_game(
     from the same state, then the actions are applied in seat order (as the table does).  The bot
     deciding at step k gets ``Rng(seed, "modern-art/play/bot/<seat>/<k>")``.
     """
-    config = rules.configure(config, players)
+    config = rules.configure(config, players)     # before the deal, as a bad option is the first thing to say
     deal = tuple(deal) if deal is not None else rules.deal_open(seed)
-    state = rules.setup(config, players, seed)
-    for k in range(max_steps):
-        t = rules.turn(state)
-        if t.kind == "over":
-            return state, rules.result(state)
-        actions = []
-        for s in t.seats:
-            rng = Rng(seed, "%s/play/bot/%d/%d" % (rules.NAME, s, k))
-            raw = bots_by_seat[s].choose(rules.view(state, s, rules.known_for(state, s, deal)), s, rng)
-            actions.append(rules.check_open(state, s, raw, deal))
-        for s, a in zip(t.seats, actions):
-            state = rules.apply_unchecked(state, s, a)
-    raise RuntimeError("game did not end within %d steps" % max_steps)
+    return play_locally(rules, rules.NAME, config, players, seed, bots_by_seat, max_steps=max_steps,
+                        bot_rng=lambda state, s, k: Rng(seed, "%s/play/bot/%d/%d" % (rules.NAME, s, k)),
+                        view=lambda state, s: rules.view(state, s, rules.known_for(state, s, deal)),
+                        check=lambda state, s, raw: rules.check_open(state, s, raw, deal),
+                        apply=rules.apply_unchecked)

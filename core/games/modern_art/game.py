@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping
 
-from ...engine import Game, GameInfo, IllegalAction, Turn
+from ...engine import GameInfo, IllegalAction, RulesGame
 from . import dealt, rules, warnings
 
 __all__ = ["ModernArtGame", "OfflineModernArt", "MODERN_ART", "OFFLINE"]
@@ -40,11 +40,17 @@ def _lost_turn(ms: rules.State, seat: int, action: Any) -> None:
         raise IllegalAction("only the seat on turn loses its turn, and only by timing out")
 
 
-class ModernArtGame(Game):
-    """The table's game: the rules wrapped in the deal, over ``dealt.DState``."""
+class _ModernArt(RulesGame):
+    """What both game objects are alike: a ``RulesGame`` over their module (the class's ``rules``:
+    ``dealt`` for the table's game, ``rules`` offline), whose ``view`` and ``legal_actions`` also take
+    the seat's secret; the game's facts, its bots (imported when first asked for), its options and its
+    warnings are the class's own (``RulesGame.__init__`` is not called: nothing to set per object)."""
 
     # no chance turn: the shuffle proofs' challenge is Fiat-Shamir (docs/deal.md §3), not the beacon
     info: GameInfo = replace(rules.INFO, chance=False)
+
+    def __init__(self) -> None:     # the module, facts and bots are the class's: nothing per object
+        pass
 
     @property
     def bots(self) -> Mapping[str, Any]:
@@ -53,14 +59,21 @@ class ModernArtGame(Game):
     def configure(self, options: Mapping[str, Any], players: int) -> dict:
         return rules.configure(options, players)
 
-    def setup(self, config: Mapping[str, Any], players: int, seed: bytes) -> dealt.DState:
-        return dealt.setup(config, players, seed)
+    def view(self, state: Any, seat: int | None, secret: Any = None) -> dict:
+        return self.rules.view(state, seat, secret)
 
-    def turn(self, state: dealt.DState) -> Turn:
-        return dealt.turn(state)
+    def legal_actions(self, state: Any, seat: int, secret: Any = None) -> list:
+        return self.rules.legal_actions(state, seat, secret)
 
-    def check(self, state: dealt.DState, seat: int, action: Any) -> Any:
-        return dealt.check(state, seat, action)
+    def warnings(self, view: Any, seat: int | None) -> list[str]:
+        return warnings.warnings(view, seat)
+
+
+class ModernArtGame(_ModernArt):
+    """The table's game: the rules wrapped in the deal, over ``dealt.DState`` (a seat's ``secret`` is its
+    seat secret)."""
+
+    rules = dealt
 
     def apply(self, state: dealt.DState, seat: int, action: Any) -> dealt.DState:
         if rules.timeout_only(action):
@@ -79,12 +92,6 @@ class ModernArtGame(Game):
         time-out's default) through ``apply``."""
         return rules.timeout_only(action) or dealt.timeout_only(action)
 
-    def chance(self, state: dealt.DState, entropy: bytes) -> Any:
-        return dealt.chance(state, entropy)     # refused: the deal asks for no randomness after setup
-
-    def default_action(self, state: dealt.DState, seat: int) -> Any:
-        return dealt.default_action(state, seat)
-
     def auto_action(self, state: dealt.DState, seat: int, secret: bytes) -> Any:
         return dealt.auto_action(state, seat, secret)
 
@@ -96,48 +103,20 @@ class ModernArtGame(Game):
             return action
         return dealt.seal_action(state, seat, action, secret)
 
-    def view(self, state: dealt.DState, seat: int | None, secret: bytes | None = None) -> dict:
-        return dealt.view(state, seat, secret)
-
-    def result(self, state: dealt.DState) -> dict | None:
-        return dealt.result(state)
-
     def describe(self, state: dealt.DState, seat: int, action: Any) -> str:
         try:
             return dealt.describe(state, seat, action)
         except Exception:
             return "seat %s: unreadable action" % (seat,)
 
-    def legal_actions(self, state: dealt.DState, seat: int, secret: bytes | None = None) -> list:
-        return dealt.legal_actions(state, seat, secret)
-
     def determinize(self, state: dealt.DState, seat: int | None, rng: Any) -> dealt.DState:
         return state._replace(ms=rules.determinize(state.ms, seat, rng))
 
-    def warnings(self, view: Any, seat: int | None) -> list[str]:
-        return warnings.warnings(view, seat)
 
-
-class OfflineModernArt(Game):
+class OfflineModernArt(_ModernArt):
     """The rules alone over a bare ``rules.State`` (an open deal); a seat's ``secret`` is ``known``."""
 
-    info: GameInfo = replace(rules.INFO, chance=False)
-
-    @property
-    def bots(self) -> Mapping[str, Any]:
-        return _bots()
-
-    def configure(self, options: Mapping[str, Any], players: int) -> dict:
-        return rules.configure(options, players)
-
-    def setup(self, config: Mapping[str, Any], players: int, seed: bytes) -> rules.State:
-        return rules.setup(config, players, seed)
-
-    def turn(self, state: rules.State) -> Turn:
-        return rules.turn(state)
-
-    def check(self, state: rules.State, seat: int, action: Any) -> Any:
-        return rules.check(state, seat, action)
+    rules = rules
 
     def apply(self, state: rules.State, seat: int, action: Any) -> rules.State:
         if rules.timeout_only(action):
@@ -150,32 +129,11 @@ class OfflineModernArt(Game):
     def timeout_only(self, action: Any) -> bool:
         return rules.timeout_only(action)
 
-    def chance(self, state: rules.State, entropy: bytes) -> Any:
-        return rules.chance(state, entropy)     # refused
-
-    def default_action(self, state: rules.State, seat: int) -> Any:
-        return rules.default_action(state, seat)
-
-    def view(self, state: rules.State, seat: int | None, secret: Mapping[int, int] | None = None) -> dict:
-        return rules.view(state, seat, secret)
-
-    def result(self, state: rules.State) -> dict | None:
-        return rules.result(state)
-
-    def describe(self, state: rules.State, seat: int, action: Any) -> str:
-        return rules.describe(state, seat, action)
-
-    def legal_actions(self, state: rules.State, seat: int, secret: Mapping[int, int] | None = None) -> list:
-        return rules.legal_actions(state, seat, secret)
-
     def problems(self, state: rules.State, seat: int, action: Any) -> list[str]:
         return rules.problems(state, seat, action)
 
     def determinize(self, state: rules.State, seat: int | None, rng: Any) -> rules.State:
         return rules.determinize(state, seat, rng)
-
-    def warnings(self, view: Any, seat: int | None) -> list[str]:
-        return warnings.warnings(view, seat)
 
 
 MODERN_ART = ModernArtGame()

@@ -53,6 +53,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ...engine import ConfigError, GameInfo, IllegalAction, OVER, Turn
 from ...rng import Rng
+from ..common import asked, short as _short
 from .cards import ARTISTS, N_CARDS, TYPE_NAMES, artist_of, card_name, card_view, type_of
 
 __all__ = [
@@ -207,11 +208,6 @@ def _tie_winner(seats: Iterable[int], auctioneer: int, n: int) -> int:
 
 def _who(seat: int) -> str:
     return "seat %d" % seat
-
-
-def _short(x: Any) -> str:
-    r = repr(x)
-    return r if len(r) <= 40 else r[:37] + "..."
 
 
 # --------------------------------------------------------------------------
@@ -451,12 +447,7 @@ def _amount(raw: Any) -> int:
 def _asked(state: State, seat: Any, action: Any) -> Any:
     """The checks every action starts with (the game goes on, the seat exists and is asked now, the
     action is a map); returns the auction step record of the phase (None in the card play)."""
-    if state.phase == "over":
-        raise IllegalAction("the game is over")
-    if type(seat) is not int or not 0 <= seat < state.players:
-        raise IllegalAction("there is no seat %s at this table" % _short(seat))
-    if not isinstance(action, dict):
-        raise IllegalAction("an action is a map like {\"do\": \"pass\"}, not %s" % _short(action))
+    asked(state, seat, action, "an action is a map like {\"do\": \"pass\"}, not %s")
     ph = state.phase
     step = _auctions.STEPS.get(ph)
     if step is not None and step.simultaneous:

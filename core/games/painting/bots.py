@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from ...rng import Rng
+from ..common import play_locally
 from . import rules
 
 __all__ = ["RandomBot", "HeuristicBot", "play_game", "sheet_cost", "CELL_COST"]
@@ -317,37 +318,18 @@ class HeuristicBot:
         return move
 
 
-def _entropy(rng: Rng) -> bytes:
-    return b"".join(rng.u64().to_bytes(8, "big") for _ in range(4))
-
-
 def play_game(
     config: Mapping[str, Any],
     players: int,
     seed: bytes,
     bots_by_seat: Sequence[Any] | Mapping[int, Any],
 ) -> tuple[rules.State, dict]:
-    """Play a whole game locally; every bot action goes through ``check``.
+    """Play a whole game locally; every bot action goes through ``check`` (core/games/common.py).
 
     Chance turns get entropy from ``Rng(seed, "painting/play/chance")``; the
     bot of seat s in round r gets ``Rng(seed, "painting/play/bot/s/round-r")``.
     All seats choose from the state before anyone's move of the round is
     applied (the moves are simultaneous), then they are applied in seat order.
     """
-    config = rules.configure(config, players)
-    state = rules.setup(config, players, seed)
-    chance_rng = Rng(seed, "painting/play/chance")
-    while True:
-        t = rules.turn(state)
-        if t.kind == "over":
-            return state, rules.result(state)
-        if t.kind == "chance":
-            state = rules.chance(state, _entropy(chance_rng))
-            continue
-        actions = []
-        for s in t.seats:
-            rng = Rng(seed, "painting/play/bot/%d/round-%d" % (s, state.round))
-            raw = bots_by_seat[s].choose(rules.view(state, s), s, rng)
-            actions.append(rules.check(state, s, raw))
-        for s, a in zip(t.seats, actions):
-            state = rules.apply(state, s, a)
+    return play_locally(rules, "painting", config, players, seed, bots_by_seat, max_steps=None,
+                        bot_rng=lambda state, s, k: Rng(seed, "painting/play/bot/%d/round-%d" % (s, state.round)))

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 from ...engine import ConfigError, GameInfo, IllegalAction, OVER, Turn
+from ..common import option_map, seed_bytes, short as _short
 from . import sheets as _sheets
 from .sheets import Sheet
 
@@ -171,10 +172,7 @@ def edition_rules(config_or_edition: Any) -> dict:
 
 
 def configure(options: Mapping[str, Any], players: int) -> dict:
-    if options is None:
-        options = {}
-    if not isinstance(options, Mapping):
-        raise ConfigError("options must be a map of option name -> value")
+    options = option_map(options)
     if type(players) is not int or not INFO.min_players <= players <= INFO.max_players:
         raise ConfigError(
             "the Painting Game takes %d to %d players, not %r"
@@ -201,10 +199,7 @@ def configure(options: Mapping[str, Any], players: int) -> dict:
 
 def setup(config: Mapping[str, Any], players: int, seed: bytes) -> State:
     config = configure(config, players)
-    if isinstance(seed, (bytearray, memoryview)):
-        seed = bytes(seed)
-    if not isinstance(seed, bytes):
-        raise ConfigError("seed must be bytes")
+    seed = seed_bytes(seed)
     n = players
     return State(
         config=config,
@@ -349,14 +344,6 @@ def legal_actions(state: State, seat: int) -> list[dict]:
     if not state.extra_used[seat] and garnets >= cost:
         out.append({"bids": {}, "splash": [0, 0, "R"], "extra": [4, 4, "B"], "convert": 0})
     return out
-
-
-def _short(x: Any) -> str:
-    try:
-        s = repr(x)
-    except Exception:  # pragma: no cover - hostile __repr__
-        s = "<%s>" % type(x).__name__
-    return s if len(s) <= 40 else s[:37] + "..."
 
 
 def _is_int(x: Any) -> bool:

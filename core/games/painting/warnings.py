@@ -1,6 +1,6 @@
 """What the next step costs a seat if nothing changes (a pure hook: the seat's view in, sentences out).
 
-The game's ``warnings`` hook (``PaintingGame.warnings``, core/games/painting/__init__.py).
+The game's ``warnings`` hook (``GAME.warnings``, core/games/painting/__init__.py).
 From RULES.md, a round, step 5: "Every owned sheet still unscored loses 1 point of value, but
 never goes below 1" (skipped after the last round, when an unscored sheet
 scores nothing).

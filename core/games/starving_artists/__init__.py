@@ -1,32 +1,15 @@
-"""Starving Artists (Mike Wokasch).  ``GAME`` is a core.engine.RulesGame over the functions of
-``rules``; the hooks it has are its class's methods (core/engine.py, "One way to declare a
-hook")."""
+"""Starving Artists (Mike Wokasch).  ``GAME`` is a core.engine.FullRulesGame over the functions of
+``rules``, its warnings those of ``warnings`` (core/engine.py, "One way to declare a hook")."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from ...engine import RulesGame
+from ...engine import FullRulesGame
 from . import rules, warnings
 from .ai import HeuristicBot, SearchBot
 from .bots import RandomBot, play_game
 
-__all__ = ["GAME", "StarvingArtistsGame", "RandomBot", "HeuristicBot", "SearchBot", "play_game"]
+__all__ = ["GAME", "RandomBot", "HeuristicBot", "SearchBot", "play_game"]
 
 
-class StarvingArtistsGame(RulesGame):
-    def legal_actions(self, state: rules.State, seat: int, secret: Any = None) -> list:
-        return rules.legal_actions(state, seat)
-
-    def problems(self, state: rules.State, seat: int, action: Any) -> list[str]:
-        return rules.problems(state, seat, action)
-
-    def determinize(self, state: rules.State, seat: int | None, rng: Any) -> rules.State:
-        return rules.determinize(state, seat, rng)
-
-    def warnings(self, view: Any, seat: int | None) -> list[str]:
-        """What the next step costs a seat if nothing changes (warnings.py: a pure function of the view)."""
-        return warnings.warnings(view, seat)
-
-
-GAME = StarvingArtistsGame(rules, {"random": RandomBot, "heuristic": HeuristicBot, "search": SearchBot})
+GAME = FullRulesGame(rules, {"random": RandomBot, "heuristic": HeuristicBot, "search": SearchBot},
+                     warnings=warnings.warnings)

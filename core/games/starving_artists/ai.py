@@ -42,6 +42,7 @@ from typing import Any, Mapping, Sequence
 
 from ...engine import IllegalAction
 from ...rng import Rng
+from ..common import entropy_from
 from . import rules
 from .cards import CARDS
 from .rules import COLOURS, State, apply_unchecked, state_from_view
@@ -723,10 +724,6 @@ def utility(state: State, seat: int) -> float:
     return (n - 1 - better) / (n - 1) * 0.5 + 0.5 * (soft + 1) / 2 + 0.02 * margin
 
 
-def _entropy(rng: Rng) -> bytes:
-    return b"".join(rng.u64().to_bytes(8, "big") for _ in range(4))
-
-
 def rollout(state: State, seat: int, rng: Rng, horizon_days: int, max_steps: int = 600) -> float:
     """Play every seat with the heuristic until the game ends or ``horizon_days`` days pass."""
     stop = state.day + horizon_days
@@ -735,7 +732,7 @@ def rollout(state: State, seat: int, rng: Rng, horizon_days: int, max_steps: int
             break
         t = rules.turn(state)
         if t.kind == "chance":
-            state = rules.chance(state, _entropy(rng))
+            state = rules.chance(state, entropy_from(rng))
             continue
         if t.kind == "over":
             break
@@ -836,8 +833,8 @@ class SearchBot:
             return None
         totals = [0.0] * len(cands)
         for r in range(self.rollouts):
-            det_seed = _entropy(rng)
-            chance_seed = _entropy(rng)
+            det_seed = entropy_from(rng)
+            chance_seed = entropy_from(rng)
             det = state_from_view(view, Rng(det_seed, "starving-artists/search/deal"))
             for i, a in enumerate(cands):
                 try:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from ...rng import Rng
+from ..common import entropy_from, play_locally
 from . import rules
 from .rules import legal_actions, state_from_view
 
@@ -45,10 +46,6 @@ class RandomBot:
         return random_legal(state, seat, rng)
 
 
-def entropy_from(rng: Rng) -> bytes:
-    return b"".join(rng.u64().to_bytes(8, "big") for _ in range(4))
-
-
 def play_game(
     config: Mapping[str, Any],
     players: int,
@@ -56,28 +53,12 @@ def play_game(
     bots_by_seat: Sequence[Any] | Mapping[int, Any],
     max_steps: int = 20000,
 ) -> tuple[rules.State, dict]:
-    """Play a whole game locally; every bot action goes through ``check``.
+    """Play a whole game locally; every bot action goes through ``check`` (core/games/common.py).
 
     Chance steps get entropy from ``Rng(seed, "starving-artists/play/chance")``;
     the bot deciding at step k gets ``Rng(seed, "starving-artists/play/bot/<seat>/<k>")``.
     In a simultaneous step every seat chooses from the same state, then the
     actions are applied in seat order (as the table does).
     """
-    config = rules.configure(config, players)
-    state = rules.setup(config, players, seed)
-    chance_rng = Rng(seed, rules.NAME + "/play/chance")
-    for k in range(max_steps):
-        t = rules.turn(state)
-        if t.kind == "over":
-            return state, rules.result(state)
-        if t.kind == "chance":
-            state = rules.chance(state, entropy_from(chance_rng))
-            continue
-        actions = []
-        for s in t.seats:
-            rng = Rng(seed, "%s/play/bot/%d/%d" % (rules.NAME, s, k))
-            raw = bots_by_seat[s].choose(rules.view(state, s), s, rng)
-            actions.append(rules.check(state, s, raw))
-        for s, a in zip(t.seats, actions):
-            state = rules.apply(state, s, a)
-    raise RuntimeError("game did not end within %d steps" % max_steps)
+    return play_locally(rules, rules.NAME, config, players, seed, bots_by_seat, max_steps=max_steps,
+                        bot_rng=lambda state, s, k: Rng(seed, "%s/play/bot/%d/%d" % (rules.NAME, s, k)))

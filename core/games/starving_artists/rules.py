@@ -41,6 +41,7 @@ from typing import Any, Mapping, Sequence
 
 from ...engine import IllegalAction, OVER, Turn
 from ...rng import Rng
+from ..common import asked
 from .cards import CARDS
 from .dawn import (_close_day, _dusk, _solo_end_of_day, default_diamonds, diamond_outcomes, diamond_squares,
                    solo_returns)
@@ -215,12 +216,7 @@ class Checked(dict):
 
 
 def _check(state: State, seat: Any, action: Any) -> dict:
-    if state.phase == "over":
-        raise IllegalAction("the game is over")
-    if type(seat) is not int or not 0 <= seat < state.players:
-        raise IllegalAction("there is no seat %s at this table" % _short(seat))
-    if not isinstance(action, dict):
-        raise IllegalAction('an action must be a map like {"do": "work"}, not %s' % _short(action))
+    asked(state, seat, action, 'an action must be a map like {"do": "work"}, not %s')
     do = action.get("do")
     if type(do) is not str or do not in MAIN + FREE + ("answer", "sell", "take", "diamonds"):
         raise IllegalAction("unknown action %s (one of work, buy, paint, trade, reset, study, offer, "

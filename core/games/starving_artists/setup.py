@@ -6,6 +6,7 @@ from typing import Any, Mapping
 
 from ...engine import ConfigError, GameInfo
 from ...rng import Rng
+from ..common import option_map, seed_bytes
 from .cards import CARDS
 from .state import BAG, NAME, START_CUBES, START_NUTRITION, WILD, State, _draw, _short, _sub, cube_words, order_from
 
@@ -40,10 +41,7 @@ INFO = GameInfo(
 
 
 def configure(options: Mapping[str, Any], players: int) -> dict:
-    if options is None:
-        options = {}
-    if not isinstance(options, Mapping):
-        raise ConfigError("options must be a map of option name -> value")
+    options = option_map(options)
     if type(players) is not int or not INFO.min_players <= players <= INFO.max_players:
         raise ConfigError("Starving Artists takes 1 to 4 players (1 = solo), not %s" % _short(players))
     config = dict(OPTIONS)
@@ -70,10 +68,7 @@ def configure(options: Mapping[str, Any], players: int) -> dict:
 
 def setup(config: Mapping[str, Any], players: int, seed: bytes) -> State:
     config = configure(config, players)
-    if isinstance(seed, (bytearray, memoryview)):
-        seed = bytes(seed)
-    if not isinstance(seed, bytes) or len(seed) != 32:
-        raise ConfigError("seed must be 32 bytes")
+    seed = seed_bytes(seed, 32)
     rng = Rng(seed, NAME + "/setup")
     n = players
     first = rng.below(n)

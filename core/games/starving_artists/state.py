@@ -9,6 +9,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ...engine import IllegalAction
 from ...rng import Rng
+from ..common import short as _short
 from .cards import CARDS, Card
 
 NAME = "starving-artists"
@@ -196,14 +197,6 @@ def solo_rating(points: int) -> str:
 
 def _plural(n: int, word: str) -> str:
     return "%d %s%s" % (n, word, "" if n == 1 else "s")
-
-
-def _short(x: Any) -> str:
-    try:
-        s = repr(x)
-    except Exception:  # pragma: no cover - hostile __repr__
-        s = "<%s>" % type(x).__name__
-    return s if len(s) <= 40 else s[:37] + "..."
 
 
 def _draw(bag: list[int], rng: Rng, n: int) -> list[int]:

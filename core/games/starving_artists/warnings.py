@@ -1,6 +1,6 @@
 """What the next step costs a seat if nothing changes (a pure hook: the seat's view in, sentences out).
 
-The game's ``warnings`` hook (``StarvingArtistsGame.warnings``, core/games/starving_artists/__init__.py);
+The game's ``warnings`` hook (``GAME.warnings``, core/games/starving_artists/__init__.py);
 the shell shows the first sentence in one line above the prompt.  From RULES.md,
 "A day", step 1: at the start of every day but the first, "every seat still in
 loses 1 nutrition; a seat below 1 is out", and step 3: a sale at night adds
