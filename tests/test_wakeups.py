@@ -1,5 +1,5 @@
-"""When a peer wakes (p2p/wakeups.py, protocol.md §9.5): the 'have' timer, the watchdog, and the
-earliest of every part's times, never a moment a tick already covered."""
+"""When a peer wakes (p2p/wakeups.py, protocol.md §9.5): the clock as last seen, the 'have' timer, the
+watchdog, and the earliest of every part's times, never a moment a tick already covered."""
 
 from __future__ import annotations
 
@@ -28,6 +28,24 @@ def test_the_earliest_time_skips_what_the_last_tick_covered_and_a_past_vote_wait
     assert w.earliest(10.5, 14.0, 8.0, []) == 10.5
     w.ticked(11.0)
     assert w.earliest(11.0, 14.0, 8.0, [11.0]) == 14.0
+
+
+def test_the_clock_is_the_last_ticks_or_with_the_shells_clock_the_last_inputs():
+    w = Wakeups()
+    assert not w.clocked() and w.now() == 0.0
+    w.input()
+    assert w.now() == 0.0                                     # no shell clock: an input reads none
+    w.ticked(3.0)
+    assert w.now() == 3.0
+    times = iter([5.0, 6.5])
+    w = Wakeups(lambda: next(times))
+    assert w.clocked() and w.now() == 0.0                     # read at an input, never at construction
+    w.input()
+    assert w.now() == 5.0
+    w.ticked(5.5)
+    assert w.now() == 5.5
+    w.input()
+    assert w.now() == 6.5
 
 
 def test_the_watchdog_fires_once_the_table_has_not_moved_for_its_time_and_only_when_stuck():
