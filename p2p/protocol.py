@@ -262,9 +262,8 @@ class Peer:
     # ------------------------------------------------------------------ inputs
     def start(self) -> list:
         """Effects to run once the shell is up (automatic moves, placing spooled events)."""
-        cut = self.ledger.take_torn()     # spooled first (the events stay held), the whole batch placed again
-        out = [WriteSpool(cut[1]), TruncateLog(cut[0])] if cut is not None else []
-        return self.agent.ensure_secret(self.table) + out + self._after_change([])
+        # a torn batch (``Ledger.torn_batch``) spooled first (the events stay held), then placed again whole
+        return self.agent.ensure_secret(self.table) + self.ledger.take_torn() + self._after_change([])
 
     def _clock_started(self, out: list) -> list:
         """With the shell's clock (``clock``): the step an input made current starts its clock at
@@ -517,14 +516,9 @@ class Peer:
         came), then, in order: the ``new`` events to the spool unless placed (``own``, our own new event,
         always: its frame waits for the spool's fsync, never the log's, §8; the spool is compacted at
         start), the log, ``sends``, a prompt 'have', Changed, the alerts, our automatic moves."""
-        out: list = []
-        # a certificate for a step we closed differently wins (p2p/ledger.py): the entries cut were on disk
-        # and may have been sent (ours among them): spooled before the log is cut, so a restart never forgets
-        # an event we signed (nor reuses its seq)
-        won = None if new is not None else self.ledger.follow(self.replica.cert_phase_list(), self.replica.best_cert,
-                                                               self.gate, self._alerts.append)
-        if won is not None:
-            out += [WriteSpool(won[2]), TruncateLog(won[1]), Alert("a time-out certificate for phase %d replaced our close of it" % won[0])]
+        # a certificate for a step we closed differently wins (p2p/ledger.py ``follow``): its cut, unless ``new`` events came
+        out = self.ledger.follow(self.replica.cert_phase_list(), self.replica.best_cert, self.gate,
+                                 self._alerts.append) if new is None else []
         placed = self.ledger.place(self._candidates, self.replica.best_cert, self._cert_placed)
         placed_set = set(placed)
         spool = [r for r in new or () if r not in placed_set or r == own]
