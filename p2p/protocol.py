@@ -364,14 +364,10 @@ class Peer:
         return out + self._take_alerts()
 
     def _watchdog(self, now: float) -> list:
-        """An open step that has not moved for WATCHDOG_AFTER seconds while it waits for
-        nobody (every expected event is held) or while a peer reports holding events we
-        lack is never left to rest: re-check what we hold and ask every peer again
+        """When the watchdog fires (p2p/wakeups.py): re-check what we hold and ask every peer again
         (a ``hello``, which peers answer with everything we lack, §9.6)."""
-        t = self.table
-        pos = None if t.step is None else (t.count, t.head, tuple(self.replica.last_held().values()))
-        if not self.wakeups.watchdog(pos, now, t.phase, lambda: self.remote.ahead_of(self.replica.last_held()),
-                                     lambda: not self.waiting(), self._refuse):
+        held = self.replica.last_held()
+        if not self.wakeups.watchdog(self.table, held, now, lambda: self.remote.ahead_of(held), lambda: not self.waiting(), self._refuse):
             return []
         self.watchdog_fired += 1
         self.replica.recheck()   # re-check every held event
@@ -578,11 +574,6 @@ class Peer:
         key, raw = self.keys[note.seat], note.encode()
         what = self.departures.hear(peer, note.seat, note.phase, note.nonce, note.sig, raw, key=key, game_id=self.genesis.game_id,
                                     newest_phase=lambda: self.replica.newest_phase(note.seat), author_connected=key in self.remote)
-        if what == "bad":
-            self._refuse("LEAVING", self._who(peer), "refused a leaving note of seat %d from %s: its signature does not verify",
-                         note.seat, self._who(peer))
-            return [Disconnect(peer, "bad leaving note signature")] if peer else []
-        if what != "taken":
-            return [Changed()] if what == "ack" else []
-        self._feed_left()
-        return [Broadcast(raw), Alert(self.left_words(note.seat)), Changed()]
+        if what == "taken":
+            self._feed_left()
+        return self.departures.answer(what, peer, note.seat, raw, self._who(peer), self._refuse)

@@ -107,11 +107,13 @@ class Wakeups:
         self._mark = (pos, now)
         return True
 
-    def watchdog(self, pos: tuple | None, now: float, phase: int, behind: Callable[[], bool], nobody: Callable[[], bool],
+    def watchdog(self, table, held: dict, now: float, behind: Callable[[], bool], nobody: Callable[[], bool],
                  refuse: Callable) -> bool:
-        """Does the watchdog fire at ``now`` (the table at ``pos``, its open step ``phase``)?  When the step
-        has not moved for WATCHDOG_AFTER seconds and a peer holds events we lack (``behind()``) or it waits
-        for nobody (``nobody()``); ``refuse(limit, who, format, *args)`` says so."""
+        """Does the watchdog fire at ``now`` (our log at ``table``, ``held``: the last seq held of each author)?
+        When its open step has not moved (nor what we hold) for WATCHDOG_AFTER seconds and a peer holds events
+        we lack (``behind()``) or it waits for nobody (``nobody()``); ``refuse(limit, who, format, *args)`` says so."""
+        pos = None if table.step is None else (table.count, table.head, tuple(held.values()))
+        phase = table.phase
         if not self.watch(pos, now):
             return False
         lacking = behind()

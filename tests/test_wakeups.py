@@ -3,6 +3,8 @@ watchdog, and the earliest of every part's times, never a moment a tick already 
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from p2p.wakeups import HAVE_GAP, KEEPALIVE, WATCHDOG_AFTER, Wakeups
 
 
@@ -54,11 +56,12 @@ def test_the_watchdog_fires_once_the_table_has_not_moved_for_its_time_and_only_w
     stuck = (lambda: True, lambda: False)
 
     def watch(pos, now, behind=stuck[0], nobody=stuck[1]):
-        return w.watchdog(pos, now, 7, behind, nobody, lambda *a: said.append(a[0]))
+        table = SimpleNamespace(step=pos and "open", head=pos and pos[0], count=pos and pos[1], phase=7)
+        return w.watchdog(table, {0: 3}, now, behind, nobody, lambda *a: said.append(a))
 
     assert not watch(("p", 1), 0.0) and w.watchdog_at() == WATCHDOG_AFTER
     assert not watch(("p", 1), WATCHDOG_AFTER - 0.1)
-    assert watch(("p", 1), WATCHDOG_AFTER) and said == ["WATCHDOG_AFTER"]
+    assert watch(("p", 1), WATCHDOG_AFTER) and [a[0] for a in said] == ["WATCHDOG_AFTER"] and said[0][3] == 7
     assert w.watchdog_at() == 2 * WATCHDOG_AFTER                   # the wait starts again
     assert not watch(("p", 2), 2 * WATCHDOG_AFTER)                 # it moved
     assert not watch(("p", 2), 3 * WATCHDOG_AFTER, lambda: False, lambda: False)   # not stuck: waits for someone
