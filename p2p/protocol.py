@@ -128,8 +128,8 @@ class Peer:
         # place, then send (the bytes sent and the log are the same either way)
         self.send_first = False
         self.watchdog_fired = 0
-        self.refused: dict[str, int] = {}           # limit name -> times hit (tests, stats)
         self._rl = RateLimitedLog(log, clock=self.wakeups.now)
+        self._refuse = self._rl.note                # a limit hit: counted (``refused``) and logged, rate-limited
         for ent in self.ledger.load(log_entries or [genesis.raw]):
             self.replica.remember(ent)
         self.replica.load_spool(spool or [])
@@ -164,19 +164,24 @@ class Peer:
         return self.gate.forked()
 
     @property
+    def refused(self) -> dict:
+        """limit name -> times hit (tests, stats; p2p/limits.py ``RateLimitedLog``)."""
+        return self._rl.counts
+
+    @property
     def cut_moves(self) -> dict:
         """(phase, seat) -> a signed move of that seat held here for a step a certificate voted it out of."""
-        return self.cuts.cut_moves
+        return self.cuts.moves_cut()
 
     @property
     def signed_afterwards(self) -> dict:
         """(phase, seat) -> a move signed for such a step that does not fit its seat's chain."""
-        return self.cuts.signed_afterwards
+        return self.cuts.moves_afterwards()
 
     @property
     def left_steps(self) -> dict:
         """phase -> seats a certificate timed out after they said they left (§9.7)."""
-        return self.cuts.left_steps
+        return self.cuts.steps_left()
 
     def view(self, seat: int | None = None) -> Any:
         """The table's view for ``seat`` (default: ours), with our secret for our own seat."""
@@ -188,10 +193,7 @@ class Peer:
         return self.replica.have_vector()
 
     def hello(self) -> bytes:
-        return Hello(self.genesis.game_id, self.have_vector(), self.replica.cert_phases()).encode()
-
-    def _have_msg(self) -> bytes:
-        return Have(self.have_vector(), self.replica.cert_phases()).encode()
+        return self.replica.hello(self.genesis.game_id)
 
     def next_seq(self) -> int:
         """The seq of the next event we sign (p2p/replica.py ``next_seq``)."""
@@ -247,10 +249,6 @@ class Peer:
             return False
         return self.my_event_in_step() is None and self.may_sign()
 
-    def _refuse(self, limit: str, who: str, fmt: str, *args) -> None:
-        self.refused[limit] = self.refused.get(limit, 0) + 1
-        self._rl.note(limit, who, fmt, *args)
-
     def _who(self, peer: bytes | None) -> str:
         return "seat %d" % self.keys.index(peer) if peer in self.keys else "a peer"
 
@@ -281,7 +279,7 @@ class Peer:
         self.remote.connect(peer)
         votes = [Send(peer, msg) for msg in self.ballots.every_vote()]
         notes = [Send(peer, msg) for s, msg in self.departures.held_notes() if self.keys[s] != peer]
-        return [Send(peer, self.hello())] + votes + [Send(peer, self._have_msg())] + notes
+        return [Send(peer, self.hello())] + votes + [Send(peer, self.replica.have_msg())] + notes
 
     def disconnected(self, peer: bytes) -> list:
         self.remote.drop(peer)
@@ -360,7 +358,7 @@ class Peer:
             # re-send the votes held for this step (they are not part of any author's chain)
             out += [Broadcast(msg) for msg in self.ballots.resends(st, now)]
         if self.wakeups.have_due(now, self.replica.signature(), self.remote.lagging()):
-            out.append(Broadcast(self._have_msg()))
+            out.append(Broadcast(self.replica.have_msg()))
         return out + self._take_alerts()
 
     def _watchdog(self, now: float) -> list:
@@ -448,11 +446,6 @@ class Peer:
         return set(self._candidates(st)) if self.voter.needs_held() else set()
 
     # ------------------------------------------------------------------ the show gate (p2p/showing.py)
-    def _show_blocked(self, st) -> bool:
-        """Must our event for showing step ``st`` wait (p2p/showing.py ``blocks``)?  An acknowledgement,
-        a vote or a certificate that arrives asks again, and ``tick`` when it goes all the same."""
-        return self.gate.blocks(st, *self._show_due(st), self.wakeups.now(), self._refuse)
-
     def _show_due(self, st) -> tuple[list, float | None]:
         """(steps not known to be settled, when our showing event goes all the same) (p2p/showing.py)."""
         t = self.table
@@ -484,7 +477,9 @@ class Peer:
             return []
         if not self.may_sign():
             return []
-        if st.shows and self._show_blocked(st):         # (a seed commit shows nothing)
+        # bind before show (p2p/showing.py ``blocks``; a seed commit shows nothing): an acknowledgement,
+        # a vote or a certificate that arrives asks again, and ``tick`` when it goes all the same
+        if st.shows and self.gate.blocks(st, *self._show_due(st), self.wakeups.now(), self._refuse):
             return []
         out, move = self.agent.automatic(self.table, st)
         return out if move is None else out + self._emit(st, *move)
@@ -528,7 +523,7 @@ class Peer:
             # the batch that opens a step showing a secret: our 'have' at once (after our own event: its frame
             # waits for no log fsync), the acknowledgement the seats that show wait for, not HAVE_GAP later
             self.wakeups.have_sent(self.wakeups.now(), self.replica.signature())
-            out.append(Broadcast(self._have_msg()))
+            out.append(Broadcast(self.replica.have_msg()))
         if placed or (out and new is None):
             out.append(Changed())
         return out + self._take_alerts() + self._auto_loop()
