@@ -1,4 +1,4 @@
-"""Time-out votes on the wire (protocol.md §6.5, §7), as a sans-IO part of ``Peer``.
+"""Time-out votes on the wire (protocol.md §6.5, §9.5), as a sans-IO part of ``Peer``.
 
 ``TimeoutVoter`` (p2p/timeouts.py) decides when to vote and whom, and keeps the votes and
 the certificate they make; ``ShowGate`` (p2p/showing.py) counts every vote seen for the
