@@ -45,8 +45,8 @@ from core.events import Event, Genesis, Timeout, seat_names
 from core.table import Table
 
 from .agent import SEAT_SECRET, SEAT_SECRET_BYTES, SeatAgent
-from .cuts import MAX_CUT_MOVES, CutWatch
 from .ballots import Ballots
+from .cuts import MAX_CUT_MOVES, CutWatch
 from .effects import Alert, Broadcast, Changed, Disconnect, Resume, Send, TruncateLog, WriteLog, WriteSecret, WriteSpool
 from .ledger import Ledger
 from .leaving import Departures
