@@ -53,6 +53,18 @@ class CutWatch:
         self._refused_ids: dict = {}                # id of a held event the rules refuse at its step -> (author, phase)
         self._bad_reveals: set = set()              # (author, phase) of reveals that do not open their commitment
 
+    def moves_cut(self) -> dict:
+        """(phase, seat) -> a signed move of that seat held here for a step a certificate voted it out of."""
+        return self.cut_moves
+
+    def moves_afterwards(self) -> dict:
+        """(phase, seat) -> a move signed for such a step that does not fit its seat's chain."""
+        return self.signed_afterwards
+
+    def steps_left(self) -> dict:
+        """phase -> seats a certificate timed out after they said they left (§9.7)."""
+        return self.left_steps
+
     # ------------------------------------------------------------------ refused moves
     def bad_reveal(self, ev: Event, st, seat: int, want: bytes | None) -> None:
         """A held reveal for this step that the rules refuse: if it does not open the seat's

@@ -10,10 +10,11 @@ note before it goes and sends it to every seat it is connected to:
 are never the same bytes, so a copy seen before is told from a new leave).  The note is a
 wire message, never a log entry: the log format does not change.
 
-What a peer does with a note is here (``Departures``); ``Peer`` only feeds it the facts (a
-note that arrived, a ``hello``, the newest event it holds of a seat, who is connected) and
-hands the seats that left to its ``TimeoutVoter`` (p2p/timeouts.py), which votes a seat that
-left out of every step that expects it at once instead of after the step's time.
+What a peer does with a note is here (``Departures``, answering in effects: p2p/effects.py);
+``Peer`` only feeds it the facts (a note that arrived, a ``hello``, the newest event it holds of a
+seat, who is connected) and hands the seats that left to its ``TimeoutVoter`` (p2p/timeouts.py),
+which votes a seat that left out of every step that expects it at once instead of after the
+step's time.
 
 * A note is **taken** (the seat counts as gone by its word) when its signature verifies,
   its seat is not ours, it is not a copy of a note taken before (same nonce), the seat is
@@ -38,6 +39,8 @@ from typing import Any, Callable
 from core.encoding import encode
 from core.events import verify_sig
 from core.hashing import dhash
+
+from .effects import Alert, Broadcast, Changed, Disconnect
 
 NONCE_BYTES = 16
 MAX_NONCES_KEPT = 8      # nonces of notes taken, remembered per seat (copies of older ones are stale by phase)
@@ -161,6 +164,17 @@ class Departures:
         taken = self.take(seat, phase, nonce, msg, newest_phase=newest_phase(), direct=peer == key,
                           author_connected=author_connected)
         return "taken" if taken else None
+
+    def answer(self, what: str | None, peer: Any, seat: int, msg: bytes, who: str, refuse: Callable) -> list:
+        """The effects of ``hear``'s answer ``what`` to ``seat``'s note ``msg`` from ``peer`` (``who``, for the
+        log): a note taken relayed to every connected seat and said, a copy of ours back redrawn, a bad
+        signature refused (``refuse(limit, who, format, *args)``) and its connection dropped; else nothing."""
+        if what == "bad":
+            refuse("LEAVING", who, "refused a leaving note of seat %d from %s: its signature does not verify", seat, who)
+            return [Disconnect(peer, "bad leaving note signature")] if peer else []
+        if what != "taken":
+            return [Changed()] if what == "ack" else []
+        return [Broadcast(msg), Alert(self.left_words(seat)), Changed()]
 
     def sign_leave(self, sign: Callable[[bytes], bytes], rand: Callable[[int], bytes], game_id: bytes, key: bytes,
                    phase: int) -> bytes:

@@ -8,8 +8,9 @@ the table replayed from what is left).  A log whose torn tail ends inside a batc
 where that step opened when we start (``torn_batch``), so the step is placed again whole.
 
 Which events are candidates, and whether we follow a certificate past a shown secret, are
-other parts' (p2p/replica.py, p2p/showing.py): ``Peer`` hands them in.  The entries cut are
-returned, for the caller to spool before it truncates the log file.
+other parts' (p2p/replica.py, p2p/showing.py): ``Peer`` hands them in.  A cut is answered with
+its effects (p2p/effects.py), in the order the shell carries them out: the entries cut to the
+spool before the log file is truncated, so a restart never forgets an event we signed.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from core.events import Genesis, Timeout, parse_entry
 from core.evidence import seats_words
 from core.table import RuleError, Table
 
-from .effects import Alert
+from .effects import Alert, TruncateLog, WriteSpool
 
 log = logging.getLogger("easel.protocol")
 
@@ -81,10 +82,10 @@ class Ledger:
         self._torn = (count, self.cut(count))
         return self._torn
 
-    def take_torn(self) -> tuple | None:
-        """What ``torn_batch`` cut, once (for the caller to spool and truncate its log file)."""
+    def take_torn(self) -> list:
+        """What ``torn_batch`` cut, once: spooled (the events stay held), then the log file truncated."""
         torn, self._torn = self._torn, None
-        return torn
+        return [WriteSpool(torn[1]), TruncateLog(torn[0])] if torn is not None else []
 
     def place(self, candidates: Callable, best_cert: Callable, cert_placed: Callable) -> list[bytes]:
         """Close every step that can be closed now: ``candidates(st)`` the events valid for it,
@@ -109,12 +110,14 @@ class Ledger:
         self.entries.extend(placed)
         return placed
 
-    def follow(self, phases: list, best_cert: Callable, gate, say: Callable) -> tuple | None:
+    def follow(self, phases: list, best_cert: Callable, gate, say: Callable) -> list:
         """Certificates win (§6.6): the first step before ours, in ``phases`` order, that the best
         certificate we hold for it (``best_cert(phase, prev)``) closes better than our log did (fewer
         seats timed out, then the lower seats: §6.5) and that ``gate`` (p2p/showing.py) lets us follow:
-        our log is cut back to where it opened; (phase, count, entries cut), or None.  A certificate the
-        gate forbids (bind before show) is named once to ``say``."""
+        our log is cut back to where it opened.  Returns the effects of the cut (the entries cut were on
+        disk and may have been sent, ours among them: spooled before the log is truncated, so a restart
+        never forgets an event we signed, nor reuses its seq), or [].  A certificate the gate forbids
+        (bind before show) is named once to ``say``."""
         for phase in phases:
             if phase >= self.table.phase:
                 continue
@@ -138,5 +141,6 @@ class Ledger:
                               "evidence)" % (seats_words(voters), phase, gate.shown)))
                 continue
             log.warning("time-out certificate for phase %d wins: rolling back to entry %d", phase, count)
-            return phase, count, self.cut(count)
-        return None
+            return [WriteSpool(self.cut(count)), TruncateLog(count),
+                    Alert("a time-out certificate for phase %d replaced our close of it" % phase)]
+        return []

@@ -21,12 +21,13 @@ reads none of their insides:
 * ``remote`` (p2p/repair.py ``Remotes``): a ``RemotePeer`` per connected peer, repair and
   acknowledgements (§9.6);
 * ``voter`` (p2p/timeouts.py ``TimeoutVoter``): every rule of when to vote a seat out (§6.5);
+* ``ballots`` (p2p/ballots.py ``Ballots``): the votes on the wire: checked, kept, ours signed (§6.5);
 * ``gate`` (p2p/showing.py ``ShowGate``): bind before show (§6.5, "Shown secrets");
 * ``departures`` (p2p/leaving.py ``Departures``): who said they left (§9.7);
 * ``cuts`` (p2p/cuts.py ``CutWatch``): false time-outs seen, refused moves (§6.5, §11);
 * ``agent`` (p2p/agent.py ``SeatAgent``): our seat secret, sealed moves, automatic moves;
 * ``resync`` (p2p/resync.py ``ResyncGate``): may we sign after losing our files' tail (§9.6);
-* ``wakeups`` (p2p/wakeups.py ``Wakeups``): the 'have' timer, the watchdog, when to wake (§9.5).
+* ``wakeups`` (p2p/wakeups.py ``Wakeups``): the clock, the 'have' timer, the watchdog, when to wake (§9.5).
 
 What stays here is the wiring: a message or an input in, the parts asked in order, and the
 effects out in the order they must be carried out; and the public API the shell, the UI and the
@@ -40,10 +41,11 @@ from typing import Any, Callable
 
 from core.encoding import CanonicalError
 from core.engine import IllegalAction
-from core.events import Event, Genesis, Timeout, seat_names, verify_sig, vote_sign_msg
+from core.events import Event, Genesis, Timeout, seat_names
 from core.table import Table
 
 from .agent import SEAT_SECRET, SEAT_SECRET_BYTES, SeatAgent
+from .ballots import Ballots
 from .cuts import MAX_CUT_MOVES, CutWatch
 from .effects import Alert, Broadcast, Changed, Disconnect, Resume, Send, TruncateLog, WriteLog, WriteSecret, WriteSpool
 from .ledger import Ledger
@@ -110,13 +112,14 @@ class Peer:
         self.remote = Remotes(self.keys, me)            # what each connected peer holds: repair, acknowledgements (§9.6)
         self.voter = TimeoutVoter(n, self.seat, timeout)   # every rule of when to vote (§6.5)
         self.gate = ShowGate(n, self.seat)          # bind before show: when we may show a secret (§6.5)
+        self.ballots = Ballots(self.keys, self.seat, genesis.game_id, sign, self.voter, self.gate)   # votes on the wire
         self.departures = Departures(n, self.seat, seat_names(genesis.doc))   # who said they left (§9.7)
         self.cuts = CutWatch(self.keys, self.seat, self.replica, self.departures, self.voter,
                              self._alerts.append)   # false time-outs seen, refused moves (§6.5)
         self.replica.listen(self.cuts.refused, self.cuts.bad_reveal)
         self.agent = SeatAgent(genesis.game_id, me, self.seat, sign, rand, secrets)   # our secrets, our events' bodies
         self.resync = ResyncGate(n, self.seat, resync)            # may we sign after a torn tail, or a claim (§9.6)
-        self.wakeups = Wakeups()                    # the 'have' timer, the watchdog (§9.5)
+        self.wakeups = Wakeups(clock)               # the clock, the 'have' timer, the watchdog (§9.5)
         self.ledger = Ledger(genesis, games, self.keys, self.agent.table_secret)   # our log and its table
         self.on_sign: Callable[[Event], None] | None = None   # measurement hook (benchmarks)
         # a shell that runs ``Resume`` (p2p/node.py) sets this: our own new event is spooled and
@@ -124,11 +127,9 @@ class Peer:
         # may be long: Modern Art's shuffle-proof checks); a shell that does not keeps the order
         # place, then send (the bytes sent and the log are the same either way)
         self.send_first = False
-        self._clock = clock                         # the shell's clock (the one ``tick`` is given), read at each input
-        self._now = 0.0                             # the last tick's (or input's) clock
         self.watchdog_fired = 0
-        self.refused: dict[str, int] = {}           # limit name -> times hit (tests, stats)
-        self._rl = RateLimitedLog(log, clock=lambda: self._now)
+        self._rl = RateLimitedLog(log, clock=self.wakeups.now)
+        self._refuse = self._rl.note                # a limit hit: counted (``refused``) and logged, rate-limited
         for ent in self.ledger.load(log_entries or [genesis.raw]):
             self.replica.remember(ent)
         self.replica.load_spool(spool or [])
@@ -163,19 +164,24 @@ class Peer:
         return self.gate.forked()
 
     @property
+    def refused(self) -> dict:
+        """limit name -> times hit (tests, stats; p2p/limits.py ``RateLimitedLog``)."""
+        return self._rl.counts
+
+    @property
     def cut_moves(self) -> dict:
         """(phase, seat) -> a signed move of that seat held here for a step a certificate voted it out of."""
-        return self.cuts.cut_moves
+        return self.cuts.moves_cut()
 
     @property
     def signed_afterwards(self) -> dict:
         """(phase, seat) -> a move signed for such a step that does not fit its seat's chain."""
-        return self.cuts.signed_afterwards
+        return self.cuts.moves_afterwards()
 
     @property
     def left_steps(self) -> dict:
         """phase -> seats a certificate timed out after they said they left (§9.7)."""
-        return self.cuts.left_steps
+        return self.cuts.steps_left()
 
     def view(self, seat: int | None = None) -> Any:
         """The table's view for ``seat`` (default: ours), with our secret for our own seat."""
@@ -187,10 +193,7 @@ class Peer:
         return self.replica.have_vector()
 
     def hello(self) -> bytes:
-        return Hello(self.genesis.game_id, self.have_vector(), self.replica.cert_phases()).encode()
-
-    def _have_msg(self) -> bytes:
-        return Have(self.have_vector(), self.replica.cert_phases()).encode()
+        return self.replica.hello(self.genesis.game_id)
 
     def next_seq(self) -> int:
         """The seq of the next event we sign (p2p/replica.py ``next_seq``)."""
@@ -207,7 +210,7 @@ class Peer:
         """Whether we may sign a new event now (False while we may have lost our own events)."""
         if self.seat is None or self.departures.gone:
             return False
-        return self.resync.allows(self._now, self._own_claimed)
+        return self.resync.allows(self.wakeups.now(), self._own_claimed)
 
     def _own_claimed(self) -> bool:
         """A peer reports holding an event of ours above what we hold (we lost it)."""
@@ -246,10 +249,6 @@ class Peer:
             return False
         return self.my_event_in_step() is None and self.may_sign()
 
-    def _refuse(self, limit: str, who: str, fmt: str, *args) -> None:
-        self.refused[limit] = self.refused.get(limit, 0) + 1
-        self._rl.note(limit, who, fmt, *args)
-
     def _who(self, peer: bytes | None) -> str:
         return "seat %d" % self.keys.index(peer) if peer in self.keys else "a peer"
 
@@ -261,33 +260,26 @@ class Peer:
     # ------------------------------------------------------------------ inputs
     def start(self) -> list:
         """Effects to run once the shell is up (automatic moves, placing spooled events)."""
-        cut = self.ledger.take_torn()     # spooled first (the events stay held), the whole batch placed again
-        out = [WriteSpool(cut[1]), TruncateLog(cut[0])] if cut is not None else []
-        return self.agent.ensure_secret(self.table) + out + self._after_change([])
-
-    def _input(self) -> None:
-        """Every input: counted (``next_wakeup``), and the clock read when the shell gave one."""
-        self.wakeups.input()
-        if self._clock is not None:
-            self._now = self._clock()
+        # a torn batch (``Ledger.torn_batch``) spooled first (the events stay held), then placed again whole
+        return self.agent.ensure_secret(self.table) + self.ledger.take_torn() + self._after_change([])
 
     def _clock_started(self, out: list) -> list:
         """With the shell's clock (``clock``): the step an input made current starts its clock at
         that input's time, as the next ``tick`` would have done a moment later, so that the shell
         need not wake up for it (one wake-up per step less; §9.5)."""
-        if self._clock is not None:
-            self.voter.observe(self.table.step, self._now, self.table.timeouts)
+        if self.wakeups.clocked():
+            self.voter.observe(self.table.step, self.wakeups.now(), self.table.timeouts)
         return out
 
     def connected(self, peer: bytes) -> list:
         """A new connection: our ``hello``; then the votes we hold for the steps still in our
         window, and a ``have`` after them, so that every vote we cast reaches the other before
         an acknowledgement of ours that it may read as "settled" (the show gate, §6.5)."""
-        self._input()
+        self.wakeups.input()
         self.remote.connect(peer)
-        votes = [Send(peer, Vote(ph, prev, seats, voter, sig).encode()) for (ph, prev, seats), voter, sig in self.voter.every_vote()]
+        votes = [Send(peer, msg) for msg in self.ballots.every_vote()]
         notes = [Send(peer, msg) for s, msg in self.departures.held_notes() if self.keys[s] != peer]
-        return [Send(peer, self.hello())] + votes + [Send(peer, self._have_msg())] + notes
+        return [Send(peer, self.hello())] + votes + [Send(peer, self.replica.have_msg())] + notes
 
     def disconnected(self, peer: bytes) -> list:
         self.remote.drop(peer)
@@ -295,7 +287,7 @@ class Peer:
 
     def act(self, action: Any) -> list:
         """Our own move for the current step (checked exactly as a peer's would be)."""
-        self._input()
+        self.wakeups.input()
         st = self.table.step
         if not self.needs_decision():
             raise IllegalAction("it is not your turn to move")
@@ -303,7 +295,7 @@ class Peer:
         return self._clock_started(out + self._emit(st, *move))
 
     def receive(self, peer: bytes, data: bytes) -> list:
-        self._input()
+        self.wakeups.input()
         try:
             # once we left we answer nothing but the copies of our leaving note (§9.7)
             msg = decode(data, self.genesis.game_id, len(self.keys), ("leaving",) if self.departures.gone else None)
@@ -315,7 +307,7 @@ class Peer:
 
     def resume(self) -> list:
         """After ``Resume``: place what can be placed (our own new event with it), and go on."""
-        self._input()
+        self.wakeups.input()
         return self._after_change([])
 
     # ------------------------------------------------------------------ time
@@ -332,7 +324,7 @@ class Peer:
         vote_at, times = None, []
         if st is not None:
             if self.voter.opened_at(st) is None:
-                return self._now                   # its clock starts at the next tick
+                return self.wakeups.now()          # its clock starts at the next tick
             vote_at = self.voter.due_at(st, self._held_if_left(st))     # at once if a seat it waits for left
             times += self.voter.timers(st)         # the escalation, re-sending the votes
             if st.shows and self.seat in st.seats and self.my_event_in_step() is None:
@@ -340,13 +332,12 @@ class Peer:
             watch = self.wakeups.watchdog_at()
             if watch is not None and (lagging or not self.waiting()):
                 times.append(watch)
-        return self.wakeups.earliest(self._now, have_next, vote_at, times + self.resync.times())
+        return self.wakeups.earliest(self.wakeups.now(), have_next, vote_at, times + self.resync.times())
 
     def tick(self, now: float) -> list:
         """Timed work, whatever is due at ``now``: time-out votes, anti-entropy, the resync gate,
         the watchdog (``next_wakeup`` says when; calling it more often is harmless)."""
         out: list = []
-        self._now = now
         self.wakeups.ticked(now)
         if self.departures.gone:
             return []                               # we left: we say nothing more (§9.7)
@@ -365,20 +356,16 @@ class Peer:
             if self.voter.vote_due(st, now, self._held_if_left(st)):
                 out += self._maybe_vote(st, now)
             # re-send the votes held for this step (they are not part of any author's chain)
-            out += [Broadcast(Vote(st.phase, st.prev, seats, voter, sig).encode()) for seats, voter, sig in self.voter.resends(st, now)]
+            out += [Broadcast(msg) for msg in self.ballots.resends(st, now)]
         if self.wakeups.have_due(now, self.replica.signature(), self.remote.lagging()):
-            out.append(Broadcast(self._have_msg()))
+            out.append(Broadcast(self.replica.have_msg()))
         return out + self._take_alerts()
 
     def _watchdog(self, now: float) -> list:
-        """An open step that has not moved for WATCHDOG_AFTER seconds while it waits for
-        nobody (every expected event is held) or while a peer reports holding events we
-        lack is never left to rest: re-check what we hold and ask every peer again
+        """When the watchdog fires (p2p/wakeups.py): re-check what we hold and ask every peer again
         (a ``hello``, which peers answer with everything we lack, §9.6)."""
-        t = self.table
-        pos = None if t.step is None else (t.count, t.head, tuple(self.replica.last_held().values()))
-        if not self.wakeups.watchdog(pos, now, t.phase, lambda: self.remote.ahead_of(self.replica.last_held()),
-                                     lambda: not self.waiting(), self._refuse):
+        held = self.replica.last_held()
+        if not self.wakeups.watchdog(self.table, held, now, lambda: self.remote.ahead_of(held), lambda: not self.waiting(), self._refuse):
             return []
         self.watchdog_fired += 1
         self.replica.recheck()   # re-check every held event
@@ -402,7 +389,7 @@ class Peer:
         """Repair: send what the other lacks (p2p/repair.py)."""
         if peer in self.keys:
             self.resync.heard(self.keys.index(peer))
-        sends = self.remote.heard(peer, msg.have, msg.certs, pull, self._now, self.replica)
+        sends = self.remote.heard(peer, msg.have, msg.certs, pull, self.wakeups.now(), self.replica)
         return [Send(peer, Entry(raw).encode()) for raw in sends]
 
     def _on_entry(self, peer: bytes | None, raw: bytes) -> list:
@@ -413,9 +400,7 @@ class Peer:
             return []
         who = self._who(peer)
         if isinstance(ent, Timeout):
-            if not self.replica.take_cert(ent, self.table.starts, self.table.phase, who, self._refuse):
-                return []
-            return [WriteSpool([ent.raw])] + self._after_change([Broadcast(Entry(ent.raw).encode())])
+            return self._new_cert(ent, self.replica.take_cert(ent, self.table.starts, self.table.phase, who, self._refuse))
         what, detail = self.replica.take_event(ent, self.table.last_seq.get(ent.author, -1), who, self._refuse)
         if what == "fork":
             return self._equivocation(detail, ent)
@@ -431,31 +416,17 @@ class Peer:
         said = "seat %d equivocated: two different events with sequence number %d (proof saved)" % (self.keys.index(a.author), a.seq)
         return [WriteSpool([b.raw]), Alert(said), Broadcast(Proof(a.raw, b.raw).encode())]
 
-    # ------------------------------------------------------------------ votes and certificates (§6.5)
+    # ------------------------------------------------------------------ votes and certificates (§6.5, p2p/ballots.py)
     def _on_vote(self, peer, v: Vote) -> list:
-        key = (v.phase, v.prev, v.seats)
-        if self.voter.has(key, v.voter):
-            return []
-        if not verify_sig(self.keys[v.voter], vote_sign_msg(self.genesis.game_id, v.phase, v.prev, v.seats), v.sig):
+        ok, cert = self.ballots.heard(v, self.table, self._who(peer), self._refuse)
+        if not ok:
             return [Disconnect(peer, "bad vote signature")] if peer else []
-        if not self.voter.keeps(v.phase, v.prev, self.table.phase, self.table.starts):
-            start = self.table.starts.get(v.phase)
-            if start is not None and start[1] == v.prev:
-                # an old step of our branch: not kept for a certificate, but the show gate counts it
-                self.gate.vote(v.phase, v.prev, v.seats, v.voter)
-            self._refuse("VOTES_AHEAD", self._who(peer), "ignored a vote of seat %d for phase %d from %s: no such step here (our phase is %d)",
-                         v.voter, v.phase, self._who(peer), self.table.phase)
-            return []
-        return self._hold_vote(key, v.voter, v.sig)
+        return self._new_cert(cert)
 
-    def _hold_vote(self, key: tuple, voter: int, sig: bytes) -> list:
-        """Keep a verified vote (the show gate counts it too); the certificate it completes, if any."""
-        self.gate.vote(key[0], key[1], key[2], voter)
-        if self.voter.hold(key, voter, sig):
-            self._refuse("MAX_VOTES_PER_STEP_SEAT", "seat %d" % voter, "seat %d has more than %d votes for phase %d: the oldest is forgotten",
-                         voter, MAX_VOTES_PER_STEP_SEAT, key[0])
-        cert = self.voter.certificate(key, self.genesis.game_id)
-        if cert is None or not self.replica.add_cert(cert):
+    def _new_cert(self, cert: Timeout | None, held: bool | None = None) -> list:
+        """A certificate completed by votes (None: none; held if new) or received (``held``: the replica
+        took it): spooled, placed if it can be, sent on."""
+        if cert is None or not (self.replica.add_cert(cert) if held is None else held):
             return []
         return [WriteSpool([cert.raw])] + self._after_change([Broadcast(Entry(cert.raw).encode())])
 
@@ -464,24 +435,17 @@ class Peer:
         if self.seat is None:
             return []
         mine_in = self.seat in st.seats and self.my_event_in_step() is not None
-        missing = self.voter.choose(st, set(self._candidates(st)), now, mine_in)
-        if missing is None:
+        cast = self.ballots.cast(st, set(self._candidates(st)), now, mine_in, self._refuse)
+        if cast is None:
             return []
-        sig = self.sign(vote_sign_msg(self.genesis.game_id, st.phase, st.prev, list(missing)))
-        key = (st.phase, st.prev, missing)
-        formed = self._hold_vote(key, self.seat, sig)
-        return [Broadcast(Vote(st.phase, st.prev, missing, self.seat, sig).encode())] + formed
+        msg, cert = cast
+        return [Broadcast(msg)] + self._new_cert(cert)
 
     def _held_if_left(self, st) -> set:
         """The expected seats whose event we hold, when it matters: only while some seat left."""
         return set(self._candidates(st)) if self.voter.needs_held() else set()
 
     # ------------------------------------------------------------------ the show gate (p2p/showing.py)
-    def _show_blocked(self, st) -> bool:
-        """Must our event for showing step ``st`` wait (p2p/showing.py ``blocks``)?  An acknowledgement,
-        a vote or a certificate that arrives asks again, and ``tick`` when it goes all the same."""
-        return self.gate.blocks(st, *self._show_due(st), self._now, self._refuse)
-
     def _show_due(self, st) -> tuple[list, float | None]:
         """(steps not known to be settled, when our showing event goes all the same) (p2p/showing.py)."""
         t = self.table
@@ -489,12 +453,12 @@ class Peer:
         # that said it left (§9.7): it signs nothing after its note, which came after its votes
         window, mine = self.gate.window(t.phase), self.replica.cert_ids()
         acked = self.remote.acked(t.last_seq, lambda p, i: p in window and (p, i) not in mine)
-        return self.gate.due(st, t, acked | set(self.departures.left()), self.voter, self._now)
+        return self.gate.due(st, t, acked | set(self.departures.left()), self.voter, self.wakeups.now())
 
     # ------------------------------------------------------------------ our own events (p2p/agent.py)
     def _emit(self, st, kind: str, body: dict) -> list:
         ev = self.agent.event(st, kind, body, self.next_seq())
-        self.voter.own_sent(st.phase, st.prev, self._now)
+        self.voter.own_sent(st.phase, st.prev, self.wakeups.now())
         if self.on_sign is not None:
             self.on_sign(ev)
         self.replica.insert(ev)
@@ -513,7 +477,9 @@ class Peer:
             return []
         if not self.may_sign():
             return []
-        if st.shows and self._show_blocked(st):         # (a seed commit shows nothing)
+        # bind before show (p2p/showing.py ``blocks``; a seed commit shows nothing): an acknowledgement,
+        # a vote or a certificate that arrives asks again, and ``tick`` when it goes all the same
+        if st.shows and self.gate.blocks(st, *self._show_due(st), self.wakeups.now(), self._refuse):
             return []
         out, move = self.agent.automatic(self.table, st)
         return out if move is None else out + self._emit(st, *move)
@@ -541,14 +507,9 @@ class Peer:
         came), then, in order: the ``new`` events to the spool unless placed (``own``, our own new event,
         always: its frame waits for the spool's fsync, never the log's, §8; the spool is compacted at
         start), the log, ``sends``, a prompt 'have', Changed, the alerts, our automatic moves."""
-        out: list = []
-        # a certificate for a step we closed differently wins (p2p/ledger.py): the entries cut were on disk
-        # and may have been sent (ours among them): spooled before the log is cut, so a restart never forgets
-        # an event we signed (nor reuses its seq)
-        won = None if new is not None else self.ledger.follow(self.replica.cert_phase_list(), self.replica.best_cert,
-                                                               self.gate, self._alerts.append)
-        if won is not None:
-            out += [WriteSpool(won[2]), TruncateLog(won[1]), Alert("a time-out certificate for phase %d replaced our close of it" % won[0])]
+        # a certificate for a step we closed differently wins (p2p/ledger.py ``follow``): its cut, unless ``new`` events came
+        out = self.ledger.follow(self.replica.cert_phase_list(), self.replica.best_cert, self.gate,
+                                 self._alerts.append) if new is None else []
         placed = self.ledger.place(self._candidates, self.replica.best_cert, self._cert_placed)
         placed_set = set(placed)
         spool = [r for r in new or () if r not in placed_set or r == own]
@@ -561,8 +522,8 @@ class Peer:
         if placed and st is not None and st.shows:
             # the batch that opens a step showing a secret: our 'have' at once (after our own event: its frame
             # waits for no log fsync), the acknowledgement the seats that show wait for, not HAVE_GAP later
-            self.wakeups.have_sent(self._now, self.replica.signature())
-            out.append(Broadcast(self._have_msg()))
+            self.wakeups.have_sent(self.wakeups.now(), self.replica.signature())
+            out.append(Broadcast(self.replica.have_msg()))
         if placed or (out and new is None):
             out.append(Changed())
         return out + self._take_alerts() + self._auto_loop()
@@ -576,7 +537,7 @@ class Peer:
         """We quit in the middle of the game: sign a ``leaving`` note and send it to every connected
         seat.  From now on we sign nothing and answer nothing but the copies of our note each seat
         sends back (``told``); the shell waits for them, at most ``LEAVE_FLUSH``, then exits."""
-        self._input()
+        self.wakeups.input()
         if self.seat is None or self.departures.gone or self.table.over:
             return []
         # the step our log is at (or that of our newest event, if a roll-back took our log back before it:
@@ -608,11 +569,6 @@ class Peer:
         key, raw = self.keys[note.seat], note.encode()
         what = self.departures.hear(peer, note.seat, note.phase, note.nonce, note.sig, raw, key=key, game_id=self.genesis.game_id,
                                     newest_phase=lambda: self.replica.newest_phase(note.seat), author_connected=key in self.remote)
-        if what == "bad":
-            self._refuse("LEAVING", self._who(peer), "refused a leaving note of seat %d from %s: its signature does not verify",
-                         note.seat, self._who(peer))
-            return [Disconnect(peer, "bad leaving note signature")] if peer else []
-        if what != "taken":
-            return [Changed()] if what == "ack" else []
-        self._feed_left()
-        return [Broadcast(raw), Alert(self.left_words(note.seat)), Changed()]
+        if what == "taken":
+            self._feed_left()
+        return self.departures.answer(what, peer, note.seat, raw, self._who(peer), self._refuse)

@@ -22,6 +22,8 @@ from typing import Callable
 from core.events import EntryError, Event, Genesis, Timeout, parse_entry, verify_many
 from core.table import IllegalMove, RuleError
 
+from .messages import Have, Hello
+
 MAX_SEQ_AHEAD = 16            # an author's event with seq > its last seq in our log + this is refused (not stored)
 MAX_BUFFERED_PER_AUTHOR = 16  # events above a gap held in memory, per author
 MAX_CERTS_PER_PHASE = 4       # certificates held per phase (from the wire; more are ignored)
@@ -133,6 +135,14 @@ class Replica:
         """[[phase, id prefix], ...] of every certificate we hold (so a peer holding another
         certificate for the same phase still gets ours)."""
         return sorted([c.phase, c.id[:8]] for lst in self.certs.values() for c in lst)
+
+    def hello(self, game_id: bytes) -> bytes:
+        """Our ``hello`` (p2p/messages.py): what we hold, for a new connection or to ask every peer again."""
+        return Hello(game_id, self.have_vector(), self.cert_phases()).encode()
+
+    def have_msg(self) -> bytes:
+        """Our ``have``: what we hold (§9.5)."""
+        return Have(self.have_vector(), self.cert_phases()).encode()
 
     def cert_ids(self) -> set:
         """{(phase, id prefix)} of every certificate we hold."""

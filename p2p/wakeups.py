@@ -3,7 +3,8 @@
 A shell sleeps until ``Peer.next_wakeup()`` instead of ticking on a timer.  This part keeps what
 that answer needs of its own: the inputs counted since the last tick (a vote past its time is
 re-evaluated after every input), the last tick's time (a moment already covered is never
-answered again: no busy loop), the 'have' timer, and the watchdog.  The other parts say when they
+answered again: no busy loop), the 'have' timer, and the watchdog; and the peer's clock as last
+seen (``now``: the last tick's, or the last input's when the shell gives ``Peer`` its clock).  The other parts say when they
 have timed work (``TimeoutVoter``: the vote, the escalation, re-sending the votes; the show gate;
 the resync and claim gates) and ``Wakeups.earliest`` takes the soonest.
 
@@ -14,7 +15,7 @@ the resync and claim gates) and ``Wakeups.earliest`` takes the soonest.
   seconds while it waits for nobody, or while a peer reports holding events we lack, is never
   left to rest: the peer re-checks what it holds and asks every peer again (a ``hello``).
 
-Clocks are the caller's (``now`` arguments).
+Clocks are the caller's (``now`` arguments, and the shell's ``clock``, read at each input only).
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ HAVE_GAP = 0.1                # s at least between two 'have's: changes are coal
 class Wakeups:
     """Inputs since the last tick, the 'have' timer and the watchdog, for one peer."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] | None = None) -> None:
+        self._clock = clock                  # the shell's clock (the one ``tick`` is given), read at each input
+        self._now = 0.0                      # the last tick's (or input's) clock
         self._inputs = 0
         self._inputs_seen = -1
         self._last_tick = float("-inf")
@@ -39,11 +42,23 @@ class Wakeups:
 
     # ------------------------------------------------------------------ inputs and ticks
     def input(self) -> None:
-        """An input arrived (``receive``, ``act``, ``connected``...): it may change what is due."""
+        """An input arrived (``receive``, ``act``, ``connected``...): it may change what is due; the
+        clock is read when the shell gave one."""
         self._inputs += 1
+        if self._clock is not None:
+            self._now = self._clock()
+
+    def clocked(self) -> bool:
+        """Did the shell give its clock (read at each input)?"""
+        return self._clock is not None
+
+    def now(self) -> float:
+        """The clock as last seen: the last tick's, or the last input's (``clocked``)."""
+        return self._now
 
     def ticked(self, now: float) -> None:
         """A tick at ``now``: what was due until now is done, every input so far seen."""
+        self._now = now
         self._last_tick = now
         self._inputs_seen = self._inputs
 
@@ -92,11 +107,13 @@ class Wakeups:
         self._mark = (pos, now)
         return True
 
-    def watchdog(self, pos: tuple | None, now: float, phase: int, behind: Callable[[], bool], nobody: Callable[[], bool],
+    def watchdog(self, table, held: dict, now: float, behind: Callable[[], bool], nobody: Callable[[], bool],
                  refuse: Callable) -> bool:
-        """Does the watchdog fire at ``now`` (the table at ``pos``, its open step ``phase``)?  When the step
-        has not moved for WATCHDOG_AFTER seconds and a peer holds events we lack (``behind()``) or it waits
-        for nobody (``nobody()``); ``refuse(limit, who, format, *args)`` says so."""
+        """Does the watchdog fire at ``now`` (our log at ``table``, ``held``: the last seq held of each author)?
+        When its open step has not moved (nor what we hold) for WATCHDOG_AFTER seconds and a peer holds events
+        we lack (``behind()``) or it waits for nobody (``nobody()``); ``refuse(limit, who, format, *args)`` says so."""
+        pos = None if table.step is None else (table.count, table.head, tuple(held.values()))
+        phase = table.phase
         if not self.watch(pos, now):
             return False
         lacking = behind()

@@ -160,7 +160,9 @@ class Sim:
         game: str = "painting",
         options: dict | None = None,
         tag: str = "sim",
+        clock: bool = False,
     ) -> None:
+        """``clock``: each peer is given the shell's clock (``Sim.now``), read at every input (as GameNode does)."""
         self.n = n
         self.seed = seed
         self.rng = random.Random(seed)
@@ -173,7 +175,8 @@ class Sim:
         self.game = registry.get(game)
         self.disks = [Disk(log=[self.genesis.raw]) for _ in range(n)]
         self.peers = [
-            Peer(self.genesis, self.ids[k].public, self.ids[k].sign, DetRand(tag, seed, k), timeout=timeout, games=registry)
+            Peer(self.genesis, self.ids[k].public, self.ids[k].sign, DetRand(tag, seed, k), timeout=timeout, games=registry,
+                 clock=(lambda: self.now) if clock else None)
             for k in range(n)
         ]
         self.bots = [self.game.bots[level]() for _ in range(n)]

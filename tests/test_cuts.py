@@ -46,9 +46,9 @@ def test_a_held_move_of_a_seat_voted_out_is_named_with_who_voted():
     w, said = watch()
     w.replica.insert(move(2, 0))
     w.cert_placed(table({2: -1}), cert([2], [0, 1]), "card play", 60.0)
-    assert list(w.cut_moves) == [(4, 2)] and w.cut_moves[(4, 2)]["voters"] == [0, 1]
-    assert len(said) == 1 and said[0] == w.cut_moves[(4, 2)]["text"] and "it reached us after we voted" in said[0]
-    assert w.left_steps == {}
+    assert list(w.moves_cut()) == [(4, 2)] and w.moves_cut()[(4, 2)]["voters"] == [0, 1]
+    assert len(said) == 1 and said[0] == w.moves_cut()[(4, 2)]["text"] and "it reached us after we voted" in said[0]
+    assert w.steps_left() == {}
     w.arrived(table({2: -1}), move(2, 0))              # the same step and seat: named once
     assert len(said) == 1
 
@@ -58,7 +58,7 @@ def test_a_move_that_arrives_after_the_certificate_is_named_then():
     w.cert_placed(table({1: -1}), cert([1], [0, 2]), "card play")
     assert said == []
     w.arrived(table({1: -1}), move(1, 0))
-    assert list(w.cut_moves) == [(4, 1)] and len(said) == 1
+    assert list(w.moves_cut()) == [(4, 1)] and len(said) == 1
     w.arrived(table({1: -1}), move(1, 0, phase=5))     # another step: nothing to say
     assert len(said) == 1
 
@@ -67,7 +67,7 @@ def test_a_move_that_does_not_fit_its_chain_was_signed_afterwards_and_accuses_no
     w, said = watch()
     w.replica.insert(move(2, 0))
     w.cert_placed(table({2: 3}), cert([2], [0, 1]), "card play")     # its last event in the log has seq 3
-    assert w.cut_moves == {} and list(w.signed_afterwards) == [(4, 2)] and len(said) == 1
+    assert w.moves_cut() == {} and list(w.moves_afterwards()) == [(4, 2)] and len(said) == 1
 
 
 def test_a_seat_that_said_it_left_is_a_leave_not_a_late_move():
@@ -75,7 +75,7 @@ def test_a_seat_that_said_it_left_is_a_leave_not_a_late_move():
     w.departures.take(2, 3, b"n" * 16, b"note", newest_phase=-1, direct=True, author_connected=True)
     w.replica.insert(move(2, 0))
     w.cert_placed(table({2: -1}), cert([2], [0, 1]), "card play")
-    assert w.left_steps == {4: (2,)} and "Cy had left the table" in said[0]
+    assert w.steps_left() == {4: (2,)} and "Cy had left the table" in said[0]
 
 
 def test_a_refused_move_is_named_once_per_seat_and_step():
@@ -88,7 +88,7 @@ def test_a_refused_move_is_named_once_per_seat_and_step():
                     "it is kept as evidence"]
     w.replica.insert(move(1, 0))
     w.cert_placed(table({1: -1}), cert([1], [0, 2]), "card play")   # refused: evidence of a fault, not a cut move
-    assert w.cut_moves == {}
+    assert w.moves_cut() == {}
 
 
 def test_a_reveal_that_opens_nothing_is_named_once():

@@ -316,6 +316,24 @@ def test_the_part_hears_a_note_signs_ours_and_says_who_left_by_name():
                   author_connected=True) == "ack" and d.told([keys[1]])
 
 
+def test_the_part_answers_a_note_in_effects():
+    from p2p.effects import Changed
+    from p2p.leaving import Departures
+
+    d = Departures(3, 0, ["Ann", "Bob", "Cy"])
+    said: list = []
+
+    def refuse(limit, who, fmt, *args):
+        said.append((limit, who, fmt % args))
+
+    assert d.answer("taken", b"k2", 2, b"note", "seat 2", refuse) == [Broadcast(b"note"), Alert(d.left_words(2)), Changed()]
+    assert d.answer("ack", b"k1", 0, b"mine", "seat 1", refuse) == [Changed()]     # a copy of ours came back
+    assert d.answer(None, b"k1", 2, b"note", "seat 1", refuse) == [] and said == []
+    assert d.answer("bad", b"k1", 2, b"note", "seat 1", refuse) == [Disconnect(b"k1", "bad leaving note signature")]
+    assert said == [("LEAVING", "seat 1", "refused a leaving note of seat 2 from seat 1: its signature does not verify")]
+    assert d.answer("bad", None, 2, b"note", "a peer", refuse) == []               # no connection to drop
+
+
 
 def test_a_malformed_hello_from_a_seat_that_left_changes_nothing():
     """protocol.md §12.4: a message is checked whole before anything it says is taken; only a

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 from core import games as registry
 from core.events import Event, Timeout, parse_entry
-from p2p.effects import Alert
+from p2p.effects import Alert, TruncateLog, WriteSpool
 from p2p.ledger import Ledger
 
 from .netutil import Sim
@@ -57,6 +57,8 @@ def test_a_log_cut_back_is_replayed_and_a_torn_batch_is_cut_to_its_steps_opening
     assert full.table.head == full.replay(log[:count + 1]).head
     torn = ledger(sim, log[:count + 1])
     assert torn.torn_batch() == (count, [log[count]]) and torn.entries == log[:count]
+    assert torn.take_torn() == [WriteSpool([log[count]]), TruncateLog(count)]   # spooled, then the file cut
+    assert torn.take_torn() == [] and full.take_torn() == []                    # once
 
 
 def test_a_better_certificate_wins_unless_we_showed_a_secret_after_its_step():
@@ -70,11 +72,13 @@ def test_a_better_certificate_wins_unless_we_showed_a_secret_after_its_step():
     said: list = []
     gate = SimpleNamespace(follows=lambda p, seats: False, refuse=lambda p, i: not said, shown=phase + 1)
     lg = ledger(sim, log)
-    assert lg.follow([phase], best, gate, said.append) is None and lg.entries == log
+    assert lg.follow([phase], best, gate, said.append) == [] and lg.entries == log
     assert len(said) == 1 and isinstance(said[0], Alert) and "forked for us" in said[0].text
-    assert lg.follow([phase], best, gate, said.append) is None and len(said) == 1     # named once
+    assert lg.follow([phase], best, gate, said.append) == [] and len(said) == 1     # named once
     gate.follows = lambda p, seats: True
     count = lg.table.starts[phase][0]
-    assert lg.follow([phase], best, gate, said.append) == (phase, count, log[count:]) and lg.entries == log[:count]
+    assert lg.follow([phase], best, gate, said.append) == [
+        WriteSpool(log[count:]), TruncateLog(count), Alert("a time-out certificate for phase %d replaced our close of it" % phase)]
+    assert lg.entries == log[:count]
     worse = SimpleNamespace(seats=(0, 1), id=b"w" * 32, votes=())
-    assert ledger(sim, log).follow([phase], lambda p, prev: worse, gate, said.append) is None
+    assert ledger(sim, log).follow([phase], lambda p, prev: worse, gate, said.append) == []

@@ -95,9 +95,7 @@ def test_a_step_an_input_makes_current_starts_its_clock_at_that_input_without_a_
     """protocol.md §9.5: a step's clock starts when the step becomes current.  With the shell's
     clock that is the input that opened it (no tick, so no wake-up, is needed for it): its
     deadline is known at once, the input's time plus the step's time."""
-    sim = Sim(3, seed=3, game="painting", timeout=30.0, tag="clock")
-    for p in sim.peers:
-        p._clock = lambda: sim.now          # the clock a shell gives (trio.current_time in GameNode)
+    sim = Sim(3, seed=3, game="painting", timeout=30.0, tag="clock", clock=True)   # the clock a shell gives (GameNode)
     sim.now = 5.0
     sim.start()
     opened = 0
