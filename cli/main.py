@@ -316,6 +316,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--send-at-once", action="store_true",
                        help="send a complete move as soon as it is typed (by default every command edits the draft "
                             "shown under the board and Enter on an empty line sends it; also EASEL_SEND_AT_ONCE=1)")
+    def seat_level_flag(p) -> None:
+        p.add_argument("--level", default=None, metavar="LEVEL",
+                       help="play our seat with this bot level instead of you in the UI (one of: %s)" % ", ".join(all_levels()))
     def name_flag(p) -> None:
         p.add_argument("--name", default=None, metavar="TEXT",
                        help="your name at the table, shown to everyone and signed into the game's log, 1 to 48 bytes "
@@ -396,8 +399,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", metavar="GAME",
                    help="the game: last (your newest unfinished game), its short id (the first hex digits of its id, "
                         "as easel history prints it), or its directory <home>/games/<game id> (or its log)")
-    p.add_argument("--level", default=None, metavar="LEVEL",
-                   help="play our seat with this bot level instead of you in the UI (one of: %s)" % ", ".join(all_levels()))
+    seat_level_flag(p)
     send_flag(p)
     spectator_flag(p)
     seed_flags(p)
@@ -413,8 +415,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", metavar="GAME",
                    help="the finished game: last (your newest finished game), its short id (as easel history prints "
                         "it), or its directory <home>/games/<game id> (or its log)")
-    p.add_argument("--level", default=None, metavar="LEVEL",
-                   help="play our seat with this bot level instead of you in the UI (one of: %s)" % ", ".join(all_levels()))
+    seat_level_flag(p)
     p.add_argument("--decline", action="store_true",
                    help="say no: tell the rematch lobby this seat will not play again (so it does not wait for it)")
     spectator_flag(p)

@@ -165,14 +165,6 @@ class BaseUI:
         return join(self._screen().board_lines(self._view_ctx()))
 
     # -- the reveal: beats played one after the other (cli/reveal.py) ----------------
-    @property
-    def _reel(self) -> tuple:
-        return self.reel.items
-
-    @property
-    def _reveals(self) -> int:
-        return self.reel.reveals
-
     def _beat_now(self) -> Reeled | None:
         """The beat showing now, or None (any thread: it only reads the reel)."""
         return self.reel.now()
@@ -319,7 +311,7 @@ class BaseUI:
 
     def _top_height(self) -> int:
         players = self._snap.players if self._snap else 2
-        beats = [len(it.beat.board) for it in self._reel if it.beat.board is not None]
+        beats = [len(it.beat.board) for it in self.reel.items if it.beat.board is not None]
         return max([len(self._screen().board_lines(self._view_ctx())), players + 2, 3] + beats)
 
     def _main_windows(self) -> list:

@@ -552,7 +552,7 @@ class GameUI(BaseUI):
     def _on_accept(self, buff: Buffer) -> bool:
         during = self.revealing
         if during:
-            self._typed_in = self._reveals
+            self._typed_in = self.reel.reveals
         try:
             self._execute(buff.text)
         except CommandError as exc:
@@ -737,7 +737,7 @@ class GameUI(BaseUI):
         if snap is not None and snap.over:
             return [("class:label", "The game is over - a plays again with the same seats, n says no "
                                     "to a rematch, q quits.")]
-        if self._deciding() is not None and self.revealing and self._typed_in != self._reveals:
+        if self._deciding() is not None and self.revealing and self._typed_in != self.reel.reveals:
             # the draft of the next move would tell what the reveal is about to show (what is left after it)
             return self._wrapped([("class:label", "Your move is open: the reveal plays first (Space or Esc skips "
                                                   "it), or type a command to start now.")], width)

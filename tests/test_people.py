@@ -241,7 +241,7 @@ def test_the_painting_reveal_shows_the_results_in_every_pane_once_it_reaches_the
     before = ui._snap
     net.bots(upto_round=2)
     ui.update(net.table, [], "")
-    reel = ui._reel
+    reel = ui.reel.items
     assert reel and [it.reached for it in reel] == [False] * (len(reel) - 1) + [True]
     assert reel[-1].beat.caption.startswith(("Matches", "Round 1: no owned sheet"))
     clock[0] = reel[0].start + 0.01

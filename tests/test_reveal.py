@@ -472,12 +472,12 @@ def test_a_new_reveal_replaces_a_stale_one_and_the_panes_follow_it(monkeypatch):
         for k in movers:
             net.act(k, pick(net.peers[k].table.state, k))
         ui.update(net.table, [], "")
-        new = [it for it in ui._reel if it.before is prev]
+        new = [it for it in ui.reel.items if it.before is prev]
         if not new:
             continue                                # a daytime turn: nothing to reveal, the clock stands still
         batches += 1
         if batches == 1:
-            first = list(ui._reel)
+            first = list(ui.reel.items)
             assert len(first) >= 3, [it.beat.caption for it in first]
             assert [(it.k, it.n) for it in first] == [(i + 1, len(first)) for i in range(len(first))]
             assert "REVEAL 1/%d " % len(first) in ui.render_text()
@@ -486,7 +486,7 @@ def test_a_new_reveal_replaces_a_stale_one_and_the_panes_follow_it(monkeypatch):
             assert "REVEAL 2/%d " % len(first) in ui.render_text()
             continue
         # a newer night while the first is still at its beat 2: it replaces it at once
-        reel = ui._reel
+        reel = ui.reel.items
         dropped = len(first) - 1                    # beat 2 (showing) and the ones after it
         assert list(reel) == new and [(it.k, it.n) for it in new] == [(k, len(new)) for k in range(1, len(new) + 1)]
         assert new[0].note == "%d beat%s of an earlier step skipped: the table moved on" % (
@@ -523,9 +523,9 @@ def test_nothing_of_an_earlier_step_plays_after_the_last_one(monkeypatch):
     for r in range(3):
         ui._queue_beats([Beat("round %d beat %d" % (r, i)) for i in range(15)])
         clock[0] += 0.5
-    assert [it.beat.caption for it in ui._reel] == ["round 2 beat %d" % i for i in range(15)]
-    assert (ui._reel[0].k, ui._reel[-1].k, ui._reel[-1].n) == (1, 15, 15)
-    assert ui.skip_beats() and not ui.revealing and ui._reel == ()
+    assert [it.beat.caption for it in ui.reel.items] == ["round 2 beat %d" % i for i in range(15)]
+    assert (ui.reel.items[0].k, ui.reel.items[-1].k, ui.reel.items[-1].n) == (1, 15, 15)
+    assert ui.skip_beats() and not ui.revealing and ui.reel.items == ()
 
 
 def test_a_new_reveal_after_the_last_one_ended_counts_from_1(monkeypatch):
@@ -536,10 +536,10 @@ def test_a_new_reveal_after_the_last_one_ended_counts_from_1(monkeypatch):
     monkeypatch.setattr(reveal_mod, "time", SimpleNamespace(monotonic=lambda: clock[0]))
     ui = GameUI(0, output=DummyOutput(), pace=1.0)
     ui._queue_beats([Beat("a"), Beat("b", hold=2)])
-    assert [(it.k, it.n, it.end - it.start) for it in ui._reel] == [(1, 2, 1.0), (2, 2, 2.0)]
+    assert [(it.k, it.n, it.end - it.start) for it in ui.reel.items] == [(1, 2, 1.0), (2, 2, 2.0)]
     clock[0] += 3.5                                      # over
     assert not ui.revealing
     ui._queue_beats([Beat("c"), Beat("d"), Beat("e")])
-    assert [(it.k, it.n, it.note) for it in ui._reel] == [(1, 3, ""), (2, 3, ""), (3, 3, "")]
+    assert [(it.k, it.n, it.note) for it in ui.reel.items] == [(1, 3, ""), (2, 3, ""), (3, 3, "")]
     ui._queue_beats([])                                  # nothing new: the reel stays as it is
-    assert [it.beat.caption for it in ui._reel] == ["c", "d", "e"]
+    assert [it.beat.caption for it in ui.reel.items] == ["c", "d", "e"]
