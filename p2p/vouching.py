@@ -26,6 +26,7 @@ import struct
 SLOT = 32
 SLOTS = 4096
 _HEAD = 8
+_EMPTY = bytes(SLOT)
 
 
 class Board:
@@ -33,7 +34,7 @@ class Board:
         self.mm = mmap.mmap(-1, _HEAD + SLOT * SLOTS, flags=mmap.MAP_SHARED)
 
     def seen(self, d: bytes) -> bool:
-        if len(d) != SLOT:
+        if len(d) != SLOT or d == _EMPTY:        # an empty slot is no record
             return False
         mm = self.mm
         at = mm.find(d, _HEAD)
