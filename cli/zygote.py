@@ -222,6 +222,11 @@ def start() -> Zygote | None:
     # neither we nor a bot scans it again (a bot's first collection would also copy every page it shares)
     gc.collect()
     gc.freeze()
+    # the trust domain's board of passed checks (p2p/vouching.py): made now, so that we, the zygote and
+    # every bot it forks map the same memory, and no other process can
+    from p2p import vouching
+
+    vouching.make()
     try:
         pid = os.fork()
     except OSError:

@@ -5,20 +5,31 @@ game's ``precompute`` calls in worker threads (p2p/node.py) hands this module
 its lock type once, with ``use_locks``.  Until then (a replay, an audit, the
 tests: one thread) the guard is a no-op.  Only who computes a value changes
 with the locks, never the value.
+
+Verdicts vouched for by the trust domain (``vouched`` / ``vouch``): the processes of one
+``easel`` command on one machine (the person's seat and the bots it forked, cli/zygote.py) share
+a board of digests, each saying "this pure check of these very arguments passed" (a proof one of
+them made, so it verifies by completeness, or a check one of them ran).  The shell hands the
+board's two functions in once (``use_vouched``, p2p/vouching.py); until then (a replay, an audit,
+a seat of another machine, the tests) nothing is ever vouched for and every check is run.  A
+vouched check skips a computation whose answer is known; it never changes an answer.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 from contextlib import nullcontext
 from typing import Any, Callable
 
-__all__ = ["single_flight", "use_locks"]
+__all__ = ["single_flight", "use_locks", "use_vouched", "vouched", "vouch"]
 
 _MAX = 64            # argument tuples with a lock at once (then the table is cleared)
 _lock_type: Callable[[], Any] = nullcontext
 _guard: Any = nullcontext()
 _locks: dict = {}
+_seen: Callable[[bytes], bool] | None = None      # is this digest on the trust domain's board?
+_add: Callable[[bytes], None] | None = None       # put it there
 
 
 def use_locks(lock_type: Callable[[], Any]) -> None:
@@ -44,3 +55,57 @@ def single_flight(fn: Callable) -> Callable:
         with lock:
             return fn(*args)
     return call
+
+
+def use_vouched(seen: Callable[[bytes], bool] | None, add: Callable[[bytes], None] | None) -> None:
+    """From now on ``vouched`` asks ``seen`` and ``vouch`` tells ``add`` (the shell's board of the
+    trust domain's passed checks); ``None, None``: nothing is vouched for any more."""
+    global _seen, _add
+    _seen, _add = seen, add
+
+
+def _enc(x: Any, out: list) -> None:
+    if type(x) is bytes:
+        out.append(b"b%d:" % len(x))
+        out.append(x)
+    elif type(x) is int:
+        out.append(b"i%d;" % x)
+    elif type(x) is str:
+        b = x.encode()
+        out.append(b"s%d:" % len(b))
+        out.append(b)
+    elif type(x) in (tuple, list):
+        out.append(b"t%d:" % len(x))
+        for y in x:
+            _enc(y, out)
+    elif x is None:
+        out.append(b"n")
+    else:
+        raise TypeError("cannot vouch for a %s" % type(x).__name__)
+
+
+def digest(check: str, args: tuple) -> bytes:
+    """The board's name for "``check`` of ``args`` passed": SHA-256 of an unambiguous encoding."""
+    out: list = []
+    _enc((check, args), out)
+    return hashlib.sha256(b"easel/vouched\0" + b"".join(out)).digest()
+
+
+def vouched(check: str, *args: Any) -> bool:
+    """Has a process of this trust domain found that ``check`` of ``args`` passed?  (False without a board.)"""
+    if _seen is None:
+        return False
+    try:
+        return bool(_seen(digest(check, args)))
+    except Exception:        # a board that cannot answer: the check is run
+        return False
+
+
+def vouch(check: str, *args: Any) -> None:
+    """``check`` of ``args`` passed here: say so on the board (nothing without one)."""
+    if _add is None:
+        return
+    try:
+        _add(digest(check, args))
+    except Exception:
+        pass

@@ -36,7 +36,7 @@ from core.encoding import CanonicalError, decode, encode
 from core.events import Genesis, entry_id, parse_genesis
 from core.memo import use_locks
 
-from . import tls
+from . import tls, vouching
 from .faults import Faults, Injector
 from .framing import ConnectionClosed, FrameError, FramedStream
 from .leaving import LEAVE_FLUSH
@@ -544,6 +544,7 @@ class GameNode:
     async def run(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
         _quiet_gc()
         use_locks(threading.Lock)   # worker threads (precompute, bots) may ask core for one value at once
+        vouching.install()          # the checks our own processes passed, shared (p2p/vouching.py)
         # a bot thinks in a worker thread: let the event loop take the GIL back within
         # 1 ms (not the default 5) so frames are relayed and placed while it thinks
         switch = sys.getswitchinterval()

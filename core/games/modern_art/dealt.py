@@ -82,6 +82,7 @@ from typing import Any, Mapping
 
 from ... import deal
 from ...engine import IllegalAction, OVER, Turn
+from ... import memo
 from ...memo import single_flight
 from . import rules
 from .cards import N_CARDS, card_name
@@ -154,6 +155,12 @@ def _made_here(st: "DState", seat: int, a: dict) -> bool:
         return False
 
 
+def _shares_key(st: "DState", seat: int, items: list) -> tuple:
+    """What a seat's deal message's shares are checked against: the arguments of every
+    ``deal.verify_share`` it needs (the trust domain's board names them, core/memo.py ``vouched``)."""
+    return (st.gid, seat, st.keys[seat], tuple((pos, st.deck[pos], D, proof) for pos, D, proof in items))
+
+
 def _proof_problem(gid: bytes, seat: int, deck_in: tuple, deck_out: tuple, proof: Any,
                    joint: bytes) -> str | None:
     """deal.verify_shuffle_proof of ``seat``'s shuffle, remembered (~50 ms of CPU each).  Pure:
@@ -163,9 +170,12 @@ def _proof_problem(gid: bytes, seat: int, deck_in: tuple, deck_out: tuple, proof
     if type(proof) is not bytes:
         return "the shuffle proof must be bytes"
     key = (gid, seat, deck_in, deck_out, proof, joint)
-    if key in _MADE:
+    if key in _MADE or memo.vouched("shuffle-proof", *key):
         return None
-    return _checked_once(*key)
+    bad = _checked_once(*key)
+    if bad is None:
+        memo.vouch("shuffle-proof", *key)
+    return bad
 
 
 # A shuffle's proof is checked when the shuffle CHECK_LAG places after it is applied, and every
@@ -467,7 +477,7 @@ def _check(st: DState, seat: Any, action: Any, verify: bool) -> Any:
         want = [p for p in range(st.lo, st.hi) if st.owner[p] != seat]
         if [i[0] for i in items] != want:
             raise IllegalAction("seat %d must give shares for exactly positions %s" % (seat, want))
-        if verify:
+        if verify and not memo.vouched("shares", *_shares_key(st, seat, items)):
             for pos, D, proof in items:
                 if (st.gid, seat, st.keys[seat], pos, st.deck[pos], D, proof) in _MADE_SHARES:
                     continue        # made by this very module here: it verifies (see _MADE)
@@ -695,6 +705,7 @@ def auto_action(st: DState, seat: int, secret: bytes) -> Any:
         if len(_MADE) >= _MADE_MAX:
             _MADE.clear()
         _MADE[(st.gid, seat, st.deck, tuple(out), proof, joint)] = None
+        memo.vouch("shuffle-proof", st.gid, seat, st.deck, tuple(out), proof, joint)
         return {"deck": out, "proof": proof}
     if g == "deal":
         items = []
@@ -707,6 +718,8 @@ def auto_action(st: DState, seat: int, secret: bytes) -> Any:
                 items.append([pos, D, proof])
                 if ours:
                     _MADE_SHARES.add((st.gid, seat, st.keys[seat], pos, st.deck[pos], D, proof))
+        if ours:
+            memo.vouch("shares", *_shares_key(st, seat, items))
         return {"shares": items}
     if g == "check":
         opened = {}
