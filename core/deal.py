@@ -3,7 +3,11 @@ Schnorr and Chaum-Pedersen (DLEQ) proofs made non-interactive with ``dhash``.
 
 Pure functions, bytes in and bytes out; nothing here draws randomness (the
 64-byte seat secret is passed in) or keeps state.  docs/deal.md is the design
-and the message formats; this docstring is the short version.
+and the message formats; this docstring is the short version.  (Over the
+house's ~900 lines: one job, the deal's cryptography, and about half of it is
+the Terelius-Wikstrom shuffle proof, which reads best beside the ElGamal and
+Chaum-Pedersen pieces it is built from; split, a reader would hold two files
+to check one proof against docs/deal.md §2a.)
 
 Group.  PyNaCl 1.6.2 exposes no ristretto255 functions, so the group is the
 prime-order subgroup (order ``L``) of edwards25519 through libsodium's

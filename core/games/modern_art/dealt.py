@@ -1,5 +1,11 @@
 """Modern Art with the trustless deal (core/deal.py) as automatic steps: the table's game.
 
+(Near 1,000 lines, over the house's ~900: one job, the deal's steps and what
+ends them -- keys, shuffles, shares, the bound card play and its opening, the
+disclosure, the faults and time-outs of each -- which protocol.md §6.5 and
+docs/deal.md §4 read as one table; the cryptography is in core/deal.py and
+the game itself in rules.py.)
+
 The rules (rules.py) know deck *positions* only; this layer wraps their state
 with the deal's public record and runs the deal as automatic steps
 (core/engine.py, "Private information"):
