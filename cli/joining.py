@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import shutil
+import ssl
 import sys
 import time
 
@@ -115,6 +116,14 @@ class Connecting:
             await trio.sleep(every)
 
 
+def _closed_without_tls(exc: BaseException) -> bool:
+    """A handshake the lobby closed before TLS began: a busy listener refusing a connection over one of its
+    limits (MAX_HANDSHAKES_PER_ADDR: a host's own bots all knock at once from 127.0.0.1), knocked at again
+    like a refused connection; a TLS alert, a certificate or a pin that does not match is final."""
+    cause = exc.__cause__
+    return isinstance(cause, (ConnectionError, trio.BrokenResourceError)) and not isinstance(cause, ssl.SSLError)
+
+
 async def reach_table(host: str, port: int, identity, play_port: int, *, name: str, expect_fp: str | None,
                       progress: Connecting | None, patience: float = CONNECT_PATIENCE, about: dict | None = None,
                       previous: bytes | None = None):
@@ -140,7 +149,9 @@ async def reach_table(host: str, port: int, identity, play_port: int, *, name: s
                 return await join(host, port, identity, play_port, name=name, expect_fingerprint=expect_fp,
                                   games=registry, on_seated=on_seated, about=about,
                                   on_seats=progress.on_seats if progress is not None else None, previous=previous)
-            except OSError as exc:
+            except (OSError, tls.TLSHandshakeError) as exc:
+                if isinstance(exc, tls.TLSHandshakeError) and (seated or not _closed_without_tls(exc)):
+                    raise UsageError(str(exc)) from None
                 if trio.current_time() + RETRY_PAUSE > deadline:
                     raise UsageError("cannot reach %s:%d after %d attempt(s) in %.0f s: %s" % (
                         host, port, attempts, patience, exc.strerror or exc)) from None

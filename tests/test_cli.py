@@ -778,3 +778,64 @@ def test_an_unexpected_error_inside_a_group_is_not_swallowed(monkeypatch):
     monkeypatch.setattr(live, "dispatch", dispatch)
     with pytest.raises(BaseExceptionGroup):
         main.main(["join", "127.0.0.1:9"])
+
+
+def test_join_knocks_again_when_a_busy_lobby_closes_the_connection_before_tls(tmp_path, monkeypatch):
+    """A listener over MAX_HANDSHAKES_PER_ADDR closes a connection without TLS (p2p/tls.py ``serve``): a host's
+    five bots knocking at once from 127.0.0.1 met it, and one bot gave up ("exited with code 2 before the
+    table was full"). Such a close is knocked at again within the patience; a TLS failure is final."""
+    import functools
+    import ssl
+
+    import trio
+
+    import cli.joining as joining
+    from cli.common import UsageError
+    from p2p import tls
+    from p2p.identity import load_or_create
+
+    ident = load_or_create(tmp_path / "id")
+
+    async def closed_before_tls() -> BaseException:
+        """What tls.connect raises against a real listener that closes at once, as serve does over a limit."""
+        async def close_at_once(stream):
+            await stream.aclose()
+
+        async with trio.open_nursery() as nursery:
+            listeners = await nursery.start(functools.partial(trio.serve_tcp, close_at_once, 0, host="127.0.0.1"))
+            port = listeners[0].socket.getsockname()[1]
+            try:
+                await tls.connect("127.0.0.1", port, tls.client_context(ident, None), None, timeout=5)
+            except tls.TLSHandshakeError as exc:
+                nursery.cancel_scope.cancel()
+                return exc
+        raise AssertionError("the handshake did not fail")
+
+    refused = trio.run(closed_before_tls)
+    assert joining._closed_without_tls(refused), repr(refused.__cause__)
+
+    def lobby(fails: list):
+        calls = []
+
+        async def join(*args, **kw):
+            calls.append(1)
+            if fails:
+                raise fails.pop(0)
+            return "seated"
+        return join, calls
+
+    fake, calls = lobby([refused, refused])
+    monkeypatch.setattr(joining, "join", fake)
+    got = trio.run(lambda: joining.reach_table("127.0.0.1", 1, ident, 1, name="x", expect_fp=None, progress=None,
+                                               patience=10))
+    assert got == "seated" and len(calls) == 3
+
+    tls_alert = tls.TLSHandshakeError("TLS handshake with 127.0.0.1:1 failed: certificate verify failed")
+    tls_alert.__cause__ = ssl.SSLError(1, "certificate verify failed")
+    for final in (tls_alert, tls.TLSPinError("the table's key is not the one expected")):
+        fake, calls = lobby([final])
+        monkeypatch.setattr(joining, "join", fake)
+        with pytest.raises(UsageError):
+            trio.run(lambda: joining.reach_table("127.0.0.1", 1, ident, 1, name="x", expect_fp=None, progress=None,
+                                                 patience=10))
+        assert len(calls) == 1
