@@ -22,7 +22,7 @@ from typing import Callable
 
 # ---- listeners (lobby and game), p2p/tls.py ---------------------------------------
 MAX_HANDSHAKES = 32            # TLS handshakes in progress at once, per listener
-MAX_HANDSHAKES_PER_ADDR = 4    # of them from one IP address
+MAX_HANDSHAKES_PER_ADDR = 8    # of them from one IP address (a host and its five bots on one machine knock at once)
 MAX_CONNS_PER_ADDR = 16        # open connections (handshaking or established) from one IP address
 MAX_CONNS = 128                # open connections in all, per listener
 HANDSHAKE_DEADLINE = 10.0      # s for a TLS handshake (listener side)
