@@ -128,20 +128,25 @@ def _bid_for(state: rules.State, seat: int, value: float, rng: Rng, hard: bool) 
     share = 0.5 if own else min(0.8, 0.55 + 0.05 * n)
     lim = min(money, int(value * share))
     kind = kind_of(state.phase)
+    if kind == SEALED and hard and not own:
+        return {"do": "bid", "amount": max(0, min(lim, int(value * (0.45 + 0.05 * n))))}
+    return _up_to(state, kind, lim, own, sealed=0.75, raise_=0.8)
+
+
+def _up_to(state: rules.State, kind: str, lim: int, own: bool, sealed: float, raise_: float) -> dict:
+    """Every bot level's answer to an auction step once it knows what the lot is worth to it (``lim``):
+    a sealed bid of ``sealed`` x lim; buy at a price up to lim; pass once the standing bid reaches lim;
+    once around, one more than the standing bid as the auctioneer, else at least ``raise_`` x lim; an
+    open raise round (raise or drop out): straight to lim."""
     if kind == SEALED:
-        if hard and not own:
-            x = min(lim, int(value * (0.45 + 0.05 * n)))
-            return {"do": "bid", "amount": max(0, x)}
-        return {"do": "bid", "amount": max(0, int(lim * 0.75))}
+        return {"do": "bid", "amount": max(0, int(lim * sealed))}
     if kind == BUY:
         return {"do": "buy"} if state.price <= lim else {"do": "pass"}
     if state.high >= lim:
         return {"do": "pass"}
     if kind == RAISE:
-        if own:
-            return {"do": "bid", "amount": state.high + 1}
-        return {"do": "bid", "amount": max(state.high + 1, int(lim * 0.8))}
-    return {"do": "bid", "amount": lim}      # raise or drop out (open): straight to what it is willing to pay
+        return {"do": "bid", "amount": state.high + 1 if own else max(state.high + 1, int(lim * raise_))}
+    return {"do": "bid", "amount": lim}
 
 
 def _price_for(state: rules.State, seat: int, value: float, hard: bool) -> dict:
@@ -309,15 +314,7 @@ def _rollout_action(state: rules.State, seat: int, deal: Sequence[int], vals: Se
     money = state.money[seat]
     own = seat == state.auctioneer
     lim = min(money, int(value * (0.5 if own else 0.7)))
-    if kind == SEALED:
-        return {"do": "bid", "amount": max(0, int(lim * 0.8))}
-    if kind == BUY:
-        return {"do": "buy"} if state.price <= lim else {"do": "pass"}
-    if state.high >= lim:
-        return {"do": "pass"}
-    if kind == RAISE:
-        return {"do": "bid", "amount": state.high + 1 if own else max(state.high + 1, int(lim * 0.85))}
-    return {"do": "bid", "amount": lim}   # raise or drop out (open): straight to the limit (one raise round each)
+    return _up_to(state, kind, lim, own, sealed=0.8, raise_=0.85)
 
 
 def _rollout_round(state: rules.State, deal: Sequence[int], rng: Rng, max_steps: int = 400) -> rules.State:
