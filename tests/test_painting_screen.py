@@ -13,14 +13,12 @@ import re
 import pytest
 import trio
 from prompt_toolkit.formatted_text import fragment_list_to_text as text_of
-from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from cli.screens.painting import new_round_words, parse_space
 from cli.shell import CommandError, GameUI
-from p2p.node import decision_of
 
-from .test_ui import CTRL_Q, ENTER, LIMIT, Net, deciding, flat, running, until
+from .test_ui import CTRL_Q, ENTER, Net, deciding, flat, table_ui, until
 
 
 def grid_rows(text: str) -> list[tuple[str, str]]:
@@ -79,125 +77,102 @@ def test_parse_space():
 
 async def test_illegal_move_is_refused_and_can_be_fixed():
     net = Net(2)
-    with trio.fail_after(LIMIT):
-        with create_pipe_input() as inp:
-            ui = GameUI(0, input=inp, output=DummyOutput())
-            ui.update(net.table, [], "")
-            async with running(ui):
-                got = {}
-
-                async def decide():
-                    got["action"] = await ui.decide(decision_of(net.peers[0], 0, trio.current_time()))
-
-                async with trio.open_nursery() as n:
-                    n.start_soon(decide)
-                    await until(lambda: ui._pending is not None)
-                    inp.send_text("bid 1 20 2 15" + ENTER)
-                    inp.send_text("extra 0 0 R" + ENTER)
-                    inp.send_text(ENTER)
-                    await until(lambda: "illegal move" in ui.render_text())
-                    text = ui.render_text()
-                    assert "extra submission needs a main splash" in text
-                    inp.send_text("extra none" + ENTER + ENTER)
-                    await until(lambda: "bids total 35 but you have 30 tokens" in ui.render_text())
-                    await trio.sleep(0.2)
-                    assert "action" not in got and ui._pending is not None
-                    inp.send_text("bid 7 3" + ENTER)
-                    inp.send_text("bid 11 3" + ENTER)           # not on offer: refused at once
-                    await until(lambda: "sheet 11 is not on offer" in ui.render_text())
-                    inp.send_text("bid 2 0" + ENTER + ENTER)
-                    await until(lambda: "Press Enter again" in ui.render_text())   # no splash: confirm
-                    inp.send_text(ENTER)
-                assert got["action"] == {"bids": {"1": 20, "7": 3}, "splash": None, "extra": None, "convert": 0}
-                inp.send_text("qq")                             # q on an empty line quits (asks first mid-game)
-                await until(lambda: ui.closed)
+    async with table_ui(net) as (ui, inp):
+        async with deciding(ui, net) as got:
+            inp.send_text("bid 1 20 2 15" + ENTER)
+            inp.send_text("extra 0 0 R" + ENTER)
+            inp.send_text(ENTER)
+            await until(lambda: "illegal move" in ui.render_text())
+            text = ui.render_text()
+            assert "extra submission needs a main splash" in text
+            inp.send_text("extra none" + ENTER + ENTER)
+            await until(lambda: "bids total 35 but you have 30 tokens" in ui.render_text())
+            await trio.sleep(0.2)
+            assert "action" not in got and ui._pending is not None
+            inp.send_text("bid 7 3" + ENTER)
+            inp.send_text("bid 11 3" + ENTER)           # not on offer: refused at once
+            await until(lambda: "sheet 11 is not on offer" in ui.render_text())
+            inp.send_text("bid 2 0" + ENTER + ENTER)
+            await until(lambda: "Press Enter again" in ui.render_text())   # no splash: confirm
+            inp.send_text(ENTER)
+        assert got["action"] == {"bids": {"1": 20, "7": 3}, "splash": None, "extra": None, "convert": 0}
+        inp.send_text("qq")                             # q on an empty line quits (asks first mid-game)
+        await until(lambda: ui.closed)
 
 
 async def test_draft_lists_every_problem_at_once_and_the_move_waits():
     net = Net(2, {"starting_garnets": 0})
-    with trio.fail_after(LIMIT):
-        with create_pipe_input() as inp:
-            ui = GameUI(0, input=inp, output=DummyOutput())
-            ui.update(net.table, [], "")
-            async with running(ui):
-                async with deciding(ui, net) as got:
-                    inp.send_text("convert 3" + ENTER + "bid 1 20 2 15" + ENTER + "extra 0 0 R" + ENTER)
-                    await until(lambda: "extra: red at row 0, column 0" in flat(ui))
-                    text = flat(ui)
-                    assert "the draft cannot be sent yet" in text
-                    assert "to fix: the extra splash needs a main splash too" in text
-                    assert "convert 3 + the extra (7) need 10 garnets, you have 0" in text
-                    assert "bids total 35, more than your 30 tokens" in text
-                    inp.send_text(ENTER)
-                    await until(lambda: "illegal move" in flat(ui))
-                    await trio.sleep(0.1)
-                    assert "action" not in got and ui._pending is not None
-                    inp.send_text("convert 0" + ENTER + "extra none" + ENTER + "bid 2 0" + ENTER)
-                    await until(lambda: "bids: #1=20" in flat(ui))
-                    assert "to fix" not in flat(ui)
-                    inp.send_text("s 22y" + ENTER + ENTER)
-                assert got["action"] == {"bids": {"1": 20}, "splash": [2, 2, "Y"], "extra": None, "convert": 0}
-                inp.send_text(CTRL_Q + CTRL_Q)      # mid-game: asks first
-                await until(lambda: ui.closed)
+    async with table_ui(net) as (ui, inp):
+        async with deciding(ui, net) as got:
+            inp.send_text("convert 3" + ENTER + "bid 1 20 2 15" + ENTER + "extra 0 0 R" + ENTER)
+            await until(lambda: "extra: red at row 0, column 0" in flat(ui))
+            text = flat(ui)
+            assert "the draft cannot be sent yet" in text
+            assert "to fix: the extra splash needs a main splash too" in text
+            assert "convert 3 + the extra (7) need 10 garnets, you have 0" in text
+            assert "bids total 35, more than your 30 tokens" in text
+            inp.send_text(ENTER)
+            await until(lambda: "illegal move" in flat(ui))
+            await trio.sleep(0.1)
+            assert "action" not in got and ui._pending is not None
+            inp.send_text("convert 0" + ENTER + "extra none" + ENTER + "bid 2 0" + ENTER)
+            await until(lambda: "bids: #1=20" in flat(ui))
+            assert "to fix" not in flat(ui)
+            inp.send_text("s 22y" + ENTER + ENTER)
+        assert got["action"] == {"bids": {"1": 20}, "splash": [2, 2, "Y"], "extra": None, "convert": 0}
+        inp.send_text(CTRL_Q + CTRL_Q)      # mid-game: asks first
+        await until(lambda: ui.closed)
 
 
 async def test_a_move_without_a_splash_needs_a_second_enter():
     net = Net(2)
-    with trio.fail_after(LIMIT):
-        with create_pipe_input() as inp:
-            ui = GameUI(0, input=inp, output=DummyOutput())
-            ui.update(net.table, [], "")
-            async with running(ui):
-                async with deciding(ui, net) as got:
-                    inp.send_text(ENTER)                       # an empty line on an empty draft
-                    await until(lambda: "no bids and no splash. Press Enter again" in flat(ui))
-                    await trio.sleep(0.1)
-                    assert "action" not in got
-                    inp.send_text("bid 1 5" + ENTER + ENTER)   # the draft changed: ask again
-                    await until(lambda: "Your move has no splash. Press Enter again" in flat(ui))
-                    await trio.sleep(0.1)
-                    assert "action" not in got
-                    inp.send_text(ENTER)
-                assert got["action"] == {"bids": {"1": 5}, "splash": None, "extra": None, "convert": 0}
-                inp.send_text(CTRL_Q + CTRL_Q)      # mid-game: asks first
-                await until(lambda: ui.closed)
+    async with table_ui(net) as (ui, inp):
+        async with deciding(ui, net) as got:
+            inp.send_text(ENTER)                       # an empty line on an empty draft
+            await until(lambda: "no bids and no splash. Press Enter again" in flat(ui))
+            await trio.sleep(0.1)
+            assert "action" not in got
+            inp.send_text("bid 1 5" + ENTER + ENTER)   # the draft changed: ask again
+            await until(lambda: "Your move has no splash. Press Enter again" in flat(ui))
+            await trio.sleep(0.1)
+            assert "action" not in got
+            inp.send_text(ENTER)
+        assert got["action"] == {"bids": {"1": 5}, "splash": None, "extra": None, "convert": 0}
+        inp.send_text(CTRL_Q + CTRL_Q)      # mid-game: asks first
+        await until(lambda: ui.closed)
 
 
 async def test_sealed_move_cannot_be_edited_and_the_next_round_says_what_happened():
     net = Net(2)
-    with trio.fail_after(LIMIT):
-        with create_pipe_input() as inp:
-            ui = GameUI(0, input=inp, output=DummyOutput())
-            ui.update(net.table, [], "")
-            async with running(ui):
-                async with deciding(ui, net) as got:
-                    await until(lambda: "Round 1 of 6: your move" in flat(ui))
-                    inp.send_text("bid 1 10 2 4" + ENTER + "splash 2 2 r" + ENTER + ENTER)
-                net.act(0, got["action"])
-                ui.update(net.table, [], "")
-                await until(lambda: "Round 1 move sealed and sent: seat 0 bids 10 on sheet 1" in flat(ui))
-                inp.send_text("bid 3 3" + ENTER)
-                await until(lambda: "sealed and cannot be changed; waiting for seat 1" in flat(ui))
-                assert "Sealed (round 1): seat 0 bids 10 on sheet 1" in flat(ui)
-                assert ui.screen.draft.bids == {1: 10, 2: 4}
-                net.bots(seats=[1])
-                ui.update(net.table, [], "")
-                lr = net.table.view(0)["last_round"]
-                async with deciding(ui, net) as got:
-                    await until(lambda: "Round 2 of 6: your move. Round 1:" in flat(ui))
-                    text = flat(ui)
-                    for a in lr["auction"][:2]:
-                        if a["outcome"] == "sold" and a["winner"] == 0:
-                            assert "you took #%d for %d (value %d)" % (a["sheet"], a["price"], a["value"]) in text
-                        elif a["outcome"] == "sold":
-                            assert "#%d went to seat 1 for %d (you bid" % (a["sheet"], a["price"]) in text
-                        else:
-                            assert "you tied for #%d with seat 1: discarded, nobody paid" % a["sheet"] in text
-                    assert "Draft: bids none" in text                  # a fresh draft for the new round
-                    inp.send_text("bid 11 1" + ENTER + "splash none" + ENTER + ENTER + ENTER)
-                assert got["action"]["bids"] == {"11": 1}
-                inp.send_text(CTRL_Q + CTRL_Q)      # mid-game: asks first
-                await until(lambda: ui.closed)
+    async with table_ui(net) as (ui, inp):
+        async with deciding(ui, net) as got:
+            await until(lambda: "Round 1 of 6: your move" in flat(ui))
+            inp.send_text("bid 1 10 2 4" + ENTER + "splash 2 2 r" + ENTER + ENTER)
+        net.act(0, got["action"])
+        ui.update(net.table, [], "")
+        await until(lambda: "Round 1 move sealed and sent: seat 0 bids 10 on sheet 1" in flat(ui))
+        inp.send_text("bid 3 3" + ENTER)
+        await until(lambda: "sealed and cannot be changed; waiting for seat 1" in flat(ui))
+        assert "Sealed (round 1): seat 0 bids 10 on sheet 1" in flat(ui)
+        assert ui.screen.draft.bids == {1: 10, 2: 4}
+        net.bots(seats=[1])
+        ui.update(net.table, [], "")
+        lr = net.table.view(0)["last_round"]
+        async with deciding(ui, net) as got:
+            await until(lambda: "Round 2 of 6: your move. Round 1:" in flat(ui))
+            text = flat(ui)
+            for a in lr["auction"][:2]:
+                if a["outcome"] == "sold" and a["winner"] == 0:
+                    assert "you took #%d for %d (value %d)" % (a["sheet"], a["price"], a["value"]) in text
+                elif a["outcome"] == "sold":
+                    assert "#%d went to seat 1 for %d (you bid" % (a["sheet"], a["price"]) in text
+                else:
+                    assert "you tied for #%d with seat 1: discarded, nobody paid" % a["sheet"] in text
+            assert "Draft: bids none" in text                  # a fresh draft for the new round
+            inp.send_text("bid 11 1" + ENTER + "splash none" + ENTER + ENTER + ENTER)
+        assert got["action"]["bids"] == {"11": 1}
+        inp.send_text(CTRL_Q + CTRL_Q)      # mid-game: asks first
+        await until(lambda: ui.closed)
 
 
 def test_black_cells_legend_and_extra_column():

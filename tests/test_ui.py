@@ -94,6 +94,17 @@ async def running(ui):
     assert ui.closed
 
 
+@asynccontextmanager
+async def table_ui(net, seat: int = 0):
+    """Seat ``seat``'s screen on ``net``'s table, running with typed input, for the block (bounded by LIMIT):
+    yields the UI and its input pipe."""
+    with trio.fail_after(LIMIT), create_pipe_input() as inp:
+        ui = GameUI(seat, input=inp, output=DummyOutput())
+        ui.update(net.table, [], "")
+        async with running(ui):
+            yield ui, inp
+
+
 # --------------------------------------------------------------------------- rendering
 
 
@@ -115,37 +126,26 @@ def test_render_spectator_and_game_over():
 async def test_decide_returns_composed_move():
     net = Net(2)
     assert net.peers[0].needs_decision()
-    with trio.fail_after(LIMIT):
-        with create_pipe_input() as inp:
-            ui = GameUI(0, input=inp, output=DummyOutput())
-            ui.update(net.table, [], "")
-            async with running(ui):
-                got = {}
-
-                async def decide():
-                    got["action"] = await ui.decide(decision_of(net.peers[0], 0, trio.current_time()))
-
-                async with trio.open_nursery() as n:
-                    n.start_soon(decide)
-                    await until(lambda: ui._pending is not None)
-                    await until(lambda: "YOUR MOVE" in ui.render_text())
-                    inp.send_text("bid 3 12" + ENTER)
-                    inp.send_text("b 5 4" + ENTER)
-                    await until(lambda: "#3=12, #5=4" in ui.render_text())
-                    assert "(16 of 30 tokens)" in ui.render_text()
-                    inp.send_text("splash 1 2 b" + ENTER)
-                    inp.send_text("bid 5 0" + ENTER)       # removes the bid on 5
-                    inp.send_text(ENTER)                   # empty line = submit
-                action = got["action"]
-                assert action == {"bids": {"3": 12}, "splash": [1, 2, "B"], "extra": None, "convert": 0}
-                # the node would now send it: the peer accepts it as is
-                net.act(0, action)
-                assert not net.peers[0].needs_decision()
-                ui.update(net.table, [], "")
-                await until(lambda: "Sealed (round 1): seat 0 bids 12 on sheet 3" in ui.render_text())
-                assert "waiting for seat 1" in ui.render_text()
-                inp.send_text(CTRL_Q + CTRL_Q)      # mid-game: asks first
-                await until(lambda: ui.closed)
+    async with table_ui(net) as (ui, inp):
+        async with deciding(ui, net) as got:
+            await until(lambda: "YOUR MOVE" in ui.render_text())
+            inp.send_text("bid 3 12" + ENTER)
+            inp.send_text("b 5 4" + ENTER)
+            await until(lambda: "#3=12, #5=4" in ui.render_text())
+            assert "(16 of 30 tokens)" in ui.render_text()
+            inp.send_text("splash 1 2 b" + ENTER)
+            inp.send_text("bid 5 0" + ENTER)       # removes the bid on 5
+            inp.send_text(ENTER)                   # empty line = submit
+        action = got["action"]
+        assert action == {"bids": {"3": 12}, "splash": [1, 2, "B"], "extra": None, "convert": 0}
+        # the node would now send it: the peer accepts it as is
+        net.act(0, action)
+        assert not net.peers[0].needs_decision()
+        ui.update(net.table, [], "")
+        await until(lambda: "Sealed (round 1): seat 0 bids 12 on sheet 3" in ui.render_text())
+        assert "waiting for seat 1" in ui.render_text()
+        inp.send_text(CTRL_Q + CTRL_Q)      # mid-game: asks first
+        await until(lambda: ui.closed)
 
 
 async def test_decide_gives_up_when_the_step_closes_without_us():
@@ -273,52 +273,44 @@ async def deciding(ui, net, seat: int = 0, peer=None, deadline: float | None = N
 
 async def test_help_page_replaces_the_middle_pane_and_explains_the_rules():
     net = Net(2)
-    with trio.fail_after(LIMIT):
-        with create_pipe_input() as inp:
-            ui = GameUI(0, input=inp, output=DummyOutput())
-            ui.update(net.table, [], "")
-            async with running(ui):
-                inp.send_text("help" + ENTER)
-                await until(lambda: "The Painting Game in short" in flat(ui))
-                text = flat(ui)
-                assert "Sheets on offer" not in text
-                for words in ("bid SHEET N", "splash ROW COL R|B|Y", "convert N", "Tokens of Life",
-                              "loses 1 point of value", "R+B = P purple", "nobody pays and the sheet is discarded",
-                              "gain 10 each round", "costs 7 garnets", "1 garnet per 25 points", "0 0 is the top-left"):
-                    assert words in text, words
-                inp.send_text("?")                                   # ? on an empty line closes it
-                await until(lambda: "Sheets on offer" in flat(ui))
-                inp.send_text("?")
-                await until(lambda: "The Painting Game in short" in flat(ui))
-                inp.send_text(ESC)                                   # so does Esc
-                await until(lambda: "Sheets on offer" in flat(ui))
-                inp.send_text("help" + ENTER + "bid 1 3" + ENTER)   # any move command closes it too
-                await until(lambda: "bids: #1=3" in flat(ui))
-                assert "Sheets on offer" in flat(ui)
-                inp.send_text(CTRL_Q + CTRL_Q)      # mid-game: asks first
-                await until(lambda: ui.closed)
+    async with table_ui(net) as (ui, inp):
+        inp.send_text("help" + ENTER)
+        await until(lambda: "The Painting Game in short" in flat(ui))
+        text = flat(ui)
+        assert "Sheets on offer" not in text
+        for words in ("bid SHEET N", "splash ROW COL R|B|Y", "convert N", "Tokens of Life",
+                      "loses 1 point of value", "R+B = P purple", "nobody pays and the sheet is discarded",
+                      "gain 10 each round", "costs 7 garnets", "1 garnet per 25 points", "0 0 is the top-left"):
+            assert words in text, words
+        inp.send_text("?")                                   # ? on an empty line closes it
+        await until(lambda: "Sheets on offer" in flat(ui))
+        inp.send_text("?")
+        await until(lambda: "The Painting Game in short" in flat(ui))
+        inp.send_text(ESC)                                   # so does Esc
+        await until(lambda: "Sheets on offer" in flat(ui))
+        inp.send_text("help" + ENTER + "bid 1 3" + ENTER)   # any move command closes it too
+        await until(lambda: "bids: #1=3" in flat(ui))
+        assert "Sheets on offer" in flat(ui)
+        inp.send_text(CTRL_Q + CTRL_Q)      # mid-game: asks first
+        await until(lambda: ui.closed)
 
 
 async def test_a_command_typed_right_after_esc_keeps_its_first_letter():
     """Esc then "bid 1 3" at once: the b is not eaten as Meta-b (measured: "unknown command 'id'")."""
     net = Net(2)
-    with trio.fail_after(LIMIT):
-        with create_pipe_input() as inp:
-            ui = GameUI(0, input=inp, output=DummyOutput())
-            ui.update(net.table, [], "")
-            async with running(ui):
-                async with deciding(ui, net):
-                    inp.send_text(ESC + "bid 1 3" + ENTER)
-                    await until(lambda: "bids: #1=3" in flat(ui) or "unknown command" in flat(ui))
-                    assert "unknown command" not in flat(ui)
-                    inp.send_text("help" + ENTER)
-                    await until(lambda: "The Painting Game in short" in flat(ui))
-                    inp.send_text(ESC + "bid 2 4" + ENTER)   # Esc closes the help, the command goes through
-                    await until(lambda: "#2=4" in flat(ui) or "unknown command" in flat(ui))
-                    assert "unknown command" not in flat(ui) and "Sheets on offer" in flat(ui)
-                    inp.send_text(CTRL_Q + CTRL_Q)
-                    await until(lambda: ui.closed)
-                    ui._pending.event.set()
+    async with table_ui(net) as (ui, inp):
+        async with deciding(ui, net):
+            inp.send_text(ESC + "bid 1 3" + ENTER)
+            await until(lambda: "bids: #1=3" in flat(ui) or "unknown command" in flat(ui))
+            assert "unknown command" not in flat(ui)
+            inp.send_text("help" + ENTER)
+            await until(lambda: "The Painting Game in short" in flat(ui))
+            inp.send_text(ESC + "bid 2 4" + ENTER)   # Esc closes the help, the command goes through
+            await until(lambda: "#2=4" in flat(ui) or "unknown command" in flat(ui))
+            assert "unknown command" not in flat(ui) and "Sheets on offer" in flat(ui)
+            inp.send_text(CTRL_Q + CTRL_Q)
+            await until(lambda: ui.closed)
+            ui._pending.event.set()
 
 
 async def test_time_out_is_told_to_the_player():
