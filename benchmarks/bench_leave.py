@@ -26,7 +26,6 @@ import fcntl
 import json
 import os
 import select
-import socket
 import struct
 import subprocess
 import sys
@@ -41,17 +40,11 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.common import load, stats  # noqa: E402
+from cli.children import free_port  # noqa: E402
+from tests.netutil import LogFollower  # noqa: E402
 
 ANSWER = {"play": "play 1", "double": "pass", "price": "price 1", "fixed_price": "pass", "once_around": "pass",
           "sealed": "pass"}
-
-
-def _free_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def _env(home: Path, **extra) -> dict:
@@ -67,41 +60,13 @@ def _log_of(home: Path) -> Path | None:
     return logs[0] if logs else None
 
 
-class _Follow:
-    """Replays a growing log file (a torn last record is simply not read yet)."""
-
-    def __init__(self, home: Path) -> None:
-        self.home, self.table, self.n = home, None, 0
-
-    def poll(self):
-        import core.games as registry
-        from core.logfile import parse as parse_log
-        from core.table import Table
-
-        path = _log_of(self.home)
-        if path is None:
-            return None
-        try:
-            entries = parse_log(path.read_bytes()).entries
-            if not entries:
-                return None
-            if self.table is None:
-                self.table, self.n = Table.start(entries[0], registry), 1
-            for raw in entries[self.n:]:
-                self.table.append(raw)
-                self.n += 1
-        except Exception:
-            self.table, self.n = None, 0
-        return self.table
-
-
 def one(tmp: Path) -> dict:
     import core.games as registry
     from core.events import entry_id
     from core.logfile import parse as parse_log
     from core.table import Table
 
-    port = _free_port()
+    port = free_port()
     homes = {k: tmp / k for k in ("ann", "bo", "cy")}
     for h in homes.values():
         h.mkdir(parents=True)
@@ -136,7 +101,7 @@ def one(tmp: Path) -> dict:
                              env=_env(homes[name.lower()], **({"EASEL_TRACE": str(trace)} if name == "Bo" else {})))
             for name in ("Bo", "Cy")]
     try:
-        follow, typed, quit_at, quit_phase = _Follow(homes["ann"]), {}, None, None
+        follow, typed, quit_at, quit_phase = LogFollower(homes["ann"]), {}, None, None
         deadline = time.monotonic() + 240
         while time.monotonic() < deadline and ann.poll() is None:
             t = follow.poll()
