@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench_idle import _table_waits_for_person, cpu_seconds  # noqa: E402
 from common import load, peer_env, stats, stop_groups  # noqa: E402
+from tests.netutil import descendants  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 READY_TIMEOUT = 120.0
@@ -78,20 +79,6 @@ def floor_child(game: str, players: int, timeout: int) -> int:
 
 
 # ----------------------------------------------------------------------------- processes
-def children(pid: int) -> list[int]:
-    """Every descendant of ``pid`` (its bots; their own children too)."""
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            kids = [int(x) for x in Path("/proc/%d/task/%d/children" % (p, p)).read_text().split()]
-        except OSError:
-            kids = []
-        out += kids
-        todo += kids
-    return out
-
-
 def homes_of(home: Path, players: int) -> list[Path]:
     """Seat 0's home, then its bots' homes (bots/bot-*), as many as the table has seats."""
     bots = sorted(p for p in (home / "bots").glob("bot-*") if p.is_dir())
@@ -150,7 +137,7 @@ def measure(kind: str, game: str, players: int, timeout: int, size: tuple[int, i
                     raise SystemExit("%s: the table did not come to wait for seat 0 in %.0f s" % (kind, READY_TIMEOUT))
                 time.sleep(0.2)
             time.sleep(settle)
-            bots = children(proc.pid)
+            bots = descendants(proc.pid)
             pids = [proc.pid] + bots
             t0, a = time.monotonic(), {p: cpu_seconds(p) for p in pids}
             time.sleep(duration)
@@ -161,7 +148,7 @@ def measure(kind: str, game: str, players: int, timeout: int, size: tuple[int, i
                                  % (kind, n, n2))
         finally:
             # the bots live in sessions of their own: stop them too, then seat 0
-            for p in children(proc.pid) or bots:
+            for p in descendants(proc.pid) or bots:
                 try:
                     os.kill(p, signal.SIGTERM)
                 except OSError:

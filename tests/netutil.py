@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import time
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -343,6 +344,20 @@ __all__ = [
 
 # --------------------------------------------------------------------------- easel CLI processes (SIGKILL / resume tests)
 ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+
+
+def descendants(pid: int) -> list[int]:
+    """Every descendant of ``pid`` (a command's bots; their own children too), from /proc."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            kids = [int(x) for x in Path("/proc/%d/task/%d/children" % (p, p)).read_text().split()]
+        except OSError:
+            kids = []
+        out += kids
+        todo += kids
+    return out
 
 
 def logs_under(home) -> list:

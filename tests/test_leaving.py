@@ -17,7 +17,7 @@ from cli import bots as live_bots
 from cli.runner import silence_lines
 from p2p.identity import Identity
 
-from .netutil import make_table
+from .netutil import descendants, make_table
 
 
 @pytest.fixture
@@ -175,19 +175,6 @@ def _all_gone(bots, timeout: float = PROCESS_EXIT) -> bool:
     return wait_for(lambda: not any(_running(p, s) for p, s in bots), timeout=timeout, interval=0.05)
 
 
-def _descendants(pid: int) -> list[int]:
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            kids = [int(x) for x in Path("/proc/%d/task/%d/children" % (p, p)).read_text().split()]
-        except OSError:
-            kids = []
-        out += kids
-        todo += kids
-    return out
-
-
 def _over(log: Path) -> bool:
     from core import games as registry
     from core.logfile import parse
@@ -280,7 +267,7 @@ def test_the_bots_started_in_the_lobby_go_when_the_host_leaves_it(tmp_path):
             time.sleep(0.05)
         assert b"bot 1 (bot, " in said, said.decode()            # the bot sits in the lobby, a seat is free
         os.set_blocking(host.stderr.fileno(), True)
-        kids = [(p, live_bots._started(p)) for p in _descendants(host.pid)]
+        kids = [(p, live_bots._started(p)) for p in descendants(host.pid)]
         assert kids
         host.send_signal(signal.SIGHUP)
         host.communicate(timeout=PROCESS_EXIT)
