@@ -414,7 +414,7 @@ def past_games() -> list[PastGame]:
     dirs = [p.parent.name for p in logs]
     for g in out:
         g.played_again = [h.game_id for h in reversed(out) if g.game_id and h.previous == g.game_id]
-        g.links = link_words(g.log.parent.name, g.previous, g.played_again, dirs)
+        g.links = link_words(g.previous, g.played_again, dirs)
     return out
 
 
@@ -429,7 +429,7 @@ def short_among(name: str, others: Any) -> str:
     return name[:n]
 
 
-def link_words(here: str, previous: str | None, later: Any, dirs: Any) -> list[str]:
+def link_words(previous: str | None, later: Any, dirs: Any) -> list[str]:
     """A game's rematch links in words, for ``easel history`` and the exported page: ``rematch of
     SHORT`` (its genesis's ``previous``; ``(not in this home)`` when no game of ``dirs``, the game
     directories beside it, is that one) and ``played again: SHORT[, SHORT]`` (the games of ``dirs``
@@ -481,8 +481,11 @@ def links_beside(log: Path, game_id: bytes, previous: Any) -> list[str]:
     for o in dirs:
         doc = genesis_doc_at(o / "log") if o.name != here else None
         if doc is not None and doc.get("previous") == game_id:
-            later.append(((o / "log").stat().st_mtime, o.name))
-    return link_words(here, prev, [h for _, h in sorted(later)], [o.name for o in dirs])
+            try:
+                later.append(((o / "log").stat().st_mtime, o.name))
+            except OSError:     # gone meanwhile
+                continue
+    return link_words(prev, [h for _, h in sorted(later)], [o.name for o in dirs])
 
 
 def last_log() -> Path:

@@ -28,7 +28,7 @@ import pytest
 from prompt_toolkit.output import DummyOutput
 
 from cli.export import build_page
-from cli.history import PastGame, audit_lines, read_past_game, status_lines
+from cli.history import PastGame, audit_lines, status_lines
 from cli.screens import plain_label, with_names
 from cli.shell import ReplayUI
 from core.events import seat_names
