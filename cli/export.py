@@ -32,6 +32,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +41,7 @@ from typing import Any, Sequence
 from prompt_toolkit.styles import Style
 
 from core.encoding import decode, encode
-from core.events import Event, parse_entry
+from core.events import Event, parse_entry, seat_names
 from core.hashing import fingerprint
 from core.logfile import SECRETS_MAGIC
 from core.logfile import parse as parse_log
@@ -48,8 +49,9 @@ from core.table import RuleError, Table
 from p2p.protocol import SEAT_SECRET, SEAT_SECRET_BYTES   # the secrets file's seat-secret record (protocol.md §8)
 
 from .common import UsageError, jsonable, read_file, registry
-from .screens import Context, Screen, Snapshot, screen_for, seat_name, wrap
+from .screens import Context, Screen, Snapshot, screen_for, seat_name, with_names, wrap
 from .shell import certificate_lines, describe_entry, genesis_words, seat_status, step_status
+from .snapshot import _named
 
 WIDTH = 100          # columns of the middle pane (as the terminal UI's text rendering)
 LOG_SHOWN = 14       # event-log lines shown under a frame (newest first)
@@ -204,6 +206,8 @@ class Exporter:
             # for this seat only; a spectator's view (seat None) never has one
             self.table.secrets[seat] = secret
         self.game_name = self.table.genesis.doc.get("game", "")
+        doc = self.table.genesis.doc
+        self.names = seat_names(doc) if "names" in doc else ()    # every seat's name, () for "seat N" (§5.1)
         self.screen = screen_for(self.game_name)
         self.store = Lines()
         self.frames: list[Frame] = []
@@ -240,8 +244,10 @@ class Exporter:
     def frame(self, n: int, snap: Snapshot, before: Snapshot | None, desc: str) -> Frame:
         st, scr, ctx = self.store, self.screen, self.ctx(snap)
 
-        def lines(what: str, fn, *args) -> list[int]:
+        def lines(what: str, fn, *args, named: bool = False) -> list[int]:
             got, err = _safe(what, fn, *args)
+            if err is None and named:       # every seat by its name, as the terminal's middle pane says it (cli/panes.py)
+                got = _named(got, snap.names)
             return [st.line(line) for line in (got if err is None else [err])]
 
         title = [self.screen_title(snap)] + [str(p) for p in (_safe("title", scr.title_parts, ctx)[0] or [])]
@@ -252,11 +258,11 @@ class Exporter:
         seats = [st.line(line) for line in self.seat_lines(snap, ctx)]
         middle: list[int] = []
         if snap.result:
-            over = lines("result", scr.game_over_lines, ctx, WIDTH)
+            over = lines("result", scr.game_over_lines, ctx, WIDTH, named=True)
             middle += over + ([st.line([])] if over else [])
-            certs = [st.line(line) for line in certificate_lines(snap, WIDTH)]
+            certs = [st.line(line) for line in _named(certificate_lines(snap, WIDTH), snap.names)]
             middle += certs + ([st.line([])] if certs else [])
-        middle += lines("middle pane", scr.middle_lines, ctx, WIDTH)
+        middle += lines("middle pane", scr.middle_lines, ctx, WIDTH, named=bool(getattr(scr, "names_in_middle", False)))
         log = [st.line(wrapped) for style, text in list(reversed(snap.log))[:LOG_SHOWN]
                for wrapped in wrap([(style, text)], WIDTH, "      ")] or [st.text("class:label", "  nothing yet")]
         status_style, status = step_status(snap, scr)
@@ -279,7 +285,14 @@ class Exporter:
 
     def screen_title(self, snap: Snapshot) -> str:
         title = snap.game_title or snap.game_name or "a game"
-        return "%s | %s" % (title, "public view" if self.seat is None else "seat %d's view" % self.seat)
+        return "%s | %s" % (title, "public view" if self.seat is None else self.view_words())
+
+    def view_words(self, more: str = "") -> str:
+        """Whose view this is: "Zoe's view (seat 2)", "seat 2's view" for a genesis without names;
+        ``more`` said in the parentheses too."""
+        s = self.seat
+        inside = "; ".join(x for x in ("seat %d" % s if self.names else "", more) if x)
+        return "%s's view%s" % (self.names[s] if self.names else "seat %d" % s, " (%s)" % inside if inside else "")
 
     def seat_lines(self, snap: Snapshot, ctx: Context) -> list[list]:
         scr = self.screen
@@ -477,8 +490,17 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
     certs = rep.get("certificates") or []
     ranking = result.get("ranking") if isinstance(result, dict) else None
     title = ex.table.game.info.title or ex.game_name or "A game"
-    from .history import certificate_words_of, status_lines
+    from .history import certificate_words_of, links_beside, status_lines
     from .main import _version
+
+    names = ex.names
+
+    def said(text: Any) -> str:
+        """Audit words with every seat by its name (§5.1), as the screens and ``easel audit`` say them."""
+        return with_names(str(text), names)
+
+    # the rematch it is and the rematches it had (§9.9), from the games beside its directory
+    links = links_beside(Path(path), genesis.game_id, genesis.doc.get("previous"))
 
     doc = {
         "version": 1,
@@ -501,22 +523,23 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
         "audit": jsonable(dict({k: rep.get(k) for k in ("valid", "complete", "events", "head", "problems", "notes", "game",
                                                         "names", "certificates")}, **found)),
         "fingerprints": [fingerprint(k) for k in keys],
+        "seat_names": list(names) or None,
+        "links": links,
     }
     payload = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
     payload = payload.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
     e = html.escape
     problems = "".join(
-        "<li>%s%s</li>" % ("entry %s: " % p["index"] if p.get("index") is not None else "", e(str(p.get("problem", ""))))
+        "<li>%s%s</li>" % ("entry %s: " % p["index"] if p.get("index") is not None else "", e(said(p.get("problem", ""))))
         for p in rep.get("problems") or [])
-    notes = "".join("<li>entry %s: %s</li>" % (e(str(p.get("index"))), e(str(p.get("note", "")))) for p in rep.get("notes") or [])
+    notes = "".join("<li>entry %s: %s</li>" % (e(str(p.get("index"))), e(said(p.get("note", "")))) for p in rep.get("notes") or [])
     rows = []
     for s, k in enumerate(keys):
         place = ""
         if isinstance(ranking, list) and s in ranking:
             place = "%s" % _ordinal(ranking.index(s) + 1)
-        named = rep.get("names") or []
-        who = "seat %d %s" % (s, named[s]) if s < len(named) else "seat %d" % s
+        who = "seat %d %s" % (s, names[s]) if s < len(names) else "seat %d" % s
         rows.append('<tr%s><td>%s%s</td><td class="fp">%s</td><td>%s</td></tr>' % (
             ' class="me"' if s == seat else "", e(who), " (this view)" if s == seat else "", e(fingerprint(k)), e(place)))
     start = doc["start"]
@@ -524,15 +547,16 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
     if seat is None:
         view = "the public view (what a spectator saw)"
     elif own.words:
-        view = "seat %d's view (%s%s)" % (seat, own.words, "" if ex.table.over or own.secret is None else
-                                          "; the game is not over: this page shows what seat %d keeps hidden" % seat)
+        view = said(ex.view_words("%s%s" % (own.words, "" if ex.table.over or own.secret is None else
+                                            "; the game is not over: this page shows what seat %d keeps hidden" % seat)))
     else:
-        view = "seat %d's view (its own secrets included)" % seat
+        view = ex.view_words("its own secrets included")
     page = PAGE
     subs = {
         "@@TITLE@@": e("%s - Easel game %s" % (title, genesis.game_id.hex()[:12])),
         "@@H1@@": e(title),
         "@@SUB@@": e("%d seats | %d log entries | %s | game %s" % (ex.players, len(entries), view, genesis.game_id.hex()[:16])),
+        "@@LINKS@@": ('<p class="sub" id="links">%s</p>' % e(" | ".join(links))) if links else "",
         "@@VCLASS@@": css_class,
         "@@VERDICT@@": e(verdict),
         "@@HEAD@@": e(str(rep.get("head") or "")),
@@ -541,20 +565,20 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
         "@@NOTES@@": (('<div class="bad" id="cut-moves"><b>Disputed: signed moves voted out by a time-out certificate '
                        '(%d)</b>: each move, kept in the spool beside the log, did not reach the seats that signed the '
                        'certificate before they voted it out, or they voted anyway<ul>%s</ul></div>'
-                       % (len(cut), "".join("<li>%s</li>" % e(c["note"]) for c in cut))) if cut else "")
+                       % (len(cut), "".join("<li>%s</li>" % e(said(c["note"])) for c in cut))) if cut else "")
                      + (('<div class="bad" id="illegal"><b>Illegal signed moves (%d)</b>: kept in the spool beside the '
                          'log; the rules refuse each at its step, so each is its author\'s fault<ul>%s</ul></div>'
-                         % (len(found["illegal"]), "".join("<li>%s</li>" % e(c["note"]) for c in found["illegal"])))
+                         % (len(found["illegal"]), "".join("<li>%s</li>" % e(said(c["note"])) for c in found["illegal"])))
                         if found["illegal"] else "")
                      + (('<div id="afterwards"><b>Signed afterwards, not evidence (%d)</b><ul>%s</ul></div>'
-                         % (len(found["signed_afterwards"]), "".join("<li>%s</li>" % e(c["note"])
+                         % (len(found["signed_afterwards"]), "".join("<li>%s</li>" % e(said(c["note"]))
                                                                      for c in found["signed_afterwards"])))
                         if found["signed_afterwards"] else "")
                      + (('<div id="certificates"><b>Time-out certificates (%d)</b>: each says only that its signers '
                          'voted the seats it names out of one step; it blames and ranks no one by itself<ul>%s</ul></div>'
-                         % (len(certs), "".join("<li>%s</li>" % e(certificate_words_of(c)) for c in certs)))
+                         % (len(certs), "".join("<li>%s</li>" % e(certificate_words_of(c, names)) for c in certs)))
                         if certs else "")
-                     + (('<div id="status"><b>Result</b>: %s</div>' % e("; ".join(status_lines(result))))
+                     + (('<div id="status"><b>Result</b>: %s</div>' % e("; ".join(status_lines(result, names))))
                         if status_lines(result) else "")
                      + (("<details><summary>audit notes (%d)</summary><ul>%s</ul></details>" % (len(rep.get("notes") or []), notes)) if notes else ""),
         "@@KEYROWS@@": "".join(rows),
@@ -571,9 +595,8 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
         "@@DATA@@": payload,
         "@@SCRIPT@@": SCRIPT,
     }
-    for k, v in subs.items():
-        page = page.replace(k, v)
-    return page
+    # one pass: a seat's name that reads like a placeholder ("@@DATA@@") is never filled in
+    return re.sub(r"@@[A-Z0-9]+@@", lambda m: subs.get(m.group(0), m.group(0)), page)
 
 
 def _ordinal(n: int) -> str:
@@ -687,6 +710,7 @@ footer{padding:0 18px 16px;color:#666;font-size:12.5px}
 <header>
 <h1>@@H1@@</h1>
 <p class="sub" id="sub">@@SUB@@</p>
+@@LINKS@@
 </header>
 <main>
 <section class="player" aria-label="replay">

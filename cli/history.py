@@ -51,10 +51,14 @@ def result_lines(game_name: str, result: Any, players: int, seat: int | None = N
     return [json.dumps(jsonable(result), sort_keys=True)]
 
 
-def status_lines(res: Any) -> list[str]:
+def status_lines(res: Any, names: Any = ()) -> list[str]:
     """A result's status and named seats (a result that is not a normal finish: abandoned, withheld,
     cheating, not disclosed...), plain text; [] for a normal result.  Any game's result may carry
-    them: ``status`` (a word) and ``named`` ([[seat, reason], ...])."""
+    them: ``status`` (a word) and ``named`` ([[seat, reason], ...]).  ``names``: every seat's display
+    name (core.events.seat_names; () says ``seat N``), in the seat and in the reason."""
+    from .screens import seat_name, with_names
+
+    names = tuple(names or ())
     if not isinstance(res, dict):
         return []
     out = []
@@ -65,13 +69,17 @@ def status_lines(res: Any) -> list[str]:
     if isinstance(named, list):
         for item in named:
             if isinstance(item, (list, tuple)) and len(item) == 2 and type(item[0]) is int:
-                out.append("seat %d named: %s" % (item[0], item[1]))
+                out.append("%s named: %s" % (seat_name(item[0], None, names), with_names(str(item[1]), names)))
     return out
 
 
-def certificate_words_of(c: dict) -> str:
-    """One certificate of an audit report (``certificates``) in words."""
-    return "entry %s: %s" % (c.get("index"), certificate_words(c["phase"], c.get("label") or "", c["seats"], c["voters"]))
+def certificate_words_of(c: dict, names: Any = ()) -> str:
+    """One certificate of an audit report (``certificates``) in words, every seat by its name (``names``:
+    core.events.seat_names; () says ``seat N``)."""
+    from .screens import with_names
+
+    return "entry %s: %s" % (c.get("index"), with_names(certificate_words(c["phase"], c.get("label") or "", c["seats"],
+                                                                          c["voters"]), tuple(names or ())))
 
 
 def audit_lines(rep: dict, players: int | None = None) -> list[str]:
@@ -107,7 +115,7 @@ def audit_lines(rep: dict, players: int | None = None) -> list[str]:
         res = rep["results"]
         n = players or len((res or {}).get("ranking") or []) if isinstance(res, dict) else players or 0
         out.append("  result:")
-        said = status_lines(res)
+        said = status_lines(res, names)
         whys = tuple(": " + t.split(" named: ", 1)[1] for t in said if " named: " in t)
         out += ["    " + t for t in said]
         # the game's own words, less its lines for the status and named seats just said
@@ -117,7 +125,7 @@ def audit_lines(rep: dict, players: int | None = None) -> list[str]:
     if certs:
         out.append("  time-out certificates (%d): each says only that its signers voted the seats it names out of "
                    "one step; it blames and ranks no one by itself" % len(certs))
-        out += ["    " + with_names(certificate_words_of(c), names) for c in certs]
+        out += ["    " + certificate_words_of(c, names) for c in certs]
     return out
 
 
@@ -208,31 +216,47 @@ class PastGame:
     illegal: list = field(default_factory=list)
     signed_afterwards: list = field(default_factory=list)
     unfollowed: list = field(default_factory=list)
+    # every seat's display name (core.events.seat_names), () for a genesis without names ("seat N")
+    names: tuple = ()
+    game_id: str = ""            # hex
+    previous: str | None = None  # hex: the game this one is a rematch of (its genesis's previous, §9.9)
+    played_again: list = field(default_factory=list)   # hex: this home's games whose previous names this one
+    links: list = field(default_factory=list)          # the two above in words (link_words)
 
     @property
     def disputed(self) -> bool:
         return bool(self.cut_moves)
+
+    def said(self, text: str) -> str:
+        """``text`` with every seat by its name (as the screens say it)."""
+        from .screens import with_names
+
+        return with_names(text, self.names)
 
     def row(self) -> dict:
         return {"log": str(self.log), "date": time.strftime("%Y-%m-%d %H:%M", time.localtime(self.when)),
                 "game": self.game, "players": self.players, "seat": self.seat, "entries": self.entries,
                 "status": self.status, "result": self.result, "disputed": self.disputed,
                 "certificates": self.certificates, "named": self.named,
-                "cut_moves": [c["note"] for c in self.cut_moves], "illegal": [c["note"] for c in self.illegal],
-                "signed_afterwards": [c["note"] for c in self.signed_afterwards],
-                "unfollowed": [c["note"] for c in self.unfollowed]}
+                "names": list(self.names) or None, "game_id": self.game_id, "previous": self.previous,
+                "played_again": self.played_again,
+                "cut_moves": [self.said(c["note"]) for c in self.cut_moves],
+                "illegal": [self.said(c["note"]) for c in self.illegal],
+                "signed_afterwards": [self.said(c["note"]) for c in self.signed_afterwards],
+                "unfollowed": [self.said(c["note"]) for c in self.unfollowed]}
 
     def details(self, shown: int = 3) -> list[str]:
-        """The lines under the game's line (after its log file): the dispute, the faults, each
-        certificate (the first ``shown``; ``easel audit DIR`` lists every one) and the seats the
-        result names."""
-        out = ["DISPUTED: " + c["note"] for c in self.cut_moves]
-        out += ["fault: " + c["note"] for c in self.illegal]
-        out += ["not evidence: " + c["note"] for c in self.signed_afterwards]
-        out += ["not followed: " + c["note"] for c in self.unfollowed]
+        """The lines under the game's line (after its log file): the rematch it is and the rematches
+        it had, the dispute, the faults, each certificate (the first ``shown``; ``easel audit DIR``
+        lists every one) and the seats the result names, every seat by its name."""
+        out = list(self.links)
+        out += ["DISPUTED: " + self.said(c["note"]) for c in self.cut_moves]
+        out += ["fault: " + self.said(c["note"]) for c in self.illegal]
+        out += ["not evidence: " + self.said(c["note"]) for c in self.signed_afterwards]
+        out += ["not followed: " + self.said(c["note"]) for c in self.unfollowed]
         out += self.named
         for c in self.certificates[:shown]:
-            out.append("time-out: " + certificate_words(c["phase"], c["label"], c["seats"], c["voters"], self.seat))
+            out.append("time-out: " + self.said(certificate_words(c["phase"], c["label"], c["seats"], c["voters"], self.seat)))
         if len(self.certificates) > shown:
             out.append("... and %d more time-outs (easel audit %s lists each)" % (len(self.certificates) - shown, self.log.parent))
         return out
@@ -315,13 +339,18 @@ def read_past_game(log: Path, me: bytes | None) -> PastGame | None:
             break
     if parsed.problem and status != "damaged":
         status, words = "damaged", parsed.problem
-    g = PastGame(log, when, t.genesis.doc.get("game", "?"), t.players, seat, len(parsed.entries), status, words)
+    doc = t.genesis.doc
+    g = PastGame(log, when, doc.get("game", "?"), t.players, seat, len(parsed.entries), status, words)
+    g.names = seat_names(doc) if "names" in doc else ()
+    g.game_id = t.genesis.game_id.hex()
+    prev = doc.get("previous")
+    g.previous = prev.hex() if isinstance(prev, bytes) and prev else None
     if status == "damaged":
         return g
     if t.over:
         g.status, res = "finished", t.result()
-        g.result = _result_words(res, seat, seat_names(t.genesis.doc))
-        g.named = status_lines(res)
+        g.result = _result_words(res, seat, seat_names(doc))
+        g.named = status_lines(res, g.names)
     else:
         # (the row stays within 100 columns: the command is the whole explanation)
         g.result = "at entry %d: easel resume %s" % (t.count - 1, short_id(log.parent))
@@ -382,7 +411,81 @@ def past_games() -> list[PastGame]:
     me = _my_key()
     out = [g for g in (read_past_game(p, me) for p in logs) if g is not None]
     out.sort(key=lambda g: g.when, reverse=True)
+    dirs = [p.parent.name for p in logs]
+    for g in out:
+        g.played_again = [h.game_id for h in reversed(out) if g.game_id and h.previous == g.game_id]
+        g.links = link_words(g.previous, g.played_again, dirs)
     return out
+
+
+# ----------------------------------------------------------------------------- rematches (§9.9)
+def short_among(name: str, others: Any) -> str:
+    """A game id's first SHORT_ID hex digits, more while another of ``others`` (game directory names)
+    starts with them too."""
+    others = [o for o in others if o != name]
+    n = SHORT_ID
+    while n < len(name) and any(o.startswith(name[:n]) for o in others):
+        n += 1
+    return name[:n]
+
+
+def link_words(previous: str | None, later: Any, dirs: Any) -> list[str]:
+    """A game's rematch links in words, for ``easel history`` and the exported page: ``rematch of
+    SHORT`` (its genesis's ``previous``; ``(not in this home)`` when no game of ``dirs``, the game
+    directories beside it, is that one) and ``played again: SHORT[, SHORT]`` (the games of ``dirs``
+    whose ``previous`` names it, ``later``); each SHORT is what names that game on a command line."""
+    dirs = list(dirs)
+    out = []
+    if previous:
+        out.append("rematch of %s%s" % (short_among(previous, dirs), "" if previous in dirs else " (not in this home)"))
+    if later:
+        out.append("played again: %s" % ", ".join(short_among(h, dirs) for h in later))
+    return out
+
+
+def genesis_doc_at(log: Path) -> dict | None:
+    """The genesis document of the log file ``log`` (its first record only, signatures not checked),
+    or None if it has none that parses."""
+    from core.events import EntryError, parse_genesis
+    from core.logfile import LOG_MAGIC, parse
+
+    try:
+        with open(log, "rb") as f:
+            head = f.read(len(LOG_MAGIC) + 4)
+            if len(head) < len(LOG_MAGIC) + 4 or not head.startswith(LOG_MAGIC):
+                return None
+            n = int.from_bytes(head[len(LOG_MAGIC):], "big")
+            if n > 1 << 20:
+                return None
+            data = head + f.read(n + 4)
+        entries = parse(data).entries
+        return parse_genesis(entries[0], verify=False).doc if entries else None
+    except (OSError, EntryError, ValueError, TypeError, KeyError):
+        return None
+
+
+def links_beside(log: Path, game_id: bytes, previous: Any) -> list[str]:
+    """The rematch links (``link_words``) of the game whose log is ``log``, from the game directories
+    beside its own (its home's games): [] for a log that is not in a directory named by its game id
+    (then only the genesis's ``previous`` is said)."""
+    here = game_id.hex()
+    prev = previous.hex() if isinstance(previous, bytes) and previous else None
+    d = Path(log).parent
+    if d.name != here:
+        return ["rematch of %s" % prev[:SHORT_ID]] if prev else []
+    try:
+        dirs = [o for o in d.parent.iterdir() if o.is_dir() and (o / "log").is_file()]
+    except OSError:
+        dirs = []
+    later = []
+    for o in dirs:
+        doc = genesis_doc_at(o / "log") if o.name != here else None
+        if doc is not None and doc.get("previous") == game_id:
+            try:
+                later.append(((o / "log").stat().st_mtime, o.name))
+            except OSError:     # gone meanwhile
+                continue
+    return link_words(prev, [h for _, h in sorted(later)], [o.name for o in dirs])
 
 
 def last_log() -> Path:
@@ -447,11 +550,7 @@ def short_id(d: Path) -> str:
         inside = False
     if not inside:
         return str(d)
-    others = [o.name for o in _game_dirs() if o.name != d.name]
-    n = SHORT_ID
-    while n < len(d.name) and any(o.startswith(d.name[:n]) for o in others):
-        n += 1
-    return d.name[:n]
+    return short_among(d.name, [o.name for o in _game_dirs()])
 
 
 _OVER: dict = {}      # (log path, mtime_ns, size) -> over: a log is replayed once per process (Modern Art's takes ~0.5 s)

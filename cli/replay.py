@@ -16,11 +16,11 @@ from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.dimension import Dimension as D
 
 import core.games as registry
-from core.events import parse_entry
+from core.events import parse_entry, seat_names
 from core.table import RuleError, Table
 
 from .panes import TEXT_WIDTH, BaseUI, ftc
-from .screens import Line, Screen, Snapshot, join, wrap
+from .screens import Line, Screen, Snapshot, join, with_names, wrap
 from .snapshot import LOG_KEEP, _title_text, describe_entry, genesis_words, snapshot_of, step_status
 
 __all__ = ["ReplayUI"]
@@ -55,7 +55,8 @@ class ReplayUI(BaseUI):
             self.seat = seat = None
         if seat is not None and secret is not None:
             self._table.secrets[seat] = secret      # Table.view(seat) then holds the seat's own hand
-            self._seat_note = self._seat_note or secret_words
+            doc = self._table.genesis.doc
+            self._seat_note = self._seat_note or with_names(secret_words, seat_names(doc) if "names" in doc else ())
         self._snaps.append(snapshot_of(self._table, seat, screen=self._screen()))
         self._snap = self._snaps[0]
         self._descs.append(self._describe_genesis(self._table))

@@ -201,7 +201,8 @@ def certificate_lines(snap: Snapshot | None, width: int) -> list[Line]:
                           ("class:label", " (%d): each says only that its signers voted the seats it names out of one "
                                           "step" % len(snap.certificates))]]
     for phase, label, seats, voters in snap.certificates:
-        lines += wrap([("class:label", "  " + certificate_words(phase, plain_label(label), seats, voters, me))], width, "      ")
+        said = with_names(certificate_words(phase, plain_label(label), seats, voters, me), snap.names)   # named before wrapping
+        lines += wrap([("class:label", "  " + said)], width, "      ")
     return lines
 
 

@@ -45,7 +45,9 @@ def identities(n: int, tag: str = "sim") -> list[Identity]:
     return [Identity(dhash("test-identity", tag, k)) for k in range(n)]
 
 
-def make_table(ids: list[Identity], game: str = "painting", options: dict | None = None, timeout: int = 60, nonce: bytes = b"testtabl"):
+def make_table(ids: list[Identity], game: str = "painting", options: dict | None = None, timeout: int = 60, nonce: bytes = b"testtabl",
+               names: list | None = None, previous: bytes | None = None):
+    """A genesis every seat signed; ``names`` (§5.1) and ``previous`` (§9.9) only when given."""
     doc = {
         "game": game,
         "config": registry.get(game).configure(options or {}, len(ids)),
@@ -53,6 +55,10 @@ def make_table(ids: list[Identity], game: str = "painting", options: dict | None
         "table": nonce,
         "timeout": timeout,
     }
+    if names is not None:
+        doc["names"] = list(names)
+    if previous is not None:
+        doc["previous"] = previous
     gid = game_id_of(doc)
     return make_genesis(doc, [i.sign(genesis_sign_msg(gid)) for i in ids])
 
@@ -162,8 +168,10 @@ class Sim:
         options: dict | None = None,
         tag: str = "sim",
         clock: bool = False,
+        names: list | None = None,
     ) -> None:
-        """``clock``: each peer is given the shell's clock (``Sim.now``), read at every input (as GameNode does)."""
+        """``clock``: each peer is given the shell's clock (``Sim.now``), read at every input (as GameNode does);
+        ``names``: the seats' names in the genesis (§5.1), none by default."""
         self.n = n
         self.seed = seed
         self.rng = random.Random(seed)
@@ -172,7 +180,7 @@ class Sim:
         self.tick_len = tick
         self.ids = identities(n, tag)
         self.keys = [i.public for i in self.ids]
-        self.genesis = make_table(self.ids, game, options, int(timeout))
+        self.genesis = make_table(self.ids, game, options, int(timeout), names=names)
         self.game = registry.get(game)
         self.disks = [Disk(log=[self.genesis.raw]) for _ in range(n)]
         self.peers = [

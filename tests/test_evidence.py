@@ -43,11 +43,11 @@ easel = netutil.easel
 
 
 # --------------------------------------------------------------------------- helpers
-def cut_victim(game: str = "painting", n: int = 3, step: str = "") -> tuple:
+def cut_victim(game: str = "painting", n: int = 3, step: str = "", names: list | None = None) -> tuple:
     """A coalition of every other seat cuts the victim's first decided move (in a step whose label
     holds ``step``) with a forged certificate; the game is played to its end.  (sim, the step, the
-    victim's cut event)."""
-    sim = Sim(n, seed=3, game=game, timeout=600.0, tag="evidence-" + game)
+    victim's cut event).  ``names``: the seats' names in the genesis (none by default)."""
+    sim = Sim(n, seed=3, game=game, timeout=600.0, tag="evidence-" + game, names=names)
     moved: list = []
 
     def decide(view, seat, peer):
@@ -192,10 +192,11 @@ def test_a_move_signed_afterwards_for_a_step_the_seat_really_missed_is_named_not
 CHEAT = 2
 
 
-def forged_shuffle_game() -> tuple:
+def forged_shuffle_game(names: list | None = None) -> tuple:
     """Modern Art, 3 seats: seat 2 signs a shuffle that passes its deck on without re-encrypting it
-    (the rules refuse it on arrival); the others time it out.  (sim, the shuffle step)."""
-    sim = Sim(3, seed=5, game="modern-art", timeout=5.0, tag="forged-shuffle")
+    (the rules refuse it on arrival); the others time it out.  (sim, the shuffle step).  ``names``:
+    the seats' names in the genesis (none by default)."""
+    sim = Sim(3, seed=5, game="modern-art", timeout=5.0, tag="forged-shuffle", names=names)
     peer = sim.peers[CHEAT]
     emit = peer._emit
     forged: list = []

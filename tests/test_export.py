@@ -220,9 +220,9 @@ def test_a_seat_view(demo_log, tmp_path):
     _, text = export(demo_log, tmp_path / "seat1.html", "--as", 1)
     page, doc = parsed(text)
     assert doc["seat"] == 1
-    assert "seat 1's view" in frame_text(doc, doc["frames"][-1][0])
     # seat 1 by its name, signed into the genesis (the demo's bots are named)
     name = parse_genesis(parse_log(Path(demo_log).read_bytes()).entries[0]).doc["names"][1]
+    assert "%s's view (seat 1)" % name in frame_text(doc, doc["frames"][-1][0])
     assert any("%s (you)" % name in frame_text(doc, ix) for f in doc["frames"] for ix in f[2])
     assert "seat 1 %s" % name in page.text_by_id["keys"]
     _, pub = parsed(public)

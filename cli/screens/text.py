@@ -42,12 +42,24 @@ def who(seats: Sequence[int], me: int | None, names: Sequence[str] = ()) -> str:
     return ", ".join("you" if s == me else seat_name(s, None, names) for s in seats)
 
 
-_SEAT_WORD = re.compile(r"\b[Ss]eat (\d+)\b( \(you\))?(  +|─+)?")
+# "seat N" (a column's padding after it), or "seats A, B and C" / "seats A and B" / "seats A, B"
+# (core.evidence.seats_words, core.table's "seats 0, 2"), or "seats [A, B]" (core.table's time-out
+# note): one pattern, so a name is never named again
+_SEAT_WORD = re.compile(r"\b[Ss]eats \[(\d+(?:, \d+)*)\]|\b[Ss]eats (\d+(?:, \d+)*(?: and \d+)?)\b"
+                        r"|\b[Ss]eat (\d+)\b( \(you\))?(  +|─+)?")
+_NUMBER = re.compile(r"\d+")
+
+
+def _names_of(seats: Sequence[int], names: Sequence[str]) -> str:
+    """ "Ann", "Ann and Bo", "Ann, Bo and Cy"."""
+    said = [names[s] for s in seats]
+    return said[0] if len(said) == 1 else "%s and %s" % (", ".join(said[:-1]), said[-1])
 
 
 def with_names(text: str, names: Sequence[str]) -> str:
     """A line of a screen or the log with every ``seat N`` (or ``Seat N``, a sentence's start) replaced by
-    that seat's name (if the seats have names).
+    that seat's name (if the seats have names), and every ``seats A, B and C`` (or ``seats [A, B, C]``) by
+    theirs (``Ann, Bo and Cy``; left as it is if one of them has no name).
 
     In a column (``seat N`` or ``seat N (you)`` followed by two spaces or more, or on a box's edge,
     followed by ``─``) the name keeps the column's width: it is padded, or takes spaces (or ``─``),
@@ -56,11 +68,19 @@ def with_names(text: str, names: Sequence[str]) -> str:
         return text
 
     def name(m: re.Match) -> str:
-        s = int(m.group(1))
+        listed = m.group(1) or m.group(2)
+        if listed is not None:              # seats [A, B] or seats A, B and C
+            seats = [int(d) for d in _NUMBER.findall(listed)]
+            if not seats or any(s >= len(names) for s in seats) or (m.group(2) is not None and len(seats) < 2):
+                return m.group(0)           # (a list says two seats or more: "Seats 1" is no list of seats)
+            if m.group(1) is not None:
+                return _names_of(seats, names)
+            return _NUMBER.sub(lambda d: names[int(d.group(0))], listed)
+        s = int(m.group(3))
         if s >= len(names):
             return m.group(0)
-        said = names[s] + (m.group(2) or "")
-        pad = m.group(3)
+        said = names[s] + (m.group(4) or "")
+        pad = m.group(5)
         if not pad:
             return said
         return said + pad[0] * max(1, len(m.group(0)) - len(said))
