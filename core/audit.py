@@ -481,8 +481,11 @@ def find_evidence(summaries: list[Summary], files: dict[str, bytes], games: Any)
     """What the files beside the main valid log of each game hold about its time-outs and moves
     (protocol.md §6.5 "False time-outs seen", §11): every signed event kept in a file given (a
     spool, another log) that is not in the main log, judged against the step it was made for
-    (``evidence_in``), and every time-out certificate kept there that beats how the log closed its
-    step.  ``{"cut_moves": [...], "signed_afterwards": [...], "illegal": [...], "unfollowed": [...]}``.
+    (``evidence_in``), and every time-out certificate kept in a spool given that beats how the log
+    closed its step.  ``{"cut_moves": [...], "signed_afterwards": [...], "illegal": [...],
+    "unfollowed": [...]}``.  A main log with a problem of its own (its record format or its replay;
+    the longest log of its game, as ``combine`` picks it) is not searched, not even its valid
+    prefix: every list is empty for its game (protocol.md §11, "Evidence beside the main log").
 
     Cheap when there is nothing to find: nothing is parsed again unless a file holds an event of
     a main log's game that is not in that log."""
@@ -524,8 +527,12 @@ def find_evidence(summaries: list[Summary], files: dict[str, bytes], games: Any)
         found = evidence_in(main.name, parse(files[main.name]).entries, cands, games)
         for k in out:
             out[k] += found[k]
+    # by phase, seat (null first), seq; then (two games given together) the file's place among the
+    # files given and the entry index
+    order = {s.name: k for k, s in enumerate(summaries)}
     for k in out:
-        out[k].sort(key=lambda c: (c["phase"], -1 if c["seat"] is None else c["seat"], c.get("seq", -1)))
+        out[k].sort(key=lambda c: (c["phase"], -1 if c["seat"] is None else c["seat"], c.get("seq", -1),
+                                   order.get(c["file"], len(order)), c["index"]))
     return out
 
 
@@ -544,11 +551,12 @@ def evidence_in(log_name: str, log_entries: Sequence[bytes], cands: list, games:
       illegal move, a reveal that does not open its commitment) is no move and never one.
     * ``signed_afterwards``: such an event whose ``seq`` does not fit: signed after the fact, not
       evidence.  One per seat and phase.
-    * ``unfollowed``: a time-out certificate for a step of the log that beats how the log closed it
-      (§6.6: fewer seats, then the smaller list, or the step closed without one) and that the log
-      does not follow: its peer had shown a secret after that step (§6.5 "Shown secrets": a
-      coalition trying to put a shown choice back in play, or an honest table split), or it came
-      after the game ended.  One per phase.
+    * ``unfollowed``: a time-out certificate for a step the log closed (same phase and prev) that
+      names a seat that step expected, beats how the log closed it (§6.6: fewer seats, then the
+      smaller list, or the step closed without one), is valid (§5.3) and that the log does not
+      follow: its peer had shown a secret after that step (§6.5 "Shown secrets": a coalition trying
+      to put a shown choice back in play, or an honest table split), or it came after the game
+      ended.  One per phase: the best of them (§6.6's order), the first in ``cands`` of equals.
 
     Every event named has a valid signature (checked here), so a forged event frames no one."""
     out: dict = {"cut_moves": [], "signed_afterwards": [], "illegal": [], "unfollowed": []}
@@ -591,6 +599,7 @@ def evidence_in(log_name: str, log_entries: Sequence[bytes], cands: list, games:
 
     refused: set = set()        # (file, index) of candidates the rules refuse at their step
     illegal: dict = {}          # (seat, phase) -> the first one named
+    expected: dict = {}         # phase -> the seats that step of the log expected
     looked = [-1]
 
     def look() -> None:
@@ -598,6 +607,7 @@ def evidence_in(log_name: str, log_entries: Sequence[bytes], cands: list, games:
         if st is None or st.phase == looked[0]:
             return
         looked[0] = st.phase
+        expected[st.phase] = st.seats
         for c in by_step.get((st.phase, st.prev), ()):
             name, i, ev = c
             seat = seat_of[ev.author]
@@ -666,18 +676,29 @@ def evidence_in(log_name: str, log_entries: Sequence[bytes], cands: list, games:
                                          "is %s entry %d" % (name, i, log_name, cert.index))}
     out["cut_moves"] = list(cut.values())
     out["signed_afterwards"] = list(after.values())
+    # per phase, the best certificate (§6.6: fewest seats, then the smaller list; the first held of
+    # equals, in the order of the files given and their entries) among those for a step the log
+    # closed (same phase and prev) that name a seat that step expected (§6.6: else ignored), beat
+    # how the log closed it and are valid (§5.3)
     unfollowed: dict = {}
+    best: dict = {}             # phase -> (len(T), T) of the one kept
     for name, i, cert in certs:
         start = table.starts.get(cert.phase)
-        if start is None or start[1] != cert.prev or cert.phase in unfollowed or cert.phase >= table.phase:
+        if start is None or start[1] != cert.prev or cert.phase >= table.phase:
+            continue
+        rank = (len(cert.seats), tuple(cert.seats))
+        if cert.phase in best and best[cert.phase] <= rank:
+            continue
+        if not set(cert.seats) & set(expected.get(cert.phase, ())):
             continue
         used = table.timeouts.get(cert.phase)
-        if used is not None and (len(used), tuple(used)) <= (len(cert.seats), tuple(cert.seats)):
+        if used is not None and (len(used), tuple(used)) <= rank:
             continue
         try:
             parse_entry(cert.raw, keys=keys, verify=True)
         except EntryError:
             continue
+        best[cert.phase] = rank
         voters = [v for v, _ in cert.votes]
         label = table.certificates[cert.phase].label if cert.phase in table.certificates else ""
         unfollowed[cert.phase] = {

@@ -69,8 +69,10 @@ Private information (a game whose ``info.secrets`` is True; Modern Art's deal):
   the action unchanged): the peer passes every action its person or bot
   decided through it, with its seat secret, before checking and signing; it
   may raise ``IllegalAction`` for what only the seat's secret can tell
-  (Modern Art: a claimed card that is not the one at its deck position).  A
-  malformed action is returned unchanged for ``check``.
+  (Modern Art: a claimed card that is not the one at its deck position), and
+  returns the action in the form the peer signs (Modern Art: a card play's
+  positions only; ``check`` refuses the card-id form a screen or a bot chose).
+  A malformed action is returned unchanged for ``check``.
 * **secret-aware view**: ``view(state, seat, secret=None)``; with the seat's
   own secret the view includes its own hand; without one (audit, spectators,
   another seat) only what is public.  The table's ``view(seat, secret=None)``
@@ -102,7 +104,8 @@ all of them.  The optional hooks, and their defaults:
 * ``chance(state, entropy) -> state`` — refuses (``IllegalAction``): a game
   that never returns a chance turn is never asked.
 * ``legal_actions(state, seat, secret=None) -> list`` — every *kind* of legal
-  action the seat may take now (each one passes ``check``); where the space
+  action the seat may take now (each one passes ``check`` once sealed with the
+  same secret, ``seal_action``, as its peer sends it); where the space
   is huge a representative sample is allowed, but it always holds the
   default action when the seat is asked to act.  Bots, the conformance suite
   and UIs use it.  Default: the default action alone, if ``problems`` finds

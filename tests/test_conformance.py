@@ -17,8 +17,9 @@ generic local driver that feeds chance turns entropy from an Rng.  Checked:
 * ``default_action`` passes ``check`` for every seat asked in every step, unless the game's
   ``timeout_only(action)`` hook says only a time-out gives it: then ``check`` refuses it and ``apply`` takes it;
 * ``describe`` never raises and returns text for every applied action;
-* ``problems`` is empty exactly when ``check`` passes, for legal actions and for
-  mutated bad ones, and ``check`` raises nothing but IllegalAction;
+* ``problems`` is empty exactly when ``check`` passes, for legal actions (sealed first with the
+  seat's secret, as its peer sends them: ``seal_action``) and for mutated bad ones, and ``check``
+  raises nothing but IllegalAction;
 * views leak nothing: ``view(determinize(state, seat, rng), seat) == view(state, seat)``
   (a game of imperfect information overrides ``determinize``; the default keeps the state);
 * the same game through the real table (signed log, commit-reveal, in-memory
@@ -234,20 +235,23 @@ def play(game, options: dict, players: int, seed: int, checks: bool = True) -> t
                             same_verdict(game, base, seat, bad)
                     chosen.append((seat, action))
                     continue
-                legal = game.legal_actions(base, seat, seat_secret(seed, seat))
+                secret = seat_secret(seed, seat)
+                # the seat's decided actions; its peer seals each (seal_action: a game without seat
+                # secrets keeps it) before check and signing, so each passes check once sealed
+                legal = game.legal_actions(base, seat, secret)
                 if checks and not secrets:   # one signature: a game without seat secrets ignores the secret
                     assert encode(game.legal_actions(base, seat)) == encode(legal), "the secret changed its legal actions"
                 assert legal, "seat %d is asked to act but has no legal action" % seat
                 if checks:
                     picks = legal if len(legal) <= SAMPLE else [legal[crng.below(len(legal))] for _ in range(SAMPLE)]
                     for a in picks:
-                        assert game.problems(base, seat, a) == [], (seat, a)
+                        assert game.problems(base, seat, game.seal_action(base, seat, a, secret)) == [], (seat, a)
                     for bad in mutations(legal[crng.below(len(legal))]):
                         same_verdict(game, base, seat, bad)
                     outsider = next((s for s in range(players) if s not in t.seats), None)
                     if outsider is not None:
                         same_verdict(game, base, outsider, default)
-                action = game.check(base, seat, legal[rng.below(len(legal))])
+                action = game.check(base, seat, game.seal_action(base, seat, legal[rng.below(len(legal))], secret))
                 chosen.append((seat, action))
             before = views(game, base, players) if checks else None
             for seat, action in chosen:

@@ -50,7 +50,7 @@ def offered_double(seed: bytes = SEED):
         if playing(state) and state.stage == "play":
             alone = [a for a in plays_of(state, seat) if CARDS[a["card"]].type == "double" and not a["double"]]
             if alone:
-                return alone[0]
+                return GAME.seal_action(state, seat, alone[0], SECRETS[seat])
         return action
 
     def can_add(state) -> bool:
@@ -64,8 +64,8 @@ def offered_double(seed: bytes = SEED):
 
 
 def bind(st, seat: int, action: dict):
-    """The choice checked and applied: the state at the open."""
-    choice = GAME.check(st, seat, action)
+    """The choice sealed (a card-id choice becomes positions only), checked and applied: the state at the open."""
+    choice = GAME.check(st, seat, GAME.seal_action(st, seat, action, SECRETS[seat]))
     return choice, GAME.apply(st, seat, choice)
 
 
@@ -74,9 +74,12 @@ def test_a_card_play_is_chosen_by_position_then_shown_by_the_peer_in_an_automati
     seat = st.ms.actor
     a = next(a for a in plays_of(st, seat) if CARDS[a["card"]].type != "double")
     pos, card = a["pos"], a["card"]
-    # the screen's or the bot's card-id play is bound by its position: no card id, no share
-    choice = GAME.check(st, seat, a)
+    # the screen's or the bot's card-id play is bound by its position: no card id, no share; the seat's
+    # peer seals it into that form, and a choice naming its card is never signed nor logged (§7.1)
+    choice = GAME.check(st, seat, GAME.seal_action(st, seat, a, SECRETS[seat]))
     assert choice == {"do": "play", "pos": pos, "double": None}
+    with pytest.raises(IllegalAction, match="names its deck positions only, no card"):
+        GAME.check(st, seat, a)
     assert GAME.check(st, seat, choice) == choice                       # what other peers receive checks the same
     assert GAME.describe(st, seat, choice) == "seat %d chooses a card to auction" % seat
     w = GAME.apply(st, seat, choice)
@@ -153,6 +156,8 @@ def test_the_choice_is_checked_for_public_facts_and_a_card_id_choice_by_the_rule
     if CARDS[known[p1]].type != "double":
         with pytest.raises(IllegalAction, match="only a double auction card can take a second card"):
             GAME.check(st, seat, a)
+        with pytest.raises(IllegalAction, match="only a double auction card can take a second card"):
+            GAME.seal_action(st, seat, a, SECRETS[seat])
     # a choice is never shown before its open: a skip (a time-out's) or any rules move stays what it was
     with pytest.raises(IllegalAction, match="only when it times out"):
         GAME.check(st, seat, {"do": "skip"})
@@ -305,7 +310,7 @@ def test_the_screen_words_for_the_choice_the_open_and_a_discard():
     number = next(i + 1 for i, c in enumerate(hand_order(v["cards"])) if c["pos"] == a["pos"])
     sent = sc.command(Context(seat=me, view=v, game=GAME, state=st, deciding=True), "play", [str(number)])
     assert sent.action == a
-    choice = GAME.check(st, seat, a)
+    choice = GAME.check(st, seat, GAME.seal_action(st, seat, a, SECRETS[seat]))
     assert action_words(choice, v) == "you auction %s" % card_words(a["card"])          # "Sent: ..." words
     assert sc.describe(GAME, st, seat, choice) == "seat %d chooses %s to auction" % (seat, card_words(a["card"]))
     # another seat's screen knows nothing of the card

@@ -320,8 +320,9 @@ def test_a_card_play_that_was_not_dealt_is_refused_at_once():
     seat = st.ms.actor
     known = dealt.known_cards(st, seat, secrets[seat])
     pos, card = sorted(known.items())[0]
-    # the choice: a card-id play (as the screen or a bot chooses it) is bound by its position only
-    choice = GAME.check(st, seat, {"do": "play", "pos": pos, "card": card, "double": None})
+    # the choice: a card-id play (as the screen or a bot chooses it) is sealed into its position only
+    choice = GAME.check(st, seat, GAME.seal_action(st, seat, {"do": "play", "pos": pos, "card": card, "double": None},
+                                                   secrets[seat]))
     assert choice == {"do": "play", "pos": pos, "double": None}
     # claiming another card at that position: the seat's own peer refuses it before signing anything
     other = next(c for c in range(N_CARDS) if c not in known.values())
@@ -554,11 +555,12 @@ def test_a_card_whose_twin_was_played_is_never_offered_and_proves_a_deck_fault(m
             plays = [a for a in GAME.legal_actions(state, seat, secrets[seat])
                      if a.get("do") == "play" and a.get("pos") == n0[0] and not a.get("double")]
             if plays:
-                return plays[0]
+                return GAME.seal_action(state, seat, plays[0], secrets[seat])
         if isinstance(action, dict) and action.get("do") == "fault":
             # the random bot may prove the fault the first time it is asked (say, to bid in seat 0's
             # auction): here it waits for its own card turn, where the test looks at what it is offered
-            return next(a for a in GAME.legal_actions(state, seat, secrets[seat]) if a.get("do") != "fault")
+            return GAME.seal_action(state, seat, next(a for a in GAME.legal_actions(state, seat, secrets[seat])
+                                                      if a.get("do") != "fault"), secrets[seat])
         return action
 
     def twin_played(state):

@@ -92,9 +92,25 @@ def compute_vectors() -> dict[str, str]:
     v["rng/shuffle10"] = bytes(items).hex()
     # file record
     v["file/log-head"] = (LOG_MAGIC + encode_record(b"\x90")).hex()
+    # Modern Art's choices as a log holds them (positions only, never a card id: protocol.md §7.1)
+    v.update(choice_vectors())
     # from the seed reveals through the beacon to a chance step's entropy
     v.update(chance_vectors(sk0, sk1, g))
     return v
+
+
+def choice_vectors() -> dict[str, str]:
+    """The three choice forms, each checked to be what the table's Modern Art takes: the same map
+    with a card id is refused (protocol.md §7.1, §12.4)."""
+    from core.games.modern_art import dealt
+
+    forms = {"modern-art/choice-play": {"do": "play", "pos": 5, "double": None},
+             "modern-art/choice-double": {"do": "play", "pos": 5, "double": {"pos": 9}},
+             "modern-art/choice-add": {"do": "add", "pos": 9}}
+    for a in forms.values():
+        assert not dealt._names_a_card(a)
+        assert dealt._names_a_card(dict(a, card=3))
+    return {name: encode(a).hex() for name, a in forms.items()}
 
 
 class _SpyGame(FullRulesGame):

@@ -34,9 +34,10 @@ with the deal's public record and runs the deal as automatic steps
 5. the rules' steps.  A card play (and a double's second card, and an added
    card) is **bound before it is shown**: the seat's decided move names deck
    positions only (``{"do": "play", "pos": p, "double": null | {"pos": p2}}``,
-   ``{"do": "add", "pos": p}``; ``check`` takes the card-id form a screen or a
-   bot chooses, checks its claim by the rules and returns this form, which is
-   what the peer signs), and shows nothing.
+   ``{"do": "add", "pos": p}``; ``seal_action`` takes the card-id form a screen
+   or a bot chooses, checks its claim against the seat's own cards and by the
+   rules and returns this form, which is what the peer signs; ``check`` refuses
+   a choice that names a card, so no log ever holds one), and shows nothing.
 6. **open** (sequential, the seat that chose; ``Turn.shows``): its peer opens
    the bound positions, ``{"open": [[pos, card, D, proof], ...]}`` (the owner's
    share for each, ``deal.verify_play``); ``check`` verifies every share and
@@ -331,12 +332,14 @@ def _others(st: DState, pos: int, owner: int) -> list:
 
 
 def _fault_problem(st: DState, seat: int, items: list) -> str | None:
-    """None if the claimed fault is proven, else why not."""
+    """None if the claimed fault is proven, else why not.  Every share is checked first (one that
+    does not verify refuses the claim, whatever the other positions open to: protocol.md §7.1)."""
+    for pos, D, proof in items:
+        if not deal.verify_share(st.keys[seat], st.deck[pos], D, proof, st.gid, seat, pos):
+            return "the share for position %d does not verify" % pos
     cards = []
     for pos, D, proof in items:
         ct = st.deck[pos]
-        if not deal.verify_share(st.keys[seat], ct, D, proof, st.gid, seat, pos):
-            return "the share for position %d does not verify" % pos
         p = ct[32:]
         try:
             for d in [D] + _others(st, pos, seat):
@@ -409,6 +412,16 @@ def _check_open(st: DState, seat: int, action: Any, verify: bool) -> dict:
     return {"open": items}
 
 
+NAMES_A_CARD = ("a card play or an add names its deck positions only, no card: the card is shown in the next step "
+                "(the open), never in the choice")
+
+
+def _names_a_card(action: Any) -> bool:
+    """A play or an add in its card-id form (a ``card`` key, or a double's second card with one)."""
+    return isinstance(action, dict) and action.get("do") in ("play", "add") and (
+        "card" in action or (isinstance(action.get("double"), dict) and "card" in action["double"]))
+
+
 def _check_play_fault(st: DState, seat: int, action: Any, verify: bool) -> dict:
     """A deck fault proven during play: a card of the seat's hand whose twin was played (or that it
     holds twice, or that opens to no card), shown with the owner's own shares, on its own turn."""
@@ -444,9 +457,14 @@ def _check(st: DState, seat: Any, action: Any, verify: bool) -> Any:
     if g == "play":
         if isinstance(action, dict) and action.get("do") == "fault":
             return _check_play_fault(st, seat, action, verify)
-        # a card play or an add is bound by its positions (the card-id form a screen or a bot
-        # chooses is checked by the rules and returned without its cards: the peer signs that)
-        return rules.check_choice(st.ms, seat, action)
+        # a card play or an add is bound by its positions only: a choice that names a card (the
+        # card-id form a screen or a bot chooses) is never signed nor logged, since it would show the
+        # card before its open (protocol.md §7.1, §12.4); ``seal_action`` turns it into positions.
+        # The rules judge it first, so an illegal one gets the rules' reason.
+        a = rules.check_choice(st.ms, seat, action)
+        if _names_a_card(action):
+            raise IllegalAction(NAMES_A_CARD)
+        return a
     if g == "open":
         return _check_open(st, seat, action, verify)
     if g == "shuffle":
@@ -814,8 +832,10 @@ def seal_action(st: DState, seat: int, action: Any, secret: bytes) -> Any:
     in the open).  With the seat's own secret, a card-id play or add is checked against the seat's
     hand before anything is signed: a claimed card that is not the one at its position, or a position
     that proves a deck fault, is refused here (IllegalAction) — no other peer could tell, since only
-    the positions are sent, and the open would show another card than the person chose.  Anything
-    else is returned unchanged for ``check``."""
+    the positions are sent, and the open would show another card than the person chose.  A card-id
+    play or add that passes is returned as the peer signs it, positions only (``rules.check_choice``:
+    ``check`` refuses a choice that names a card, protocol.md §7.1).  Anything else is returned
+    unchanged for ``check``."""
     if st.stage != "play" or not isinstance(action, dict) or action.get("do") not in ("play", "add") \
             or "card" not in action or type(seat) is not int or not 0 <= seat < st.n:
         return action
@@ -836,7 +856,9 @@ def seal_action(st: DState, seat: int, action: Any, secret: bytes) -> Any:
         if type(card) is int and known.get(pos) != card:
             raise IllegalAction("deck position %d holds %s, not %s" % (
                 pos, card_name(known[pos]), card_name(card) if 0 <= card < N_CARDS else "card %d" % card))
-    return action
+    # the rules judge the card-id form in full (IllegalAction says why not); the peer signs its
+    # positions only (``check`` refuses a choice that names a card)
+    return rules.check_choice(st.ms, seat, action)
 
 
 def default_action(st: DState, seat: int) -> Any:
