@@ -41,11 +41,22 @@ __all__ = [
     "all_levels",
     "UNSAFE_SEED_ALERT",
     "check_seed",
+    "easel_version",
 ]
 
 
 class UsageError(Exception):
     pass
+
+
+def easel_version() -> str:
+    """The installed package's version (easel --version, the export's footer)."""
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+
+        return version("easel")
+    except (ImportError, PackageNotFoundError):
+        return "unknown (not installed)"
 
 
 def need_terminal() -> None:

@@ -48,7 +48,7 @@ from core.logfile import parse as parse_log
 from core.table import RuleError, Table
 from p2p.protocol import SEAT_SECRET, SEAT_SECRET_BYTES   # the secrets file's seat-secret record (protocol.md §8)
 
-from .common import UsageError, jsonable, read_file, registry
+from .common import UsageError, easel_version, jsonable, read_file, registry
 from .screens import Context, Screen, Snapshot, screen_for, seat_name, with_names, wrap
 from .shell import certificate_lines, describe_entry, genesis_words, seat_status, step_status
 from .snapshot import _named
@@ -491,7 +491,6 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
     ranking = result.get("ranking") if isinstance(result, dict) else None
     title = ex.table.game.info.title or ex.game_name or "A game"
     from .history import certificate_words_of, links_beside, status_lines
-    from .main import _version
 
     names = ex.names
 
@@ -591,7 +590,7 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
         "@@WIDTH@@": str(WIDTH),
         "@@STATIC@@": static,
         "@@CSS@@": ex.store.css(ex.screen),
-        "@@VERSION@@": e(_version()),
+        "@@VERSION@@": e(easel_version()),
         "@@DATA@@": payload,
         "@@SCRIPT@@": SCRIPT,
     }

@@ -27,6 +27,7 @@ Importing this module imports every room, so that the zygote forked before trio 
 from __future__ import annotations
 
 import sys
+from typing import Callable
 
 import trio
 
@@ -79,7 +80,7 @@ def play(args: LiveArgs) -> int:
     resolve_table(args)
     check_host_args(args)
     need_terminal()
-    start_zygote(person=True, game=args.game)
+    start_zygote(args.entry, person=True, game=args.game)
     args.name = player_name(args.name, interactive=True)
     make = ui_factory_for(send_at_once=_send_at_once(args))
     return then_again(trio.run(host_main, play_args(args), make), make)
@@ -100,7 +101,7 @@ def host(args: LiveArgs) -> int:
     unsafe = check_seed(args)
     if not args.auto:
         need_terminal()
-    start_zygote(person=not args.auto, bots=args.bots > 0, game=args.game)
+    start_zygote(args.entry, person=not args.auto, bots=args.bots > 0, game=args.game)
     args.name = player_name(args.name, interactive=not args.auto and isatty(sys.stdin))
     make = None if args.auto else ui_factory_for(unsafe=unsafe, send_at_once=_send_at_once(args))
     return then_again(trio.run(host_main, args, make), make)
@@ -149,7 +150,7 @@ def resume(args: LiveArgs) -> int:
     _, d, _, _ = check_resume(args)
     if not args.level:
         need_terminal()
-    start_zygote(person=not args.level, bots=bool(read_bots_file(d)))
+    start_zygote(args.entry, person=not args.level, bots=bool(read_bots_file(d)))
     make = ui_factory_for(unsafe=unsafe, send_at_once=_send_at_once(args))
     return then_again(trio.run(resume_main, args, make), make)
 
@@ -160,7 +161,7 @@ def again(args: LiveArgs) -> int:
         return trio.run(decline_main, args)
     if not args.level:
         need_terminal()
-    start_zygote(person=not args.level, bots=bool(read_bots_file(d)))
+    start_zygote(args.entry, person=not args.level, bots=bool(read_bots_file(d)))
     make = None if args.level else ui_factory_for(send_at_once=_send_at_once(args))
     return then_again(trio.run(again_main, args, make), make)
 
@@ -192,14 +193,15 @@ def find_table(args: LiveArgs) -> bool:
     return True
 
 
-def start_zygote(person: bool, bots: bool = True, game: str | None = None) -> None:
-    """Before trio runs: fork the zygote our bots will be forked from (cli/zygote.py), if this command may
-    start ``bots`` (easel play, host --bots, or the resume or rematch of a game our bots played), with
+def start_zygote(entry: Callable[[list[str]], int] | None, person: bool, bots: bool = True, game: str | None = None) -> None:
+    """Before trio runs: fork the zygote our bots will be forked from (cli/zygote.py), each running
+    ``entry(argv)`` (cli/main.py's ``main``, handed down in ``LiveArgs.entry``; None: no zygote), if this
+    command may start ``bots`` (easel play, host --bots, or the resume or rematch of a game our bots played), with
     everything a bot and our own screen (``person``: a person plays our seat) import already imported —
     the ``game``'s bots too, and what its ``precompute`` hook says a table computes before its set-up
     (the same for every table), so that no bot does it again at once, all together, on the table's
     critical path."""
-    if not bots:
+    if not bots or entry is None:
         return
     if person:
         from . import shell  # noqa: F401 - our screen needs it: loaded here, before the bots start, not once the table is full
@@ -213,4 +215,4 @@ def start_zygote(person: bool, bots: bool = True, game: str | None = None) -> No
                 call()
         except Exception:          # a help only: never a reason not to start
             pass
-    zygote.start()
+    zygote.start(entry)

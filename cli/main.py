@@ -39,6 +39,7 @@ from .common import (  # noqa: F401 - re-exported: older callers import them fro
     EXIT_USAGE,
     UsageError,
     all_levels,
+    easel_version,
     jsonable,
     parse_hostport,
     read_file,
@@ -253,13 +254,7 @@ OFFLINE = {"audit": cmd_audit, "show": cmd_show, "replay": cmd_replay, "games": 
 
 
 # ----------------------------------------------------------------------------- the parser
-def _version() -> str:
-    try:
-        from importlib.metadata import PackageNotFoundError, version
-
-        return version("easel")
-    except (ImportError, PackageNotFoundError):
-        return "unknown (not installed)"
+_version = easel_version     # its old name here (tests/test_cli.py)
 
 
 def _by_game(what) -> str:
@@ -565,6 +560,7 @@ def _main(argv: list[str] | None) -> int:
                 return EXIT_OK
         from . import live
 
+        args.entry = main          # what a bot forked from our zygote runs (cli/zygote.py)
         return live.dispatch(args)
     except UsageError as exc:
         _stderr_back()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import socket
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, Callable
 
 from .common import UsageError, check_level, configure_or_exit, game_or_exit, table_options
 
@@ -70,6 +70,9 @@ class LiveArgs:
     where: list | None = None          # again: where a finished rematch's directory is put (bot --again)
     # demo
     out: str | None = None
+    # what a bot forked from our zygote runs (cli/zygote.py): cli/main.py's ``main(argv)``, handed down by it
+    # (None: no zygote, bots are started as processes of their own)
+    entry: Callable[[list[str]], int] | None = None
 
     @classmethod
     def of(cls, parsed) -> "LiveArgs":

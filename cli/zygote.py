@@ -6,7 +6,9 @@ while the person waits for the table.  So, before trio runs (no event loop, no t
 command that may start bots forks a zygote: a process that holds the imported code, in a session
 of its own (the person's terminal neither signals nor holds it), and does nothing but wait on a
 socket.  Asked to, it forks a bot: its own session, its output appended to its log file, its own
-environment (``EASEL_HOME``), then the CLI's ``main(argv)``: what ``python -P -m cli ARGV`` runs.
+environment (``EASEL_HOME``), then the entry its starter handed to ``start``: cli/main.py's
+``main(argv)``, what ``python -P -m cli ARGV`` runs (handed down, not imported here: cli/main.py
+imports the live commands, which import this module).
 The zygote reaps its bots and reports each one's exit status; the command sees each bot through
 a ``BotProcess`` (``pid``, ``poll``, ``wait``, ``terminate``, ``kill``: what it used of a Popen).
 
@@ -36,6 +38,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 ANSWER_TIMEOUT = 10.0   # s the command waits for the zygote to say it forked a bot
 
@@ -201,9 +204,10 @@ def current() -> Zygote | None:
     return _ZYGOTE if _ZYGOTE is not None and _ZYGOTE.alive else None
 
 
-def start() -> Zygote | None:
+def start(entry: Callable[[list[str]], int]) -> Zygote | None:
     """Fork the zygote now (call it before trio runs: never fork a process running an event loop or a
-    thread); None where that cannot be done (bots are then started the old way)."""
+    thread), whose bots each run ``entry(argv)`` (cli/main.py's ``main``) and exit with what it returns;
+    None where that cannot be done (bots are then started the old way)."""
     global _ZYGOTE
     if _ZYGOTE is not None:
         return current()
@@ -237,7 +241,7 @@ def start() -> Zygote | None:
         code = 0
         try:
             ours.close()
-            _serve(theirs)
+            _serve(theirs, entry)
         except BaseException:
             code = 1
         finally:
@@ -273,7 +277,7 @@ def _send(sock: socket.socket, msg: dict) -> None:
     sock.sendall((json.dumps(msg) + "\n").encode())
 
 
-def _serve(sock: socket.socket) -> None:
+def _serve(sock: socket.socket, entry: Callable[[list[str]], int]) -> None:
     """The zygote's loop: fork a bot per request, report each bot's end; return when the command is gone."""
     os.setsid()                       # not the person's terminal's: its hang-up and Ctrl-C are the command's
     devnull = os.open(os.devnull, os.O_RDWR)
@@ -316,13 +320,13 @@ def _serve(sock: socket.socket) -> None:
             for line in lines:
                 try:
                     req = json.loads(line)
-                    pid = _fork_bot(req, sock, (wake_r, wake_w, devnull))
+                    pid = _fork_bot(req, sock, (wake_r, wake_w, devnull), entry)
                     _send(sock, {"pid": pid, "started": started_at(pid)})
                 except Exception as exc:      # noqa: BLE001 - said to the command, which reports it
                     _send(sock, {"error": "%s: %s" % (type(exc).__name__, exc)})
 
 
-def _fork_bot(req: dict, sock: socket.socket, close: tuple) -> int:
+def _fork_bot(req: dict, sock: socket.socket, close: tuple, entry: Callable[[list[str]], int]) -> int:
     argv = [str(a) for a in req["argv"]]
     env = {str(k): str(v) for k, v in dict(req.get("env") or {}).items()}
     log_path = req.get("log")
@@ -358,9 +362,7 @@ def _fork_bot(req: dict, sock: socket.socket, close: tuple) -> int:
             root.removeHandler(h)
         set_title(str(req.get("title") or "easel " + " ".join(argv)), "easel " + (argv[0] if argv else ""))
         sys.argv = ["easel", *argv]
-        from cli.main import main
-
-        code = main(argv)
+        code = entry(argv)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
     except BaseException:

@@ -13,6 +13,22 @@ them made, so it verifies by completeness, or a check one of them ran).  The she
 board's two functions in once (``use_vouched``, p2p/vouching.py); until then (a replay, an audit,
 a seat of another machine, the tests) nothing is ever vouched for and every check is run.  A
 vouched check skips a computation whose answer is known; it never changes an answer.
+
+Why a process-global here, in the pure core (the house rule is "no globals that change what is
+checked"), and not an argument of the checks that use it:
+- It changes *who computes* a verdict, never *what* is checked or the verdict: a digest names the
+  check and every one of its arguments, and is written only where that same pure function of those
+  very arguments was found to pass (or its input was just made here and passes by completeness), by
+  a process running the same code (forked from one command).  Any input gets the answer it gets
+  without a board.  It is the memo that ``lru_cache`` and dealt.py's ``_MADE`` already are within a
+  process, widened to the processes of one trust domain.
+- Where a verdict must be independent (another machine's seat, a spectator, ``easel audit``, a
+  replay) there is no board: only a seat's ``GameNode.run`` hands one in (p2p/node.py, through
+  p2p/vouching.py ``install``), and only if its command made the board before forking its zygote;
+  nothing a peer sends can write to it (only ``vouch``, after a pass, does).
+- As an argument it would ride the one engine API of every game (``Table`` → ``Game.check``/``apply``
+  → the deal's checks) to reach two call sites of one game (core/games/modern_art/dealt.py), and a
+  replay would have to be told not to pass it: a cache threaded through every game's signature.
 """
 
 from __future__ import annotations

@@ -53,7 +53,6 @@ from .events import (
     Event,
     Genesis,
     Timeout,
-    commitment,
     next_head,
     parse_entry,
     parse_genesis,

@@ -118,17 +118,18 @@ class TokenBucket:
 
 
 def protocol_limits() -> dict:
-    """The caps enforced by the sans-IO peer (p2p/protocol.py re-exports its parts', its leaving notes:
-    p2p/leaving.py, its show gate: p2p/showing.py), by name."""
-    from . import leaving, protocol
+    """The caps enforced by the sans-IO peer (p2p/protocol.py's ``Peer``), by name, each read from the part
+    that keeps it (imported here, not at the top: the parts are the peer's, not every listener's)."""
+    from . import cuts, leaving, repair, replica, resync, showing, timeouts, wakeups
 
-    out = {
-        name: getattr(protocol, name)
-        for name in ("MAX_SEQ_AHEAD", "MAX_BUFFERED_PER_AUTHOR", "MAX_VOTES_PER_STEP_SEAT", "VOTES_AHEAD",
-                     "VOTES_BEHIND", "MAX_CERTS_PER_PHASE", "MAX_SEND_PER_HAVE", "REPAIR_INTERVAL", "WATCHDOG_AFTER", "RESYNC_WAIT",
-                     "MAX_CUT_MOVES", "KEEPALIVE", "HAVE_GAP", "VOTE_RESEND")
-    }
-    out.update(LEAVE_FLUSH=leaving.LEAVE_FLUSH, MAX_NONCES_KEPT=leaving.MAX_NONCES_KEPT)
-    from . import showing
-    out.update(SHOW_MARGIN=showing.SHOW_MARGIN, MAX_VOTE_KEYS=showing.MAX_VOTE_KEYS, KEEP_PHASES=showing.KEEP_PHASES)
-    return out
+    return dict(
+        MAX_SEQ_AHEAD=replica.MAX_SEQ_AHEAD, MAX_BUFFERED_PER_AUTHOR=replica.MAX_BUFFERED_PER_AUTHOR,
+        MAX_CERTS_PER_PHASE=replica.MAX_CERTS_PER_PHASE,
+        MAX_VOTES_PER_STEP_SEAT=timeouts.MAX_VOTES_PER_STEP_SEAT, VOTES_AHEAD=timeouts.VOTES_AHEAD,
+        VOTES_BEHIND=timeouts.VOTES_BEHIND, VOTE_RESEND=timeouts.VOTE_RESEND,
+        MAX_SEND_PER_HAVE=repair.MAX_SEND_PER_HAVE, REPAIR_INTERVAL=repair.REPAIR_INTERVAL,
+        WATCHDOG_AFTER=wakeups.WATCHDOG_AFTER, KEEPALIVE=wakeups.KEEPALIVE, HAVE_GAP=wakeups.HAVE_GAP,
+        RESYNC_WAIT=resync.RESYNC_WAIT, MAX_CUT_MOVES=cuts.MAX_CUT_MOVES,
+        LEAVE_FLUSH=leaving.LEAVE_FLUSH, MAX_NONCES_KEPT=leaving.MAX_NONCES_KEPT,
+        SHOW_MARGIN=showing.SHOW_MARGIN, MAX_VOTE_KEYS=showing.MAX_VOTE_KEYS, KEEP_PHASES=showing.KEEP_PHASES,
+    )

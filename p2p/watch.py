@@ -117,7 +117,7 @@ async def watch(host: str, port: int, on_change: Callable[[Watched], None] | Non
         raise WatchError("the seat sent an invalid log entry (entry %d): %s" % (len(w.entries), exc)) from None
     except CanonicalError as exc:
         raise WatchError("the seat sent a malformed frame: %s" % exc) from None
-    except (ConnectionClosed, FrameError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+    except (ConnectionClosed, FrameError, trio.BrokenResourceError, trio.ClosedResourceError):
         if w.table is not None and w.table.over:
             return w
         raise WatchError("the seat at %s:%d closed the connection%s" % (

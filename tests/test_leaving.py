@@ -434,8 +434,9 @@ import json, os, sys, time
 from pathlib import Path
 from cli import zygote
 import cli.live  # the CLI imported, as easel play has it before trio runs
+from cli.main import main
 out = Path(sys.argv[1])
-z = zygote.start()
+z = zygote.start(main)
 assert z is not None and z.pid != os.getpid()
 ok = z.spawn(["--version"], {"EASEL_HOME": str(out / "home")}, out / "ok.log", "easel --version")
 rc_ok = ok.wait(30)
