@@ -254,10 +254,14 @@ async def follow(targets: list, on_change: Callable[[Watched], None] | None = No
     last_gone, mark = -1e9, -1       # when a seat last went, and the entries we held then
     pause = retry[0]
     told_waiting = False
+    first = True
 
     def through(w: Watched) -> None:
-        nonlocal lost, told_waiting, pause
-        if lost is not None:
+        nonlocal lost, told_waiting, pause, first
+        if first:
+            say("watching through %s" % w.name(w.through))
+            first = False
+        elif lost is not None:
             say("%s; now watching through %s" % (lost_words, w.name(w.through)) if lost != w.through
                 else "%s's seat is back; watching through it again" % w.name(lost))
         lost, told_waiting, pause = None, False, retry[0]

@@ -109,8 +109,8 @@ async def test_the_seat_watched_leaves_and_the_spectator_goes_on_through_another
     (w,) = got
     assert not nodes[0].peer.table.over, "the game ended before Ann left"
     assert w.table.over and w.entries == list(nodes[1].peer.log_entries) == list(nodes[2].peer.log_entries)
-    assert notes[0] == "Ann's seat closed; looking for another seat of the table"
-    assert notes[1] == "Ann's seat closed; now watching through Bo"
+    assert notes == ["watching through Ann", "Ann's seat closed; looking for another seat of the table",
+                     "Ann's seat closed; now watching through Bo"]
     # it went on from where it was: never shown a shorter log again, nothing shown twice
     assert counts == sorted(counts) and counts[-1] == len(w.entries) and at_leave <= counts[-1]
     assert w.seat_key == ids[1].public
@@ -240,10 +240,11 @@ async def test_a_seat_whose_log_differs_from_what_was_verified_is_never_followed
             n.cancel_scope.cancel()
     (w,) = got
     assert w.entries == entries
-    assert notes[0] == "Ann's seat closed; looking for another seat of the table"
-    assert notes[1] == "Ann's seat closed; now watching through Bo"           # it answered, with the genesis
-    assert notes[2].startswith("Bo: the seat sent an invalid log entry") and notes[2].endswith("not followed again")
-    assert notes[3] == "Bo's log was refused; now watching through Cy"
+    assert notes[0] == "watching through Ann"
+    assert notes[1] == "Ann's seat closed; looking for another seat of the table"
+    assert notes[2] == "Ann's seat closed; now watching through Bo"           # it answered, with the genesis
+    assert notes[3].startswith("Bo: the seat sent an invalid log entry") and notes[3].endswith("not followed again")
+    assert notes[4] == "Bo's log was refused; now watching through Cy"
     assert bo.served == 1 and cy.served == 1
 
 
@@ -287,7 +288,7 @@ async def test_when_no_seat_answers_it_keeps_knocking_for_its_patience_then_says
     assert 1.0 <= waited < 10
     assert str(err.value).startswith("no seat of the table answered for 1 s (")
     assert "cannot reach 127.0.0.1:%d" % dead[0] in str(err.value)
-    assert notes[:2] == ["Ann's seat closed; looking for another seat of the table",
+    assert notes[:3] == ["watching through Ann", "Ann's seat closed; looking for another seat of the table",
                          "no seat of the table answers; trying again for up to 1 s"]
     assert ann.served == 1
 
