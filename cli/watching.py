@@ -59,10 +59,12 @@ async def watch_main(args: LiveArgs, ui_factory=None) -> int:
             ui.update(w.table, notes[-1:], status(w), waiting=w.waiting())
 
     def note(text: str) -> None:
-        notes.append(text)
         if ui is None:
             print("easel: %s" % text, file=sys.stderr, flush=True)
-        elif current[0] is not None and current[0].table is not None:
+            return
+        if notes or not text.startswith("watching through "):    # the first seat: the status line says it
+            notes.append(text)
+        if current[0] is not None and current[0].table is not None:
             w = current[0]
             ui.update(w.table, notes[-1:], status(w), waiting=w.waiting())
 

@@ -255,6 +255,7 @@ async def follow(targets: list, on_change: Callable[[Watched], None] | None = No
     pause = retry[0]
     told_waiting = False
     first = True
+    fresh = True                     # the last seat that went started a fresh patience
 
     def through(w: Watched) -> None:
         nonlocal lost, told_waiting, pause, first
@@ -264,20 +265,23 @@ async def follow(targets: list, on_change: Callable[[Watched], None] | None = No
         elif lost is not None:
             say("%s; now watching through %s" % (lost_words, w.name(w.through)) if lost != w.through
                 else "%s's seat is back; watching through it again" % w.name(lost))
-        lost, told_waiting, pause = None, False, retry[0]
+        lost, told_waiting = None, False
 
-    def gone(words: str | None) -> None:
-        nonlocal lost, lost_words, lost_at, last_gone, mark
+    def gone(words: str | None) -> bool:
+        """The seat we followed went: True if that starts a fresh patience."""
+        nonlocal lost, lost_words, lost_at, last_gone, mark, pause
         now = trio.current_time()
         lost = w.last_seat if w.last_seat is not None else _seat_of(w)
         # a fresh patience, unless the seat went again without having given us anything new soon after
         # the last one went (a seat that answers and closes again and again is no seat to follow)
-        if len(w.entries) > mark or now - last_gone > patience:
-            lost_at = now
+        fresh = len(w.entries) > mark or now - last_gone > patience
+        if fresh:
+            lost_at, pause = now, retry[0]
         last_gone, mark = now, len(w.entries)
         lost_words = words or "%s's seat closed" % w.name(lost)
         if words is None:
             say("%s; looking for another seat of the table" % lost_words)
+        return fresh
 
     while True:
         for seat, (host, port) in candidates(w, targets, bad, lost):
@@ -293,13 +297,13 @@ async def follow(targets: list, on_change: Callable[[Watched], None] | None = No
                 if w.table is not None:
                     say("%s: %s; not followed again" % (who, exc))
                 if w.table is not None and lost is None:      # the seat we had gone on through lied
-                    gone("%s's log was refused" % who)
+                    fresh = gone("%s's log was refused" % who)
                     break
                 continue
             except WatchError as exc:
                 errors[(host, port)] = str(exc)
             if w.table is not None and lost is None:          # the seat we followed went: look for another
-                gone(None)
+                fresh = gone(None)
                 break                                         # knock again from the seat after it
         else:
             if w.table is None:                               # never reached the table: each target once
@@ -318,6 +322,9 @@ async def follow(targets: list, on_change: Callable[[Watched], None] | None = No
         if lost is not None and trio.current_time() - lost_at > patience:
             raise WatchError("no seat of the table answered for %.0f s (%s)" % (
                 trio.current_time() - lost_at, "; ".join(errors.values())))
+        if not fresh:                                         # it went again with nothing new: not at once
+            await trio.sleep(min(pause, max(0.0, patience - (trio.current_time() - lost_at))))
+            pause = min(pause * 2, retry[1])
 
 
 def _seat_of(w: Watched) -> int | None:

@@ -315,3 +315,60 @@ def test_the_addresses_a_seat_tells_fill_in_the_host_the_spectator_reached(finis
                 "nope", [["", True]] * 3):
         with pytest.raises(EntryError):
             take_addrs(w, bad, "127.0.0.1")
+
+
+async def test_the_watch_screen_says_whom_it_watches_through_and_each_change(finished):
+    """easel watch with a screen (cli/watching.py): the status line names the seat watched through, and a
+    change of seat is an alert on the screen until the next one."""
+    from cli.options import LiveArgs
+    from cli.watching import watch_main
+
+    ids, genesis, certs, entries = finished
+    ann = Scripted(ids[0], certs, entries, upto=12, once=True)
+    bo = Scripted(ids[1], certs, entries, upto=len(entries))
+    shown = []
+
+    class Screen:
+        def __init__(self, node_seat=None):
+            self.done = trio.Event()
+
+        def update(self, table, alerts, status, waiting=None):
+            shown.append((table.count, list(alerts), status))
+            if status.startswith("game over"):
+                self.done.set()
+
+        async def run(self):
+            await self.done.wait()
+
+    with trio.fail_after(30):
+        async with trio.open_nursery() as n:
+            for s in (ann, bo):
+                await s.start(n)
+            ann.addrs = [["", ann.port], ["127.0.0.1", bo.port], ["127.0.0.1", free_ports(1)[0]]]
+            args = LiveArgs(cmd="watch", target="127.0.0.1:%d" % ann.port, patience=10)
+            assert await watch_main(args, Screen) == 0
+            n.cancel_scope.cancel()
+    before = [s for s in shown if s[1] == [] and s[2].startswith("through Ann, ")]
+    after = [s for s in shown if s[1] == ["Ann's seat closed; now watching through Bo"] and s[2].startswith("through Bo, ")]
+    assert before and max(c for c, _, _ in before) == 12
+    assert after and after[-1][0] == len(entries)
+    assert ("Ann's seat closed; looking for another seat of the table" in
+            [a for _, alerts, _ in shown for a in alerts])
+    assert shown[-1] == (len(entries), [], "game over - q quits")
+
+
+async def test_a_seat_that_answers_and_goes_again_with_nothing_new_does_not_renew_the_patience(finished):
+    ids, genesis, certs, entries = finished
+    ann = Scripted(ids[0], certs, entries, upto=12)           # answers each time, sends the same 12, closes
+    notes = []
+    with trio.fail_after(30):
+        async with trio.open_nursery() as n:
+            await ann.start(n)
+            dead = free_ports(2)
+            ann.addrs = [["", ann.port], ["127.0.0.1", dead[0]], ["127.0.0.1", dead[1]]]
+            with pytest.raises(WatchError, match="no seat of the table answered for 1 s"):
+                await follow([("127.0.0.1", ann.port)], None, notes.append, games=GAMES, patience=1.0,
+                             retry=(0.05, 0.2))
+            n.cancel_scope.cancel()
+    assert "Ann's seat is back; watching through it again" in notes
+    assert 2 <= ann.served <= 2 + 1.0 / 0.05             # knocked at again, a bounded number of times
