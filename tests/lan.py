@@ -255,18 +255,21 @@ def play_port(lan: Lan, k: int) -> int:
     return int(roster["addrs"][seat_of(lan, k)][1])
 
 
-def read_until(proc: subprocess.Popen, pattern: bytes, timeout: float = 30, buf: bytes = b"") -> bytes:
-    """What the process wrote on stderr (after ``buf``, read before) until it matches ``pattern`` (a bounded wait)."""
-    os.set_blocking(proc.stderr.fileno(), False)
+def read_until(proc: subprocess.Popen, pattern: bytes, timeout: float = 30, buf: bytes = b"", *,
+               out: bool = False) -> bytes:
+    """What the process wrote on stderr (stdout with ``out``; after ``buf``, read before) until it matches
+    ``pattern`` (a bounded wait)."""
+    stream = proc.stdout if out else proc.stderr
+    os.set_blocking(stream.fileno(), False)
     deadline = time.monotonic() + timeout
     try:
         while time.monotonic() < deadline and proc.poll() is None:
-            buf += proc.stderr.read() or b""
+            buf += stream.read() or b""
             if re.search(pattern, buf):
                 return buf
             time.sleep(0.05)
     finally:
-        os.set_blocking(proc.stderr.fileno(), True)
+        os.set_blocking(stream.fileno(), True)
     raise AssertionError("never said %r: %r" % (pattern, buf.decode(errors="replace")))
 
 

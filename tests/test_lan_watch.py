@@ -10,8 +10,11 @@ import json
 import re
 import signal
 import subprocess
+import time
 
 import pytest
+
+from cli.tables import PROBE_EVERY, PROBE_MISSES, PROBE_TIMEOUT
 
 from .lan import (  # noqa: F401 (lan, lan_available: fixtures)
     GAME_WALL,
@@ -32,6 +35,11 @@ from .lan import (  # noqa: F401 (lan, lan_available: fixtures)
 )
 
 ROUNDS = "rounds=2"           # a short game
+IN_PLAY = rb"(?m)^\s+1\s+painting\s+in play \(3 seats\)\s+host Ann\s+watch: easel watch "
+GONE = rb"table 1 has gone \(painting, host Ann\): its host no longer answers"
+
+
+PROBE_BOUND = PROBE_MISSES * (PROBE_EVERY + PROBE_TIMEOUT)
 
 
 def ns_pids(lan: Lan) -> dict:
@@ -50,18 +58,20 @@ def ns_pids(lan: Lan) -> dict:
 def test_a_spectator_follows_the_table_through_another_seat_when_the_host_goes(lan, how, tmp_path):
     # Ann is timed out of each step she misses once she is gone: a short step time keeps that quick
     timeout = 1
+    # killed, Ann's table in play is advertised and listed on machine 3: the listing must say it has gone
+    advertise = [] if how == "killed" else ["--no-advertise"]
     host = lan.easel(0, "host", "--game", "painting", "--players", 3, "--auto", "random", "--timeout", timeout,
-                     "--no-advertise", "--name", "Ann", "--option", ROUNDS,
+                     *advertise, "--name", "Ann", "--option", ROUNDS,
                      faults=SLOW % (80 if how == "quits" else 90))      # Ann's frames late: the game cannot end at once
     port = host_port(host)
     people = [lan.easel(k, "bot", "--join", "%s:%d" % (lan.addrs[0], port), "--level", "random", "--name", name)
               for k, name in ((1, "Bo"), (2, "Cy"))]
     everyone = [host] + people
     # once the game is on, Bo and Cy are held (SIGSTOP): Ann alone times nobody out, so the game waits at a
-    # known step (nothing races it) until the spectator is in and Ann has gone
-    held = people
+    # known step (nothing races it) until the spectator is in and Ann has gone (held, Bo and Cy may not
+    # read her leaving note before her connections close: they time her out, hence the short step time)
     assert wait_for(lambda: seated(lan, 0) and records(first_log(lan, 0)) >= 2, timeout=30), finish(everyone, 1)
-    for p in held:
+    for p in people:
         p.send_signal(signal.SIGSTOP)
     ann_play = play_port(lan, 0)
     seen = tmp_path / "seen.log"
@@ -70,10 +80,21 @@ def test_a_spectator_follows_the_table_through_another_seat_when_the_host_goes(l
         # it says whom it watches through once it holds the genesis from that seat
         early = read_until(spectator, rb"easel: watching through Ann\n")
         assert connected_from(lan, 0, ann_play, 3)
+        if how == "killed":
+            lister = lan.easel(3, "watch", "--wait", 60)
+            listed = read_until(lister, IN_PLAY, out=True)
         host.send_signal(signal.SIGHUP if how == "quits" else signal.SIGKILL)
         (rc, so, se), = finish([host], 30)
+        if how == "killed":
+            # a killed host says no goodbye: the listing probes its play address and says it has gone within
+            # PROBE_MISSES x (PROBE_EVERY + PROBE_TIMEOUT) = 8 s (a refused port: about 2 s)
+            t0 = time.monotonic()
+            listed = read_until(lister, GONE, timeout=PROBE_BOUND + 10, buf=listed, out=True)
+            assert time.monotonic() - t0 < PROBE_BOUND + 10
+            lister.terminate()
+            finish([lister], 10)
     finally:
-        for p in held:
+        for p in people:
             p.send_signal(signal.SIGCONT)
     if how == "quits":
         assert rc == 1 and "Traceback" not in se, se[-3000:]
