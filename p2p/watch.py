@@ -128,7 +128,8 @@ def take_addrs(w: Watched, items: Any, dialled: str) -> None:
 
 
 async def _session(host: str, port: int, w: Watched, on_change: Callable[[Watched], None] | None, games: Any,
-                   idle: float, on_through: Callable[[Watched], None] | None = None) -> Watched:
+                   idle: float, on_through: Callable[[Watched], None] | None = None,
+                   on_note: Callable[[str], None] | None = None) -> Watched:
     """One connection to the seat at ``host:port``, adding to ``w`` (empty, or a verified prefix of the
     table's log) until the game is over.  WatchError if the seat goes first; Invalid if it sent
     something invalid or is not at this table (or not at the table of ``w``)."""
@@ -189,11 +190,17 @@ async def _session(host: str, port: int, w: Watched, on_change: Callable[[Watche
                 if got <= len(w.entries):
                     if msg[1] == w.entries[got - 1]:
                         continue                          # it catches up with what we verified: nothing new
-                    # its log differs from ours there: a roll-back (§6.6); step back to the common prefix
-                    w.entries = w.entries[:got - 1]
-                    w.table = replay(w.entries, games)
-                w.table.append(msg[1])                # signature, chain and rules, as a peer checks them
-                w.entries.append(msg[1])
+                    # its log differs from ours there: a roll-back (§6.6). Its entry is checked on the common
+                    # prefix before anything we verified is let go (an invalid one costs us nothing)
+                    t = replay(w.entries[:got - 1], games)
+                    t.append(msg[1])
+                    if on_note is not None:
+                        on_note("%s's log differs from the one watched from entry %d on: following it (a "
+                                "roll-back, or a fork the seats will name)" % (w.name(w.through), got - 1))
+                    w.table, w.entries = t, w.entries[:got - 1] + [msg[1]]
+                else:
+                    w.table.append(msg[1])            # signature, chain and rules, as a peer checks them
+                    w.entries.append(msg[1])
             else:
                 raise Invalid("the seat sent an unexpected %r message" % kind[:40])
             if on_change is not None and kind != "genesis":
@@ -288,7 +295,7 @@ async def follow(targets: list, on_change: Callable[[Watched], None] | None = No
             if lost is not None and trio.current_time() - lost_at > patience:
                 break
             try:
-                return await _session(host, port, w, on_change, games, idle, through)
+                return await _session(host, port, w, on_change, games, idle, through, on_note)
             except Invalid as exc:
                 bad.add((host, port))
                 errors[(host, port)] = str(exc)

@@ -41,28 +41,34 @@ def named_table(tmp_path, names=NAMES, rounds: int = 2):
     return ids, genesis, roster, stores
 
 
+async def play_out(tmp, ids, genesis, certs, seed: str) -> list:
+    """Real nodes play the table of ``genesis`` to its end (bots seeded ``seed``): its log."""
+    roster = {"certs": certs, "addrs": [["127.0.0.1", p] for p in free_ports(len(ids))]}
+    stores = [GameStore(tmp / ("%s%d" % (seed, k))) for k in range(len(ids))]
+    nodes = [GameNode(ids[k], genesis, roster, stores[k], bot_decider("painting", "random", "%s%d" % (seed, k)),
+                      timeout=60, linger=0.5) for k in range(len(ids))]
+
+    try:
+        with trio.fail_after(60):
+            async with trio.open_nursery() as n:
+                for node in nodes:
+                    await n.start(node.run)
+    finally:
+        for s in stores:
+            s.close()
+    entries = list(nodes[0].peer.log_entries)
+    assert replay(entries, GAMES).over and entries == list(nodes[1].peer.log_entries)
+    return entries
+
+
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory):
     """A whole game of three named seats (played by real nodes once): ids, genesis, certs, its log."""
     tmp = tmp_path_factory.mktemp("finished")
     ids, genesis, roster, stores = named_table(tmp)
-    nodes = [GameNode(ids[k], genesis, roster, stores[k], bot_decider("painting", "random", "f%d" % k), timeout=60,
-                      linger=0.5) for k in range(3)]
-
-    async def main():
-        try:
-            with trio.fail_after(60):
-                async with trio.open_nursery() as n:
-                    for node in nodes:
-                        await n.start(node.run)
-        finally:
-            for s in stores:
-                s.close()
-
-    trio.run(main)
-    entries = list(nodes[0].peer.log_entries)
-    assert replay(entries, GAMES).over and entries == list(nodes[1].peer.log_entries)
-    return ids, genesis, roster["certs"], entries
+    for s in stores:
+        s.close()
+    return ids, genesis, roster["certs"], trio.run(play_out, tmp, ids, genesis, roster["certs"], "f")
 
 
 # --------------------------------------------------------------------------- real seats
@@ -230,13 +236,14 @@ async def test_a_seat_whose_log_differs_from_what_was_verified_is_never_followed
     ann = Scripted(ids[0], certs, entries, upto=12)
     bo = Scripted(ids[1], certs, entries, upto=len(entries), tamper=4)        # a forged entry 4
     cy = Scripted(ids[2], certs, entries, upto=len(entries))
-    notes, got = [], []
+    notes, got, counts = [], [], []
     with trio.fail_after(30):
         async with trio.open_nursery() as n:
             for s in (ann, bo, cy):
                 await s.start(n)
             ann.addrs = [["", ann.port], ["127.0.0.1", bo.port], ["127.0.0.1", cy.port]]
-            got.append(await follow([("127.0.0.1", ann.port)], None, notes.append, games=GAMES, patience=10))
+            got.append(await follow([("127.0.0.1", ann.port)], lambda w: counts.append(w.table.count), notes.append,
+                                    games=GAMES, patience=10))
             n.cancel_scope.cancel()
     (w,) = got
     assert w.entries == entries
@@ -246,6 +253,7 @@ async def test_a_seat_whose_log_differs_from_what_was_verified_is_never_followed
     assert notes[3].startswith("Bo: the seat sent an invalid log entry") and notes[3].endswith("not followed again")
     assert notes[4] == "Bo's log was refused; now watching through Cy"
     assert bo.served == 1 and cy.served == 1
+    assert counts == sorted(counts)         # Bo's forged entry cost nothing of what was verified
 
 
 async def test_a_peer_of_another_table_is_not_followed(finished, tmp_path):
@@ -372,3 +380,29 @@ async def test_a_seat_that_answers_and_goes_again_with_nothing_new_does_not_rene
             n.cancel_scope.cancel()
     assert "Ann's seat is back; watching through it again" in notes
     assert 2 <= ann.served <= 2 + 1.0 / 0.05             # knocked at again, a bounded number of times
+
+
+async def test_a_seat_whose_valid_log_parts_from_the_one_watched_is_followed_from_where_they_part(finished, tmp_path):
+    """A roll-back (§6.6) as a spectator sees it: the next seat's log, valid, differs from the one watched
+    from some entry on (here: the same table played again with other moves). The view steps back to
+    where the two part, says so, and every entry from there is checked as always."""
+    ids, genesis, certs, entries = finished
+    other = await play_out(tmp_path, ids, genesis, certs, "g")
+    part = next(i for i, (a, b) in enumerate(zip(entries, other)) if a != b)
+    assert 0 < part < 12
+    ann = Scripted(ids[0], certs, entries, upto=12, once=True)
+    bo = Scripted(ids[1], certs, other, upto=len(other))
+    notes, counts, got = [], [], []
+    with trio.fail_after(30):
+        async with trio.open_nursery() as n:
+            for s in (ann, bo):
+                await s.start(n)
+            ann.addrs = [["", ann.port], ["127.0.0.1", bo.port], ["127.0.0.1", free_ports(1)[0]]]
+            got.append(await follow([("127.0.0.1", ann.port)], lambda w: counts.append(w.table.count), notes.append,
+                                    games=GAMES, patience=10))
+            n.cancel_scope.cancel()
+    (w,) = got
+    assert w.entries == other and w.table.over
+    assert notes[-1] == ("Bo's log differs from the one watched from entry %d on: following it (a roll-back, or a "
+                         "fork the seats will name)" % part)
+    assert part + 1 in counts[counts.index(12):]            # shown stepping back to the common prefix, then on
