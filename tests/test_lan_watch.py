@@ -83,6 +83,7 @@ def test_a_spectator_follows_the_table_through_another_seat_when_the_host_goes(l
         if how == "killed":
             lister = lan.easel(3, "watch", "--wait", 60)
             listed = read_until(lister, IN_PLAY, out=True)
+            time.sleep(2 * PROBE_EVERY)         # (not a wait for an event: a few probes reach Ann while she runs)
         host.send_signal(signal.SIGHUP if how == "quits" else signal.SIGKILL)
         (rc, so, se), = finish([host], 30)
         if how == "killed":
@@ -101,6 +102,8 @@ def test_a_spectator_follows_the_table_through_another_seat_when_the_host_goes(l
         assert json.loads(so.strip().splitlines()[-1])["over"] is False, "the game ended before Ann quit"
     else:
         assert rc == -signal.SIGKILL
+        # the listing's probes of Ann's play address before the kill cost her no warning
+        assert "(limit HANDSHAKE" not in se and "(limit SPECTATOR" not in se, se[-3000:]
     results = finish(people + [spectator], GAME_WALL)
     for rc, so, se in results[:2]:
         assert rc == 0 and json.loads(so.strip().splitlines()[-1])["over"] is True, se[-3000:]
