@@ -436,7 +436,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also write the verified log received to FILE (easel audit/show/replay read it)")
     from p2p.limits import SPECTATOR_PATIENCE
 
-    p.add_argument("--patience", type=float, default=SPECTATOR_PATIENCE, metavar="SECONDS",
+    p.add_argument("--patience", dest="watch_patience", type=float, default=SPECTATOR_PATIENCE, metavar="SECONDS",
                    help="when the seat watched through goes, how long to keep knocking at the table's other seats "
                         "before giving up (default %(default)g)")
 

@@ -71,7 +71,7 @@ async def watch_main(args: LiveArgs, ui_factory=None) -> int:
     async def following() -> None:
         nonlocal got
         try:
-            got = await follow(targets, changed, note, games=registry, patience=args.patience)
+            got = await follow(targets, changed, note, games=registry, patience=args.watch_patience)
         except WatchError as exc:
             raise UsageError(str(exc)) from None
 

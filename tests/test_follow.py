@@ -353,7 +353,7 @@ async def test_the_watch_screen_says_whom_it_watches_through_and_each_change(fin
             for s in (ann, bo):
                 await s.start(n)
             ann.addrs = [["", ann.port], ["127.0.0.1", bo.port], ["127.0.0.1", free_ports(1)[0]]]
-            args = LiveArgs(cmd="watch", target="127.0.0.1:%d" % ann.port, patience=10)
+            args = LiveArgs(cmd="watch", target="127.0.0.1:%d" % ann.port, watch_patience=10)
             assert await watch_main(args, Screen) == 0
             n.cancel_scope.cancel()
     before = [s for s in shown if s[1] == [] and s[2].startswith("through Ann, ")]
@@ -406,3 +406,17 @@ async def test_a_seat_whose_valid_log_parts_from_the_one_watched_is_followed_fro
     assert notes[-1] == ("Bo's log differs from the one watched from entry %d on: following it (a roll-back, or a "
                          "fork the seats will name)" % part)
     assert part + 1 in counts[counts.index(12):]            # shown stepping back to the common prefix, then on
+
+
+def test_easel_watch_takes_its_patience_and_checks_it(tmp_path):
+    from cli.main import build_parser, parse
+    from cli.options import LiveArgs
+    from p2p.limits import SPECTATOR_PATIENCE
+
+    assert LiveArgs().watch_patience == SPECTATOR_PATIENCE
+    assert LiveArgs.of(parse(build_parser(), ["watch", "10.0.0.1:4000"])).watch_patience == SPECTATOR_PATIENCE
+    assert LiveArgs.of(parse(build_parser(), ["watch", "10.0.0.1:4000", "--patience", "5"])).watch_patience == 5
+    from .netutil import easel
+
+    r = easel("watch", "127.0.0.1:9", "--json", "--patience", "-1", home=tmp_path)
+    assert r.returncode == 2 and "--patience must be 0 to 3600 seconds, not -1" in r.stderr, r.stderr
