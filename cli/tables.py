@@ -46,6 +46,8 @@ PICK_HINT = {
 PROBE_EVERY = 1.0
 PROBE_TIMEOUT = 3.0
 PROBE_MISSES = 2
+PROBE_CONCURRENCY = 8      # probes at once (a LAN flooded with advertisements of tables in play makes rounds slower,
+                           # not a flood of handshakes from us)
 
 
 @dataclass
@@ -199,7 +201,8 @@ async def answers(host: str, port: int, timeout: float) -> bool:
 
 async def probing(listing: Listing, probe) -> None:
     """Every PROBE_EVERY s, ask each table in play listed whether its host answers (``probe(host, port,
-    timeout)``, all at once, each bounded); runs until cancelled (the listing's end)."""
+    timeout)``, PROBE_CONCURRENCY at once, each bounded); runs until cancelled (the listing's end)."""
+    limiter = trio.CapacityLimiter(PROBE_CONCURRENCY)
     while True:
         await trio.sleep(PROBE_EVERY)
         rows = listing.probed()
@@ -207,8 +210,9 @@ async def probing(listing: Listing, probe) -> None:
         async def one(row: Row) -> None:
             ad = row.ad
             ok = False
-            with trio.move_on_after(PROBE_TIMEOUT):
-                ok = await probe(ad.host, ad.port, PROBE_TIMEOUT)
+            async with limiter:
+                with trio.move_on_after(PROBE_TIMEOUT):
+                    ok = await probe(ad.host, ad.port, PROBE_TIMEOUT)
             if row.ad is ad and not row.gone:
                 listing.answered(row, ok)
 
