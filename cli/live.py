@@ -172,6 +172,8 @@ def watch(args: LiveArgs) -> int:
     if not args.target:
         args.target = "%s:%d" % (args.picked.host, args.picked.port)
     watch_targets(args.target)
+    if not 0 <= args.watch_patience <= 3600:
+        raise UsageError("--patience must be 0 to 3600 seconds, not %g" % args.watch_patience)
     if not args.json:
         need_terminal()
     return trio.run(watch_main, args, None if args.json else ui_factory_for("Easel - watching"))

@@ -420,7 +420,8 @@ def build_parser() -> argparse.ArgumentParser:
             epilog="TARGET is a seat's play address HOST:PORT (a seat's screen shows it), or the directory of a game\n"
                    "you played or left (<home>/games/<game id>): it then follows the table through the other seats.\n"
                    "Without TARGET, the tables on the LAN are listed as they are found, those in play numbered; on a\n"
-                   "terminal, type a number and Enter to watch that table.")
+                   "terminal, type a number and Enter to watch that table. If the seat it watches through goes, it\n"
+                   "goes on through another seat of the table (it says so), for up to --patience seconds without one.")
     lan_target(p, "target", "TARGET", "HOST:PORT of a seat, or a game directory (omit it to list the tables on the "
                "LAN, those in play with the address to watch)", "watch", "tables in play listed")
     p.add_argument("--json", action="store_true",
@@ -428,6 +429,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "over, view, result, watching, names)")
     p.add_argument("--log", default=None, metavar="FILE",
                    help="also write the verified log received to FILE (easel audit/show/replay read it)")
+    from p2p.limits import SPECTATOR_PATIENCE
+
+    p.add_argument("--patience", dest="watch_patience", type=float, default=SPECTATOR_PATIENCE, metavar="SECONDS",
+                   help="when the seat watched through goes, how long to keep knocking at the table's other seats "
+                        "before giving up (default %(default)g)")
 
     p = add("demo", "a headless game: every seat a bot in its own process",
             epilog="A demo is repeatable: every salt and random draw comes from --seed, so nothing sealed is secret.")

@@ -56,6 +56,8 @@ class LiveArgs:
     pick: int | None = None
     wait: float = 3.0
     picked: Any = None                 # the table picked from the LAN's list (cli/tables.py)
+    watch_patience: float = 60.0       # watch --patience: how long a spectator knocks at the seats once its seat went
+                                       # (p2p.limits.SPECTATOR_PATIENCE, the parser's default)
     json: bool = False
     log: str | None = None
     # bot

@@ -12,6 +12,11 @@ tables were found).  Then:
 * ``--pick N`` picks table N as soon as it is listed (no question asked);
 * otherwise (a pipe, a script) it lists for ``--wait`` seconds and exits.
 
+A table in play is asked now and then whether its host still answers (``probing``): the record of a
+host that was killed cannot be withdrawn (no goodbye), so a table whose play address does not answer a
+spectator's TLS handshake ``PROBE_MISSES`` times in a row is said to be gone (and listed again, with
+its number, if it answers later).  protocol.md §10.
+
 Nothing here names a game: the lines come from what the advertisements say.
 """
 
@@ -36,12 +41,23 @@ PICK_HINT = {
 }
 
 
+# a table in play is probed every PROBE_EVERY s (each probe at most PROBE_TIMEOUT s); PROBE_MISSES misses in a
+# row and it is gone: a killed host's table leaves the listing within PROBE_MISSES * (PROBE_EVERY + PROBE_TIMEOUT)
+PROBE_EVERY = 1.0
+PROBE_TIMEOUT = 3.0
+PROBE_MISSES = 2
+PROBE_CONCURRENCY = 8      # probes at once (a LAN flooded with advertisements of tables in play makes rounds slower,
+                           # not a flood of handshakes from us)
+
+
 @dataclass
 class Row:
     ad: object                  # p2p.discovery.TableAd, the latest seen
     number: int | None          # None: listed for information only (not what this command joins or watches)
-    gone: bool = False
+    gone: bool = False          # its advertisement said goodbye (or expired)
     line: str = ""
+    silent: bool = False        # a table in play whose host no longer answers (probed)
+    misses: int = 0             # probes in a row it did not answer
 
 
 def usable(kind: str, ad) -> bool:
@@ -77,15 +93,42 @@ class Listing:
         out = self.out if self.out is not None else sys.stdout
         print(text, file=out, flush=True)
 
+    def _gone_words(self, row: Row, why: str) -> str:
+        if row.number is not None:
+            return "     table %d has gone (%s, host %s): %s" % (row.number, row.ad.game, row.ad.who, why)
+        return "     the table in play of %s (%s) has gone: %s" % (row.ad.who, row.ad.game, why)
+
+    def probed(self) -> list:
+        """The tables to probe now: in play, listed, not said goodbye."""
+        return [row for row in self.rows.values() if row.ad.play and not row.gone]
+
+    def answered(self, row: Row, ok: bool) -> None:
+        """A probe of ``row``'s play address answered (``ok``) or not."""
+        if ok:
+            row.misses = 0
+            if row.silent:
+                row.silent = False
+                row.line = table_line(self.kind, row.ad, row.number)
+                self.say(row.line + "  (its host answers again)")
+            else:
+                return
+        else:
+            row.misses += 1
+            if row.silent or row.misses < PROBE_MISSES:
+                return
+            row.silent = True
+            self.say(self._gone_words(row, "its host no longer answers"))
+        self.changed.set()
+        self.changed = trio.Event()
+
     def on_change(self, what: str, ad) -> None:
         row = self.rows.get(ad.name)
         if what == "gone":
             if row is not None and not row.gone:
                 row.gone = True
-                if row.number is not None:
-                    self.say("     table %d has gone (%s, host %s): %s" % (
-                        row.number, ad.game, ad.who,
-                        "its game is over" if ad.play else "its game started, or its host closed it"))
+                if row.number is not None and not row.silent:
+                    self.say(self._gone_words(row, "its game is over" if ad.play else
+                                              "its game started, or its host closed it"))
         else:
             if row is None or row.gone:
                 number = None
@@ -93,7 +136,7 @@ class Listing:
                     number = row.number            # back again: the same number
                 elif usable(self.kind, ad):
                     number = len(self.numbered) + 1
-                row = Row(ad, number)
+                row = Row(ad, number)       # (a table back after a goodbye is probed afresh)
                 if number is not None and number > len(self.numbered):
                     self.numbered.append(row)
                 elif number is not None:
@@ -112,7 +155,7 @@ class Listing:
         if not 1 <= n <= len(self.numbered):
             return None
         row = self.numbered[n - 1]
-        if row.gone:
+        if row.gone or row.silent:
             raise UsageError("table %d has gone" % n)
         if not usable(self.kind, row.ad):
             raise UsageError("table %d is full" % n)
@@ -120,7 +163,7 @@ class Listing:
 
     def first(self):
         for row in self.numbered:
-            if not row.gone and usable(self.kind, row.ad):
+            if not row.gone and not row.silent and usable(self.kind, row.ad):
                 return row.ad
         return None
 
@@ -149,11 +192,44 @@ def answer(listing: Listing, text: str):
     return "pick", ad
 
 
+async def answers(host: str, port: int, timeout: float) -> bool:
+    """p2p.watch.answers, imported at the first probe (not before the listing starts: it imports the games)."""
+    from p2p.watch import answers as ask
+
+    return await ask(host, port, timeout)
+
+
+async def probing(listing: Listing, probe) -> None:
+    """Every PROBE_EVERY s, ask each table in play listed whether its host answers (``probe(host, port,
+    timeout)``, PROBE_CONCURRENCY at once, each bounded); runs until cancelled (the listing's end)."""
+    limiter = trio.CapacityLimiter(PROBE_CONCURRENCY)
+    while True:
+        await trio.sleep(PROBE_EVERY)
+        rows = listing.probed()
+
+        async def one(row: Row) -> None:
+            ad = row.ad
+            ok = False
+            async with limiter:
+                with trio.move_on_after(PROBE_TIMEOUT):
+                    ok = await probe(ad.host, ad.port, PROBE_TIMEOUT)
+            if row.ad is ad and not row.gone:
+                listing.answered(row, ok)
+
+        async with trio.open_nursery() as n:
+            for row in rows:
+                n.start_soon(one, row)
+
+
 async def find_table(kind: str, wait: float, pick: int | None = None, interactive: bool = False, *,
-                     out=None, read_line=None, interfaces=None):
+                     out=None, read_line=None, interfaces=None, probe=None):
     """List the tables on the LAN as they are found; return the one picked (``pick``, or typed on a terminal
-    when ``interactive``), or None (listed and done, or the person quit)."""
+    when ``interactive``), or None (listed and done, or the person quit).  ``probe``: how a table in play is
+    asked whether its host answers (default p2p.watch.answers)."""
     from p2p.discovery import browse_live
+
+    if probe is None:
+        probe = answers
 
     listing = Listing(kind, out)
     if read_line is None:
@@ -171,6 +247,7 @@ async def find_table(kind: str, wait: float, pick: int | None = None, interactiv
                 nursery.cancel_scope.cancel()
 
         nursery.start_soon(browsing)
+        nursery.start_soon(probing, listing, probe)
         if pick is not None:
             with trio.move_on_after(wait):
                 while picked is None:

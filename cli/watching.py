@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import trio
@@ -37,32 +38,45 @@ def watch_targets(target: str) -> list[tuple[str, int]]:
 
 async def watch_main(args: LiveArgs, ui_factory=None) -> int:
     """Follow a live table read-only: with the game's screen (a terminal), or headless (``--json``)."""
-    from p2p.watch import WatchError, watch
+    from p2p.watch import WatchError, follow
 
     targets = watch_targets(args.target)
     ui = ui_factory(node_seat=None) if ui_factory else None
     got = None
-    errors = []
     first_view: list = []
+    notes: list = []            # what changed in whom we watch through (shown until the next change)
+    current = [None]
+
+    def status(w) -> str:
+        through = "through %s, " % w.name(w.through) if w.through is not None else ""
+        return "%s%d watching" % (through, max(1, w.watching))
 
     def changed(w) -> None:
+        current[0] = w
         if w.first and not first_view:
             first_view.append((w.first, w.table.view(None)))
         if ui is not None and w.table is not None:
-            ui.update(w.table, [], "%d watching" % max(1, w.watching), waiting=w.waiting())
+            ui.update(w.table, notes[-1:], status(w), waiting=w.waiting())
 
-    async def follow() -> None:
+    def note(text: str) -> None:
+        if ui is None:
+            print("easel: %s" % text, file=sys.stderr, flush=True)
+            return
+        if notes or not text.startswith("watching through "):    # the first seat: the status line says it
+            notes.append(text)
+        if current[0] is not None and current[0].table is not None:
+            w = current[0]
+            ui.update(w.table, notes[-1:], status(w), waiting=w.waiting())
+
+    async def following() -> None:
         nonlocal got
-        for host, port in targets:
-            try:
-                got = await watch(host, port, changed, games=registry)
-                return
-            except WatchError as exc:
-                errors.append(str(exc))
-        raise UsageError("; ".join(errors))
+        try:
+            got = await follow(targets, changed, note, games=registry, patience=args.watch_patience)
+        except WatchError as exc:
+            raise UsageError(str(exc)) from None
 
     if ui is None:
-        await follow()
+        await following()
     else:
         async with trio.open_nursery() as n:
             async def watch_ui():
@@ -70,7 +84,7 @@ async def watch_main(args: LiveArgs, ui_factory=None) -> int:
                 n.cancel_scope.cancel()
 
             n.start_soon(watch_ui)
-            await follow()
+            await following()
             ui.update(got.table, [], "game over - q quits", waiting=[])
             await trio.sleep_forever()
     t = got.table

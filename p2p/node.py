@@ -437,6 +437,8 @@ class GameNode:
                             await fs.send(frame)
                         if (frame := feed.watching(self._audience.count, trio.current_time())) is not None:
                             await fs.send(frame)
+                        if (frame := feed.addrs(self.roster["addrs"])) is not None:
+                            await fs.send(frame)
                     if feed.finished(self.peer.log_entries, self.done.is_set()):
                         break
                     with trio.move_on_after(SPECTATOR_KEEPALIVE):

@@ -13,7 +13,9 @@ What a seat does with one is here, and nothing else is:
   ``["entry", entry]`` for every further log entry in order, each one as it is placed; once
   its log has caught up with ours, ``["sealed", [event, ...]]`` whenever the commitments held
   for the open step changed; ``["watching", n]`` after the first batch, whenever ``n`` changed
-  and at least every ``SPECTATOR_KEEPALIVE`` s.
+  and at least every ``SPECTATOR_KEEPALIVE`` s; ``["addrs", [[host, port], ...]]`` (every seat's
+  address as our roster has it, so that it can follow the table through another seat if we go)
+  after the first batch and whenever our roster changed.
 * **When it ends**: our log was cut back below what it was sent (a repair, §9.6: it must start
   again), or the game is over and it holds every entry (``Feed.finished``).
 
@@ -89,6 +91,7 @@ class Feed:
         self._told = -1            # the spectator count it was last told
         self._sealed: list = []    # the commitments it was last sent
         self._last = now           # when it was last told the count
+        self._addrs: list = []     # the seats' addresses it was last sent
 
     def cut(self, entries: list) -> bool:
         """Our log is now shorter than what it was sent (a repair): it must start again."""
@@ -109,6 +112,15 @@ class Feed:
             return None
         self._sealed = sealed
         return encode(["sealed", sealed])
+
+    def addrs(self, addrs: list) -> bytes | None:
+        """Every seat's address (our roster's ``addrs``, seat order), once it holds the genesis and
+        whenever they changed (a seat came back at a new address)."""
+        addrs = [[str(h), int(p)] for h, p in addrs]
+        if self._sent == 0 or addrs == self._addrs:
+            return None
+        self._addrs = addrs
+        return encode(["addrs", addrs])
 
     def watching(self, count: int, now: float) -> bytes | None:
         """The spectator count, if it changed or the keep-alive is due."""

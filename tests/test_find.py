@@ -316,3 +316,47 @@ def test_resume_last_and_the_short_id_history_gives_finish_a_game_both_seats_lef
     r = easel("resume", "last", "--level", "random", home=homes[0])
     assert r.returncode == 2 and "no unfinished game in" in r.stderr
     no_traceback(r)
+
+
+def test_a_table_in_play_whose_host_no_longer_answers_leaves_the_listing_and_comes_back_if_it_answers(monkeypatch):
+    """A killed host cannot withdraw its record: the listing probes each table in play (cli/tables.py
+    ``probing``) and says it has gone after PROBE_MISSES probes in a row without an answer (§10)."""
+    from cli import tables
+
+    monkeypatch.setattr(tables, "PROBE_EVERY", 0.01)
+    out = io.StringIO()
+    listing = Listing(WATCH, out)
+    played = ad("ab", play=True)
+    up = {"ok": True}
+    asked = []
+
+    async def probe(host, port, timeout):
+        asked.append((host, port))
+        return up["ok"]
+
+    async def main():
+        with trio.fail_after(10):
+            async with trio.open_nursery() as n:
+                n.start_soon(tables.probing, listing, probe)
+                listing.on_change("found", played)
+                while len(asked) < 3:
+                    await trio.sleep(0.01)
+                assert listing.number(1) is played and listing.first() is played
+                up["ok"] = False
+                while not listing.numbered[0].silent:
+                    await listing.changed.wait()
+                assert len(asked) >= 3 + tables.PROBE_MISSES
+                with pytest.raises(UsageError, match="table 1 has gone"):
+                    listing.number(1)
+                assert listing.first() is None
+                up["ok"] = True
+                while listing.numbered[0].silent:
+                    await listing.changed.wait()
+                assert listing.number(1) is played
+                n.cancel_scope.cancel()
+
+    trio.run(main)
+    text = out.getvalue()
+    assert "table 1 has gone (painting, host Ann): its host no longer answers" in text
+    assert text.count("has gone") == 1 and text.count("(its host answers again)") == 1
+    assert set(asked) == {("10.0.0.2", 4000)}

@@ -81,3 +81,14 @@ def test_a_feed_ends_when_the_log_is_cut_back_or_the_game_is_over_and_all_is_sen
     assert not feed.finished(log, over=False)
     assert not feed.finished(log + [b"e3"], over=True)   # the last entry is still to be sent
     assert feed.finished(log, over=True)
+
+
+def test_the_seats_addresses_are_sent_after_the_genesis_and_again_when_they_change():
+    feed = Spectators(True).feed(now=0.0)
+    roster = [["", 4000], ["198.18.0.11", 4001]]
+    assert feed.addrs(roster) is None                 # nothing before the genesis
+    _frames(feed, [b"g"])
+    assert decode(feed.addrs(roster)) == ["addrs", [["", 4000], ["198.18.0.11", 4001]]]
+    assert feed.addrs([list(a) for a in roster]) is None
+    roster[1] = ["198.18.0.111", 4001]                # seat 1 came back at another address (a dial-back)
+    assert decode(feed.addrs(roster)) == ["addrs", [["", 4000], ["198.18.0.111", 4001]]]
