@@ -39,7 +39,8 @@ MAX_SPECTATORS = 8             # spectators one seat serves at once (more are re
 SPECTATOR_KEEPALIVE = 10.0     # s: a seat sends a spectator ["watching", n] at least this often
 SPECTATOR_IDLE = 30.0          # s without any frame from the seat before a spectator gives up
 SPECTATOR_PATIENCE = 60.0      # s a spectator keeps knocking at the table's seats once the one it followed went
-SPECTATOR_RETRY = (0.25, 2.0)  # s between two rounds of knocking at every seat: first, then doubling up to the second
+SPECTATOR_RETRY = 0.25        # s between the first two rounds of knocking at every seat, then doubling ...
+SPECTATOR_RETRY_MAX = 2.0     # s ... up to this
 SPECTATOR_DIAL = 5.0           # s for a spectator's TCP connect and TLS handshake to one seat
 
 # ---- log lines ---------------------------------------------------------------------

@@ -35,7 +35,8 @@ from core.table import RuleError, Table, replay
 
 from . import tls
 from .framing import ConnectionClosed, FrameError, FramedStream
-from .limits import FRAME_DEADLINE, SPECTATOR_DIAL, SPECTATOR_IDLE, SPECTATOR_PATIENCE, SPECTATOR_RETRY
+from .limits import (FRAME_DEADLINE, SPECTATOR_DIAL, SPECTATOR_IDLE, SPECTATOR_PATIENCE, SPECTATOR_RETRY,
+                     SPECTATOR_RETRY_MAX)
 
 
 class WatchError(Exception):
@@ -245,7 +246,7 @@ def candidates(w: Watched, targets: list, bad: set, last: int | None) -> list:
 
 async def follow(targets: list, on_change: Callable[[Watched], None] | None = None,
                  on_note: Callable[[str], None] | None = None, *, games: Any = registry, idle: float = SPECTATOR_IDLE,
-                 patience: float = SPECTATOR_PATIENCE, retry: tuple = SPECTATOR_RETRY) -> Watched:
+                 patience: float = SPECTATOR_PATIENCE, retry: tuple = (SPECTATOR_RETRY, SPECTATOR_RETRY_MAX)) -> Watched:
     """Follow a table to its end through any of its seats (module docstring): ``targets`` are the addresses
     to try first, (host, port) each.  Until a seat has answered each target is tried once (a wrong address
     fails at once); once following, a seat that goes is followed by the next that answers, for at most

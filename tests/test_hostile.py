@@ -642,7 +642,7 @@ async def test_seated_peer_stalling_mid_frame_or_idle_is_dropped(tmp_path):
 # --------------------------------------------------------------------------- the limits are documented
 def _limits_in_code() -> dict:
     """Every limit of protocol.md §13.1, by name, with its value in the code."""
-    from cli import bots, joining, rematch, resuming
+    from cli import bots, joining, rematch, resuming, tables
     from p2p import discovery, lobby, node
 
     out = {n: getattr(L, n) for n in dir(L) if n.isupper() and not n.startswith("_") and n != "DEFAULT"}
@@ -654,7 +654,9 @@ def _limits_in_code() -> dict:
                MIN_REMATCH_SEATS=lobby.MIN_REMATCH_SEATS, REMATCH_WAIT=rematch.REMATCH_WAIT,
                AGAIN_PATIENCE=rematch.AGAIN_PATIENCE, ALONE_SAY=resuming.ALONE_SAY, ALONE_GIVE_UP=resuming.ALONE_GIVE_UP,
                BOT_ALONE=bots.BOT_ALONE, CONNECT_PATIENCE=joining.CONNECT_PATIENCE, RESOLVE_TIMEOUT=discovery.RESOLVE_TIMEOUT,
-               UNICAST_MAX_ANSWERS=discovery.UNICAST_MAX_ANSWERS)
+               UNICAST_MAX_ANSWERS=discovery.UNICAST_MAX_ANSWERS, PROBE_EVERY=tables.PROBE_EVERY,
+               PROBE_TIMEOUT=tables.PROBE_TIMEOUT, PROBE_MISSES=tables.PROBE_MISSES,
+               PROBE_CONCURRENCY=tables.PROBE_CONCURRENCY)
     return out
 
 
