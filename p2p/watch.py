@@ -266,7 +266,7 @@ async def follow(targets: list, on_change: Callable[[Watched], None] | None = No
     fresh = True                     # the last seat that went started a fresh patience
 
     def through(w: Watched) -> None:
-        nonlocal lost, told_waiting, pause, first
+        nonlocal lost, told_waiting, first
         if first:
             say("watching through %s" % w.name(w.through))
             first = False
