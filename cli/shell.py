@@ -55,7 +55,7 @@ node's runner) naming the finished game, and the runner (cli/live.py) then does
 what ``easel again GAME_DIR`` does, the new game opening in the same terminal;
 its ``n`` (or ``no``) says no to the rematch instead: the UI closes with
 ``decline`` set and the runner tells the rematch lobby (``easel again --decline``);
-Esc closes the help; Space (on an empty line) or Esc skips a reveal; PgUp/PgDn scroll the middle pane; Up/Down recall earlier commands.
+Esc closes the help; Space (on an empty line, where it is never typed) or Esc skips a reveal; PgUp/PgDn scroll the middle pane; Up/Down recall earlier commands.
 Esc is bound eagerly: it is never read as the start of a Meta key, which
 would swallow the next letter typed within a second.
 
@@ -229,7 +229,8 @@ class GameUI(BaseUI):
 
         kb = KeyBindings()
         self._common_bindings(kb)
-        empty = Condition(lambda: self._buffer.text == "")
+        # an empty line: nothing but spaces (a Space pressed as a reveal ended must not turn q, a, n into text)
+        empty = Condition(lambda: not self._buffer.text.strip())
 
         @kb.add("q", filter=empty)
         def _(event) -> None:
@@ -258,9 +259,9 @@ class GameUI(BaseUI):
             else:
                 self.skip_beats()
 
-        revealing = Condition(lambda: self.revealing)
-
-        @kb.add(" ", filter=revealing & empty)
+        # Space on an empty line skips a reveal, and is never typed there: one pressed once more, or just as
+        # the reveal ended, would sit in the prompt and make the next q, a or n text until Enter
+        @kb.add(" ", filter=empty)
         def _(event) -> None:
             self.skip_beats()
 
@@ -527,16 +528,19 @@ class GameUI(BaseUI):
     def _expire(self) -> None:
         """Words said about a step are dropped once the table applied moves after them (the step
         closed): a "Sent: your bid" must not stay on through later auctions. Our own time-out stays
-        until the next prompt takes it over (its own line, above the prompt); nothing expires at game over."""
+        until the next prompt takes it over (its own line, above the prompt), and so does the quit question
+        while it is armed; nothing expires at game over."""
         snap = self._snap
         if snap is None or snap.over:
             return
         if self._notice is not None and snap.moves > self._notice_at:
             self._notice = None
         at = self._message_at
-        if self._message[1] and at is not None and snap.moves > at and self._message[1] != self._timeout_words:
+        # a quit asked for stays asked (q q across a step that closes between them quits): only typing,
+        # a command or the next q ends it
+        if self._message[1] and at is not None and snap.moves > at and self._message[1] != self._timeout_words \
+                and not self._quit_armed:
             self._message = ("", "")
-            self._quit_armed = False           # its question is gone from the screen: ask again
         held = self._after_reveal
         if held is not None and len(held) > 2 and snap.moves > held[2]:
             self._after_reveal = None
