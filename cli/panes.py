@@ -34,7 +34,9 @@ __all__ = ["BaseUI", "STYLE", "TEXT_WIDTH", "ftc"]
 
 LOG_TEXT_LINES = 20     # event-log lines in render_text()
 TEXT_WIDTH = 100        # width used to lay out the panes in render_text()
+_NO_PARTS = Screen()    # a screen whose title has no parts of its own (what the title always shows)
 LATEST_LINES = 3        # newest event-log lines repeated at the top of a short middle pane
+KEY_ROOM = 52           # title columns left for the step and the status when it shows our key (_title_key)
 
 
 def ftc(get: Callable[[], list]) -> FormattedTextControl:
@@ -140,20 +142,29 @@ class BaseUI:
             pass
         return TEXT_WIDTH
 
+    def _title_key(self, ctx: Context, cols: int) -> str | None:
+        """Our key in the title, or None: decided by the width and what never changes in a game (the title,
+        the game, our name), never by the step, so it does not come and go as the steps' words do; it shows
+        where it leaves the step and the status KEY_ROOM columns (a narrow terminal: they matter more)."""
+        if not self.key:
+            return None
+        snap = ctx.snap
+        fixed = _title_text(self.title, None if snap is None else replace(snap, over=False, status=""),
+                            _NO_PARTS, ctx, self.key)
+        return self.key if len(fixed) + KEY_ROOM <= cols else None
+
     def _pane_title(self) -> list:
         ctx = self._view_ctx()
-        text = _title_text(self.title, ctx.snap, self._screen(), ctx, self.key)
         cols = self._cols()
-        if self.key and len(text) > cols:
-            # a narrow terminal: the status matters more than the key (help shows it)
-            text = _title_text(self.title, ctx.snap, self._screen(), ctx, None)
+        key = self._title_key(ctx, cols)
+        text = _title_text(self.title, ctx.snap, self._screen(), ctx, key)
         if len(text) > cols and ctx.snap is not None and ctx.snap.over and ctx.snap.status:
             # at game over the key line says what the status says (a again, n no, q quits): drop it first
-            text = _title_text(self.title, replace(ctx.snap, status=""), self._screen(), ctx, None)
+            text = _title_text(self.title, replace(ctx.snap, status=""), self._screen(), ctx, key)
         if len(text) > cols and self.title in ("Easel", "Easel - watching") and ctx.snap is not None \
                 and ctx.snap.game_title:
             # then the plain "Easel - " before the game's name (never a warning such as UNSAFE SEED)
-            text = _title_text(ctx.snap.game_title, ctx.snap, self._screen(), ctx, None)
+            text = _title_text(ctx.snap.game_title, ctx.snap, self._screen(), ctx, key)
         if len(text) > cols + 1:
             text = text[:cols] + "…"       # a cut that shows
         return [("class:title", text)]
