@@ -256,6 +256,9 @@ class BaseUI:
             latest: list[Line] = [[("class:header", "Latest"), ("class:label", " (the event log is below: PgDn)")]]
             for line in log[:LATEST_LINES]:
                 rows = wrap(line, width, "      ")
+                if line and line[0][0] == "class:alert":
+                    latest += rows                # an alert is read whole (what to do about it is at its end)
+                    continue
                 first = list(rows[0]) if rows else []
                 if len(rows) > 1 and first:       # one line each: show that it goes on (in the log below)
                     style, text = first[-1]

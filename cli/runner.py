@@ -232,13 +232,14 @@ def silence_lines(names, silent: dict, me: int, timeout: float, over: bool, game
     if 2 * len(gone) <= n:
         if quiet:
             them = "them" if len(quiet) > 1 or names[quiet[0]].startswith("seat ") else names[quiet[0]]
-            lines.append("the table times %s out of every step not made within %d s (the empty move is played for %s); "
-                         "it goes on without %s" % (them, timeout, them, them))
+            lines.append("the table times %s out of every step not made within %d s (empty move) and goes on"
+                         % (them, timeout))
     else:
-        lines.append("%d of %d seats are gone: more than half the table, which can never time them out (a time-out "
-                     "needs at least as many voters as seats timed out): the table waits for %s" % (len(gone), n, them))
-    lines.append("they can come back with easel resume on their machine; you can wait, or quit (q) and come back "
-                 "later with: easel resume %s" % game_dir)
+        lines.append("%d of %d seats are gone: the table can never time them out (too few voters), it waits for %s"
+                     % (len(gone), n, them))
+    # each line fits a 100-column screen beside its "!!  " (a game's short id: 8 characters or a few more)
+    lines.append("they can come back with easel resume on their machine")
+    lines.append("you can wait, or quit (q) and come back later with: easel resume %s" % game_dir)
     return lines
 
 

@@ -114,7 +114,13 @@ def test_every_screen_says_who_is_gone_since_when_what_the_table_does_and_what_y
     lines = silence_lines(names, {1: t}, 0, 60, False, "/g")
     assert lines[0] == "not connected: Bo (seat 1) since 21:04:10"
     assert "the table times Bo out of every step not made within 60 s" in lines[1]
-    assert "easel resume" in lines[2] and "you can wait, or quit (q)" in lines[2] and lines[2].endswith("easel resume /g")
+    assert lines[2] == "they can come back with easel resume on their machine"
+    assert lines[3] == "you can wait, or quit (q) and come back later with: easel resume /g"
+    # each fits beside its "!!  " at 100 columns, with a name and a short id as long as they come (issue 29)
+    long_names = ("Ann", "Bartholomew", "Cy")
+    for line in silence_lines(long_names, {1: t}, 0, 300, False, "0123456789ab") + \
+            silence_lines(long_names, {1: t, 2: t}, 0, 300, False, "0123456789ab"):
+        assert len("!!  " + line) <= 99, line
     # more than half the table gone: a time-out is impossible (protocol.md §5.3), the table waits
     lines = silence_lines(names, {1: t, 2: t + 2}, 0, 60, False, "/g")
     assert lines[0] == "not connected: Bo (seat 1) since 21:04:10, Cy (seat 2) since 21:04:12"

@@ -362,3 +362,29 @@ def test_during_the_deal_the_screen_says_the_cards_are_being_dealt_and_the_title
                 assert re.search(r"\+ \d+ new cards? being dealt: shown once the deal is done", text), (s, stage, text)
             assert "no cards" not in text and "Your turn to auction" not in text
             assert "key 9d33-24e4-0d2e-35f4" in title
+
+
+def test_what_others_see_while_a_seat_is_gone_is_read_whole_at_100_and_120_columns():
+    """Seen at 120x40 (issue 29): the resume hint at the top of the middle pane was cut ("come back later
+    with: ease ..."). Each line of it fits beside its "!!" at 100 columns, and an alert there is wrapped,
+    never cut."""
+    import time
+
+    from cli.runner import silence_lines
+
+    net = MANet(3)
+    ui = GameUI(0, output=DummyOutput())
+    t0 = time.time() - 30
+    for alerts in (silence_lines(("Ann", "Bo", "Cy"), {2: t0}, 0, 300, False, "1a2b3c4d"),
+                   silence_lines(("Ann", "Bartholomew the Bold", "Cy"), {1: t0}, 0, 300, False, "1a2b3c4d5e")):
+        ui.update(net.table(0), alerts, "2/3 peers connected")
+        for width in (99, 119):
+            lines = [text_of(line) for line in ui._middle_lines(width, height=14)]
+            latest = lines[lines.index("Latest (the event log is below: PgDn)") + 1:]
+            latest = "\n".join(latest[:latest.index("")])
+            assert all(len(line) <= width for line in latest.splitlines()), latest
+            assert " ..." not in latest and "!!  you can wait, or quit (q)" in latest, latest
+            joined = " ".join(latest.split())
+            assert "come back later with: easel resume %s" % alerts[-1].rsplit(" ", 1)[1] in joined, latest
+            if alerts[0].startswith("not connected: Bo"):       # short names: one row each
+                assert latest.count("!!") == len(latest.splitlines()) == 3, latest
