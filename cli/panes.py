@@ -36,7 +36,8 @@ LOG_TEXT_LINES = 20     # event-log lines in render_text()
 TEXT_WIDTH = 100        # width used to lay out the panes in render_text()
 _NO_PARTS = Screen()    # a screen whose title has no parts of its own (what the title always shows)
 LATEST_LINES = 3        # newest event-log lines repeated at the top of a short middle pane
-KEY_ROOM = 52           # title columns left for the step and the status when it shows our key (_title_key)
+KEY_ROOM = 64           # title columns the step and the status keep when it shows our key (_title_key): as long as
+                        # they come (" | round 1/4: open auction, raise round 1 | 4/4 peers connected" is 63)
 
 
 def ftc(get: Callable[[], list]) -> FormattedTextControl:
@@ -151,7 +152,7 @@ class BaseUI:
         snap = ctx.snap
         fixed = _title_text(self.title, None if snap is None else replace(snap, over=False, status=""),
                             _NO_PARTS, ctx, self.key)
-        return self.key if len(fixed) + KEY_ROOM <= cols else None
+        return self.key if len(fixed) + KEY_ROOM <= cols + 1 else None     # the title row is cols + 1 wide
 
     def _pane_title(self) -> list:
         ctx = self._view_ctx()

@@ -300,7 +300,11 @@ def _watch_the_deal(net: SteppedNet, uis: list, seen: dict, rnd: int) -> None:
                 counts[s] = t.count
                 ui.update(t, [], "3/3 peers connected")
                 if t.state is not None and t.state.stage in DEALING and t.state.ms.round == rnd:
-                    seen.setdefault(s, []).append((t.state.stage, flat(ui), text_of(ui._pane_title())))
+                    titles = {}
+                    for cols in (99, 119, 149):               # 100, 120 and 150 columns
+                        ui._cols = lambda cols=cols: cols
+                        titles[cols + 1] = text_of(ui._pane_title())
+                    seen.setdefault(s, []).append((t.state.stage, flat(ui), titles))
         t = net.table(0)
         done = t.state is not None and t.state.ms.round == rnd and t.state.stage not in DEALING + ("open",)
         return done and all(c == net.table(s).count for s, c in enumerate(counts))
@@ -320,8 +324,6 @@ def test_during_the_deal_the_screen_says_the_cards_are_being_dealt_and_the_title
     from cli.snapshot import step_status
     net = SteppedNet(3, seed=7, stop=lambda net: True)          # nothing delivered yet
     uis = [GameUI(s, output=DummyOutput(), key="9d33-24e4-0d2e-35f4") for s in range(3)]
-    for ui in uis:
-        ui._cols = lambda: 119                                    # a 120-column terminal
     seen: dict = {}
     _watch_the_deal(net, uis, seen, 1)
     actor = net.table(0).state.ms.actor
@@ -335,7 +337,10 @@ def test_during_the_deal_the_screen_says_the_cards_are_being_dealt_and_the_title
             assert "the cards are being dealt; then %s" % ("you auction first" if s == actor else
                                                           "seat %d auctions first" % actor) in text, (s, text)
             assert "waiting for nobody" not in text
-            assert "key 9d33-24e4-0d2e-35f4" in title and len(title) <= 120, title
+            # the key by the width alone: at 150 columns always, at 100 and 120 never (the step and the
+            # status matter more), whatever the step's words
+            assert "key 9d33-24e4-0d2e-35f4" in title[150] and len(title[150]) <= 150 and "…" not in title[150], title
+            assert "key 9d33" not in title[100] + title[120], title
     # once dealt: the hand, and the auctioneer's turn
     uis[actor].update(net.table(actor), [], "")
     text = flat(uis[actor])
@@ -343,17 +348,11 @@ def test_during_the_deal_the_screen_says_the_cards_are_being_dealt_and_the_title
     # nobody missing: the step closes as its moves are placed
     snap = uis[actor]._snap
     assert step_status(replace(snap, missing=()), uis[actor]._screen())[1].endswith(" - every move is in")
-    # a narrow terminal: no key, from the first screen to the last
-    for ui in uis:
-        ui._cols = lambda: 99
-        assert "key" not in text_of(ui._pane_title())
     # round 2's deal: the cards kept show, the new ones are being dealt
     net.stop = lambda net: net.table(0).state.ms.round == 2 and net.table(0).state.stage in DEALING
     net.bots(range(3), until=lambda: net.table(0).state.ms.round == 2, limit=400)
     assert net.table(0).state.ms.round == 2, "round 1 did not end"
     seen2: dict = {}
-    for ui in uis:
-        ui._cols = lambda: 119
     _watch_the_deal(net, uis, seen2, 2)
     assert set(seen2) == {0, 1, 2}
     for s, looks in seen2.items():
@@ -361,7 +360,7 @@ def test_during_the_deal_the_screen_says_the_cards_are_being_dealt_and_the_title
             if stage != "check":
                 assert re.search(r"\+ \d+ new cards? being dealt: shown once the deal is done", text), (s, stage, text)
             assert "no cards" not in text and "Your turn to auction" not in text
-            assert "key 9d33-24e4-0d2e-35f4" in title
+            assert "key 9d33-24e4-0d2e-35f4" in title[150] and "key 9d33" not in title[120]
 
 
 def test_what_others_see_while_a_seat_is_gone_is_read_whole_at_100_and_120_columns():
