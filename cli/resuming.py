@@ -93,10 +93,11 @@ ALONE_SAY = 5.0        # s a resumed seat waits for any other seat to connect be
 ALONE_GIVE_UP = 30.0   # s after which a resumed seat that no seat ever answered exits (protocol.md §13.1)
 
 
-def alone_lines(node: GameNode, game_dir: Path, waited: float, give_up: float | None) -> list[str]:
-    """What a resumed seat that no other seat answered says, in four short lines: whom it waits for, that
-    they may have finished, how to see the rest, and when it gives up (``give_up``: None once it has) and
-    the command that tries again; the game by its short id (what watch, replay and resume take), never a path."""
+def alone_lines(node: GameNode, game_dir: Path, waited: float, give_up: float | None, again: bool = True) -> list[str]:
+    """What a resumed seat that no other seat answered says, in four lines short enough for a 100-column
+    terminal after "easel: ": whom it waits for, that they may have finished, how to see the rest, and when it
+    gives up (``give_up``: None once it has) with the command that tries again (``again``: else the exit line
+    says it); the game by its short id (what watch, replay and resume take), never a path."""
     from .history import short_id
     from .screens import plain_label
 
@@ -108,15 +109,17 @@ def alone_lines(node: GameNode, game_dir: Path, waited: float, give_up: float | 
     what = ""
     if t.step is not None and [s for s in step if s != node.seat]:
         what = " (%s)" % (plain_label(t.step.label) or "phase %d" % t.step.phase)
+    n = len(node.peer.log_entries)
     return [
-        "no other seat has answered for %d s: you are alone at this table, waiting for %s%s"
+        "no other seat has answered for %d s: alone at this table, waiting for %s%s"
         % (waited, ", ".join(names[s] for s in others), what),
-        "they may have finished the game and left, or be away too; your log stops after %d entries, unfinished"
-        % len(node.peer.log_entries),
-        "to see the rest: `easel watch %s` while one of them plays, or `easel replay %s` on their machine"
+        "they may have finished and left, or be away; your log stops unfinished after %d entr%s"
+        % (n, "y" if n == 1 else "ies"),
+        "to see the rest: easel watch %s while one plays, or easel replay %s on theirs"
         % (game, game),
-        "this seat gives up in %d s unless someone answers; `easel resume %s` tries again" % (give_up, game)
-        if give_up is not None else "gave up: your log stays valid and unfinished; `easel resume %s` tries again" % game,
+        "this seat gives up in %d s unless someone answers; easel resume %s tries again" % (give_up, game)
+        if give_up is not None else "gave up: your log stays valid and unfinished" + (
+            "; easel resume %s tries again" % game if again else ""),
     ]
 
 
@@ -135,14 +138,17 @@ async def alone_watch(node: GameNode, ui, game_dir: Path, end: SeatEnd, say: flo
             print("easel: %s" % line, file=sys.stderr, flush=True)
     else:
         # the screen says who is gone and the resume command already (runner.silence_lines): what is new here
-        node.alert("alone here: %s; %s" % (lines[1].split(";")[0], lines[2]))
+        from .history import short_id
+
+        node.alert("alone here: they may have finished and left; easel watch %s shows the rest while one plays"
+                   % short_id(game_dir))
         if hasattr(ui, "tell"):
             ui.tell("No other seat has answered for %d s: you are alone at this table. This seat gives up in "
                     "%d s unless someone answers." % (say, give_up - say))
     with trio.move_on_after(give_up - say):
         await node.met.wait()
         return
-    end.alone = alone_lines(node, game_dir, give_up, None)
+    end.alone = alone_lines(node, game_dir, give_up, None, again=ui is None)   # a screen's exit line says how
     if ui is not None:
         ui.exit()
     else:
