@@ -319,6 +319,27 @@ def test_last_a_short_id_and_a_log_name_the_game_resume_and_again_take(tmp_path,
         resolve_game_dir("last", over=False)
 
 
+def test_easel_watch_takes_a_games_short_id_as_resume_does(tmp_path, monkeypatch):
+    """A seat left alone is told `easel watch ID` (issue 29: it printed the game's 64-hex path)."""
+    import cli.watching as watching
+
+    home = tmp_path / "easel-home"
+    monkeypatch.setenv("EASEL_HOME", str(home))
+    d = _home_game(home, "5b1a5803" + "2" * 56, over=False, age=0)
+    me, other = b"m" * 32, b"o" * 32
+    seen = []
+
+    def roster_of(path):
+        seen.append(Path(path))
+        return SimpleNamespace(doc={"seats": [me, other]}), {"addrs": [["", 4000], ["10.0.0.7", 4001]]}
+
+    monkeypatch.setattr(watching, "load_roster", roster_of)
+    monkeypatch.setattr(watching, "load_or_create", lambda: SimpleNamespace(public=me))
+    assert watching.watch_targets("5b1a5803") == [("10.0.0.7", 4001)] and seen == [d]
+    assert watching.watch_targets("last") == [("10.0.0.7", 4001)] and seen[-1] == d
+    assert watching.watch_targets("10.0.0.9:4100") == [("10.0.0.9", 4100)]     # an address is still an address
+
+
 def test_the_exit_lines_name_the_game_by_last_or_its_short_id_never_a_64_hex_path(tmp_path, monkeypatch, capsys):
     import cli.history as history
 
