@@ -219,6 +219,8 @@ class GameUI(BaseUI):
         self._timeout_words = ""                   # our last time-out, until the next prompt shows it
         self._cut: dict = {}                       # the peer's cut_moves: our signed moves a certificate cut
         self._left_steps: dict = {}                # the peer's left_steps: time-outs of seats that said they left
+        self._asked: tuple | None = None           # the quit question on the screen (see _quit_armed)
+        self._after_quit: tuple | None = None      # (style, text, moves) said while it was: shown once it goes
         self._quit_armed = False                   # q was pressed once mid-game
         self.again = False                         # the player asked for a rematch at game over (a)
         self.decline = False                       # the player said no to the rematch at game over (n)
@@ -513,9 +515,36 @@ class GameUI(BaseUI):
                 "as it is typed")
         return [send] + list(SHELL_HELP)
 
+    @property
+    def _quit_armed(self) -> bool:
+        """q was pressed once mid-game, and its question stays on the screen until it is answered: the next
+        q quits, typing or a command stays. What the table says meanwhile (a step closing, the next prompt)
+        waits under it (``_after_quit``), so the question the second q answers is always the one shown."""
+        return self.__dict__.get("_armed", False)
+
+    @_quit_armed.setter
+    def _quit_armed(self, armed: bool) -> None:
+        was = self.__dict__.get("_armed", False)
+        self.__dict__["_armed"] = armed
+        if armed and not was:
+            self._asked = None                     # the next thing said is the question (_quit_key)
+        elif was and not armed:
+            self._asked = None
+            held, self._after_quit = self._after_quit, None
+            if held is not None:
+                moves = self._snap.moves if self._snap is not None else -1
+                if held[2] >= moves or held[1] == self._timeout_words:     # still about the table as it is
+                    self._message, self._message_at = (held[0], held[1]), held[2]
+
     def _say(self, text: str, style: str = "class:info") -> None:
+        moves = self._snap.moves if self._snap is not None else -1
+        if self._quit_armed:
+            if self._asked is not None:            # the question stays up; this shows once it is answered
+                self._after_quit = (style, text, moves)
+                return
+            self._asked = (style, text)
         self._message = (style, text)
-        self._message_at = self._snap.moves if self._snap is not None else -1
+        self._message_at = moves
 
     def _set_notice(self, text: str, style: str = "class:error") -> None:
         """``text`` on a line of its own above the message, until the step open now closes (the
@@ -755,7 +784,10 @@ class GameUI(BaseUI):
 
     def _pane_message(self, width: int | None = None) -> list:
         held = self._after_reveal
-        if held is not None and not self.revealing:
+        if held is not None and not self.revealing and self._quit_armed and self._asked is not None:
+            self._after_reveal = None              # the quit question stays up: it shows once it is answered
+            self._after_quit = (held[0], held[1], held[2] if len(held) > 2 else -1)
+        elif held is not None and not self.revealing:
             self._message, self._after_reveal = (held[0], held[1]), None
             self._message_at = held[2] if len(held) > 2 else self._message_at
         style, text = self._message

@@ -528,8 +528,20 @@ async def test_q_then_q_quits_even_when_a_step_closes_between_them():
         net.bots(seats=[1])
         ui.update(net.table, [], "")                     # the step closes: moves applied after the question
         assert "Quit in the middle of the game?" in flat(ui) and not ui.closed
-        inp.send_text("q")
-        await until(lambda: ui.closed)
+        async with trio.open_nursery() as n:            # ... and the next one asks: its prompt waits under it
+            n.start_soon(ui.decide, decision_of(net.peers[0], 0, trio.current_time()))
+            await until(lambda: ui._pending is not None)
+            assert "Quit in the middle of the game?" in flat(ui) and "Round 2" not in text_of(ui._pane_message())
+            inp.send_text("x")                           # typing: we stay, and the prompt shows
+            await until(lambda: not ui._quit_armed)
+            assert "Quit in the middle" not in flat(ui) and "Round 2" in text_of(ui._pane_message())
+            inp.send_text("\x08" + "q")
+            await until(lambda: "Quit in the middle of the game?" in flat(ui))
+            ui.tell("no other seat answers")            # said while it is asked: it waits too
+            assert "Quit in the middle of the game?" in flat(ui) and "no other seat" not in flat(ui)
+            inp.send_text("q")
+            await until(lambda: ui.closed)
+            n.cancel_scope.cancel()                      # (the node would stop asking)
 
 
 async def test_a_space_after_a_reveal_is_not_typed_so_q_and_a_still_act():
