@@ -85,6 +85,7 @@ class BaseUI:
         self._closed = False        # the UI thread has finished
         self._app: Application | None = None
         self._help_shown = False    # the middle pane shows the help page
+        self._title_plain: set = set()   # the widths at which the title dropped "Easel - " (it stays dropped)
         self._style = self._make_style()
         self.pace = 0.0             # seconds a reveal beat shows (0: beats are not played)
         self.reel = Reel()          # the beats to play, one after the other (cli/reveal.py)
@@ -145,8 +146,9 @@ class BaseUI:
 
     def _title_key(self, ctx: Context, cols: int) -> str | None:
         """Our key in the title, or None: decided by the width and what never changes in a game (the title,
-        the game, our name), never by the step, so it does not come and go as the steps' words do; it shows
-        where it leaves the step and the status KEY_ROOM columns (a narrow terminal: they matter more)."""
+        the game, our name), never by the step, so it does not come and go as the steps' words do: it shows
+        where it leaves the step and the status KEY_ROOM columns (in a narrow terminal they matter more; the
+        help shows the key)."""
         if not self.key:
             return None
         snap = ctx.snap
@@ -158,14 +160,19 @@ class BaseUI:
         ctx = self._view_ctx()
         cols = self._cols()
         key = self._title_key(ctx, cols)
-        text = _title_text(self.title, ctx.snap, self._screen(), ctx, key)
+        head = self.title
+        if cols in self._title_plain and ctx.snap is not None and ctx.snap.game_title:
+            head = ctx.snap.game_title
+        text = _title_text(head, ctx.snap, self._screen(), ctx, key)
         if len(text) > cols and ctx.snap is not None and ctx.snap.over and ctx.snap.status:
             # at game over the key line says what the status says (a again, n no, q quits): drop it first
-            text = _title_text(self.title, replace(ctx.snap, status=""), self._screen(), ctx, key)
-        if len(text) > cols and self.title in ("Easel", "Easel - watching") and ctx.snap is not None \
+            text = _title_text(head, replace(ctx.snap, status=""), self._screen(), ctx, key)
+        if len(text) > cols and head in ("Easel", "Easel - watching") and ctx.snap is not None \
                 and ctx.snap.game_title:
-            # then the plain "Easel - " before the game's name (never a warning such as UNSAFE SEED)
-            text = _title_text(ctx.snap.game_title, ctx.snap, self._screen(), ctx, key)
+            # then the plain "Easel - " before the game's name (never a warning such as UNSAFE SEED), for good
+            # at this width: it does not come back when a step's words are short again
+            self._title_plain.add(cols)
+            return self._pane_title()
         if len(text) > cols + 1:
             text = text[:cols] + "…"       # a cut that shows
         return [("class:title", text)]

@@ -341,6 +341,9 @@ def test_during_the_deal_the_screen_says_the_cards_are_being_dealt_and_the_title
             # status matter more), whatever the step's words
             assert "key 9d33-24e4-0d2e-35f4" in title[150] and len(title[150]) <= 150 and "…" not in title[150], title
             assert "key 9d33" not in title[100] + title[120], title
+        # "Easel - " before the game's name, once dropped for room at a width, stays dropped there
+        plain = [not title[100].startswith(" Easel - ") for _, _, title in looks]
+        assert plain == sorted(plain), [title[100] for _, _, title in looks]
     # once dealt: the hand, and the auctioneer's turn
     uis[actor].update(net.table(actor), [], "")
     text = flat(uis[actor])
