@@ -671,7 +671,11 @@ async def _full_screen(st: rules.State, seat: int, rows: int, cols: int, lines_i
             shots.append(_screen(ui, rows, cols))
             for line in lines_in:
                 inp.send_text(line + ENTER)
-                await trio.sleep(0.1)
+                # the line taken (in the history: after its command ran), then a redraw asked after it
+                await until(lambda: line in ui._buffer.history.get_strings())
+                drawn = ui._app.render_counter
+                ui._invalidate()
+                await until(lambda: ui._app.render_counter > drawn)
                 shots.append(_screen(ui, rows, cols))
             ui.exit()
         return shots, pending
