@@ -671,11 +671,10 @@ async def _full_screen(st: rules.State, seat: int, rows: int, cols: int, lines_i
             shots.append(_screen(ui, rows, cols))
             for line in lines_in:
                 inp.send_text(line + ENTER)
-                # the line taken (in the history: after its command ran), then a redraw asked after it
+                # the line taken (in the history: after its command ran), then what it said on the screen
                 await until(lambda: line in ui._buffer.history.get_strings())
-                drawn = ui._app.render_counter
-                ui._invalidate()
-                await until(lambda: ui._app.render_counter > drawn)
+                said = "".join(t for _, t in ui._pane_message(cols - 1)).split("\n")[0][:30]
+                await until(lambda: said in "\n".join(_screen(ui, rows, cols)))
                 shots.append(_screen(ui, rows, cols))
             ui.exit()
         return shots, pending
