@@ -417,12 +417,12 @@ def build_parser() -> argparse.ArgumentParser:
     send_flag(p)
 
     p = add("watch", "follow a live table read-only, as a spectator (no hand, no sealed move, no vote)",
-            epilog="TARGET is a seat's play address HOST:PORT (a seat's screen shows it), or the directory of a game\n"
-                   "you played or left (<home>/games/<game id>): it then follows the table through the other seats.\n"
+            epilog="TARGET is a seat's play address HOST:PORT (a seat's screen shows it), or a game you played or\n"
+                   "left (its short id, last, or its directory): it then follows the table through the other seats.\n"
                    "Without TARGET, the tables on the LAN are listed as they are found, those in play numbered; on a\n"
                    "terminal, type a number and Enter to watch that table. If the seat it watches through goes, it\n"
                    "goes on through another seat of the table (it says so), for up to --patience seconds without one.")
-    lan_target(p, "target", "TARGET", "HOST:PORT of a seat, or a game directory (omit it to list the tables on the "
+    lan_target(p, "target", "TARGET", "HOST:PORT of a seat, or a game's short id or directory (omit it to list the tables on the "
                "LAN, those in play with the address to watch)", "watch", "tables in play listed")
     p.add_argument("--json", action="store_true",
                    help="no screen: follow to the end, then print one JSON line (entries, first, first_view, head, "

@@ -34,7 +34,10 @@ __all__ = ["BaseUI", "STYLE", "TEXT_WIDTH", "ftc"]
 
 LOG_TEXT_LINES = 20     # event-log lines in render_text()
 TEXT_WIDTH = 100        # width used to lay out the panes in render_text()
+_NO_PARTS = Screen()    # a screen whose title has no parts of its own (what the title always shows)
 LATEST_LINES = 3        # newest event-log lines repeated at the top of a short middle pane
+KEY_ROOM = 64           # title columns the step and the status keep when it shows our key (_title_key): as long as
+                        # they come (" | round 1/4: open auction, raise round 1 | 4/4 peers connected" is 63)
 
 
 def ftc(get: Callable[[], list]) -> FormattedTextControl:
@@ -82,6 +85,7 @@ class BaseUI:
         self._closed = False        # the UI thread has finished
         self._app: Application | None = None
         self._help_shown = False    # the middle pane shows the help page
+        self._title_plain: set = set()   # the widths at which the title dropped "Easel - " (it stays dropped)
         self._style = self._make_style()
         self.pace = 0.0             # seconds a reveal beat shows (0: beats are not played)
         self.reel = Reel()          # the beats to play, one after the other (cli/reveal.py)
@@ -140,20 +144,35 @@ class BaseUI:
             pass
         return TEXT_WIDTH
 
+    def _title_key(self, ctx: Context, cols: int) -> str | None:
+        """Our key in the title, or None: decided by the width and what never changes in a game (the title,
+        the game, our name), never by the step, so it does not come and go as the steps' words do: it shows
+        where it leaves the step and the status KEY_ROOM columns (in a narrow terminal they matter more; the
+        help shows the key)."""
+        if not self.key:
+            return None
+        snap = ctx.snap
+        fixed = _title_text(self.title, None if snap is None else replace(snap, over=False, status=""),
+                            _NO_PARTS, ctx, self.key)
+        return self.key if len(fixed) + KEY_ROOM <= cols + 1 else None     # the title row is cols + 1 wide
+
     def _pane_title(self) -> list:
         ctx = self._view_ctx()
-        text = _title_text(self.title, ctx.snap, self._screen(), ctx, self.key)
         cols = self._cols()
-        if self.key and len(text) > cols:
-            # a narrow terminal: the status matters more than the key (help shows it)
-            text = _title_text(self.title, ctx.snap, self._screen(), ctx, None)
+        key = self._title_key(ctx, cols)
+        head = self.title
+        if cols in self._title_plain and ctx.snap is not None and ctx.snap.game_title:
+            head = ctx.snap.game_title
+        text = _title_text(head, ctx.snap, self._screen(), ctx, key)
         if len(text) > cols and ctx.snap is not None and ctx.snap.over and ctx.snap.status:
             # at game over the key line says what the status says (a again, n no, q quits): drop it first
-            text = _title_text(self.title, replace(ctx.snap, status=""), self._screen(), ctx, None)
-        if len(text) > cols and self.title in ("Easel", "Easel - watching") and ctx.snap is not None \
+            text = _title_text(head, replace(ctx.snap, status=""), self._screen(), ctx, key)
+        if len(text) > cols and head in ("Easel", "Easel - watching") and ctx.snap is not None \
                 and ctx.snap.game_title:
-            # then the plain "Easel - " before the game's name (never a warning such as UNSAFE SEED)
-            text = _title_text(ctx.snap.game_title, ctx.snap, self._screen(), ctx, None)
+            # then the plain "Easel - " before the game's name (never a warning such as UNSAFE SEED), for good
+            # at this width: it does not come back when a step's words are short again
+            self._title_plain.add(cols)
+            return self._pane_title()
         if len(text) > cols + 1:
             text = text[:cols] + "…"       # a cut that shows
         return [("class:title", text)]
@@ -245,6 +264,9 @@ class BaseUI:
             latest: list[Line] = [[("class:header", "Latest"), ("class:label", " (the event log is below: PgDn)")]]
             for line in log[:LATEST_LINES]:
                 rows = wrap(line, width, "      ")
+                if line and line[0][0] == "class:alert":
+                    latest += rows                # an alert is read whole (what to do about it is at its end)
+                    continue
                 first = list(rows[0]) if rows else []
                 if len(rows) > 1 and first:       # one line each: show that it goes on (in the log below)
                     style, text = first[-1]

@@ -80,8 +80,8 @@ async def resume_main(args: LiveArgs, ui_factory=None) -> int:
         node = await run_node(identity, genesis, roster, decide, timeout=float(genesis.doc.get("timeout", 60)), seed=args.seed,
                               ui=ui, bind=bind, watch=watch, notes=notes, dial_back=True,
                               spectators=not args.no_spectators, end=end)
-        if end.alone:
-            print("easel: %s" % end.alone, file=sys.stderr)
+        for line in end.alone or ():
+            print("easel: %s" % line, file=sys.stderr)
         if others_at_table(node, bots):
             end.bots_playing = bots
         return report(node, interactive=ui is not None, end=end)
@@ -93,56 +93,62 @@ ALONE_SAY = 5.0        # s a resumed seat waits for any other seat to connect be
 ALONE_GIVE_UP = 30.0   # s after which a resumed seat that no seat ever answered exits (protocol.md §13.1)
 
 
-def alone_words(node: GameNode, game_dir: Path, waited: float, give_up: float | None) -> str:
-    """What a resumed seat that no other seat answered says: whom it waits for, that they may have
-    finished, how to get their log, and when it gives up (``give_up``: None once it has)."""
+def alone_lines(node: GameNode, game_dir: Path, waited: float, give_up: float | None, again: bool = True) -> list[str]:
+    """What a resumed seat that no other seat answered says, in four lines short enough for a 100-column
+    terminal after "easel: ": whom it waits for, that they may have finished, how to see the rest, and when it
+    gives up (``give_up``: None once it has) with the command that tries again (``again``: else the exit line
+    says it); the game by its short id (what watch, replay and resume take), never a path."""
+    from .history import short_id
     from .screens import plain_label
 
     names = seat_names(node.genesis.doc)
     others = [s for s in range(len(node.keys)) if s != node.seat]
+    game = short_id(game_dir)
     step = node.peer.waiting()
     t = node.peer.table
     what = ""
     if t.step is not None and [s for s in step if s != node.seat]:
-        what = " (the step open in your log, %s, waits for %s)" % (
-            plain_label(t.step.label) or "phase %d" % t.step.phase, ", ".join(names[s] for s in step if s != node.seat))
-    head = ("no other seat has answered for %d s: you are alone at this table, waiting for %s%s. They may have "
-            "finished the game and left (a peer leaves once the game is over for it and every seat it reaches "
-            "holds everything; yours was away), or be away too. Your log stops after %d entries, unfinished."
-            % (waited, ", ".join(names[s] for s in others), what, len(node.peer.log_entries)))
-    how = (" To see the rest of the game: if one of them still plays, `easel watch %s` follows the table through "
-           "them; if they finished, ask one of them for their log (<their easel home>/games/%s/log): easel audit, "
-           "show and replay read it." % (game_dir, game_dir.name))
-    if give_up is not None:
-        end = " This seat gives up in %d s if nobody answers (its log stays valid and unfinished); " \
-              "`easel resume %s` tries again." % (give_up, game_dir)
-    else:
-        end = " Gave up (its log stays valid and unfinished); `easel resume %s` tries again." % game_dir
-    return head + how + end
+        what = " (%s)" % (plain_label(t.step.label) or "phase %d" % t.step.phase)
+    n = len(node.peer.log_entries)
+    return [
+        "no other seat has answered for %d s: alone at this table, waiting for %s%s"
+        % (waited, ", ".join(names[s] for s in others), what),
+        "they may have finished and left, or be away; your log stops unfinished after %d entr%s"
+        % (n, "y" if n == 1 else "ies"),
+        "to see the rest: easel watch %s while one plays, or easel replay %s on theirs"
+        % (game, game),
+        "this seat gives up in %d s unless someone answers; easel resume %s tries again" % (give_up, game)
+        if give_up is not None else "gave up: your log stays valid and unfinished" + (
+            "; easel resume %s tries again" % game if again else ""),
+    ]
 
 
 async def alone_watch(node: GameNode, ui, game_dir: Path, end: SeatEnd, say: float = ALONE_SAY,
                       give_up: float = ALONE_GIVE_UP) -> None:
     """A resumed seat that no other seat connects to (they finished and left, or are all away) says so
-    after ``say`` seconds and exits after ``give_up`` (``end.alone``: why): the person's quit path with a
-    screen, the end of the node without one. Any connection to another seat ends the watch."""
+    after ``say`` seconds and exits after ``give_up`` (``end.alone``: why, in lines): the person's quit path
+    with a screen, the end of the node without one. Any connection to another seat ends the watch."""
     with trio.move_on_after(say):
         await node.met.wait()
         return
-    words = alone_words(node, game_dir, say, give_up - say)
-    log.warning(words)
+    lines = alone_lines(node, game_dir, say, give_up - say)
+    log.warning(" ".join(lines))
     if ui is None:
-        print("easel: %s" % words, file=sys.stderr, flush=True)
+        for line in lines:
+            print("easel: %s" % line, file=sys.stderr, flush=True)
     else:
-        node.alert(words)
+        # the screen says who is gone and the resume command already (runner.silence_lines): what is new here
+        from .history import short_id
+
+        node.alert("alone here: they may have finished and left; easel watch %s shows the rest while one plays"
+                   % short_id(game_dir))
         if hasattr(ui, "tell"):
-            ui.tell("No other seat has answered for %d s: you are alone at this table; the others may have finished "
-                    "and left (the event log says how to see the rest). This seat gives up in %d s unless someone "
-                    "answers." % (say, give_up - say))
+            ui.tell("No other seat has answered for %d s: you are alone at this table. This seat gives up in "
+                    "%d s unless someone answers." % (say, give_up - say))
     with trio.move_on_after(give_up - say):
         await node.met.wait()
         return
-    end.alone = alone_words(node, game_dir, give_up, None)
+    end.alone = alone_lines(node, game_dir, give_up, None, again=ui is None)   # a screen's exit line says how
     if ui is not None:
         ui.exit()
     else:

@@ -69,7 +69,7 @@ class SeatEnd:
     """How our seat's run ended, beyond its table: what ``report`` says besides the result."""
 
     told_leaving: bool | None = None   # we quit mid-game: the others were told (False: not all answered; None: nobody to tell)
-    alone: str | None = None           # a resumed seat that no other seat answered gave up: the words why
+    alone: list | None = None          # a resumed seat that no other seat answered gave up: the lines why
     bots_playing: list = field(default_factory=list)   # our bots (cli/bots.py LocalBot), left at a table with others
 
 
@@ -227,18 +227,21 @@ def silence_lines(names, silent: dict, me: int, timeout: float, over: bool, game
     if quiet:
         who = ", ".join("%s (seat %d) since %s" % (names[s], s, time.strftime("%H:%M:%S", time.localtime(silent[s])))
                         for s in quiet)
-        lines.append("not connected: %s" % who)
+        # with what they can do: the line the top of a short middle pane shows with the two below
+        lines.append("not connected: %s; they can come back with easel resume" % who)
     them = "them" if len(gone) > 1 else "them" if names[gone[0]].startswith("seat ") else names[gone[0]]
     if 2 * len(gone) <= n:
         if quiet:
             them = "them" if len(quiet) > 1 or names[quiet[0]].startswith("seat ") else names[quiet[0]]
-            lines.append("the table times %s out of every step not made within %d s (the empty move is played for %s); "
-                         "it goes on without %s" % (them, timeout, them, them))
+            lines.append("the table times %s out of every step not made within %d s (empty move) and goes on"
+                         % (them, timeout))
     else:
-        lines.append("%d of %d seats are gone: more than half the table, which can never time them out (a time-out "
-                     "needs at least as many voters as seats timed out): the table waits for %s" % (len(gone), n, them))
-    lines.append("they can come back with easel resume on their machine; you can wait, or quit (q) and come back "
-                 "later with: easel resume %s" % game_dir)
+        lines.append("%d of %d seats are gone: the table can never time them out (too few voters), it waits for %s"
+                     % (len(gone), n, them))
+    # each line fits a 100-column screen beside its "!!  " (a game's short id: 8 characters or a few more)
+    if not quiet:
+        lines.append("they can come back with easel resume on their machine")
+    lines.append("you can wait, or quit (q) and come back later with: easel resume %s" % game_dir)
     return lines
 
 

@@ -55,7 +55,7 @@ node's runner) naming the finished game, and the runner (cli/live.py) then does
 what ``easel again GAME_DIR`` does, the new game opening in the same terminal;
 its ``n`` (or ``no``) says no to the rematch instead: the UI closes with
 ``decline`` set and the runner tells the rematch lobby (``easel again --decline``);
-Esc closes the help; Space (on an empty line) or Esc skips a reveal; PgUp/PgDn scroll the middle pane; Up/Down recall earlier commands.
+Esc closes the help; Space (on an empty line, where it is never typed) or Esc skips a reveal; PgUp/PgDn scroll the middle pane; Up/Down recall earlier commands.
 Esc is bound eagerly: it is never read as the start of a Meta key, which
 would swallow the next letter typed within a second.
 
@@ -219,6 +219,8 @@ class GameUI(BaseUI):
         self._timeout_words = ""                   # our last time-out, until the next prompt shows it
         self._cut: dict = {}                       # the peer's cut_moves: our signed moves a certificate cut
         self._left_steps: dict = {}                # the peer's left_steps: time-outs of seats that said they left
+        self._asked: tuple | None = None           # the quit question on the screen (see _quit_armed)
+        self._after_quit: tuple | None = None      # (style, text, moves) said while it was: shown once it goes
         self._quit_armed = False                   # q was pressed once mid-game
         self.again = False                         # the player asked for a rematch at game over (a)
         self.decline = False                       # the player said no to the rematch at game over (n)
@@ -229,7 +231,8 @@ class GameUI(BaseUI):
 
         kb = KeyBindings()
         self._common_bindings(kb)
-        empty = Condition(lambda: self._buffer.text == "")
+        # an empty line: nothing but spaces (a Space pressed as a reveal ended must not turn q, a, n into text)
+        empty = Condition(lambda: not self._buffer.text.strip())
 
         @kb.add("q", filter=empty)
         def _(event) -> None:
@@ -258,9 +261,9 @@ class GameUI(BaseUI):
             else:
                 self.skip_beats()
 
-        revealing = Condition(lambda: self.revealing)
-
-        @kb.add(" ", filter=revealing & empty)
+        # Space on an empty line skips a reveal, and is never typed there: one pressed once more, or just as
+        # the reveal ended, would sit in the prompt and make the next q, a or n text until Enter
+        @kb.add(" ", filter=empty)
         def _(event) -> None:
             self.skip_beats()
 
@@ -512,9 +515,36 @@ class GameUI(BaseUI):
                 "as it is typed")
         return [send] + list(SHELL_HELP)
 
+    @property
+    def _quit_armed(self) -> bool:
+        """q was pressed once mid-game, and its question stays on the screen until it is answered: the next
+        q quits, typing or a command stays. What the table says meanwhile (a step closing, the next prompt)
+        waits under it (``_after_quit``), so the question the second q answers is always the one shown."""
+        return self.__dict__.get("_armed", False)
+
+    @_quit_armed.setter
+    def _quit_armed(self, armed: bool) -> None:
+        was = self.__dict__.get("_armed", False)
+        self.__dict__["_armed"] = armed
+        if armed and not was:
+            self._asked = None                     # the next thing said is the question (_quit_key)
+        elif was and not armed:
+            self._asked = None
+            held, self._after_quit = self._after_quit, None
+            if held is not None:
+                moves = self._snap.moves if self._snap is not None else -1
+                if held[2] >= moves or held[1] == self._timeout_words:     # still about the table as it is
+                    self._message, self._message_at = (held[0], held[1]), held[2]
+
     def _say(self, text: str, style: str = "class:info") -> None:
+        moves = self._snap.moves if self._snap is not None else -1
+        if self._quit_armed:
+            if self._asked is not None:            # the question stays up; this shows once it is answered
+                self._after_quit = (style, text, moves)
+                return
+            self._asked = (style, text)
         self._message = (style, text)
-        self._message_at = self._snap.moves if self._snap is not None else -1
+        self._message_at = moves
 
     def _set_notice(self, text: str, style: str = "class:error") -> None:
         """``text`` on a line of its own above the message, until the step open now closes (the
@@ -527,16 +557,19 @@ class GameUI(BaseUI):
     def _expire(self) -> None:
         """Words said about a step are dropped once the table applied moves after them (the step
         closed): a "Sent: your bid" must not stay on through later auctions. Our own time-out stays
-        until the next prompt takes it over (its own line, above the prompt); nothing expires at game over."""
+        until the next prompt takes it over (its own line, above the prompt), and so does the quit question
+        while it is armed; nothing expires at game over."""
         snap = self._snap
         if snap is None or snap.over:
             return
         if self._notice is not None and snap.moves > self._notice_at:
             self._notice = None
         at = self._message_at
-        if self._message[1] and at is not None and snap.moves > at and self._message[1] != self._timeout_words:
+        # a quit asked for stays asked (q q across a step that closes between them quits): only typing,
+        # a command or the next q ends it
+        if self._message[1] and at is not None and snap.moves > at and self._message[1] != self._timeout_words \
+                and not self._quit_armed:
             self._message = ("", "")
-            self._quit_armed = False           # its question is gone from the screen: ask again
         held = self._after_reveal
         if held is not None and len(held) > 2 and snap.moves > held[2]:
             self._after_reveal = None
@@ -751,7 +784,10 @@ class GameUI(BaseUI):
 
     def _pane_message(self, width: int | None = None) -> list:
         held = self._after_reveal
-        if held is not None and not self.revealing:
+        if held is not None and not self.revealing and self._quit_armed and self._asked is not None:
+            self._after_reveal = None              # the quit question stays up: it shows once it is answered
+            self._after_quit = (held[0], held[1], held[2] if len(held) > 2 else -1)
+        elif held is not None and not self.revealing:
             self._message, self._after_reveal = (held[0], held[1]), None
             self._message_at = held[2] if len(held) > 2 else self._message_at
         style, text = self._message

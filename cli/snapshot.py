@@ -217,9 +217,10 @@ def step_status(snap: Snapshot, screen: Screen) -> tuple[str, str]:
     me = snap.seat
     if snap.over:
         return "class:over", "Game over - the final ranking is at the top of the middle pane."
-    whom = who(snap.missing, me, snap.names) or "nobody"
+    # nobody missing: every move of the step is in and it closes as they are placed (never "waiting for nobody")
+    whom = "waiting for %s" % who(snap.missing, me, snap.names) if snap.missing else "every move is in"
     if snap.view is None:
-        return "class:waiting", "Drawing the shared seed - waiting for %s" % whom
+        return "class:waiting", "Drawing the shared seed - %s" % whom
     if snap.step_purpose == "seed":
         what = "%s (%s)" % (screen.chance_words,
                             "peers seal their random shares" if snap.step_kind == "commit" else "peers open their random shares")
@@ -229,7 +230,7 @@ def step_status(snap: Snapshot, screen: Screen) -> tuple[str, str]:
             what += " (seats choose their sealed moves)"
         elif snap.step_kind == "reveal":
             what += " (the sealed moves are being opened)"
-    return "class:waiting", "%s - waiting for %s" % (with_names(what, snap.names), whom)
+    return "class:waiting", "%s - %s" % (with_names(what, snap.names), whom)
 
 
 def seat_status(snap: Snapshot, s: int) -> str:

@@ -7,8 +7,8 @@ given, stays that table's for the whole listing (numbers go by the order the
 tables were found).  Then:
 
 * on a terminal (standard input and output), the person types a number and
-  Enter (Enter alone: the first table still there; q quits) while the listing
-  goes on;
+  Enter (Enter alone: the first table still there; q quits at once, no Enter)
+  while the listing goes on: the terminal is read key by key (``KeyLines``);
 * ``--pick N`` picks table N as soon as it is listed (no question asked);
 * otherwise (a pipe, a script) it lists for ``--wait`` seconds and exits.
 
@@ -22,6 +22,8 @@ Nothing here names a game: the lines come from what the advertisements say.
 
 from __future__ import annotations
 
+import functools
+import os
 import sys
 from dataclasses import dataclass, field
 
@@ -295,6 +297,94 @@ async def find_table(kind: str, wait: float, pick: int | None = None, interactiv
     return picked
 
 
+class KeyLines:
+    """The listing's question read key by key from a terminal (``fd``), echoed by us: a number and Enter
+    picks; ``q`` on an empty line answers at once, no Enter (a line-buffered terminal would hold it until
+    Enter); Backspace and Ctrl-U erase; arrow keys and other escape sequences are dropped; Ctrl-D on an
+    empty line is the end of input; Ctrl-C still interrupts (signals stay on).  A context manager: the
+    terminal's own mode comes back on leaving, in the thread that entered (the reads run in a worker)."""
+
+    QUIT = "qQ"
+
+    def __init__(self, fd: int, out=None) -> None:
+        self.fd = fd
+        self.out = out
+        self._saved = None
+
+    def __enter__(self) -> "KeyLines":
+        import termios
+
+        saved = termios.tcgetattr(self.fd)
+        mode = list(saved)
+        mode[3] &= ~(termios.ICANON | termios.ECHO)       # lflag: key by key, no echo (ours instead); ISIG stays
+        mode[6] = list(mode[6])
+        mode[6][termios.VMIN], mode[6][termios.VTIME] = 1, 0
+        termios.tcsetattr(self.fd, termios.TCSANOW, mode)
+        self._saved = saved
+        return self
+
+    def __exit__(self, *exc) -> None:
+        import termios
+
+        if self._saved is not None:
+            try:
+                termios.tcsetattr(self.fd, termios.TCSANOW, self._saved)
+            except termios.error:
+                pass
+            self._saved = None
+
+    def _echo(self, text: str) -> None:
+        out = self.out if self.out is not None else sys.stdout
+        try:
+            out.write(text)
+            out.flush()
+        except (OSError, ValueError):
+            pass
+
+    def read_line(self) -> str:
+        """One answer: the line typed and a newline, "q\n" as soon as q is pressed on an empty line, or ""
+        at the end of input."""
+        line = ""
+        escape = 0                     # 1: after Esc; 2: inside a CSI/SS3 sequence (up to its final byte)
+        while True:
+            try:
+                b = os.read(self.fd, 1)
+            except InterruptedError:
+                continue
+            if not b:
+                return ""
+            c = b[0]
+            if escape == 1:
+                escape = 2 if c in b"[O" else 0
+                continue
+            if escape == 2:
+                if 0x40 <= c <= 0x7E:
+                    escape = 0
+                continue
+            if c == 0x1B:
+                escape = 1
+            elif c in (0x0A, 0x0D):
+                self._echo("\n")
+                return line + "\n"
+            elif c == 0x04:            # Ctrl-D
+                if not line:
+                    self._echo("\n")
+                    return ""
+            elif c in (0x7F, 0x08):    # Backspace
+                if line:
+                    line = line[:-1]
+                    self._echo("\b \b")
+            elif c == 0x15:            # Ctrl-U
+                self._echo("\b \b" * len(line))
+                line = ""
+            elif chr(c) in self.QUIT and not line.strip():
+                self._echo(chr(c) + "\n")
+                return "q\n"
+            elif 0x20 <= c < 0x7F:
+                line += chr(c)
+                self._echo(chr(c))
+
+
 def _isatty(stream) -> bool:
     try:
         return bool(stream.isatty())
@@ -321,4 +411,18 @@ def pick_from_lan(args):
     if args.pick is not None and (args.cmd == JOIN or not getattr(args, "json", False)):
         need_terminal()              # what is picked opens the game's screen: say so before looking
     interactive = args.pick is None and _isatty(sys.stdin) and _isatty(sys.stdout)
+    if interactive:
+        import termios
+
+        keys = KeyLines(sys.stdin.fileno())
+        try:
+            keys.__enter__()
+        except (termios.error, OSError, ValueError):
+            keys = None                # a terminal that cannot be read key by key: line by line (q and Enter)
+        if keys is not None:
+            try:
+                return trio.run(functools.partial(find_table, args.cmd, args.wait, None, True,
+                                                  read_line=keys.read_line))
+            finally:
+                keys.__exit__()
     return trio.run(find_table, args.cmd, args.wait, args.pick, interactive)

@@ -17,9 +17,11 @@ from .options import LiveArgs
 
 
 def watch_targets(target: str) -> list[tuple[str, int]]:
-    """``easel watch``'s target: HOST:PORT (a seat's play address), or a game directory (a game we
-    played, or left): every other seat's address from its roster."""
-    d = Path(target)
+    """``easel watch``'s target: HOST:PORT (a seat's play address), or a game we played or left (its
+    directory, its short id or ``last``, as easel resume takes them): every other seat's address from its roster."""
+    from .history import resolve_game_dir
+
+    d = Path(target) if ":" in target else resolve_game_dir(target)
     if d.is_dir():
         try:
             genesis, roster = load_roster(d)

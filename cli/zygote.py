@@ -227,7 +227,8 @@ def start(entry: Callable[[list[str]], int]) -> Zygote | None:
     gc.collect()
     gc.freeze()
     # the trust domain's board of passed checks (p2p/vouching.py): made now, so that we, the zygote and
-    # every bot it forks map the same memory, and no other process can
+    # every bot it forks map the same memory, and no other process maps it (one of the same user could
+    # still reach it through /proc/PID/mem, as it could our key files: see p2p/vouching.py)
     from p2p import vouching
 
     vouching.make()

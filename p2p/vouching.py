@@ -4,8 +4,12 @@ processes of one ``easel`` command on one machine: the person's seat and the bot
 Why it is safe to share a verdict there (docs/deal.md §3, "One machine, one check"): the board is
 an anonymous shared mapping (``mmap(-1, ..., MAP_SHARED)``) made by the command just before it
 forks its zygote (cli/zygote.py ``start``), so only that command and the processes forked from it
-(its own bots: the same person, the same machine, the same code) can read or write it; no file,
-no socket, nothing another process or machine can reach.  A digest there says "this pure check
+(its own bots: the same person, the same machine, the same code) map it; no file, no socket names
+it, so no other machine can reach it.  Another process of the same user (or root) can: through
+``/proc/PID/mem`` or ``ptrace`` it may read and write any of our memory, this board included —
+but such a process can as well read the seat's key and secrets files (0600, the same user's) or
+change the seat's own code, so the board gives it nothing it could not already take: it is
+inside the trust domain whatever we do.  A digest there says "this pure check
 of these very arguments passed in one of us": a proof or a share one of us made (it verifies by
 completeness) or a check one of us ran.  Seats of another machine, spectators and ``easel audit``
 have no board and check everything themselves, so what a log proves does not change; a seat of

@@ -179,3 +179,30 @@ def test_painting_sheet_draws_as_documented():
         mine = [from_text(rng) for _ in range(7)]
         theirs = [s.cells_list() for s in sheets.generate_round(entropy, r, 7, 1)]
         assert mine == theirs
+
+
+# --------------------------------------------------------------------------- the README's first two lines
+
+
+def _readme_lines() -> tuple[str, str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text[text.index("```sh\n") + len("```sh\n") :]
+    lines = [ln.split("  #")[0].strip() for ln in block[: block.index("```")].splitlines()]
+    return lines[0], lines[1]
+
+
+def test_readme_first_lines_enter_a_virtual_environment_and_ci_runs_the_second_verbatim():
+    """Debian's Python refuses pip outside a virtual environment and has no `python`: both lines make
+    (or reuse) .venv with python3 and enter it before pip, so either works alone in a fresh terminal or
+    after the other; .ci/run runs the second line's test part, character for character, in a fresh one."""
+    play, tests = _readme_lines()
+    enter = "python3 -m venv .venv && . .venv/bin/activate && "
+    assert play.startswith(enter) and play.endswith("pip install -e . && easel play"), play
+    assert tests.startswith(enter) and "python -m pytest -q" in tests, tests
+    assert not any(ln.lstrip().startswith(("pip ", "python ")) for ln in (play, tests))
+    ci = (ROOT / ".ci/run").read_text(encoding="utf-8").splitlines()
+    marker = ci.index("# --- the README's test command, verbatim ---")
+    assert ci[marker + 1] == tests[len(enter) :]
+    before = "\n".join(ci[:marker])
+    assert "python3 -m venv .venv-ci" in before and ". .venv-ci/bin/activate" in before
+    assert before.index("rm -rf .venv-ci") < before.index("python3 -m venv .venv-ci") < before.index(". .venv-ci/bin/activate")

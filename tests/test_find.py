@@ -27,7 +27,7 @@ from cli import live
 from cli.runner import report
 from cli.common import EXIT_INTERRUPTED, EXIT_OK, UsageError
 from cli.history import resolve_game_dir, short_id
-from cli.tables import JOIN, WATCH, Listing, answer, find_table
+from cli.tables import JOIN, WATCH, KeyLines, Listing, answer, find_table
 from p2p.discovery import TableAd, advertise
 
 from . import netutil
@@ -145,6 +145,84 @@ async def test_q_quits_and_end_of_input_too():
         assert got is None
 
 
+def test_on_a_terminal_the_listing_reads_key_by_key_so_q_needs_no_enter():
+    """Seen live (issue 29): in easel join's listing q did nothing until Enter (the terminal held the line).
+    Read key by key: q on an empty line answers at once; a number is echoed, erased by Backspace, taken
+    by Enter; arrow keys type nothing; the terminal's own mode comes back afterwards."""
+    import os
+    import pty
+    import termios
+
+    master, slave = pty.openpty()
+    try:
+        before = termios.tcgetattr(slave)
+        assert before[3] & termios.ICANON
+        out = io.StringIO()
+        with KeyLines(slave, out) as keys:
+            assert not termios.tcgetattr(slave)[3] & (termios.ICANON | termios.ECHO)
+            os.write(master, b"q")                               # no Enter
+            assert keys.read_line() == "q\n"
+            os.write(master, b"12\x7f3\x1b[A\x1b[1;5C\r")         # 1 2 Backspace 3, Up, Ctrl-Right, Enter
+            assert keys.read_line() == "13\n"
+            os.write(master, b"7\x15 Q")                          # Ctrl-U erases the line: Q on it quits
+            assert keys.read_line() == "q\n"
+            os.write(master, b"\x04")                            # Ctrl-D on an empty line: end of input
+            assert keys.read_line() == ""
+        assert out.getvalue() == "q\n12\b \b3\n7\b \b Q\n\n"
+        assert termios.tcgetattr(slave) == before
+    finally:
+        os.close(slave)
+        os.close(master)
+
+
+def test_easel_join_on_a_terminal_quits_at_q_without_enter(tmp_path):
+    """The real command in a terminal (a pty, browsing loopback only): q alone ends the listing."""
+    import os
+    import pty
+    import select
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    env = dict(os.environ, EASEL_HOME=str(tmp_path), EASEL_ZEROCONF_INTERFACES="127.0.0.1")
+    env.pop("EASEL_FAULTS", None)
+    p = subprocess.Popen([sys.executable, "-m", "cli", "join", "--wait", "60"], cwd=netutil.ROOT, env=env,
+                         stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
+    out = b""
+
+    def read_until(done, seconds: float) -> bool:
+        nonlocal out
+        end = time.monotonic() + seconds
+        while not done() and time.monotonic() < end:
+            if select.select([master], [], [], 0.05)[0]:
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:
+                    return done()
+                out += chunk
+        return done()
+
+    try:
+        assert read_until(lambda: b"looking for tables on the LAN" in out, 30), out
+        os.write(master, b"q")
+        p.wait(timeout=15)
+        assert p.returncode == 0, out
+        assert b"Traceback" not in out
+        assert termios_mode_back(slave)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        os.close(slave)
+        os.close(master)
+
+
+def termios_mode_back(fd: int) -> bool:
+    import termios
+
+    return bool(termios.tcgetattr(fd)[3] & termios.ICANON and termios.tcgetattr(fd)[3] & termios.ECHO)
+
+
 async def test_pick_waits_for_table_n_and_gives_up_after_wait():
     with trio.fail_after(10):
         with pytest.raises(UsageError, match=r"no table 99 found on the LAN in 0.5 s"):
@@ -239,6 +317,27 @@ def test_last_a_short_id_and_a_log_name_the_game_resume_and_again_take(tmp_path,
     monkeypatch.setattr(history, "_over", lambda d: True)
     with pytest.raises(UsageError, match="no unfinished game in"):
         resolve_game_dir("last", over=False)
+
+
+def test_easel_watch_takes_a_games_short_id_as_resume_does(tmp_path, monkeypatch):
+    """A seat left alone is told `easel watch ID` (issue 29: it printed the game's 64-hex path)."""
+    import cli.watching as watching
+
+    home = tmp_path / "easel-home"
+    monkeypatch.setenv("EASEL_HOME", str(home))
+    d = _home_game(home, "5b1a5803" + "2" * 56, over=False, age=0)
+    me, other = b"m" * 32, b"o" * 32
+    seen = []
+
+    def roster_of(path):
+        seen.append(Path(path))
+        return SimpleNamespace(doc={"seats": [me, other]}), {"addrs": [["", 4000], ["10.0.0.7", 4001]]}
+
+    monkeypatch.setattr(watching, "load_roster", roster_of)
+    monkeypatch.setattr(watching, "load_or_create", lambda: SimpleNamespace(public=me))
+    assert watching.watch_targets("5b1a5803") == [("10.0.0.7", 4001)] and seen == [d]
+    assert watching.watch_targets("last") == [("10.0.0.7", 4001)] and seen[-1] == d
+    assert watching.watch_targets("10.0.0.9:4100") == [("10.0.0.9", 4100)]     # an address is still an address
 
 
 def test_the_exit_lines_name_the_game_by_last_or_its_short_id_never_a_64_hex_path(tmp_path, monkeypatch, capsys):

@@ -220,14 +220,21 @@ def test_a_resumed_seat_alone_says_where_it_stands_and_exits_leaving_a_valid_unf
         took = time.monotonic() - t0
         err = err.decode(errors="replace")
         assert took >= ALONE_GIVE_UP - 1 and p.returncode != 0 and json.loads(out.decode())["over"] is False, err
-        said = [line for line in err.splitlines() if line.startswith("easel: no other seat has answered")]
-        assert len(said) == 2, err
-        first, last = said
-        for words in ("no other seat has answered for %d s: you are alone at this table, waiting for Ann, Cy" % ALONE_SAY,
-                      "They may have finished the game and left", "Your log stops after",
-                      "`easel watch %s`" % game_dir, "games/%s/log" % game_dir.name, "`easel resume %s` tries again" % game_dir):
+        lines = err.splitlines()
+        at = [i for i, line in enumerate(lines) if line.startswith("easel: no other seat has answered")]
+        assert len(at) == 2, err
+        first, last = ("\n".join(lines[i:i + 4]) for i in at)
+        # four short lines, the game by its short id (issue 29: nine lines with two 64-character paths)
+        from cli.history import SHORT_ID
+
+        gid = game_dir.name[:SHORT_ID]                 # the only game of Bo's home
+        for words in ("no other seat has answered for %d s: alone at this table, waiting for Ann, Cy" % ALONE_SAY,
+                      "they may have finished and left", "your log stops unfinished after",
+                      "easel watch %s while one plays" % gid, "easel replay %s on theirs" % gid,
+                      "easel resume %s tries again" % gid):
             assert words in first and words.replace("%d s" % ALONE_SAY, "%d s" % ALONE_GIVE_UP) in last, (words, first, last)
-        assert "gives up in %d s" % (ALONE_GIVE_UP - ALONE_SAY) in first and "Gave up" in last
+        assert "gives up in %d s" % (ALONE_GIVE_UP - ALONE_SAY) in first and "gave up" in last
+        assert game_dir.name not in first + last and all(len(line) <= 100 for line in (first + "\n" + last).splitlines())
         # its log is as it was: valid, unfinished
         assert log.read_bytes()[:len(before)] == before
         r = easel("audit", "--json", log)
@@ -244,7 +251,11 @@ def test_a_resumed_seat_alone_says_where_it_stands_and_exits_leaving_a_valid_unf
             person.close()
         text = person.out.decode(errors="replace")
         assert rc == 130 and took >= ALONE_GIVE_UP - 1, text[-2000:]
-        assert "Gave up" in person.stderr() and "you are alone at this table" in person.stderr()
+        assert "gave up" in person.stderr() and "alone at this table" in person.stderr()
+        # its exit: four lines, each within the 100-column terminal, then the one that says how to continue
+        said = [line for line in person.stderr().splitlines() if line.startswith("easel: ")][-4:]
+        assert said[0].startswith("easel: no other seat has answered") and said[-1].startswith("easel: gave up"), said
+        assert "tries again" not in said[-1] and all(len(line) <= 100 for line in said), said
         assert "you left an unfinished game" in text and "the other seats were told" not in text
     finally:
         for p in procs:

@@ -31,6 +31,7 @@ from contextlib import asynccontextmanager
 
 import pytest
 import trio
+from prompt_toolkit.formatted_text import fragment_list_to_text as text_of
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
@@ -260,3 +261,132 @@ def test_a_screen_whose_beats_fail_is_logged_once(caplog):
     failed = [r for r in caplog.records if "reveal failed" in r.getMessage()]
     assert len(failed) == 1 and failed[0].exc_info is not None
     assert "_Broken" in failed[0].getMessage() and not ui.revealing
+
+
+# --------------------------------------------------------------------------- the deal on the screen
+
+
+class SteppedNet(MANet):
+    """MANet whose messages are delivered until ``stop()`` (so the deal's steps can be looked at)."""
+
+    def __init__(self, n: int = 3, seed: int = 7, stop=lambda net: False) -> None:
+        self.stop = stop
+        super().__init__(n, seed)
+
+    def pump(self) -> None:
+        budget = 200_000
+        while self.queue and budget and not self.stop(self):
+            budget -= 1
+            j, frm, msg = self.queue.popleft()
+            self._effects(j, self.peers[j].receive(frm, msg))
+
+    def go(self, stop) -> None:
+        self.stop = stop
+        self.pump()
+
+
+DEALING = ("keys", "shuffle", "deal", "check")
+
+
+def _watch_the_deal(net: SteppedNet, uis: list, seen: dict, rnd: int) -> None:
+    """Deliver the messages one at a time while round ``rnd``'s deal runs; draw each seat's screen at
+    each change of its table and keep what it said (seat -> list of (stage, screen text, title))."""
+    counts = [-1] * len(uis)
+
+    def look(net) -> bool:
+        for s, ui in enumerate(uis):
+            t = net.table(s)
+            if t.count != counts[s]:
+                counts[s] = t.count
+                ui.update(t, [], "3/3 peers connected")
+                if t.state is not None and t.state.stage in DEALING and t.state.ms.round == rnd:
+                    titles = {}
+                    for cols in (99, 119, 149):               # 100, 120 and 150 columns
+                        ui._cols = lambda cols=cols: cols
+                        titles[cols + 1] = text_of(ui._pane_title())
+                    seen.setdefault(s, []).append((t.state.stage, flat(ui), titles))
+        t = net.table(0)
+        done = t.state is not None and t.state.ms.round == rnd and t.state.stage not in DEALING + ("open",)
+        return done and all(c == net.table(s).count for s, c in enumerate(counts))
+
+    while not look(net) and net.queue:
+        j, frm, msg = net.queue.popleft()
+        net._effects(j, net.peers[j].receive(frm, msg))
+
+
+def test_during_the_deal_the_screen_says_the_cards_are_being_dealt_and_the_title_keeps_its_key():
+    """Seen at 120x40 (issue 29): during Modern Art's deal the screen said "Your turn to auction" (the
+    first auctioneer is drawn before the cards are open) and "no cards" under "Your hand 9 cards"; the
+    title's key came and went as the deal's step names grew and shrank; a step all of whose moves were in
+    said "waiting for nobody"."""
+    from dataclasses import replace
+
+    from cli.snapshot import step_status
+    net = SteppedNet(3, seed=7, stop=lambda net: True)          # nothing delivered yet
+    uis = [GameUI(s, output=DummyOutput(), key="9d33-24e4-0d2e-35f4") for s in range(3)]
+    seen: dict = {}
+    _watch_the_deal(net, uis, seen, 1)
+    actor = net.table(0).state.ms.actor
+    assert set(seen) == {0, 1, 2}
+    for s, looks in seen.items():
+        assert {stage for stage, _, _ in looks} >= {"keys", "shuffle", "deal"}, s
+        for stage, text, title in looks:
+            assert "Your turn to auction" not in text and "no cards" not in text, (s, stage, text)
+            if stage != "check":              # then every card is open: the seats check the hands
+                assert "being dealt: your cards show once the deal is done" in text, (s, stage, text)
+            assert "the cards are being dealt; then %s" % ("you auction first" if s == actor else
+                                                          "seat %d auctions first" % actor) in text, (s, text)
+            assert "waiting for nobody" not in text
+            # the key by the width alone: at 150 columns always, at 100 and 120 never (the step and the
+            # status matter more), whatever the step's words
+            assert "key 9d33-24e4-0d2e-35f4" in title[150] and len(title[150]) <= 150 and "…" not in title[150], title
+            assert "key 9d33" not in title[100] + title[120], title
+        # "Easel - " before the game's name, once dropped for room at a width, stays dropped there
+        plain = [not title[100].startswith(" Easel - ") for _, _, title in looks]
+        assert plain == sorted(plain), [title[100] for _, _, title in looks]
+    # once dealt: the hand, and the auctioneer's turn
+    uis[actor].update(net.table(actor), [], "")
+    text = flat(uis[actor])
+    assert "Your turn to auction" in text and "being dealt" not in text and "(play N, or a short name" in text
+    # nobody missing: the step closes as its moves are placed
+    snap = uis[actor]._snap
+    assert step_status(replace(snap, missing=()), uis[actor]._screen())[1].endswith(" - every move is in")
+    # round 2's deal: the cards kept show, the new ones are being dealt
+    net.stop = lambda net: net.table(0).state.ms.round == 2 and net.table(0).state.stage in DEALING
+    net.bots(range(3), until=lambda: net.table(0).state.ms.round == 2, limit=400)
+    assert net.table(0).state.ms.round == 2, "round 1 did not end"
+    seen2: dict = {}
+    _watch_the_deal(net, uis, seen2, 2)
+    assert set(seen2) == {0, 1, 2}
+    for s, looks in seen2.items():
+        for stage, text, title in looks:
+            if stage != "check":
+                assert re.search(r"\+ \d+ new cards? being dealt: shown once the deal is done", text), (s, stage, text)
+            assert "no cards" not in text and "Your turn to auction" not in text
+            assert "key 9d33-24e4-0d2e-35f4" in title[150] and "key 9d33" not in title[120]
+
+
+def test_what_others_see_while_a_seat_is_gone_is_read_whole_at_100_and_120_columns():
+    """Seen at 120x40 (issue 29): the resume hint at the top of the middle pane was cut ("come back later
+    with: ease ..."). Each line of it fits beside its "!!" at 100 columns, and an alert there is wrapped,
+    never cut."""
+    import time
+
+    from cli.runner import silence_lines
+
+    net = MANet(3)
+    ui = GameUI(0, output=DummyOutput())
+    t0 = time.time() - 30
+    for alerts in (silence_lines(("Ann", "Bo", "Cy"), {2: t0}, 0, 300, False, "1a2b3c4d"),
+                   silence_lines(("Ann", "Bartholomew the Bold", "Cy"), {1: t0}, 0, 300, False, "1a2b3c4d5e")):
+        ui.update(net.table(0), alerts, "2/3 peers connected")
+        for width in (99, 119):
+            lines = [text_of(line) for line in ui._middle_lines(width, height=14)]
+            latest = lines[lines.index("Latest (the event log is below: PgDn)") + 1:]
+            latest = "\n".join(latest[:latest.index("")])
+            assert all(len(line) <= width for line in latest.splitlines()), latest
+            assert " ..." not in latest and "!!  you can wait, or quit (q)" in latest, latest
+            joined = " ".join(latest.split())
+            assert "come back later with: easel resume %s" % alerts[-1].rsplit(" ", 1)[1] in joined, latest
+            if alerts[0].startswith("not connected: Bo"):       # short names: one row each
+                assert latest.count("!!") == len(latest.splitlines()) == 3, latest

@@ -671,7 +671,10 @@ async def _full_screen(st: rules.State, seat: int, rows: int, cols: int, lines_i
             shots.append(_screen(ui, rows, cols))
             for line in lines_in:
                 inp.send_text(line + ENTER)
-                await trio.sleep(0.1)
+                # the line taken (in the history: after its command ran), then what it said on the screen
+                await until(lambda: line in ui._buffer.history.get_strings())
+                said = "".join(t for _, t in ui._pane_message(cols - 1)).split("\n")[0][:30]
+                await until(lambda: said in "\n".join(_screen(ui, rows, cols)))
                 shots.append(_screen(ui, rows, cols))
             ui.exit()
         return shots, pending

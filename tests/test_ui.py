@@ -517,6 +517,62 @@ async def test_quitting_mid_game_asks_first():
     assert ui._quit
 
 
+async def test_q_then_q_quits_even_when_a_step_closes_between_them():
+    """Seen live (issue 29): q, then q 0.4 s later, did not quit when the step closed in between: the
+    step's close took the question off the screen and disarmed it, so the second q only asked again."""
+    net = Net(2)
+    async with table_ui(net) as (ui, inp):
+        inp.send_text("q")
+        await until(lambda: "Quit in the middle of the game?" in flat(ui))
+        net.act(0, {"bids": {}, "splash": None})
+        net.bots(seats=[1])
+        ui.update(net.table, [], "")                     # the step closes: moves applied after the question
+        assert "Quit in the middle of the game?" in flat(ui) and not ui.closed
+        async with trio.open_nursery() as n:            # ... and the next one asks: its prompt waits under it
+            n.start_soon(ui.decide, decision_of(net.peers[0], 0, trio.current_time()))
+            await until(lambda: ui._pending is not None)
+            assert "Quit in the middle of the game?" in flat(ui) and "Round 2" not in text_of(ui._pane_message())
+            inp.send_text("x")                           # typing: we stay, and the prompt shows
+            await until(lambda: not ui._quit_armed)
+            assert "Quit in the middle" not in flat(ui) and "Round 2" in text_of(ui._pane_message())
+            inp.send_text("\x08" + "q")
+            await until(lambda: "Quit in the middle of the game?" in flat(ui))
+            ui.tell("no other seat answers")            # said while it is asked: it waits too
+            assert "Quit in the middle of the game?" in flat(ui) and "no other seat" not in flat(ui)
+            inp.send_text("q")
+            await until(lambda: ui.closed)
+            n.cancel_scope.cancel()                      # (the node would stop asking)
+
+
+async def test_a_space_after_a_reveal_is_not_typed_so_q_and_a_still_act():
+    """Seen live (issue 29): a Space pressed once more as a reveal ended went into the prompt, and then q,
+    a and n were typed as text until Enter. Space on an empty line skips a reveal and is never typed."""
+    net = Net(2, {"rounds": 2})
+    with trio.fail_after(LIMIT), create_pipe_input() as inp:
+        ui = GameUI(0, input=inp, output=DummyOutput(), pace=5.0)
+        ui.update(net.table, [], "")
+        async with running(ui):
+            async with deciding(ui, net) as got:
+                inp.send_text("bid 1 5" + ENTER + "splash 2 2 r" + ENTER + ENTER)
+            net.act(0, got["action"])
+            net.bots(seats=[1])
+            ui.update(net.table, [], "")
+            assert ui.revealing
+            inp.send_text("  ")                          # one skips the reveal, the other is not typed
+            await until(lambda: not ui.revealing)
+            inp.send_text("q")
+            await until(lambda: "Quit in the middle of the game?" in flat(ui))
+            assert ui._buffer.text == "" and not ui.closed
+            inp.send_text("x" + "\x08")                  # stay (typing disarms), then an empty line again
+            await until(lambda: not ui._quit_armed)
+            net.bots()                                   # to the game over, a reveal of the last step playing
+            ui.update(net.table, [], "")
+            assert net.table.over and ui.revealing
+            inp.send_text("   a")
+            await until(lambda: ui.closed)
+            assert ui.again and ui._buffer.text == ""
+
+
 async def test_narrow_terminal_gets_shorter_status_and_key_help():
     net = Net(2)
     with trio.fail_after(LIMIT):

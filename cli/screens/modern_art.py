@@ -339,6 +339,12 @@ def _say(v: Mapping, me: int | None, words: str) -> str:
 _DEAL_STEPS = ("keys", "shuffle", "deal", "check")   # the deal's automatic steps: its label shows its progress
 
 
+def _dealing(v: Mapping) -> bool:
+    """The deal's automatic steps are under way: hands are counted, their new cards not known yet, and
+    nobody plays a card before they are (the auctioneer drawn already only waits)."""
+    return (v.get("deal") or {}).get("stage") in _DEAL_STEPS
+
+
 def _doing(v: Mapping, me: int | None, names: Sequence[str] = ()) -> str:
     """Whose decision it is, in a few words, the seats by name if ``names`` (the genesis's)."""
     return with_names(_doing_words(v, me), names)
@@ -346,7 +352,7 @@ def _doing(v: Mapping, me: int | None, names: Sequence[str] = ()) -> str:
 
 def _doing_words(v: Mapping, me: int | None) -> str:
     """Whose decision it is, in a few words (during the deal: how far it is, the table's label)."""
-    if (v.get("deal") or {}).get("stage") in _DEAL_STEPS and v.get("label"):
+    if _dealing(v) and v.get("label"):
         return str(v["label"]).replace("the deal: ", "deal: ", 1)
     shown = (v.get("deal") or {}).get("open")
     if isinstance(shown, Mapping):
@@ -458,9 +464,13 @@ def _hand_lines(v: Mapping, me: int | None, width: int, highlight: Sequence[int]
     if "cards" not in v:
         return [head, [("class:label", "  the deal has not shown this screen your cards yet")]]
     hand = hand_order(v["cards"])
-    if hand and not over:
+    dealing = _dealing(v) and len(hand) < size
+    if hand and not over and not dealing:
         head.append(("class:label", " (play N, or a short name: play %s)" % card_code(hand[0]["id"])))
     lines: list[Line] = [head]
+    if dealing and not hand:
+        # the positions are dealt, the cards open only once every seat gave its shares: not "no cards"
+        return lines + [[("class:label", "  being dealt: your cards show once the deal is done")]]
     if not hand:
         lines.append([("class:label", "  no cards" + ("" if over else " - you still bid; you are skipped as auctioneer"))])
         return lines
@@ -483,6 +493,10 @@ def _hand_lines(v: Mapping, me: int | None, width: int, highlight: Sequence[int]
             items.append([("class:warn", "(5th ends round)")])
         # a card, its number and its type stay on one line
         lines += flow(head, items, width, " " * (4 + 4 + 1 + NAME_W))
+    if dealing:
+        new = size - len(hand)
+        lines.append([("class:label", "  + %d new card%s being dealt: shown once the deal is done" % (
+            new, "" if new == 1 else "s"))])
     lines += wrap([("class:label", "  " + legend())], width, "    ")
     return lines
 
@@ -503,7 +517,10 @@ def auction_lines(v: Mapping, me: int | None, width: int, waiting: Sequence[int]
     if ph == "play" or not isinstance(a, Mapping):
         actor = v.get("actor")
         lines.append([("class:header", "Round %d: card play" % v.get("round", 1))])
-        if actor == me and me is not None:
+        if _dealing(v):
+            lines.append([("", "  the cards are being dealt; then %s" % (
+                "you auction first" if actor == me and me is not None else "%s auctions first" % _sw(actor, me)))])
+        elif actor == me and me is not None:
             example = card_code(hand_order(v["cards"])[0]["id"]) if v.get("cards") else "MeS"
             lines.append([("class:yourmove", " Your turn to auction "),
                           ("", " play a card from your hand: play N, or play CARD (e.g. play %s)" % example)])
