@@ -122,6 +122,10 @@ all of them.  The optional hooks, and their defaults:
   information to override it.
 * ``timeout_only(action) -> bool`` — default False (every default action is
   one a seat may also choose).
+* ``standings(state) -> dict | None`` — what the log has made public of each
+  seat's standing so far (Modern Art: the money, which follows from the public
+  auctions), shown when a game ends before its end (``forked``, protocol.md
+  §6.5; ``abandoned``): standings, never a ranking or a winner.  Default: None.
 * ``auto_action(state, seat, secret) -> action`` — default: refuses
   (``IllegalAction``); a game without automatic steps is never asked.
 * ``seal_action(state, seat, action, secret) -> action`` — default: the
@@ -299,6 +303,12 @@ class Game(ABC):
         """Default: no action is a time-out's only."""
         return False
 
+    def standings(self, state: Any) -> dict | None:
+        """What the log has made public of each seat's standing so far (e.g. Modern Art's money, which
+        follows from the public auctions), shown when a game ends before its end (forked, or abandoned
+        by a silent seat): standings, never a ranking or a winner.  Default: none."""
+        return None
+
     def auto_action(self, state: Any, seat: int, secret: bytes) -> Any:
         """Default: refused; a game without automatic turns is never asked."""
         raise IllegalAction("this game has no automatic steps")
@@ -348,6 +358,10 @@ class RulesGame(Game):
 
     def default_action(self, state: Any, seat: int) -> Any:
         return self.rules.default_action(state, seat)
+
+    def standings(self, state: Any) -> dict | None:
+        hook = getattr(self.rules, "standings", None)
+        return None if hook is None else hook(state)
 
     def view(self, state: Any, seat: int | None, secret: Any = None) -> Any:
         return self.rules.view(state, seat)

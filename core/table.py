@@ -158,6 +158,9 @@ class Table:
     # event id -> its open move as game.check returned it (current act step): a peer checks an
     # event when it arrives and again when it places it; the second time is this lookup
     verdicts: dict = field(default_factory=dict, repr=False, compare=False)
+    # the result of a game that ended before its log did (a fork, core/fork.py): not a replay of the
+    # log alone, so never compared; set by ``end``
+    ended: dict | None = field(default=None, repr=False, compare=False)
     # seat -> seat secret known locally (a peer's own seat): used by view(); never in the log
     secrets: dict = field(default_factory=dict, repr=False, compare=False)
     # move number k (index into moves) -> the game state moves[k] was applied to, for the
@@ -237,7 +240,20 @@ class Table:
         return self.before.get(k)
 
     def result(self) -> dict | None:
+        if self.ended is not None:
+            return self.ended
         return self.game.result(self.state) if self.state is not None and self.over else None
+
+    def end(self, result: dict) -> None:
+        """The game ends here without its log's end (a fork proven, core/fork.py): no step is open any
+        more, nothing is appended, and ``result`` is what the table says."""
+        self.ended = result
+        self.step = None
+
+    def standings(self) -> Any:
+        """What the log has made public of the seats' standing so far (the game's ``standings`` hook),
+        for a game that ends before its end: never a ranking or a winner."""
+        return None if self.state is None else self.game.standings(self.state)
 
     def missing(self) -> tuple[int, ...]:
         """Seats the current step still waits for (in the log's view)."""

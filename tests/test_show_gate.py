@@ -118,8 +118,9 @@ def revealed_by(sim: Sim, seat: int, holder: int) -> list[Event]:
 
 def test_a_coalition_that_reads_a_reveal_cannot_roll_the_honest_seat_back_past_it(tmp_path):
     """Painting, 3 seats, 1 and 2 collude: once seat 0's sealed bid is revealed to them they sign a
-    certificate for its commit step (and then for the seed), naming seat 0.  They follow it; seat 0
-    does not: its log keeps its bid where it was bound, it says so, and a restart still refuses."""
+    certificate for its commit step, naming seat 0.  Seat 0 does not follow it: its log keeps its bid
+    where it was bound, the table has forked, and seat 0 ends the game ``forked`` at once, handing its
+    proof to the others, which end the same way (same result); a restart ends it again."""
     sim = Sim(3, seed=5, timeout=600.0, tag="gate-coalition")
     sim.start()
     sim.run_until(lambda: bool(revealed_by(sim, 0, 1)), max_rounds=500)
@@ -133,20 +134,27 @@ def test_a_coalition_that_reads_a_reveal_cannot_roll_the_honest_seat_back_past_i
     assert sim.peers[0].log_entries[:len(before)] == before
     assert commit_phase in sim.peers[0].forked
     assert any("keep our log" in a and "phase %d" % commit_phase in a for a in sim.alerts(0))
-    # the colluders follow their own certificate (the choice is open again for them), seat 0 never
+    # seat 0 ended the game at once: forked, the certificate's signers and what it showed named
+    res = sim.peers[0].table.result()
+    assert sim.peers[0].table.over and res["status"] == "forked" and res["winners"] == [] and res["ranking"] == []
+    assert res["fork"]["phase"] == commit_phase and res["fork"]["voters"] == [1, 2] and res["fork"]["seat"] == 0
+    assert res["fork"]["shown"] == phase
+    # the colluders followed their own certificate, then read seat 0's proof: they end the same way
+    sim.run_until(lambda: all(p.table.over for p in sim.peers), max_rounds=500)
     assert sim.peers[1].table.timeouts.get(commit_phase) == (0,)
     assert sim.peers[0].table.timeouts.get(commit_phase) is None
-    # a certificate further back (the seed) is refused the same way
+    assert all(p.table.result() == res for p in sim.peers)
+    # a certificate further back (the seed) changes nothing any more: the game is over
     seed_prev = sim.peers[0].table.starts[0][1]
     sim.run(0, sim.peers[0].receive(sim.keys[2], forge(sim, 0, seed_prev, [0])))
-    assert 0 in sim.peers[0].forked and sim.peers[0].log_entries[:len(before)] == before
-    # restarted from its files (log and spool, certificates included), it still refuses
+    assert sim.peers[0].log_entries[:len(before)] == before and sim.peers[0].table.result() == res
+    # restarted from its files (log and spool, the proof included), it ends the same way again
     d = sim.disks[0]
     again = Peer(sim.genesis, sim.keys[0], sim.ids[0].sign, lambda k: bytes(k), log_entries=list(d.log),
                  spool=list(d.spool), secrets=dict(d.secrets), timeout=600.0, games=sim.peers[0].games)
     effects = again.start()
     assert not any(isinstance(e, TruncateLog) for e in effects)
-    assert again.log_entries[:len(before)] == before and set(again.forked) == {0, commit_phase}
+    assert again.log_entries[:len(before)] == before and again.table.result() == res and again.next_wakeup() == float("inf")
     # and the audit of its files names the certificates it did not follow, signed by the coalition
     rep = audit_mod.audit({"log": LOG_MAGIC + b"".join(map(encode_record, d.log)),
                            "spool": SPOOL_MAGIC + b"".join(map(encode_record, d.spool))}, registry)
