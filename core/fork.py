@@ -11,14 +11,14 @@ which any seat checks against its own log alone (no clock, no trust):
     ["easel-fork", 1, game_id, certificate, [entry, ...], shown]
 
 * ``certificate``: the valid time-out certificate for step ``p`` (its ``phase``, its ``prev``);
-* ``entries``: the entries of the shower's log from where step ``p`` opened up to where step ``s``
-  opened (the branch the certificate cuts; step ``p`` closed on it without that certificate, or
-  with a worse one, §6.6);
+* ``entries``: the entries of the shower's log after the genesis up to where step ``s`` opened (the
+  common prefix up to step ``p``, then the branch the certificate cuts: step ``p`` closed on it
+  without that certificate, or with a worse one, §6.6);
 * ``shown``: the shower's signed event for step ``s``, a step that shows a secret (§6.5).
 
-It is valid (``check``) when the certificate is valid, the checker's own log opened step ``p`` with
-the certificate's ``prev`` (the common prefix), the entries replay from there by the rules (every
-signature checked) to a step ``s > p`` that shows, whose ``prev`` and phase the shown event signs
+It is valid (``check``) when the certificate is valid, the entries replay from the genesis by the
+rules (every signature checked) through step ``p``, opened with the certificate's ``prev``, to a
+step ``s > p`` that shows, whose ``prev`` and phase the shown event signs
 and in which its author is expected, the certificate beats how the branch closed ``p``, and it is
 not the one certificate the shower follows (a sealed move's own commit step ``s − 1`` certified
 without the shower, §6.5 rule 1).  Everything it proves is who signed what: a certificate alone
@@ -32,7 +32,7 @@ then the certificate's id), so two honest seats that can reach each other end wi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from .encoding import CanonicalError, decode, encode
 from .events import Event, EntryError, Timeout, parse_entry
@@ -89,36 +89,39 @@ def key(info: dict) -> tuple:
     return (info["phase"], info["shown"], info["seat"], info["cert_id"])
 
 
-def check(fork: Fork, keys: Sequence[bytes], table_at: Callable[[int, bytes], Table | None]) -> dict | None:
-    """What valid evidence proves (a dict, ``info``), None if the checker's log has not opened the
-    certificate's step with its ``prev`` (yet), or ForkError.  ``table_at(phase, prev)``: a table
-    replayed from the checker's own log to where step ``phase`` opened with ``prev`` (None if its log
-    has no such step)."""
+def check(fork: Fork, genesis: Any, games: Any) -> dict:
+    """What valid evidence proves (``info``), or ForkError.  Needs nothing but the game's genesis and
+    the rules (``games``): every seat of the table judges the same bytes the same way, wherever its
+    own log is (that is what makes two honest seats end alike)."""
+    if fork.game_id != genesis.game_id:
+        raise ForkError("fork evidence of another game")
+    keys = list(genesis.doc["seats"])
     try:
         cert = parse_entry(fork.cert, keys=keys)
     except EntryError as exc:
         raise ForkError("fork evidence: the certificate is not valid: %s" % exc) from None
     if not isinstance(cert, Timeout) or cert.game_id != fork.game_id:
         raise ForkError("fork evidence: not a time-out certificate of this game")
-    table = table_at(cert.phase, cert.prev)
-    if table is None:
-        return None
-    if table.game_id != fork.game_id:
-        raise ForkError("fork evidence of another game")
-    step_p = table.step
-    if step_p is None or (step_p.phase, step_p.prev) != (cert.phase, cert.prev):
-        return None
-    if not any(s in step_p.seats for s in cert.seats):
-        raise ForkError("fork evidence: the certificate names no seat its step expects (it is ignored, §6.6)")
-    count = table.count
-    standings = table.standings()
+    try:
+        table = Table.start(genesis, games)
+    except RuleError as exc:
+        raise ForkError(str(exc)) from None
+    at: dict = {}
     try:
         for raw in fork.entries:
-            if table.step is None:
+            st = table.step
+            if st is None:
                 raise ForkError("fork evidence: an entry after the end of the game")
+            if st.phase == cert.phase and not at:
+                at = {"label": st.label, "seats": st.seats, "prev": st.prev, "count": table.count,
+                      "standings": table.standings()}
             table.append(parse_entry(raw, keys=keys))
     except (EntryError, RuleError) as exc:
         raise ForkError("fork evidence: the branch does not replay: %s" % exc) from None
+    if not at or at["prev"] != cert.prev:
+        raise ForkError("fork evidence: the certificate is for no step of the branch")
+    if not any(s in at["seats"] for s in cert.seats):
+        raise ForkError("fork evidence: the certificate names no seat its step expects (it is ignored, §6.6)")
     used = table.timeouts.get(cert.phase)
     if used is not None and (len(used), tuple(used)) <= (len(cert.seats), tuple(cert.seats)):
         raise ForkError("fork evidence: the certificate does not beat how the branch closed its step")
@@ -138,9 +141,9 @@ def check(fork: Fork, keys: Sequence[bytes], table_at: Callable[[int, bytes], Ta
         raise ForkError("fork evidence: a sealed move's own commit step, certified without the seat that "
                         "revealed: that seat follows it (§6.5)")
     voters = [v for v, _ in cert.votes]
-    return {"phase": cert.phase, "prev": cert.prev, "label": step_p.label, "seats": list(cert.seats),
-            "voters": voters, "shown": st.phase, "shown_label": st.label, "seat": seat, "count": count,
-            "cert_id": cert.id, "entries": len(fork.entries), "standings": standings}
+    return {"phase": cert.phase, "prev": cert.prev, "label": at["label"], "seats": list(cert.seats),
+            "voters": voters, "shown": st.phase, "shown_label": st.label, "seat": seat, "count": at["count"],
+            "cert_id": cert.id, "entries": len(fork.entries), "standings": at["standings"]}
 
 
 def words(info: dict, me: int | None = None) -> str:

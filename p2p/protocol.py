@@ -533,9 +533,6 @@ class Peer:
             out.append(WriteSpool(spool))
         if placed:
             out.append(WriteLog(placed))
-        if placed and self.forks.pending:
-            for raw, info in self.forks.retry(self._table_at):   # a proof for a step our log has now reached
-                self._end_fork(raw, info)
         out += sends
         if self.forks.over:
             return out + self._take_fork() + self._take_alerts()
@@ -555,22 +552,19 @@ class Peer:
         """What the proof our table ended on shows (core/fork.py ``check``), or None."""
         return self.forks.info
 
-    def _table_at(self, phase: int, prev: bytes) -> Table | None:
-        """Our log replayed to where step ``phase`` opened, if it opened with ``prev`` (core/fork.py)."""
-        start = self.table.starts.get(phase)
-        if start is None or start[1] != prev:
-            return None
-        return self.ledger.replay(self.log_entries[:start[0]])
-
-    def _refused_cert(self, cert: Timeout) -> bool:
-        """The show gate refused ``cert`` (p2p/ledger.py ``follow``): the table forked for us.  Our proof
-        ends the game; True once it has."""
-        raw = self.forks.build(self.table, self.log_entries, self.replica.own_events(), cert)
+    def _refused_cert(self, cert: Timeout, follows: bool) -> bool:
+        """A certificate that beats how our log closed its step (p2p/ledger.py ``follow``): refused by
+        our show gate (``follows`` False), or about to roll our log back (True).  If it re-opens a secret
+        a seat showed, the table has forked: the proof (ours, or built from the event we hold of the seat
+        that showed, which never follows it) ends the game.  True once it has."""
+        held = self.replica.own_events() if not follows else [e for a in self.keys for e in self.replica.events[a].values()]
+        raw = self.forks.build(self.table, self.log_entries, held, cert, None if follows else self.seat)
         if raw is None:
-            log.warning("a refused certificate for phase %d, but no event of ours that showed after it on our "
-                        "log: no proof to give (we keep our log)", cert.phase)
+            if not follows:
+                log.warning("a refused certificate for phase %d, but no event of ours that showed after it on our "
+                            "log: no proof to give (we keep our log)", cert.phase)
             return False
-        what, info = self.forks.heard(raw, self._table_at)
+        what, info = self.forks.heard(raw, self.genesis, self.games)
         if what == "taken":
             self._end_fork(raw, info)
         elif what == "bad":
@@ -592,7 +586,7 @@ class Peer:
         """A fork proof from ``peer`` (or our spool, ``kept``): checked against our log (p2p/forks.py)."""
         if self.departures.gone:
             return []
-        what, info = self.forks.heard(raw, self._table_at)
+        what, info = self.forks.heard(raw, self.genesis, self.games)
         if what == "taken":
             self._end_fork(raw, info, kept)
             return self._take_fork()
