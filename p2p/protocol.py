@@ -568,7 +568,8 @@ class Peer:
         if what == "taken":
             self._end_fork(raw, info)
         elif what == "bad":
-            log.error("our own fork proof does not check: %s", info["why"])
+            # e.g. a certificate naming no seat its step expects: ignored by every seat (§6.6), no fork
+            log.info("no fork proof for the certificate for phase %d: %s", cert.phase, info["why"])
         return self.forks.over
 
     def _end_fork(self, raw: bytes, info: dict, kept: bool = False) -> None:

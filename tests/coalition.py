@@ -24,8 +24,9 @@ Strategies (``Coalition(strategy=...)``):
 ``outcome()`` measures, over the whole run, what the issue asks to be zero:
 
 * ``read_in_hand`` — honest secrets the coalition read while they were still in play in any fork
-  (every peer's table, the coalition's own included: a fork the honest seats do not follow is still
-  one where the coalition may play on what it read): Modern Art cards it could open (its pooled
+  that goes on (every peer's table, the coalition's own included: a fork the honest seats do not
+  follow is still one where the coalition may play on what it read; a fork whose game ended
+  ``forked``, protocol.md §6.5 rule 3, plays on nothing): Modern Art cards it could open (its pooled
   seat secrets plus every share it received, cut events included) while they sat in an honest hand
   in some peer's table; for a sealed move, a revealed value whose commitment some peer's final log
   does not keep bound although that log went past the commit step (the step re-run, the coalition
@@ -81,7 +82,7 @@ class Coalition:
         self.cut_steps: set = set()       # (phase, prev) certified
         self.out = Outcome()
         self._seen_shares: dict = {}      # position -> {seat: share D} the coalition received
-        self._read: set = set()           # honest positions read while in an honest hand
+        self._read: dict = {}             # (card, position) read while in an honest hand -> peers whose table had it
         self._all: dict = {}              # event id -> every event some colluder holds
         self._fresh: list = []            # events gathered since the last look
         self._counts: dict = {}           # (colluder, author, pool) -> events seen there
@@ -253,25 +254,43 @@ class Coalition:
         if self.game != "modern-art":
             return
         changed = _collect_shares(self, fresh)
-        # every fork: an honest hand in any peer's table (the coalition's own too) is a hand in play
+        # every fork: an honest seat's hand in its own table, and every honest hand in a colluder's table once
+        # its log left every honest seat's branch (a colluder that only lags behind is on their branch)
         for k in range(self.n):
+            if k not in self.honest and not self._diverged(k):
+                continue
             st = self.sim.peers[k].table.state
             if st is None or not hasattr(st, "ms") or not st.decks:
                 continue
-            for h in self.honest:
+            for h in (k,) if k in self.honest else self.honest:   # an honest seat's own hand in its own table
                 hand = tuple(p for p in st.ms.hands[h] if p < st.shared)
                 mark = (hand, st.shared, st.deck[:1])
                 if not changed and self._looked.get((k, h)) == mark:
                     continue
                 self._looked[(k, h)] = mark
                 for pos in hand:
-                    if (st.deck[pos], pos) not in self._read and _coalition_opens(self, st, pos, h):
-                        self._read.add((st.deck[pos], pos))
+                    key = (st.deck[pos], pos)
+                    if k not in self._read.get(key, ()) and _coalition_opens(self, st, pos, h):
+                        self._read.setdefault(key, set()).add(k)
+
+    def _diverged(self, k: int) -> bool:
+        """Peer ``k``'s log is on no honest seat's branch (neither a prefix of an honest log nor extended by
+        one): a fork.  (Entries of a step sign its ``prev``: one entry in common at the shorter length is
+        the same history up to that step.)"""
+        mine = self.sim.peers[k].log_entries
+        for h in self.honest:
+            other = self.sim.peers[h].log_entries
+            m = min(len(mine), len(other))
+            if mine[m - 1] == other[m - 1]:
+                return False
+        return True
 
     def outcome(self) -> Outcome:
         o = self.out
-        o.read_positions = set(self._read)
-        o.read_in_hand = len(self._read)
+        # a fork that ended (a proof of the fork, every seat's game over: §6.5 rule 3) leaves nothing in play
+        goes_on = {k for k in range(self.n) if (self.sim.peers[k].table.result() or {}).get("status") != "forked"}
+        o.read_positions = {key for key, ks in self._read.items() if ks & goes_on}
+        o.read_in_hand = len(o.read_positions)
         if self.game != "modern-art":
             o.read_in_hand += _unbound_reveals(self)
         for h in self.honest:
@@ -321,6 +340,13 @@ class Coalition:
             last = mark
             if stall > 3000:
                 self.out.notes.append("stalled")
+                break
+            sim.round()
+            self.look()
+        # what is still on the wire arrives (a proof of the fork an honest seat sent as it ended, §6.5 rule 3):
+        # bounded, and each honest seat's end time stays the first one
+        for _ in range(50):
+            if not sim.queue:
                 break
             sim.round()
             self.look()
@@ -428,6 +454,8 @@ def _unbound_reveals(co: Coalition) -> int:
             reveals.append((h, ph - 1, want, commits.get((h, ph - 1, want))))
     read = set()
     for p in co.sim.peers:
+        if (p.table.result() or {}).get("status") == "forked":
+            continue        # a fork that ended (§6.5 rule 3): nothing in it is in play any more
         kept = set()
         for raw in p.log_entries[1:]:
             e = parse_entry(raw, keys=keys, verify=False)
