@@ -219,3 +219,40 @@ def test_without_the_gate_the_same_race_forks_the_late_seat():
     except AssertionError:          # the table does not finish for seat 0: the fork itself
         forked, shown_on_cut_branch = bool(sim.peers[0].forked), True
     assert forked and shown_on_cut_branch
+
+
+def test_two_logs_of_a_forked_table_and_the_proof_name_who_signed_what(tmp_path):
+    """The coalition (1 and 2) runs its own software: it follows its certificate for seat 0's commit step
+    after reading seat 0's reveal, and plays on.  Seat 0 ends forked on its proof.  ``easel audit`` of seat
+    0's log and spool with a colluder's log names the proof (who signed the certificate, who had shown
+    what) and, from the two logs together, the seats that signed entries on both branches; no blame."""
+    sim = Sim(3, seed=5, timeout=600.0, tag="gate-coalition")
+    for k in (1, 2):
+        sim.peers[k].gate.follows = lambda phase, seats: True
+        sim.peers[k]._refused_cert = lambda cert, follows: False
+    sim.start()
+    sim.run_until(lambda: bool(revealed_by(sim, 0, 1)), max_rounds=500)
+    phase = revealed_by(sim, 0, 1)[0].body["phase"]
+    sim.run_until(lambda: sim.peers[0].table.phase > phase + 1 and sim.peers[1].table.phase > phase + 1, max_rounds=500)
+    commit_phase, commit_prev = phase - 1, sim.peers[1].table.starts[phase - 1][1]
+    for k in range(3):
+        sim.run(k, sim.peers[k].receive(sim.keys[1], forge(sim, commit_phase, commit_prev, [0])))
+    assert sim.peers[0].table.result()["status"] == "forked"
+    assert sim.peers[1].table.timeouts.get(commit_phase) == (0,)        # the coalition's own branch
+    d0, d1 = sim.disks[0], sim.disks[1]
+    files = {"seat0/log": LOG_MAGIC + b"".join(map(encode_record, d0.log)),
+             "seat0/spool": SPOOL_MAGIC + b"".join(map(encode_record, d0.spool)),
+             "seat1/log": LOG_MAGIC + b"".join(map(encode_record, d1.log))}
+    rep = audit_mod.audit(files, registry)
+    assert [(f["phase"], f["voters"], f["seats"], f["seat"], f["shown"]) for f in rep["forked"]] == [
+        (commit_phase, [1, 2], [0], 0, phase)]
+    fork_notes = [n["note"] for n in rep["notes"] if n["note"].startswith("the table forked")]
+    assert fork_notes and "seats 1 and 2 signed a time-out certificate voting seat 0 out" in fork_notes[0]
+    branch = [n["note"] for n in rep["notes"] if n["note"].startswith("the logs fork")]
+    assert branch and "signed by seats 1 and 2 voting seat 0 out" in branch[0] and "seats 1 and 2 signed entries" in branch[0]
+    assert not any(w in " ".join(fork_notes + branch) for w in ("cheat", "fault", "guilty"))
+    # easel history of seat 0's game directory: forked, no winner
+    from cli.history import spool_fork
+    (tmp_path / "spool").write_bytes(files["seat0/spool"])
+    info = spool_fork(tmp_path / "log", sim.genesis, registry)
+    assert info is not None and info["phase"] == commit_phase and info["seat"] == 0
