@@ -211,6 +211,10 @@ class Turn:
                                        # (a card, a decryption share, a seat secret): the choice it shows
                                        # was bound in an earlier step, a peer sends it only once the steps
                                        # before are settled, and never rolls back past it (protocol.md §6.5)
+    needs: bool = False                # an automatic step the game cannot pass without each of its seats (a
+                                       # time-out abandons the game: Modern Art's deal keys, shuffles, shares):
+                                       # the peers wait for a silent seat longer than the table's time
+                                       # (p2p/timeouts.py NEEDED_PATIENCE), naming it, before voting it out
 
     def __post_init__(self) -> None:
         if self.kind not in ("sequential", "simultaneous", "chance", "over"):
@@ -223,6 +227,8 @@ class Turn:
             raise ValueError("only open sequential or simultaneous turns can be automatic")
         if self.shows and not self.auto:
             raise ValueError("only an automatic step shows a secret (a sealed move's reveal shows its own)")
+        if self.needs and not self.auto:
+            raise ValueError("only an automatic step is marked as needing its seats")
         if self.time is not None and (type(self.time) is not int or self.time < 1 or self.kind not in ("sequential", "simultaneous")):
             raise ValueError("a turn's time is a whole number of seconds >= 1, for a sequential or simultaneous turn")
 

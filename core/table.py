@@ -92,6 +92,8 @@ class Step:
     time: int | None = None     # the turn's own time (Turn.time): the step's time-out when shorter
     shows: bool = False         # its events show their authors' secrets: an automatic step the game marks
                                 # (Turn.shows), or the reveal of a sealed move (protocol.md §6.5)
+    needs: bool = False         # the game cannot pass it without each of its seats (Turn.needs): the peers
+                                # wait longer for them (p2p/timeouts.py NEEDED_PATIENCE)
 
 
 @dataclass
@@ -366,10 +368,10 @@ class Table:
 
     # ------------------------------------------------------------------ step machinery
     def _open(self, kind: str, purpose: str, seats: tuple[int, ...], sequential: bool, label: str,
-              time: int | None = None, shows: bool = False) -> None:
+              time: int | None = None, shows: bool = False, needs: bool = False) -> None:
         if kind == "reveal" and purpose == "move":
             shows = True      # a sealed move's value: bound by its commitment, shown here
-        self.step = Step(self.phase, self.head, kind, purpose, tuple(sorted(seats)), sequential, label, time, shows)
+        self.step = Step(self.phase, self.head, kind, purpose, tuple(sorted(seats)), sequential, label, time, shows, needs)
         self.starts[self.phase] = (self.count, self.head)
         self.batch = {}
         self.checked = {}
@@ -474,7 +476,7 @@ class Table:
                 self._open("commit", "seed", seats, False, "shared randomness: commit")
                 return
             if t.auto:
-                self._open("act", "auto", t.seats, t.kind == "sequential", t.label, shows=t.shows)
+                self._open("act", "auto", t.seats, t.kind == "sequential", t.label, shows=t.shows, needs=t.needs)
             elif t.kind == "sequential":
                 self._open("act", "move", t.seats, True, t.label, t.time)
             elif t.sealed:

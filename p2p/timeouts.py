@@ -20,6 +20,9 @@ reader finds the whole policy from this file:
   abandoned instead of going on without that seat (docs/deal.md, protocol.md
   §6.5 "What a false time-out gives away");
 * the time left a person sees: ``deadline`` below (the shell shows it);
+* a step the game cannot pass without each of its seats (``Turn.needs``, core/engine.py: a time-out
+  there abandons the game): ``seat_time`` gives it NEEDED_PATIENCE table time-outs, and the
+  screens name the seat waited for and how it comes back (cli/runner.py ``silence_lines``);
 * the seats that said they left (a signed ``leaving`` note, protocol.md §9.7): ``Peer`` keeps
   the notes (p2p/leaving.py) and hands the seats here (``left``); a left seat's step time is 0,
   so it is voted out of every step that expects it as soon as the step is current (``due_at``,
@@ -56,6 +59,7 @@ VOTES_AHEAD = 2               # votes for phases above ours + this are ignored
 VOTES_BEHIND = 2              # votes for phases below ours - this are ignored and forgotten
 VOTE_RESEND = 1.0             # s between two re-broadcasts of the votes held for the open step
 SHOW_MARGIN = 2.0             # s past the slowest seat's time of an unsettled step before a showing event goes all the same
+NEEDED_PATIENCE = 3           # a step the game cannot pass without each of its seats (Turn.needs) waits this many table time-outs
 
 
 def quorum_ok(n: int, seats: tuple) -> bool:
@@ -90,7 +94,14 @@ class TimeoutVoter:
         """How long step ``st`` waits at ``seat``'s peer before it votes a late seat out: the table's
         time-out, or the step's own shorter time (``Step.time``); the same for every seat today.  A
         per-seat rule (one seat given longer) is an edit here: our own votes (``step_time``) and the
-        show gate's patience (``slowest``) both follow it."""
+        show gate's patience (``slowest``) both follow it.
+
+        A step the game cannot pass without each of its seats (``Step.needs``: Modern Art's deal keys,
+        shuffles and shares, whose time-out abandons the game) waits NEEDED_PATIENCE times the table's
+        time-out: a seat whose program stopped has that long to come back (``easel resume``) before
+        the game ends for everyone.  (A seat that said it left, §9.7, still has a step time of 0.)"""
+        if getattr(st, "needs", False):
+            return self.timeout * NEEDED_PATIENCE
         t = getattr(st, "time", None)
         return self.timeout if t is None else min(self.timeout, float(t))
 
