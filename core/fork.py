@@ -118,6 +118,8 @@ def check(fork: Fork, genesis: Any, games: Any) -> dict:
             table.append(parse_entry(raw, keys=keys))
     except (EntryError, RuleError) as exc:
         raise ForkError("fork evidence: the branch does not replay: %s" % exc) from None
+    except Exception as exc:     # a rules bug on a peer's bytes is no proof, and never a crash
+        raise ForkError("fork evidence: the branch does not replay (%s)" % type(exc).__name__) from None
     if not at or at["prev"] != cert.prev:
         raise ForkError("fork evidence: the certificate is for no step of the branch")
     if not any(s in at["seats"] for s in cert.seats):

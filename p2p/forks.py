@@ -22,6 +22,9 @@ from core.events import Event, Timeout
 
 log = logging.getLogger("easel.protocol")
 
+MAX_FORK_CHECKS = 4   # fork records checked per sending seat and game (each is a replay from the genesis); more are ignored
+
+
 class Forks:
     """The proof our table ended on (``raw``, ``info``), and proofs waiting for our log."""
 
@@ -32,6 +35,7 @@ class Forks:
         self.raw: bytes | None = None      # the proof we ended on (the least held)
         self.info: dict | None = None
         self.bad = 0                        # proofs refused (ForkError)
+        self.checked: dict = {}             # who sent it -> records checked (MAX_FORK_CHECKS)
 
     @property
     def over(self) -> bool:
@@ -63,11 +67,16 @@ class Forks:
                     return raw
         return None
 
-    def heard(self, raw: bytes, genesis: Any, games: Any) -> tuple[str, dict | None]:
-        """A proof (ours, received, or from the spool): ("taken", info) if we now end on it (it is the
-        least we hold), ("known", None) if it changes nothing, ("bad", {"why": ...}) if it proves no fork."""
+    def heard(self, raw: bytes, genesis: Any, games: Any, sender: Any = None) -> tuple[str, dict | None]:
+        """A proof (ours, received from ``sender``, or from the spool): ("taken", info) if we now end on it
+        (it is the least we hold), ("known", None) if it changes nothing, ("bad", {"why": ...}) if it proves
+        no fork, ("limit", None) once ``sender`` sent MAX_FORK_CHECKS records (each costs a replay)."""
         if raw == self.raw:
             return "known", None
+        if sender is not None:
+            if self.checked.get(sender, 0) >= MAX_FORK_CHECKS:
+                return "limit", None
+            self.checked[sender] = self.checked.get(sender, 0) + 1
         try:
             info = forkcore.check(forkcore.parse_fork(raw), genesis, games)
         except forkcore.ForkError as exc:

@@ -119,7 +119,8 @@ class TokenBucket:
 
 def protocol_limits() -> dict:
     """The caps enforced by the sans-IO peer (p2p/protocol.py re-exports its parts', its leaving notes:
-    p2p/leaving.py, its show gate: p2p/showing.py), by name."""
+    p2p/leaving.py, its show gate: p2p/showing.py, its fork proofs: p2p/forks.py and core/fork.py, the
+    patience of a step that needs every seat: p2p/timeouts.py), by name."""
     from . import leaving, protocol
 
     out = {
@@ -131,4 +132,8 @@ def protocol_limits() -> dict:
     out.update(LEAVE_FLUSH=leaving.LEAVE_FLUSH, MAX_NONCES_KEPT=leaving.MAX_NONCES_KEPT)
     from . import showing
     out.update(SHOW_MARGIN=showing.SHOW_MARGIN, MAX_VOTE_KEYS=showing.MAX_VOTE_KEYS, KEEP_PHASES=showing.KEEP_PHASES)
+    from core import fork
+
+    from . import forks, timeouts
+    out.update(MAX_FORK_CHECKS=forks.MAX_FORK_CHECKS, MAX_FORK=fork.MAX_FORK, NEEDED_PATIENCE=timeouts.NEEDED_PATIENCE)
     return out

@@ -50,7 +50,7 @@ from .agent import SEAT_SECRET, SEAT_SECRET_BYTES, SeatAgent
 from .ballots import Ballots
 from .cuts import MAX_CUT_MOVES, CutWatch
 from .effects import Alert, Broadcast, Changed, Disconnect, Resume, Send, TruncateLog, WriteLog, WriteSecret, WriteSpool
-from .forks import Forks
+from .forks import MAX_FORK_CHECKS, Forks
 from .ledger import Ledger
 from .leaving import Departures
 from .limits import RateLimitedLog
@@ -72,7 +72,7 @@ __all__ = [
     "Alert", "Broadcast", "Changed", "Disconnect", "Resume", "Send", "TruncateLog", "WriteLog", "WriteSecret", "WriteSpool",
     "MAX_SEQ_AHEAD", "MAX_BUFFERED_PER_AUTHOR", "MAX_CERTS_PER_PHASE", "MAX_SEND_PER_HAVE", "REPAIR_AFTER",
     "REPAIR_INTERVAL", "MAX_VOTES_PER_STEP_SEAT", "VOTES_AHEAD", "VOTES_BEHIND", "VOTE_RESEND", "WATCHDOG_AFTER",
-    "KEEPALIVE", "HAVE_GAP", "RESYNC_WAIT", "MAX_CUT_MOVES",
+    "KEEPALIVE", "HAVE_GAP", "RESYNC_WAIT", "MAX_CUT_MOVES", "MAX_FORK_CHECKS",
 ]
 
 
@@ -587,12 +587,15 @@ class Peer:
         """A fork proof from ``peer`` (or our spool, ``kept``): checked against our log (p2p/forks.py)."""
         if self.departures.gone:
             return []
-        what, info = self.forks.heard(raw, self.genesis, self.games)
+        what, info = self.forks.heard(raw, self.genesis, self.games, None if kept else (peer or b""))
         if what == "taken":
             self._end_fork(raw, info, kept)
             return self._take_fork()
         if what == "bad":
             self._refuse("FORK", "peer", "fork evidence from %s refused: %s", self._who(peer), info["why"])
+        elif what == "limit":
+            self._refuse("MAX_FORK_CHECKS", "peer", "fork evidence from %s ignored: it sent %d already", self._who(peer),
+                         MAX_FORK_CHECKS)
         return []
 
     # ------------------------------------------------------------------ leaving is a signed word (§9.7, p2p/leaving.py)

@@ -349,3 +349,44 @@ def test_without_the_gate_the_same_timing_forks_the_table_and_every_seat_ends_fo
             res = [p.table.result() for p in sim.peers]
             assert all(r is not None and r["status"] == "forked" and r == res[0] for r in res)
     assert forked
+
+
+# --------------------------------------------------------------------------- a proof handed to one seat only
+def test_a_proof_handed_to_one_honest_seat_ends_both_honest_seats_alike_and_bad_ones_are_refused():
+    """4 seats, 0 and 2 collude.  They make a valid proof of their own (seat 0's reveal, and a certificate
+    they sign for the seed step that times the honest seats out) and hand it to seat 1 alone: seat 1 ends forked
+    and hands it on, so seat 3 ends the same way.  A malformed or false record is refused with a word,
+    never a crash, and a seat checks at most MAX_FORK_CHECKS records from one sender."""
+    from core.fork import make_fork
+    from p2p.forks import MAX_FORK_CHECKS
+    from p2p.messages import ForkMsg
+
+    sim = Sim(4, seed=7, timeout=600.0, tag="gate-proof", fifo=True)
+    sim.start()
+    sim.run_until(lambda: bool(revealed_by(sim, 0, 1)), max_rounds=500)
+    reveal = revealed_by(sim, 0, 1)[0]
+    phase = reveal.body["phase"]
+    p0 = sim.peers[0]
+    count, prev = p0.table.starts[phase]
+    seed_prev = p0.table.starts[0][1]
+    gid = sim.genesis.game_id
+    # at 4 seats the coalition alone can time the two honest seats out of the seed step, after seat 0 showed
+    votes = [(k, sim.ids[k].sign(vote_sign_msg(gid, 0, seed_prev, [1, 3]))) for k in (0, 2)]
+    cert = make_timeout(gid, 0, seed_prev, [1, 3], votes)
+    record = make_fork(gid, cert.raw, p0.log_entries[1:count], reveal.raw)
+    # a false record and a malformed one first: refused, counted, no crash, no end
+    false = make_fork(gid, cert.raw, p0.log_entries[1:count - 1], reveal.raw)
+    for bad in (b"\x92\xa4fork\xc4\x03abc", ForkMsg(false).encode()):
+        effects = sim.peers[1].receive(sim.keys[0], bad)
+        assert not sim.peers[1].table.over
+    assert sim.peers[1].refused.get("FORK") == 2
+    sim.run(1, sim.peers[1].receive(sim.keys[0], ForkMsg(record).encode()))
+    res = sim.peers[1].table.result()
+    assert res["status"] == "forked" and res["fork"]["seat"] == 0 and res["fork"]["voters"] == [0, 2]
+    sim.run_until(lambda: sim.peers[3].table.over, max_rounds=200)
+    assert sim.peers[3].table.result() == res
+    # a sender's records beyond MAX_FORK_CHECKS are not checked at all
+    other = Sim(4, seed=7, timeout=600.0, tag="gate-proof", fifo=True)
+    for _ in range(MAX_FORK_CHECKS + 2):
+        other.peers[1].receive(sim.keys[2], ForkMsg(false).encode())
+    assert other.peers[1].refused.get("FORK") == MAX_FORK_CHECKS and other.peers[1].refused.get("MAX_FORK_CHECKS") == 2
