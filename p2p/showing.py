@@ -16,8 +16,9 @@ one can always sign such a certificate.  So this part keeps two rules, and nothi
    shows a secret for step ``s``, we never roll back to a step before ``s`` (``follows``; one
    exception, a sealed move's own commit step re-placed by a certificate we signed ourselves,
    re-opens no choice and is followed).  Such a certificate is kept (the spool holds it, as
-   every certificate) and named; our log keeps the step as it closed.  If the others follow it,
-   the table has forked for us: nothing we showed goes back into play, whatever the others sign.
+   every certificate) and named; our log keeps the step as it closed.  The table has forked: the
+   game ends ``forked`` for every seat, with the proof (p2p/forks.py, protocol.md §6.5 rule 3);
+   nothing we showed goes back into play, whatever the others sign, and nobody waits for ever.
 
 2. **Show only once the steps before are settled** (``may_show``), so that honest peers never
    fork over rule 1: a certificate for an earlier step can only still form from honest votes if
