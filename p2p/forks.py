@@ -36,6 +36,7 @@ class Forks:
         self.info: dict | None = None
         self.bad = 0                        # proofs refused (ForkError)
         self.checked: dict = {}             # who sent it -> records checked (MAX_FORK_CHECKS)
+        self.oversize: dict | None = None   # what a proof too long to send would have proven (``end_alone``)
 
     @property
     def over(self) -> bool:
@@ -47,6 +48,7 @@ class Forks:
         any seat) — not a sealed move's commit step certified without that seat, which it follows.
         ``entries``: our log; ``held``: the events we hold.  None if there is none (the certificate
         re-opens nothing anyone showed)."""
+        self.oversize = None
         st = table.step
         steps = sorted(q for q in table.showing if q > cert.phase)
         if st is not None and st.shows and st.phase > cert.phase:
@@ -65,7 +67,20 @@ class Forks:
                 raw = forkcore.make_fork(table.game_id, cert.raw, entries[1:count], ev.raw)
                 if len(raw) <= forkcore.MAX_FORK:
                     return raw
+                # too long to hand on (§13.1 MAX_FORK): what it would prove, for ending alone
+                self.oversize = {"phase": cert.phase, "prev": cert.prev, "label": "", "seats": list(cert.seats),
+                                 "voters": [v for v, _ in cert.votes], "shown": q, "shown_label": "",
+                                 "seat": who, "count": table.starts[cert.phase][0], "cert_id": cert.id,
+                                 "entries": count - 1, "standings": None}
         return None
+
+    def end_alone(self) -> dict | None:
+        """After ``build`` found only a proof longer than MAX_FORK: we end on what it would prove, with no
+        proof to hand on (a limit, protocol.md §13.1); None if there was none."""
+        info, self.oversize = self.oversize, None
+        if info is not None and self.info is None:
+            self.info = info
+        return info
 
     def heard(self, raw: bytes, genesis: Any, games: Any, sender: Any = None) -> tuple[str, dict | None]:
         """A proof (ours, received from ``sender``, or from the spool): ("taken", info) if we now end on it

@@ -559,6 +559,12 @@ class Peer:
         that showed, which never follows it) ends the game.  True once it has."""
         held = self.replica.own_events() if not follows else [e for a in self.keys for e in self.replica.events[a].values()]
         raw = self.forks.build(self.table, self.log_entries, held, cert, None if follows else self.seat)
+        if raw is None and not follows:
+            alone = self.forks.end_alone()
+            if alone is not None:   # a proof longer than MAX_FORK (§13.1): we end alone, we cannot hand it on
+                self.table.end(self.forks.result(alone))
+                self._fork_out += [Alert(forkcore.words(alone, self.seat) + " (the proof is too long to send)"), Changed()]
+                return True
         if raw is None:
             if not follows:
                 log.warning("a refused certificate for phase %d, but no event of ours that showed after it on our "

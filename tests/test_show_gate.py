@@ -390,3 +390,21 @@ def test_a_proof_handed_to_one_honest_seat_ends_both_honest_seats_alike_and_bad_
     for _ in range(MAX_FORK_CHECKS + 2):
         other.peers[1].receive(sim.keys[2], ForkMsg(false).encode())
     assert other.peers[1].refused.get("FORK") == MAX_FORK_CHECKS and other.peers[1].refused.get("MAX_FORK_CHECKS") == 2
+
+
+def test_a_proof_too_long_to_send_still_ends_the_refusing_seat(monkeypatch):
+    """MAX_FORK (§13.1) made tiny: the seat that refuses cannot hand its proof on, and ends alone (it
+    never waits for ever); the others, which follow the certificate, are not told (the limit named)."""
+    import core.fork as forkcore
+
+    monkeypatch.setattr(forkcore, "MAX_FORK", 200)
+    sim = Sim(3, seed=5, timeout=600.0, tag="gate-coalition")
+    sim.start()
+    sim.run_until(lambda: bool(revealed_by(sim, 0, 1)), max_rounds=500)
+    phase = revealed_by(sim, 0, 1)[0].body["phase"]
+    sim.run_until(lambda: sim.peers[0].table.phase > phase, max_rounds=500)
+    sim.run(0, sim.peers[0].receive(sim.keys[1], forge(sim, phase - 1, sim.peers[0].table.starts[phase - 1][1], [0])))
+    res = sim.peers[0].table.result()
+    assert sim.peers[0].table.over and res["status"] == "forked" and res["fork"]["seat"] == 0
+    assert any("too long to send" in a for a in sim.alerts(0))
+    assert sim.peers[0].forks.raw is None and sim.peers[0].next_wakeup() == float("inf")
