@@ -102,5 +102,22 @@ class Forks:
         self.raw, self.info = raw, info
         return "taken", info
 
+    def cut(self, table, entries: list, held: list, cert: Timeout, seat: int | None, genesis: Any,
+            games: Any) -> tuple[str | None, bytes | None, dict | None]:
+        """A certificate that beats how our log closed its step: refused by our show gate (``seat`` ours:
+        our own showing events), or about to roll our log back (``seat`` None: any seat's showing events
+        ``held``).  ("taken", proof, info) if it re-opens a secret shown and we now end on that proof;
+        ("alone", None, info) if our refused certificate's proof is too long to send (we end alone);
+        (None, None, None) if it re-opens nothing shown."""
+        raw = self.build(table, entries, held, cert, seat)
+        if raw is None:
+            alone = self.end_alone() if seat is not None else None
+            return ("alone", None, alone) if alone is not None else (None, None, None)
+        what, info = self.heard(raw, genesis, games)
+        if what == "bad":
+            # e.g. a certificate naming no seat its step expects: ignored by every seat (§6.6), no fork
+            log.info("no fork proof for the certificate for phase %d: %s", cert.phase, info["why"])
+        return (what, raw, info) if what == "taken" else (None, None, None)
+
     def result(self, info: dict) -> dict:
         return forkcore.result(info, self.n, info.get("standings"))

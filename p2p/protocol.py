@@ -553,29 +553,19 @@ class Peer:
         return self.forks.info
 
     def _refused_cert(self, cert: Timeout, follows: bool) -> bool:
-        """A certificate that beats how our log closed its step (p2p/ledger.py ``follow``): refused by
-        our show gate (``follows`` False), or about to roll our log back (True).  If it re-opens a secret
-        a seat showed, the table has forked: the proof (ours, or built from the event we hold of the seat
-        that showed, which never follows it) ends the game.  True once it has."""
+        """A certificate that beats how our log closed its step (p2p/ledger.py ``follow``): refused by our
+        show gate (``follows`` False), or about to roll our log back (True).  If it re-opens a secret a seat
+        showed, the table has forked and the game ends with the proof (p2p/forks.py).  True once it has."""
         held = self.replica.own_events() if not follows else [e for a in self.keys for e in self.replica.events[a].values()]
-        raw = self.forks.build(self.table, self.log_entries, held, cert, None if follows else self.seat)
-        if raw is None and not follows:
-            alone = self.forks.end_alone()
-            if alone is not None:   # a proof longer than MAX_FORK (§13.1): we end alone, we cannot hand it on
-                self.table.end(self.forks.result(alone))
-                self._fork_out += [Alert(forkcore.words(alone, self.seat) + " (the proof is too long to send)"), Changed()]
-                return True
-        if raw is None:
-            if not follows:
-                log.warning("a refused certificate for phase %d, but no event of ours that showed after it on our "
-                            "log: no proof to give (we keep our log)", cert.phase)
-            return False
-        what, info = self.forks.heard(raw, self.genesis, self.games)
+        what, raw, info = self.forks.cut(self.table, self.log_entries, held, cert, None if follows else self.seat,
+                                         self.genesis, self.games)
         if what == "taken":
             self._end_fork(raw, info)
-        elif what == "bad":
-            # e.g. a certificate naming no seat its step expects: ignored by every seat (§6.6), no fork
-            log.info("no fork proof for the certificate for phase %d: %s", cert.phase, info["why"])
+        elif what == "alone":   # a proof longer than MAX_FORK (§13.1): we end alone, we cannot hand it on
+            self.table.end(self.forks.result(info))
+            self._fork_out += [Alert(forkcore.words(info, self.seat) + " (the proof is too long to send)"), Changed()]
+        elif not follows:
+            log.warning("a refused certificate for phase %d, but no event of ours that showed after it: no proof", cert.phase)
         return self.forks.over
 
     def _end_fork(self, raw: bytes, info: dict, kept: bool = False) -> None:
