@@ -142,6 +142,10 @@ def test_a_coalition_that_reads_a_reveal_cannot_roll_the_honest_seat_back_past_i
     assert sim.peers[0].table.over and res["status"] == "forked" and res["winners"] == [] and res["ranking"] == []
     assert res["fork"]["phase"] == commit_phase and res["fork"]["voters"] == [1, 2] and res["fork"]["seat"] == 0
     assert res["fork"]["shown"] == phase
+    # what it shows: the standings the common prefix (the log up to the step the certificate is for) made public
+    from core.table import replay
+    prefix = replay(before[:sim.peers[0].table.starts[commit_phase][0]], registry)
+    assert res["standings"] == prefix.standings() and set(res["standings"]) == {"points", "tokens"}
     # the colluders' own peers hold seat 0's reveal: they do not roll back past it either (seat 0 never
     # follows), they end the same way at once, on the same proof
     assert all(p.table.over for p in sim.peers)
