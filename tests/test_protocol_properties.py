@@ -1244,3 +1244,25 @@ def test_replay_equals_live(game, rounds):
     rep = audit({"x.log": log_file(log)}, GAMES)
     assert rep["valid"] and rep["complete"] and rep["head"] == replay(log, GAMES).head.hex()
     assert rep["results"] == replay(log, GAMES).result()
+
+
+# --------------------------------------------------------------------------- honest timing never forks a table
+# (protocol.md §6.5 "Shown secrets" rule 2; issue 29): the show gate's patience is part of the time-out rule
+# (p2p/timeouts.py ``seat_time``, ``slowest``, ``show_after``), so one seat given a longer time-out than the
+# others (a per-seat rule, the same code at every peer) and one link slower than the others by up to twice the
+# step time finish the game with identical logs.  Every link delivers in order, as a connection does.
+@settings(max_examples=12, **SETTINGS)
+@given(n=st.integers(3, 5), seed=st.integers(0, 10_000), longer=st.one_of(st.none(), st.integers(0, 4)),
+       slow=st.one_of(st.none(), st.tuples(st.integers(0, 4), st.integers(0, 4), st.floats(0.5, 4.0))))
+def test_a_per_seat_time_out_rule_and_a_slow_link_finish_with_identical_logs(n, seed, longer, slow):
+    from .test_show_gate import timed_table
+
+    if longer is not None and longer >= n:
+        longer = None
+    if slow is not None and (slow[0] >= n or slow[1] >= n or slow[0] == slow[1]):
+        slow = None
+    sim = timed_table(n, seed, longer=longer, slow_link=slow)
+    logs = [p.log_entries for p in sim.peers]
+    assert all(p.table.over and p.fork is None and not p.forked for p in sim.peers)
+    assert all(lg == logs[0] for lg in logs)
+    event("certificates: %d" % min(len(sim.peers[0].table.timeouts), 3))
