@@ -70,6 +70,12 @@ def status_lines(res: Any) -> list[str]:
     return out
 
 
+def certificate_seats(seats) -> str:
+    from core.evidence import seats_words
+
+    return seats_words(seats)
+
+
 def certificate_words_of(c: dict) -> str:
     """One certificate of an audit report (``certificates``) in words."""
     return "entry %s: %s" % (c.get("index"), certificate_words(c["phase"], c.get("label") or "", c["seats"], c["voters"]))
@@ -94,6 +100,12 @@ def audit_lines(rep: dict, players: int | None = None) -> list[str]:
         out.append("  DISPUTED: %d signed move(s) were voted out by time-out certificates: each did not reach the "
                    "certificate's signers before they voted, or they voted anyway (the notes name each, and who "
                    "signed the certificate)" % len(rep["cut_moves"]))
+    if rep.get("forked"):
+        f = rep["forked"][0]
+        out.append("  FORKED: the table forked at phase %d: %s signed a time-out certificate for it, and seat %d showed "
+                   "a secret in phase %d on the branch it cuts; the game ended there for every seat, no winner "
+                   "(the notes say who signed what; a certificate alone blames no one)" % (
+                       f["phase"], certificate_seats(f["voters"]), f["seat"], f["shown"]))
     if rep.get("illegal"):
         out.append("  FAULT: %d signed move(s) the rules refuse are kept beside the log: each is its author's fault "
                    "(the notes name each)" % len(rep["illegal"]))

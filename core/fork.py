@@ -150,7 +150,7 @@ def check(fork: Fork, genesis: Any, games: Any) -> dict:
 
 def words(info: dict, me: int | None = None) -> str:
     """The neutral words for a fork: who signed what, no one blamed."""
-    return ("the table forked: %s signed a time-out certificate voting %s out of %s, and %s had already shown "
+    return ("the table forked: %s signed a time-out certificate voting %s out of %s, and %s showed "
             "a secret in %s on the branch it cuts; a seat that showed never follows such a certificate "
             "(what it showed would be in play again) and every other seat does, so the game ends here, "
             "unfinished, for every seat" % (
