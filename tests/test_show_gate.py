@@ -412,3 +412,31 @@ def test_a_proof_too_long_to_send_still_ends_the_refusing_seat(monkeypatch):
     assert sim.peers[0].table.over and res["status"] == "forked" and res["fork"]["seat"] == 0
     assert any("too long to send" in a for a in sim.alerts(0))
     assert sim.peers[0].forks.raw is None and sim.peers[0].next_wakeup() == float("inf")
+
+
+def test_easel_audit_and_history_of_a_forked_game_directory(tmp_path):
+    """The real commands on seat 0's game directory (its log and spool, the proof in it): ``easel audit``
+    says FORKED and names who signed what; ``easel history`` shows the game forked, no winner."""
+    import json
+
+    from . import netutil
+    from .test_evidence import game_dir
+
+    sim = Sim(3, seed=5, timeout=600.0, tag="gate-coalition")
+    sim.start()
+    sim.run_until(lambda: bool(revealed_by(sim, 0, 1)), max_rounds=500)
+    phase = revealed_by(sim, 0, 1)[0].body["phase"]
+    sim.run_until(lambda: sim.peers[0].table.phase > phase, max_rounds=500)
+    sim.run(0, sim.peers[0].receive(sim.keys[1], forge(sim, phase - 1, sim.peers[0].table.starts[phase - 1][1], [0])))
+    assert sim.peers[0].table.result()["status"] == "forked"
+    home = tmp_path / "home"
+    d = game_dir(home, sim, 0)
+    r = netutil.easel("audit", d, home=home)
+    assert r.stdout.startswith("VALID") and "\n  FORKED: the table forked at phase %d: seats 1 and 2" % (phase - 1) in r.stdout, r.stdout
+    assert "seat 0 showed a secret in phase %d" % phase in r.stdout
+    rep = json.loads(netutil.easel("audit", "--json", d, home=home).stdout)
+    assert [(f["phase"], f["voters"], f["seat"]) for f in rep["forked"]] == [(phase - 1, [1, 2], 0)]
+    r = netutil.easel("history", home=home)
+    assert r.returncode == 0, r.stderr
+    row = next(ln for ln in r.stdout.splitlines() if "painting" in ln)
+    assert "forked at phase %d: no winner" % (phase - 1) in row, r.stdout
