@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core import fork as forkcore
 from core.events import Event, Timeout, seat_names
 from core.evidence import certificate_words
 
@@ -73,6 +74,12 @@ def status_lines(res: Any, names: Any = ()) -> list[str]:
     return out
 
 
+def certificate_seats(seats) -> str:
+    from core.evidence import seats_words
+
+    return seats_words(seats)
+
+
 def certificate_words_of(c: dict, names: Any = ()) -> str:
     """One certificate of an audit report (``certificates``) in words, every seat by its name (``names``:
     core.events.seat_names; () says ``seat N``)."""
@@ -101,6 +108,12 @@ def audit_lines(rep: dict, players: int | None = None) -> list[str]:
         out.append("  DISPUTED: %d signed move(s) were voted out by time-out certificates: each did not reach the "
                    "certificate's signers before they voted, or they voted anyway (the notes name each, and who "
                    "signed the certificate)" % len(rep["cut_moves"]))
+    if rep.get("forked"):
+        f = rep["forked"][0]
+        out.append("  FORKED: the table forked at phase %d: %s signed a time-out certificate for it, and seat %d showed "
+                   "a secret in phase %d on the branch it cuts; the game ended there for every seat, no winner "
+                   "(the notes say who signed what; a certificate alone blames no one)" % (
+                       f["phase"], certificate_seats(f["voters"]), f["seat"], f["shown"]))
     if rep.get("illegal"):
         out.append("  FAULT: %d signed move(s) the rules refuse are kept beside the log: each is its author's fault "
                    "(the notes name each)" % len(rep["illegal"]))
@@ -355,6 +368,11 @@ def read_past_game(log: Path, me: bytes | None) -> PastGame | None:
         # (the row stays within 100 columns: the command is the whole explanation)
         g.result = "at entry %d: easel resume %s" % (t.count - 1, short_id(log.parent))
     g.certificates = [c.public() for c in t.certificates.values()]
+    fork = spool_fork(log, t.genesis, registry)
+    if fork is not None:   # the table forked (protocol.md §6.5 rule 3): the game ended there, for every seat
+        g.status = "forked"
+        g.result = "forked at phase %d: no winner (the notes say who signed what)" % fork["phase"]
+        g.named = [forkcore.words(fork)]
     found = spool_evidence(log, parsed.entries[:t.count])
     g.cut_moves, g.illegal, g.signed_afterwards = found["cut_moves"], found["illegal"], found["signed_afterwards"]
     g.unfollowed = found["unfollowed"]
@@ -365,6 +383,27 @@ def read_past_game(log: Path, me: bytes | None) -> PastGame | None:
     if g.illegal:
         g.result += " - %d illegal signed move%s (below)" % (len(g.illegal), "" if len(g.illegal) == 1 else "s")
     return g
+
+
+def spool_fork(log: Path, genesis, registry) -> dict | None:
+    """What the least fork proof in the spool beside ``log`` proves (core/fork.py), or None."""
+    from core.logfile import parse
+
+    try:
+        sp = parse((log.parent / "spool").read_bytes())
+    except OSError:
+        return None
+    best = None
+    for raw in sp.entries if sp.kind == "spool" else ():
+        if not forkcore.is_fork(raw):
+            continue
+        try:
+            info = forkcore.check(forkcore.parse_fork(raw), genesis, registry)
+        except forkcore.ForkError:
+            continue
+        if best is None or forkcore.key(info) < forkcore.key(best):
+            best = info
+    return best
 
 
 def spool_evidence(log: Path, entries: list) -> dict:

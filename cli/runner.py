@@ -197,7 +197,7 @@ def ui_update(ui, node: GameNode) -> None:
     doc = node.genesis.doc
     silence = silence_lines(seat_names(doc), dict(node.silent_since), node.seat, float(doc.get("timeout", 60)), t.over,
                             _short_id(node.store.dir) if (node.silent_since or node.peer.left_seats()) and not t.over else "",
-                            left=node.peer.left_seats())
+                            left=node.peer.left_seats(), needed=needed_step(node.peer))
     watching = ", %d watching" % node.watching if node.watching else ""
     status = GAME_OVER_STATUS if t.over else "%d/%d peers connected%s" % (len(node.conns) + 1, len(node.keys), watching)
     # the line of a seat still gone by its word says it with the time: its alert is not repeated
@@ -214,10 +214,22 @@ def _short_id(game_dir: Path) -> str:
     return short_id(game_dir)
 
 
-def silence_lines(names, silent: dict, me: int, timeout: float, over: bool, game_dir: str, left=()) -> list[str]:
+def needed_step(peer) -> tuple | None:
+    """(the step's label, its seats, how long the table waits at it) when the current step is one the game
+    cannot pass without each of its seats (Turn.needs, p2p/timeouts.py NEEDED_PATIENCE), else None."""
+    st = peer.table.step
+    if st is None or not st.needs:
+        return None
+    return st.label, tuple(st.seats), peer.step_timeout(st)
+
+
+def silence_lines(names, silent: dict, me: int, timeout: float, over: bool, game_dir: str, left=(),
+                  needed: tuple | None = None) -> list[str]:
     """What every screen says while seats are not connected to us: who, since when, what the table
     will do about it and what the player can do. ``silent``: seat -> time.time() it went silent;
-    ``left``: the seats that said they left (a signed note, protocol.md §9.7): their turns pass at once."""
+    ``left``: the seats that said they left (a signed note, protocol.md §9.7): their turns pass at once;
+    ``needed``: ``needed_step``'s (label, seats, patience) when the game cannot pass the current step
+    without each of its seats: the table waits for a silent one by name, that long, then ends abandoned."""
     gone = sorted(s for s in set(silent) | set(left) if s != me)
     if over or not gone:
         return []
@@ -230,7 +242,13 @@ def silence_lines(names, silent: dict, me: int, timeout: float, over: bool, game
         # with what they can do: the line the top of a short middle pane shows with the two below
         lines.append("not connected: %s; they can come back with easel resume" % who)
     them = "them" if len(gone) > 1 else "them" if names[gone[0]].startswith("seat ") else names[gone[0]]
-    if 2 * len(gone) <= n:
+    waited = [s for s in quiet if needed is not None and s in needed[1]]
+    if waited and 2 * len(gone) <= n:
+        lines.append("the game cannot pass %s without %s: the table waits for %s up to %d s (%d s per step "
+                     "otherwise); then the game ends abandoned, nobody ranked, with the standings the log already shows" % (
+                         needed[0], " and ".join("%s (seat %d)" % (names[s], s) for s in waited),
+                         "them" if len(waited) > 1 else names[waited[0]], needed[2], timeout))
+    elif 2 * len(gone) <= n:
         if quiet:
             them = "them" if len(quiet) > 1 or names[quiet[0]].startswith("seat ") else names[quiet[0]]
             lines.append("the table times %s out of every step not made within %d s (empty move) and goes on"

@@ -41,6 +41,9 @@ from .engine import IllegalAction
 from .evidence import afterwards_words, chain_misfit, cut_words, illegal_words, seats_words
 from .logfile import LOG_MAGIC, parse
 from .table import RuleError, Table
+from .fork import ForkError, is_fork, parse_fork
+from .fork import check as check_fork
+from .fork import words as fork_words
 
 # A signature checker.  ``verifier(jobs)`` is called with the (still empty) list the audit
 # fills with (public key, message, signature) triples and returns a session:
@@ -84,6 +87,7 @@ class LogReport:
     index: list = field(default_factory=list)   # (game_id, author, seq, entry index, entry id) of every event
     certificates: list = field(default_factory=list)   # Certificate.public() of each certificate replayed
     cert_index: list = field(default_factory=list)     # of a spool: (game_id, phase, entry index) of each certificate
+    fork_index: list = field(default_factory=list)     # of a spool: entry index of each fork record (core/fork.py)
 
 
 def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = None) -> LogReport:
@@ -115,6 +119,7 @@ def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = No
             problem(None, "a secrets file (a peer's private sealed values), not a log")
         rep.index = _index(parsed_file.entries, 0)
         rep.cert_index = _cert_index(parsed_file.entries)
+        rep.fork_index = [i for i, raw in enumerate(parsed_file.entries) if is_fork(raw)]
         return rep
     entries = parsed_file.entries
     rep.events = len(entries)
@@ -338,12 +343,13 @@ class Summary:
     index: list   # (game_id, author, seq, entry index, entry id) of every event in the file
     certificates: list = field(default_factory=list)   # of a log: Certificate.public() of each one replayed
     cert_index: list = field(default_factory=list)     # of a spool: (game_id, phase, entry index) of its certificates
+    fork_index: list = field(default_factory=list)     # of a spool: entry index of each fork record
 
 
 def summarize(name: str, data: bytes, games: Any, verifier: Verifier | None = None) -> Summary:
     rep = audit_log(name, data, games, verifier)
     return Summary(rep.name, rep.valid, rep.complete, rep.game, rep.game_id, rep.events, rep.head, rep.results,
-                   rep.problems, rep.index, rep.certificates, rep.cert_index)
+                   rep.problems, rep.index, rep.certificates, rep.cert_index, rep.fork_index)
 
 
 def find_equivocations(summaries: list[Summary], files: dict[str, bytes]) -> list[dict]:
@@ -713,6 +719,74 @@ def evidence_in(log_name: str, log_entries: Sequence[bytes], cands: list, games:
     return out
 
 
+def find_forks(summaries: list[Summary], files: dict[str, bytes], games: Any) -> list[dict]:
+    """The fork records (core/fork.py, protocol.md §6.5 rule 3) kept in the files given (a spool beside a
+    log), each checked from the genesis of a log of its game given: what it proves, in neutral words —
+    who signed the certificate, who had shown a secret on the branch it cuts; never who is to blame.
+    One per certificate."""
+    geneses = {r.game_id: _genesis_entry(files[r.name]) for r in summaries if r.game_id is not None}
+    out: dict = {}
+    for s in summaries:
+        for i in s.fork_index:
+            raw = parse(files[s.name]).entries[i]
+            try:
+                fk = parse_fork(raw)
+                gen = geneses.get(fk.game_id)
+                if gen is None:
+                    continue
+                info = check_fork(fk, parse_genesis(gen, verify=False), games)
+            except (ForkError, EntryError):
+                continue
+            if info["cert_id"] in out:
+                continue
+            out[info["cert_id"]] = {
+                "file": s.name, "index": i, "seat": info["seat"], "phase": info["phase"], "label": info["label"],
+                "seats": info["seats"], "voters": info["voters"], "shown": info["shown"], "shown_label": info["shown_label"],
+                "note": "%s (the proof: %s entry %d)" % (fork_words(info), s.name, i)}
+    return sorted(out.values(), key=lambda c: (c["phase"], c["shown"], c["seat"]))
+
+
+def branch_words(first: Sequence[bytes], second: Sequence[bytes], names: tuple, at: int) -> str:
+    """Two logs of one game that part at entry ``at``: who signed what on each side, in neutral words (a
+    certificate on one side, events on the other: the two logs together show every seat that signed both
+    ways; a certificate alone blames no one)."""
+    def signers(entries: Sequence[bytes]) -> tuple[set, list]:
+        seats, certs = set(), []
+        keys = None
+        for raw in entries:
+            try:
+                e = parse_entry(raw, verify=False)
+            except EntryError:
+                continue
+            if isinstance(e, Event):
+                seats.add(e.author)
+            elif isinstance(e, Timeout):
+                certs.append(e)
+                seats.update(("voter", v) for v, _ in e.votes)
+        return seats, certs
+
+    try:
+        keys = list(parse_genesis(first[0], verify=False).doc["seats"])
+    except (EntryError, KeyError, IndexError):
+        return ""
+
+    def seat_set(items: set) -> set:
+        return {keys.index(x) if isinstance(x, bytes) and x in keys else x[1] for x in items
+                if (isinstance(x, bytes) and x in keys) or isinstance(x, tuple)}
+
+    a, ca = signers(first[at:])
+    b, cb = signers(second[at:])
+    both = sorted(seat_set(a) & seat_set(b))
+    parts = []
+    for nm, certs in ((names[0], ca), (names[1], cb)):
+        for c in certs[:1]:
+            parts.append("%s closes phase %d with a time-out certificate signed by %s voting %s out" % (
+                nm, c.phase, seats_words([v for v, _ in c.votes]), seats_words(c.seats)))
+    parts.append("after entry %d %s signed entries (events or votes) on both branches" % (at, seats_words(both)) if both
+                 else "after entry %d no seat signed entries on both branches" % at)
+    return "; ".join(parts)
+
+
 def find_cut_moves(summaries: list[Summary], files: dict[str, bytes], games: Any) -> list[dict]:
     """The ``cut_moves`` of ``find_evidence``."""
     return find_evidence(summaries, files, games)["cut_moves"]
@@ -744,6 +818,7 @@ def combine(summaries: list[Summary], files: dict[str, bytes], registry: Any = N
             }
         )
     real_logs = [r for r in summaries if r.game_id is not None]
+    branches: list = []
     games: dict[bytes, list[Summary]] = {}
     for r in real_logs:
         games.setdefault(r.game_id, []).append(r)
@@ -758,6 +833,9 @@ def combine(summaries: list[Summary], files: dict[str, bytes], registry: Any = N
             if mine != longest[: len(mine)]:
                 at = next(i for i, (a, b) in enumerate(zip(mine, longest)) if a != b)
                 problems.append({"file": r.name, "index": at, "problem": "log disagrees with %s from this entry on" % by_len[-1].name})
+                words = branch_words(mine, longest, (r.name, by_len[-1].name), at)
+                if words:   # the two logs together: who signed what on each branch (protocol.md §11)
+                    branches.append({"file": r.name, "index": at, "seat": None, "note": "the logs fork: " + words})
     if not real_logs and not problems:
         problems.append({"file": None, "index": None, "problem": "no game log among the files (spool files are only searched for equivocation)"})
     # the main log is the longest; among equal lengths the last file given, i.e. the
@@ -769,6 +847,8 @@ def combine(summaries: list[Summary], files: dict[str, bytes], registry: Any = N
     cut = found["cut_moves"]
     for kind in ("illegal", "cut_moves", "signed_afterwards", "unfollowed"):
         notes += [{k: c[k] for k in ("file", "index", "note", "seat")} for c in found[kind]]
+    forks = find_forks(summaries, files, registry)
+    notes += [{k: c[k] for k in ("file", "index", "note", "seat")} for c in forks] + branches
     valid = not problems and bool(real_logs)
     names = shown = previous = None
     if main is not None:   # the seats' names as the genesis signs them (protocol.md §5.1), None if it has none
@@ -793,6 +873,7 @@ def combine(summaries: list[Summary], files: dict[str, bytes], registry: Any = N
         "signed_afterwards": found["signed_afterwards"],
         "illegal": found["illegal"],
         "unfollowed": found["unfollowed"],
+        "forked": forks,
         "certificates": list(main.certificates) if main else [],
         "logs": [
             {"file": r.name, "game_id": r.game_id.hex(), "valid": r.valid, "complete": r.complete, "events": r.events, "head": r.head.hex() if r.head else None}

@@ -125,6 +125,10 @@ all of them.  The optional hooks, and their defaults:
   information to override it.
 * ``timeout_only(action) -> bool`` — default False (every default action is
   one a seat may also choose).
+* ``standings(state) -> dict | None`` — what the log has made public of each
+  seat's standing so far (Modern Art: the money, which follows from the public
+  auctions), shown when a game ends before its end (``forked``, protocol.md
+  §6.5; ``abandoned``): standings, never a ranking or a winner.  Default: None.
 * ``auto_action(state, seat, secret) -> action`` — default: refuses
   (``IllegalAction``); a game without automatic steps is never asked.
 * ``seal_action(state, seat, action, secret) -> action`` — default: the
@@ -210,6 +214,10 @@ class Turn:
                                        # (a card, a decryption share, a seat secret): the choice it shows
                                        # was bound in an earlier step, a peer sends it only once the steps
                                        # before are settled, and never rolls back past it (protocol.md §6.5)
+    needs: bool = False                # an automatic step the game cannot pass without each of its seats (a
+                                       # time-out abandons the game: Modern Art's deal keys, shuffles, shares):
+                                       # the peers wait for a silent seat longer than the table's time
+                                       # (p2p/timeouts.py NEEDED_PATIENCE), naming it, before voting it out
 
     def __post_init__(self) -> None:
         if self.kind not in ("sequential", "simultaneous", "chance", "over"):
@@ -222,6 +230,8 @@ class Turn:
             raise ValueError("only open sequential or simultaneous turns can be automatic")
         if self.shows and not self.auto:
             raise ValueError("only an automatic step shows a secret (a sealed move's reveal shows its own)")
+        if self.needs and not self.auto:
+            raise ValueError("only an automatic step is marked as needing its seats")
         if self.time is not None and (type(self.time) is not int or self.time < 1 or self.kind not in ("sequential", "simultaneous")):
             raise ValueError("a turn's time is a whole number of seconds >= 1, for a sequential or simultaneous turn")
 
@@ -302,6 +312,12 @@ class Game(ABC):
         """Default: no action is a time-out's only."""
         return False
 
+    def standings(self, state: Any) -> dict | None:
+        """What the log has made public of each seat's standing so far (e.g. Modern Art's money, which
+        follows from the public auctions), shown when a game ends before its end (forked, or abandoned
+        by a silent seat): standings, never a ranking or a winner.  Default: none."""
+        return None
+
     def auto_action(self, state: Any, seat: int, secret: bytes) -> Any:
         """Default: refused; a game without automatic turns is never asked."""
         raise IllegalAction("this game has no automatic steps")
@@ -351,6 +367,10 @@ class RulesGame(Game):
 
     def default_action(self, state: Any, seat: int) -> Any:
         return self.rules.default_action(state, seat)
+
+    def standings(self, state: Any) -> dict | None:
+        hook = getattr(self.rules, "standings", None)
+        return None if hook is None else hook(state)
 
     def view(self, state: Any, seat: int | None, secret: Any = None) -> Any:
         return self.rules.view(state, seat)

@@ -91,6 +91,8 @@ class Step:
     time: int | None = None     # the turn's own time (Turn.time): the step's time-out when shorter
     shows: bool = False         # its events show their authors' secrets: an automatic step the game marks
                                 # (Turn.shows), or the reveal of a sealed move (protocol.md §6.5)
+    needs: bool = False         # the game cannot pass it without each of its seats (Turn.needs): the peers
+                                # wait longer for them (p2p/timeouts.py NEEDED_PATIENCE)
 
 
 @dataclass
@@ -157,6 +159,9 @@ class Table:
     # event id -> its open move as game.check returned it (current act step): a peer checks an
     # event when it arrives and again when it places it; the second time is this lookup
     verdicts: dict = field(default_factory=dict, repr=False, compare=False)
+    # the result of a game that ended before its log did (a fork, core/fork.py): not a replay of the
+    # log alone, so never compared; set by ``end``
+    ended: dict | None = field(default=None, repr=False, compare=False)
     # seat -> seat secret known locally (a peer's own seat): used by view(); never in the log
     secrets: dict = field(default_factory=dict, repr=False, compare=False)
     # move number k (index into moves) -> the game state moves[k] was applied to, for the
@@ -236,7 +241,20 @@ class Table:
         return self.before.get(k)
 
     def result(self) -> dict | None:
+        if self.ended is not None:
+            return self.ended
         return self.game.result(self.state) if self.state is not None and self.over else None
+
+    def end(self, result: dict) -> None:
+        """The game ends here without its log's end (a fork proven, core/fork.py): no step is open any
+        more, nothing is appended, and ``result`` is what the table says."""
+        self.ended = result
+        self.step = None
+
+    def standings(self) -> Any:
+        """What the log has made public of the seats' standing so far (the game's ``standings`` hook),
+        for a game that ends before its end: never a ranking or a winner."""
+        return None if self.state is None else self.game.standings(self.state)
 
     def missing(self) -> tuple[int, ...]:
         """Seats the current step still waits for (in the log's view)."""
@@ -349,10 +367,10 @@ class Table:
 
     # ------------------------------------------------------------------ step machinery
     def _open(self, kind: str, purpose: str, seats: tuple[int, ...], sequential: bool, label: str,
-              time: int | None = None, shows: bool = False) -> None:
+              time: int | None = None, shows: bool = False, needs: bool = False) -> None:
         if kind == "reveal" and purpose == "move":
             shows = True      # a sealed move's value: bound by its commitment, shown here
-        self.step = Step(self.phase, self.head, kind, purpose, tuple(sorted(seats)), sequential, label, time, shows)
+        self.step = Step(self.phase, self.head, kind, purpose, tuple(sorted(seats)), sequential, label, time, shows, needs)
         self.starts[self.phase] = (self.count, self.head)
         self.batch = {}
         self.checked = {}
@@ -457,7 +475,7 @@ class Table:
                 self._open("commit", "seed", seats, False, "shared randomness: commit")
                 return
             if t.auto:
-                self._open("act", "auto", t.seats, t.kind == "sequential", t.label, shows=t.shows)
+                self._open("act", "auto", t.seats, t.kind == "sequential", t.label, shows=t.shows, needs=t.needs)
             elif t.kind == "sequential":
                 self._open("act", "move", t.seats, True, t.label, t.time)
             elif t.sealed:

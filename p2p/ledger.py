@@ -110,14 +110,18 @@ class Ledger:
         self.entries.extend(placed)
         return placed
 
-    def follow(self, phases: list, best_cert: Callable, gate, say: Callable) -> list:
+    def follow(self, phases: list, best_cert: Callable, gate, say: Callable, refused: Callable | None = None) -> list:
         """Certificates win (§6.6): the first step before ours, in ``phases`` order, that the best
         certificate we hold for it (``best_cert(phase, prev)``) closes better than our log did (fewer
         seats timed out, then the lower seats: §6.5) and that ``gate`` (p2p/showing.py) lets us follow:
         our log is cut back to where it opened.  Returns the effects of the cut (the entries cut were on
         disk and may have been sent, ours among them: spooled before the log is truncated, so a restart
         never forgets an event we signed, nor reuses its seq), or [].  A certificate the gate forbids
-        (bind before show) is named once to ``say``."""
+        (bind before show) is named once to ``say`` and handed to ``refused(best, False)``: the table has
+        forked, and if ``refused`` answers True (it ended the game, p2p/forks.py) nothing more is
+        followed.  A certificate the gate lets us follow is first handed to ``refused(best, True)``: if
+        we hold a secret another seat showed past it, the table has forked too (that seat never
+        follows), and an answer True (the game ended) cuts nothing."""
         for phase in phases:
             if phase >= self.table.phase:
                 continue
@@ -139,7 +143,11 @@ class Ledger:
                               "secret in phase %d: following it would put what we showed back in play, so we keep our "
                               "log; if the others follow it, this table has forked for us (the certificate is kept as "
                               "evidence)" % (seats_words(voters), phase, gate.shown)))
+                if refused is not None and refused(best, False):
+                    return []
                 continue
+            if refused is not None and refused(best, True):
+                return []   # it would re-open what a seat showed: the table forked (p2p/forks.py)
             log.warning("time-out certificate for phase %d wins: rolling back to entry %d", phase, count)
             return [WriteSpool(self.cut(count)), TruncateLog(count),
                     Alert("a time-out certificate for phase %d replaced our close of it" % phase)]

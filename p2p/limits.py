@@ -123,8 +123,12 @@ class TokenBucket:
 
 def protocol_limits() -> dict:
     """The caps enforced by the sans-IO peer (p2p/protocol.py's ``Peer``), by name, each read from the part
-    that keeps it (imported here, not at the top: the parts are the peer's, not every listener's)."""
-    from . import cuts, leaving, repair, replica, resync, showing, timeouts, wakeups
+    that keeps it (imported here, not at the top: the parts are the peer's, not every listener's): its fork
+    proofs (p2p/forks.py, core/fork.py) and the patience of a step that needs every seat (p2p/timeouts.py)
+    among them."""
+    from core import fork
+
+    from . import cuts, forks, leaving, repair, replica, resync, showing, timeouts, wakeups
 
     return dict(
         MAX_SEQ_AHEAD=replica.MAX_SEQ_AHEAD, MAX_BUFFERED_PER_AUTHOR=replica.MAX_BUFFERED_PER_AUTHOR,
@@ -135,5 +139,6 @@ def protocol_limits() -> dict:
         WATCHDOG_AFTER=wakeups.WATCHDOG_AFTER, KEEPALIVE=wakeups.KEEPALIVE, HAVE_GAP=wakeups.HAVE_GAP,
         RESYNC_WAIT=resync.RESYNC_WAIT, MAX_CUT_MOVES=cuts.MAX_CUT_MOVES,
         LEAVE_FLUSH=leaving.LEAVE_FLUSH, MAX_NONCES_KEPT=leaving.MAX_NONCES_KEPT,
-        SHOW_MARGIN=showing.SHOW_MARGIN, MAX_VOTE_KEYS=showing.MAX_VOTE_KEYS, KEEP_PHASES=showing.KEEP_PHASES,
+        SHOW_MARGIN=timeouts.SHOW_MARGIN, MAX_VOTE_KEYS=showing.MAX_VOTE_KEYS, KEEP_PHASES=showing.KEEP_PHASES,
+        MAX_FORK_CHECKS=forks.MAX_FORK_CHECKS, MAX_FORK=fork.MAX_FORK, NEEDED_PATIENCE=timeouts.NEEDED_PATIENCE,
     )

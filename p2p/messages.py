@@ -8,6 +8,7 @@ Each message is a canonical msgpack array, one per frame, whose first element na
     ["vote", phase, prev, seats, voter, sig]
     ["proof", raw_a, raw_b]              equivocation proof
     ["leaving", seat, phase, nonce, sig] a seat quits mid-game (p2p/leaving.py)
+    ["fork", evidence]                   the table forked over a shown secret (core/fork.py)
 
 ``decode`` checks a message's shape (the checks of protocol.md §9.5's table that need no state:
 counts, types, seat numbers, the game id of a ``hello``) and gives one of the classes below;
@@ -104,7 +105,18 @@ class Leaving:
         return encode(["leaving", self.seat, self.phase, self.nonce, self.sig])
 
 
-Message = Hello | Have | Entry | Vote | Proof | Leaving
+@dataclass(frozen=True)
+class ForkMsg:
+    """Fork evidence (core/fork.py, protocol.md §6.5 rule 3): checked by ``Peer`` against its log."""
+
+    KIND: ClassVar[str] = "fork"
+    raw: bytes
+
+    def encode(self) -> bytes:
+        return encode(["fork", self.raw])
+
+
+Message = Hello | Have | Entry | Vote | Proof | Leaving | ForkMsg
 
 
 def _have_items(have: Any, certs: Any) -> list:
@@ -162,4 +174,8 @@ def decode(data: bytes, game_id: bytes, n: int, only: tuple | None = None) -> Me
         if len(msg) != 3 or not all(isinstance(x, bytes) for x in msg[1:]):
             raise ProtocolError("bad proof")
         return Proof(msg[1], msg[2])
+    if kind == "fork":
+        if len(msg) != 2 or not isinstance(msg[1], bytes):
+            raise ProtocolError("bad fork message")
+        return ForkMsg(msg[1])
     raise ProtocolError("unknown message type %r" % kind)

@@ -23,6 +23,7 @@ reads none of their insides:
 * ``voter`` (p2p/timeouts.py ``TimeoutVoter``): every rule of when to vote a seat out (§6.5);
 * ``ballots`` (p2p/ballots.py ``Ballots``): the votes on the wire: checked, kept, ours signed (§6.5);
 * ``gate`` (p2p/showing.py ``ShowGate``): bind before show (§6.5, "Shown secrets");
+* ``forks`` (p2p/forks.py ``Forks``): a fork over a shown secret ends the game, with its proof (§6.5 rule 3);
 * ``departures`` (p2p/leaving.py ``Departures``): who said they left (§9.7);
 * ``cuts`` (p2p/cuts.py ``CutWatch``): false time-outs seen, refused moves (§6.5, §11);
 * ``agent`` (p2p/agent.py ``SeatAgent``): our seat secret, sealed moves, automatic moves;
@@ -42,16 +43,18 @@ from typing import Any, Callable
 from core.encoding import CanonicalError
 from core.engine import IllegalAction
 from core.events import Event, Genesis, Timeout, seat_names
+from core import fork as forkcore
 from core.table import Table
 
 from .agent import SEAT_SECRET, SEAT_SECRET_BYTES, SeatAgent
 from .ballots import Ballots
 from .cuts import MAX_CUT_MOVES, CutWatch
 from .effects import Alert, Broadcast, Changed, Disconnect, Resume, Send, TruncateLog, WriteLog, WriteSecret, WriteSpool
+from .forks import MAX_FORK_CHECKS, Forks
 from .ledger import Ledger
 from .leaving import Departures
 from .limits import RateLimitedLog
-from .messages import PROTOCOL, Entry, Have, Hello, Leaving, Proof, ProtocolError, Vote, decode
+from .messages import PROTOCOL, Entry, ForkMsg, Have, Hello, Leaving, Proof, ProtocolError, Vote, decode
 from .repair import MAX_SEND_PER_HAVE, REPAIR_AFTER, REPAIR_INTERVAL, Remotes
 from .replica import MAX_BUFFERED_PER_AUTHOR, MAX_CERTS_PER_PHASE, MAX_SEQ_AHEAD, Replica
 from .resync import RESYNC_WAIT, ResyncGate
@@ -69,7 +72,7 @@ __all__ = [
     "Alert", "Broadcast", "Changed", "Disconnect", "Resume", "Send", "TruncateLog", "WriteLog", "WriteSecret", "WriteSpool",
     "MAX_SEQ_AHEAD", "MAX_BUFFERED_PER_AUTHOR", "MAX_CERTS_PER_PHASE", "MAX_SEND_PER_HAVE", "REPAIR_AFTER",
     "REPAIR_INTERVAL", "MAX_VOTES_PER_STEP_SEAT", "VOTES_AHEAD", "VOTES_BEHIND", "VOTE_RESEND", "WATCHDOG_AFTER",
-    "KEEPALIVE", "HAVE_GAP", "RESYNC_WAIT", "MAX_CUT_MOVES",
+    "KEEPALIVE", "HAVE_GAP", "RESYNC_WAIT", "MAX_CUT_MOVES", "MAX_FORK_CHECKS",
 ]
 
 
@@ -112,6 +115,8 @@ class Peer:
         self.remote = Remotes(self.keys, me)            # what each connected peer holds: repair, acknowledgements (§9.6)
         self.voter = TimeoutVoter(n, self.seat, timeout)   # every rule of when to vote (§6.5)
         self.gate = ShowGate(n, self.seat)          # bind before show: when we may show a secret (§6.5)
+        self.forks = Forks(n, self.seat, self.keys)  # a fork ends the game, with its proof (§6.5 rule 3)
+        self._fork_out: list = []                   # effects of a fork found on the way, not yet returned
         self.ballots = Ballots(self.keys, self.seat, genesis.game_id, sign, self.voter, self.gate)   # votes on the wire
         self.departures = Departures(n, self.seat, seat_names(genesis.doc))   # who said they left (§9.7)
         self.cuts = CutWatch(self.keys, self.seat, self.replica, self.departures, self.voter,
@@ -136,6 +141,10 @@ class Peer:
         self.ledger.torn_batch()      # a torn tail inside a batch: cut back to where its step opened
         self.cuts.scan(self.table)
         self.gate.scan(self.table, self.replica.own_events())
+        for raw in spool or ():       # a fork proven before a restart: the game ends again (p2p/forks.py)
+            if forkcore.is_fork(raw):
+                self._on_fork(None, raw, kept=True)
+        self._fork_out.clear()
 
     # ------------------------------------------------------------------ reading the table
     @property
@@ -279,7 +288,8 @@ class Peer:
         self.remote.connect(peer)
         votes = [Send(peer, msg) for msg in self.ballots.every_vote()]
         notes = [Send(peer, msg) for s, msg in self.departures.held_notes() if self.keys[s] != peer]
-        return [Send(peer, self.hello())] + votes + [Send(peer, self.replica.have_msg())] + notes
+        fork = [Send(peer, ForkMsg(self.forks.raw).encode())] if self.forks.raw is not None else []
+        return [Send(peer, self.hello())] + votes + [Send(peer, self.replica.have_msg())] + notes + fork
 
     def disconnected(self, peer: bytes) -> list:
         self.remote.drop(peer)
@@ -315,8 +325,8 @@ class Peer:
         """When ``tick`` next has something to do (on its clock), so a shell can sleep until then: a
         step clock to start, or the earliest time a part has work (p2p/wakeups.py).  An input may bring
         it forward: ask again after each.  A moment a tick covered is never answered again."""
-        if self.departures.gone:
-            return float("inf")                    # we left: nothing timed is ours to do any more
+        if self.departures.gone or self.forks.over:
+            return float("inf")                    # we left, or the table forked: nothing timed is ours to do any more
         self._feed_left()
         lagging = self.remote.lagging()
         have_next = self.wakeups.have_next(self.replica.signature(), lagging)
@@ -339,8 +349,8 @@ class Peer:
         the watchdog (``next_wakeup`` says when; calling it more often is harmless)."""
         out: list = []
         self.wakeups.ticked(now)
-        if self.departures.gone:
-            return []                               # we left: we say nothing more (§9.7)
+        if self.departures.gone or self.forks.over:
+            return []                               # we left: we say nothing more (§9.7); the table forked (§6.5)
         self._feed_left()
         self.voter.prune(self.table.phase)          # votes (and our vote clocks) of steps long gone
         could = self.may_sign()
@@ -383,6 +393,8 @@ class Peer:
             return self._on_entry(peer, msg.raw)
         if isinstance(msg, Vote):
             return self._on_vote(peer, msg)
+        if isinstance(msg, ForkMsg):
+            return self._on_fork(peer, msg.raw)
         return self._on_entry(peer, msg.a) + self._on_entry(peer, msg.b)    # a Proof
 
     def _on_have(self, peer: bytes, msg, pull: bool = False) -> list:
@@ -507,10 +519,14 @@ class Peer:
         came), then, in order: the ``new`` events to the spool unless placed (``own``, our own new event,
         always: its frame waits for the spool's fsync, never the log's, §8; the spool is compacted at
         start), the log, ``sends``, a prompt 'have', Changed, the alerts, our automatic moves."""
+        if self.forks.over:
+            # the table forked (p2p/forks.py): nothing is placed or followed any more; what arrives is kept
+            spool = [r for r in new or ()]
+            return ([WriteSpool(spool)] if spool else []) + sends + self._take_fork() + self._take_alerts()
         # a certificate for a step we closed differently wins (p2p/ledger.py ``follow``): its cut, unless ``new`` events came
         out = self.ledger.follow(self.replica.cert_phase_list(), self.replica.best_cert, self.gate,
-                                 self._alerts.append) if new is None else []
-        placed = self.ledger.place(self._candidates, self.replica.best_cert, self._cert_placed)
+                                 self._alerts.append, self._refused_cert) if new is None else []
+        placed = self.ledger.place(self._candidates, self.replica.best_cert, self._cert_placed) if not self.forks.over else []
         placed_set = set(placed)
         spool = [r for r in new or () if r not in placed_set or r == own]
         if spool:
@@ -518,6 +534,8 @@ class Peer:
         if placed:
             out.append(WriteLog(placed))
         out += sends
+        if self.forks.over:
+            return out + self._take_fork() + self._take_alerts()
         st = self.table.step
         if placed and st is not None and st.shows:
             # the batch that opens a step showing a secret: our 'have' at once (after our own event: its frame
@@ -527,6 +545,54 @@ class Peer:
         if placed or (out and new is None):
             out.append(Changed())
         return out + self._take_alerts() + self._auto_loop()
+
+    # ------------------------------------------------------------------ a fork ends the game (§6.5 rule 3, p2p/forks.py)
+    @property
+    def fork(self) -> dict | None:
+        """What the proof our table ended on shows (core/fork.py ``check``), or None."""
+        return self.forks.info
+
+    def _refused_cert(self, cert: Timeout, follows: bool) -> bool:
+        """A certificate that beats how our log closed its step (p2p/ledger.py ``follow``): refused by our
+        show gate (``follows`` False), or about to roll our log back (True).  If it re-opens a secret a seat
+        showed, the table has forked and the game ends with the proof (p2p/forks.py).  True once it has."""
+        held = self.replica.own_events() if not follows else [e for a in self.keys for e in self.replica.events[a].values()]
+        what, raw, info = self.forks.cut(self.table, self.log_entries, held, cert, None if follows else self.seat,
+                                         self.genesis, self.games)
+        if what == "taken":
+            self._end_fork(raw, info)
+        elif what == "alone":   # a proof longer than MAX_FORK (§13.1): we end alone, we cannot hand it on
+            self.table.end(self.forks.result(info))
+            self._fork_out += [Alert(forkcore.words(info, self.seat) + " (the proof is too long to send)"), Changed()]
+        elif not follows:
+            log.warning("a refused certificate for phase %d, but no event of ours that showed after it: no proof", cert.phase)
+        return self.forks.over
+
+    def _end_fork(self, raw: bytes, info: dict, kept: bool = False) -> None:
+        """End our table ``forked`` on proof ``raw`` (kept in the spool: from there, unless ``kept``) and
+        hand it to every seat."""
+        self.table.end(self.forks.result(info))
+        said = Alert(forkcore.words(info, self.seat))
+        self._fork_out += ([] if kept else [WriteSpool([raw])]) + [Broadcast(ForkMsg(raw).encode()), said, Changed()]
+
+    def _take_fork(self) -> list:
+        out, self._fork_out = self._fork_out, []
+        return out
+
+    def _on_fork(self, peer: bytes | None, raw: bytes, kept: bool = False) -> list:
+        """A fork proof from ``peer`` (or our spool, ``kept``): checked against our log (p2p/forks.py)."""
+        if self.departures.gone:
+            return []
+        what, info = self.forks.heard(raw, self.genesis, self.games, None if kept else (peer or b""))
+        if what == "taken":
+            self._end_fork(raw, info, kept)
+            return self._take_fork()
+        if what == "bad":
+            self._refuse("FORK", "peer", "fork evidence from %s refused: %s", self._who(peer), info["why"])
+        elif what == "limit":
+            self._refuse("MAX_FORK_CHECKS", "peer", "fork evidence from %s ignored: it sent %d already", self._who(peer),
+                         MAX_FORK_CHECKS)
+        return []
 
     # ------------------------------------------------------------------ leaving is a signed word (§9.7, p2p/leaving.py)
     def left_seats(self) -> dict:

@@ -16,8 +16,9 @@ one can always sign such a certificate.  So this part keeps two rules, and nothi
    shows a secret for step ``s``, we never roll back to a step before ``s`` (``follows``; one
    exception, a sealed move's own commit step re-placed by a certificate we signed ourselves,
    re-opens no choice and is followed).  Such a certificate is kept (the spool holds it, as
-   every certificate) and named; our log keeps the step as it closed.  If the others follow it,
-   the table has forked for us: nothing we showed goes back into play, whatever the others sign.
+   every certificate) and named; our log keeps the step as it closed.  The table has forked: the
+   game ends ``forked`` for every seat, with the proof (p2p/forks.py, protocol.md §6.5 rule 3);
+   nothing we showed goes back into play, whatever the others sign, and nobody waits for ever.
 
 2. **Show only once the steps before are settled** (``may_show``), so that honest peers never
    fork over rule 1: a certificate for an earlier step can only still form from honest votes if
@@ -30,7 +31,8 @@ one can always sign such a certificate.  So this part keeps two rules, and nothi
    ``T`` for ``p``: either ``T ⊇ C`` (needs ``2·|C| ≤ n``), or ``T`` is one of the votes held.
    We show when no step since we last showed has such a ``T`` (one no better than how the step
    closed in our log changes nothing and is ignored) — or once every step that is not known to be
-   settled is past its time-out by SHOW_MARGIN (``show_at``): honest peers vote only at a step's
+   settled is past the slowest seat's time-out for it by SHOW_MARGIN (``show_at``; the time-out rule's,
+   p2p/timeouts.py ``show_after``): honest peers vote only at a step's
    time, and re-send their votes every second while it is open, so by then an honest certificate
    has formed and reached us, or is very unlikely to.  A seat that is gone (dead, or cut off) never
    acknowledges and votes are not kept across a crash, so waiting for ever would stall a table
@@ -45,7 +47,8 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-SHOW_MARGIN = 2.0      # s past the time-outs of unsettled steps before a showing event goes all the same
+from .timeouts import SHOW_MARGIN   # noqa: F401 (the time-out rule's: p2p/timeouts.py ``show_after``)
+
 MAX_VOTE_KEYS = 4      # vote keys (T) remembered per (phase, voter), as TimeoutVoter keeps
 KEEP_PHASES = 64       # steps below the newest we remember votes for (older ones cannot matter here)
 
@@ -122,9 +125,10 @@ class ShowGate:
     # ------------------------------------------------------------------ rule 2
     @staticmethod
     def show_at(deadlines: Iterable[float]) -> float:
-        """When a showing event goes although the steps before it are not known to be settled:
-        SHOW_MARGIN after the latest time-out (on our clock) of those steps."""
-        return max(deadlines) + SHOW_MARGIN
+        """When a showing event goes although the steps before it are not known to be settled: the latest
+        of the times the time-out rule gives them (p2p/timeouts.py ``show_after``: SHOW_MARGIN past the
+        slowest seat's time, on our clock)."""
+        return max(deadlines)
 
     def unsettled(self, steps: Iterable[tuple], acked: set) -> list:
         """The steps that a certificate may still roll back ([] when every one is settled).
@@ -161,11 +165,11 @@ class ShowGate:
             return bad, None
         opened = clock.opened_at(st)
         base = now if opened is None else opened
-        deadlines = [clock.deadline_of(p, table.starts[p][1]) for p in bad]
+        deadlines = [clock.show_after(p, table.starts[p][1]) for p in bad]
         if None in deadlines:
             # a step we never saw open on our clock (passed between two looks, or before a restart):
             # its time counted from our showing step's opening, an upper bound of the others' clocks
-            deadlines.append(base + clock.step_time(st))
+            deadlines.append(base + clock.slowest(st) + SHOW_MARGIN)
         return bad, self.show_at([base] + [d for d in deadlines if d is not None])
 
     def blocks(self, st, bad: list, at: float | None, now: float, refuse: Callable) -> bool:

@@ -20,10 +20,19 @@ reader finds the whole policy from this file:
   abandoned instead of going on without that seat (docs/deal.md, protocol.md
   §6.5 "What a false time-out gives away");
 * the time left a person sees: ``deadline`` below (the shell shows it);
+* a step the game cannot pass without each of its seats (``Turn.needs``, core/engine.py: a time-out
+  there abandons the game): ``seat_time`` gives it NEEDED_PATIENCE table time-outs, and the
+  screens name the seat waited for and how it comes back (cli/runner.py ``silence_lines``);
 * the seats that said they left (a signed ``leaving`` note, protocol.md §9.7): ``Peer`` keeps
   the notes (p2p/leaving.py) and hands the seats here (``left``); a left seat's step time is 0,
   so it is voted out of every step that expects it as soon as the step is current (``due_at``,
-  ``choose``), while the others keep the step's whole time.
+  ``choose``), while the others keep the step's whole time;
+* the show gate (p2p/showing.py, protocol.md §6.5 "Shown secrets" rule 2): a seat shows a secret
+  only once the steps before are settled, or, when one stays unsettled, ``show_after`` it: past
+  the time at which the *slowest* seat's rule votes (``seat_time`` of every seat, ``slowest``)
+  by ``SHOW_MARGIN``.  A rule that gives one seat more time than the others is a rule of
+  ``seat_time`` here, and the gate waits for that seat too: a seat that showed before an honest
+  certificate could still form would fork the table (§6.5 rule 3).
 
 What ``Peer`` feeds it, and all a new rule may read: the current step (``observe``, with the
 record of which seats each certificate in our log timed out, kept as ``history``), the clock, the
@@ -49,6 +58,8 @@ MAX_VOTES_PER_STEP_SEAT = 4   # votes held per (phase, voter): a newer one evict
 VOTES_AHEAD = 2               # votes for phases above ours + this are ignored
 VOTES_BEHIND = 2              # votes for phases below ours - this are ignored and forgotten
 VOTE_RESEND = 1.0             # s between two re-broadcasts of the votes held for the open step
+SHOW_MARGIN = 2.0             # s past the slowest seat's time of an unsettled step before a showing event goes all the same
+NEEDED_PATIENCE = 3           # a step the game cannot pass without each of its seats (Turn.needs) waits this many table time-outs
 
 
 def quorum_ok(n: int, seats: tuple) -> bool:
@@ -71,6 +82,7 @@ class TimeoutVoter:
         self.sent: dict[tuple, float] = {}                 # (phase, prev) -> when we signed our own event
         self.opened: dict[tuple, float] = {}               # (phase, prev) -> when the step opened here
         self.times: dict[tuple, float] = {}                # (phase, prev) -> its step time (step_time)
+        self.slowest_times: dict[tuple, float] = {}        # (phase, prev) -> the slowest seat's time there (slowest)
         self.resent_at: float = float("-inf")
         self._order: dict[tuple, list] = {}                # (phase, voter) -> vote keys, oldest first
         self.evicted = 0                                   # votes forgotten by MAX_VOTES_PER_STEP_SEAT
@@ -78,11 +90,39 @@ class TimeoutVoter:
         self.history: dict = {}                            # phase -> seats timed out, as our log says (``observe``)
 
     # ------------------------------------------------------------------ time
-    def step_time(self, st: Any) -> float:
-        """How long a step may wait for a seat before this peer votes it out: the table's
-        time-out, or the step's own shorter time (``Step.time``)."""
+    def seat_time(self, st: Any, seat: int | None) -> float:
+        """How long step ``st`` waits at ``seat``'s peer before it votes a late seat out: the table's
+        time-out, or the step's own shorter time (``Step.time``); the same for every seat today.  A
+        per-seat rule (one seat given longer) is an edit here: our own votes (``step_time``) and the
+        show gate's patience (``slowest``) both follow it.
+
+        A step the game cannot pass without each of its seats (``Step.needs``: Modern Art's deal keys,
+        shuffles and shares, whose time-out abandons the game) waits NEEDED_PATIENCE times the table's
+        time-out: a seat whose program stopped has that long to come back (``easel resume``) before
+        the game ends for everyone.  (A seat that said it left, §9.7, still has a step time of 0.)"""
+        if getattr(st, "needs", False):
+            return self.timeout * NEEDED_PATIENCE
         t = getattr(st, "time", None)
         return self.timeout if t is None else min(self.timeout, float(t))
+
+    def step_time(self, st: Any) -> float:
+        """How long a step may wait for a seat before this peer votes it out (``seat_time`` of our seat)."""
+        return self.seat_time(st, self.seat)
+
+    def slowest(self, st: Any) -> float:
+        """The longest any seat's peer waits at step ``st`` before it votes (``seat_time`` of every seat)."""
+        return max(self.seat_time(st, s) for s in range(self.n))
+
+    def show_after(self, phase: int, prev: bytes) -> float | None:
+        """When a showing event goes all the same although step (phase, prev) is not known to be settled
+        (the show gate, p2p/showing.py): ``SHOW_MARGIN`` past the slowest seat's time for it, counted from
+        when it opened here (None if we never saw it open).  Honest votes are cast at a seat's time and
+        re-sent every VOTE_RESEND, so by then an honest certificate has formed and reached us, or is very
+        unlikely to."""
+        ident = (phase, prev)
+        if ident not in self.opened:
+            return None
+        return self.opened[ident] + self.slowest_times.get(ident, self.timeout) + SHOW_MARGIN
 
     def observe(self, st: Any, now: float, timeouts: dict | None = None) -> None:
         """The step ``st`` is current at ``now``: its clock starts the first time it is seen.
@@ -98,9 +138,11 @@ class TimeoutVoter:
             self.clock = (ident, now)
             self.opened[ident] = now
             self.times[ident] = self.step_time(st)
+            self.slowest_times[ident] = self.slowest(st)
             for k in [k for k in self.opened if k[0] < st.phase - VOTES_BEHIND - 64]:
                 del self.opened[k]
                 self.times.pop(k, None)
+                self.slowest_times.pop(k, None)
 
     def own_sent(self, phase: int, prev: bytes, now: float) -> None:
         """We signed our own event for step (phase, prev) at ``now`` (for the words of a false time-out)."""

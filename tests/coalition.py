@@ -23,15 +23,21 @@ Strategies (``Coalition(strategy=...)``):
 
 ``outcome()`` measures, over the whole run, what the issue asks to be zero:
 
-* ``read_in_hand`` — honest secrets the coalition read while they were still in play at an honest
-  peer: Modern Art cards it could open (its pooled seat secrets plus every share it received,
-  cut events included) while they sat in an honest hand in that honest peer's table; for a sealed
-  move, a revealed value whose commitment the honest peer's final log does not keep bound;
+* ``read_in_hand`` — honest secrets the coalition read while they were still in play in any fork
+  that goes on (every peer's table, the coalition's own included: a fork the honest seats do not
+  follow is still one where the coalition may play on what it read; a fork whose game ended
+  ``forked``, protocol.md §6.5 rule 3, plays on nothing): Modern Art cards it could open (its pooled
+  seat secrets plus every share it received, cut events included) while they sat in an honest hand
+  in some peer's table; for a sealed move, a revealed value whose commitment some peer's final log
+  does not keep bound although that log went past the commit step (the step re-run, the coalition
+  re-committing, after reading it);
 * ``named_by_certificate`` — honest seats a result blames or ranks lower because of a
   certificate: named at fault (anything but "voted out"/"timed out" words), or placed otherwise
   than by its money (Modern Art) when a ranking is given;
 and reports ``cuts`` (certificates forged), ``forks`` (honest peers that refused to follow a
-certificate past a secret they showed), ``results``.
+certificate past a secret they showed), ``results``, ``statuses`` (each honest seat's result status,
+None if it never ended) and ``ended_after`` (for each honest seat, seconds of the Sim's clock from the
+first certificate the coalition handed out to the end of its game, None if it never ended).
 """
 
 from __future__ import annotations
@@ -57,6 +63,8 @@ class Outcome:
     results: list = field(default_factory=list)
     finished: int = 0
     notes: list = field(default_factory=list)
+    statuses: list = field(default_factory=list)
+    ended_after: list = field(default_factory=list)
 
 
 class Coalition:
@@ -74,7 +82,7 @@ class Coalition:
         self.cut_steps: set = set()       # (phase, prev) certified
         self.out = Outcome()
         self._seen_shares: dict = {}      # position -> {seat: share D} the coalition received
-        self._read: set = set()           # honest positions read while in an honest hand
+        self._read: dict = {}             # (card, position) read while in an honest hand -> peers whose table had it
         self._all: dict = {}              # event id -> every event some colluder holds
         self._fresh: list = []            # events gathered since the last look
         self._counts: dict = {}           # (colluder, author, pool) -> events seen there
@@ -83,6 +91,8 @@ class Coalition:
         self._later: list = []            # honest events whose step the coalition will certify once it closed
         self._looked: dict = {}           # honest seat -> (hand, shared) when last measured
         self._opens: dict = {}            # (pos, givers) -> could the coalition open it
+        self._first_cut: float | None = None   # the Sim's clock when the first certificate was handed out
+        self._ended: dict = {}            # honest seat -> the Sim's clock when its game ended
 
     # ------------------------------------------------------------------ the coalition's eyes
     def _held(self) -> list[Event]:
@@ -173,6 +183,8 @@ class Coalition:
         return encode(["entry", make_timeout(gid, phase, prev, seats, votes).raw])
 
     def _hand_out(self, raw: bytes) -> None:
+        if self._first_cut is None:
+            self._first_cut = self.sim.now
         for k in range(self.n):
             self.sim.run(k, self.sim.peers[k].receive(self.sim.keys[self.colluders[0]], raw))
         self.out.cuts += 1
@@ -242,23 +254,43 @@ class Coalition:
         if self.game != "modern-art":
             return
         changed = _collect_shares(self, fresh)
-        for h in self.honest:
-            st = self.sim.peers[h].table.state
+        # every fork: an honest seat's hand in its own table, and every honest hand in a colluder's table once
+        # its log left every honest seat's branch (a colluder that only lags behind is on their branch)
+        for k in range(self.n):
+            if k not in self.honest and not self._diverged(k):
+                continue
+            st = self.sim.peers[k].table.state
             if st is None or not hasattr(st, "ms") or not st.decks:
                 continue
-            hand = tuple(p for p in st.ms.hands[h] if p < st.shared)
-            mark = (h, hand, st.shared)
-            if not changed and self._looked.get(h) == mark:
-                continue
-            self._looked[h] = mark
-            for pos in hand:
-                if pos not in self._read and _coalition_opens(self, st, pos, h):
-                    self._read.add(pos)
+            for h in (k,) if k in self.honest else self.honest:   # an honest seat's own hand in its own table
+                hand = tuple(p for p in st.ms.hands[h] if p < st.shared)
+                mark = (hand, st.shared, st.deck[:1])
+                if not changed and self._looked.get((k, h)) == mark:
+                    continue
+                self._looked[(k, h)] = mark
+                for pos in hand:
+                    key = (st.deck[pos], pos)
+                    if k not in self._read.get(key, ()) and _coalition_opens(self, st, pos, h):
+                        self._read.setdefault(key, set()).add(k)
+
+    def _diverged(self, k: int) -> bool:
+        """Peer ``k``'s log is on no honest seat's branch (neither a prefix of an honest log nor extended by
+        one): a fork.  (Entries of a step sign its ``prev``: one entry in common at the shorter length is
+        the same history up to that step.)"""
+        mine = self.sim.peers[k].log_entries
+        for h in self.honest:
+            other = self.sim.peers[h].log_entries
+            m = min(len(mine), len(other))
+            if mine[m - 1] == other[m - 1]:
+                return False
+        return True
 
     def outcome(self) -> Outcome:
         o = self.out
-        o.read_positions = set(self._read)
-        o.read_in_hand = len(self._read)
+        # a fork that ended (a proof of the fork, every seat's game over: §6.5 rule 3) leaves nothing in play
+        goes_on = {k for k in range(self.n) if (self.sim.peers[k].table.result() or {}).get("status") != "forked"}
+        o.read_positions = {key for key, ks in self._read.items() if ks & goes_on}
+        o.read_in_hand = len(o.read_positions)
         if self.game != "modern-art":
             o.read_in_hand += _unbound_reveals(self)
         for h in self.honest:
@@ -266,6 +298,9 @@ class Coalition:
             o.forks += bool(p.forked)
             res = p.table.result()
             o.results.append(res)
+            o.statuses.append(None if res is None else res.get("status", "complete"))
+            end = self._ended.get(h)
+            o.ended_after.append(None if end is None else end - (self._first_cut or 0.0))
             if res is None:
                 continue
             o.finished += 1
@@ -293,7 +328,10 @@ class Coalition:
         self.look()
         stall, last = 0, None
         for _ in range(max_rounds):
-            honest_done = all(sim.peers[h].table.over or sim.peers[h].forked for h in self.honest)
+            for h in self.honest:
+                if sim.peers[h].table.over and h not in self._ended:
+                    self._ended[h] = sim.now
+            honest_done = all(sim.peers[h].table.over for h in self.honest)
             colluders_done = all(sim.peers[c].table.over for c in self.colluders)
             if honest_done and colluders_done:
                 break
@@ -302,6 +340,13 @@ class Coalition:
             last = mark
             if stall > 3000:
                 self.out.notes.append("stalled")
+                break
+            sim.round()
+            self.look()
+        # what is still on the wire arrives (a proof of the fork an honest seat sent as it ended, §6.5 rule 3):
+        # bounded, and each honest seat's end time stays the first one
+        for _ in range(50):
+            if not sim.queue:
                 break
             sim.round()
             self.look()
@@ -387,30 +432,40 @@ def _opens_now(co, st, pos, seen, deal, N_CARDS) -> bool:
 
 
 def _unbound_reveals(co: Coalition) -> int:
-    """Honest sealed values the coalition saw revealed whose commitment the honest seat's final log
-    does not keep (the choice re-opened after it was shown)."""
+    """Honest sealed values the coalition saw revealed and some fork then re-opened unbound: a peer's
+    log (any peer's: the coalition's own fork counts) in which the value's commit step opened again
+    after another history (another ``prev``) and which does not keep its commitment (the choice open
+    again, the others free to commit anew, after it was shown)."""
     from core.events import parse_entry, reveal_commitment
 
-    count = 0
     held = co._held()
+    keys = co.sim.keys
+    commits = {(keys.index(e.author), e.body.get("phase"), e.body.get("hash")): e.prev for e in held if e.kind == "commit"}
+    reveals = []
     for h in co.honest:
-        p = co.sim.peers[h]
-        key = co.sim.keys[h]
-        kept = set()
-        for raw in p.log_entries[1:]:
-            e = parse_entry(raw, keys=co.sim.keys, verify=False)
-            if isinstance(e, Event) and e.author == key and e.kind == "commit":
-                kept.add((e.body["phase"], e.body["hash"]))
         for ev in held:
-            if ev.author != key or ev.kind != "reveal":
+            if ev.author != keys[h] or ev.kind != "reveal":
                 continue
             value = ev.body.get("value")
             if isinstance(value, bytes) and len(value) == 32:
                 continue        # a seed step's contribution (fresh random bytes, no one's secret)
             ph = ev.body.get("phase")
-            if (ph - 1, reveal_commitment(ev, ph - 1)) not in kept:
-                count += 1
-    return count
+            want = reveal_commitment(ev, ph - 1)
+            reveals.append((h, ph - 1, want, commits.get((h, ph - 1, want))))
+    read = set()
+    for p in co.sim.peers:
+        if (p.table.result() or {}).get("status") == "forked":
+            continue        # a fork that ended (§6.5 rule 3): nothing in it is in play any more
+        kept = set()
+        for raw in p.log_entries[1:]:
+            e = parse_entry(raw, keys=keys, verify=False)
+            if isinstance(e, Event) and e.kind == "commit":
+                kept.add((keys.index(e.author), e.body["phase"], e.body["hash"]))
+        for h, c, want, prev in reveals:
+            start = p.table.starts.get(c)
+            if (h, c, want) not in kept and start is not None and start[1] != prev:
+                read.add((h, c, want))
+    return len(read)
 
 
 def _blamed(res: dict, honest: tuple, table: Any) -> int:

@@ -169,9 +169,12 @@ class Sim:
         tag: str = "sim",
         clock: bool = False,
         names: list | None = None,
+        fifo: bool = False,
     ) -> None:
         """``clock``: each peer is given the shell's clock (``Sim.now``), read at every input (as GameNode does);
-        ``names``: the seats' names in the genesis (§5.1), none by default."""
+        ``names``: the seats' names in the genesis (§5.1), none by default.
+        ``fifo``: every link delivers in the order it was sent, as a connection does (protocol.md §9.4; the
+        show gate, §6.5 rule 2, relies on it); by default any queued message may come first."""
         self.n = n
         self.seed = seed
         self.rng = random.Random(seed)
@@ -199,6 +202,7 @@ class Sim:
         self.batches: list[tuple[int, list]] = []   # (seat, effects) as returned, in order
         self.delivered = 0
         self.decisions: dict[int, Callable] = {}    # seat -> f(view, seat, peer) override
+        self.fifo = fifo
 
     # ---------------------------------------------------------------- effects
     def run(self, k: int, effects: list) -> list:
@@ -245,6 +249,9 @@ class Sim:
 
     def deliver_one(self) -> None:
         i = self.rng.randrange(len(self.queue))
+        if self.fifo:   # the oldest message of the link picked (links interleave at random, each in order)
+            link = self.queue[i][:2]
+            i = next(j for j, q in enumerate(self.queue) if q[:2] == link)
         src, dst, msg = self.queue.pop(i)
         if src in self.dead or dst in self.dead:
             return
@@ -252,7 +259,7 @@ class Sim:
             return
         if self.drop and self.rng.random() < self.drop:
             return
-        if self.dup and self.rng.random() < self.dup:
+        if self.dup and self.rng.random() < self.dup and not self.fifo:
             self.queue.insert(self.rng.randrange(len(self.queue) + 1), (src, dst, msg))
         self.deliver(src, dst, msg)
         self.decide(dst)

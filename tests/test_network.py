@@ -283,3 +283,49 @@ def test_sigkill_a_bot_and_resume(tmp_path):
     r = subprocess.run([sys.executable, "-m", "cli", "audit", *[str(lg[0]) for lg in logs]], cwd=ROOT, capture_output=True, text=True, timeout=30)
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.startswith("VALID")
+
+
+async def test_a_roll_back_past_a_shown_bid_ends_every_real_node_forked_alike(tmp_path):
+    """Real nodes (loopback TLS).  After seat 0's round-1 bid is revealed, a certificate of seats 1 and 2
+    for round 1's commit step, naming seat 0, is handed to every node (a coalition's roll-back): seat 0
+    never follows it, the others hold its reveal, so the table has forked; every node ends ``forked``
+    with the same result and stops (no node waits for ever), the proof in seat 0's spool."""
+    from core.events import make_timeout, vote_sign_msg
+    from core.fork import is_fork
+    from core.logfile import parse as parse_file
+
+    ids, genesis, roster, stores = build_table(3, tmp_path, options={"rounds": 2})
+    injected = trio.Event()
+    base = bot_decider("painting", "random", "fork")
+
+    async def held_at_round_2(d):
+        if d.phase >= 4:                      # round 2's sealed move waits until the certificate is handed out
+            await injected.wait()
+        return await base(d)
+
+    held_at_round_2.takes_decision = True
+    nodes = [GameNode(ids[k], genesis, roster, stores[k], held_at_round_2 if k == 2 else base, timeout=60, linger=2)
+             for k in range(3)]
+
+    async def coalition() -> None:
+        while not all(n.peer.table.phase >= 4 for n in nodes):      # every node at round 2: seat 0's bid shown
+            await trio.sleep(0.02)
+        p0 = nodes[0].peer
+        prev = p0.table.starts[2][1]
+        gid = genesis.game_id
+        votes = [(k, ids[k].sign(vote_sign_msg(gid, 2, prev, [0]))) for k in (1, 2)]
+        raw = encode(["entry", make_timeout(gid, 2, prev, [0], votes).raw])
+        for n in nodes:
+            n.apply(n.peer.receive(ids[1].public, raw))
+        injected.set()
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(coalition)
+            await run_nodes(nodes, stores, 55)
+    results = [n.peer.table.result() for n in nodes]
+    assert all(n.failed is None and n.peer.table.over for n in nodes)
+    assert results[0]["status"] == "forked" and all(r == results[0] for r in results), results
+    assert results[0]["fork"]["seat"] == 0 and results[0]["fork"]["voters"] == [1, 2] and results[0]["winners"] == []
+    spool = parse_file((tmp_path / "0" / "spool").read_bytes()).entries
+    assert any(is_fork(raw) for raw in spool)

@@ -420,7 +420,7 @@ class Net:
         first = self.peers[live[0]].log_entries
         if all(self.peers[k].table.over and self.peers[k].log_entries == first for k in live):
             return True
-        return all(self.peers[k].table.over for k in live) and split_groups(self) is not None
+        return all(self.peers[k].table.over for k in live) and (split_groups(self) is not None or forked_alike(self) is not None)
 
     def start(self) -> None:
         for k in range(self.n):
@@ -508,6 +508,27 @@ def split_groups(net: Net) -> list[list[int]] | None:
     if not any(net.peers[k].forked for seats in groups.values() for k in seats):
         return None
     return [sorted(seats) for seats in groups.values()]
+
+
+def forked_alike(net: Net) -> dict | None:
+    """The result every live seat ended on, when the table forked over a shown secret and every live seat
+    ended ``forked`` on the same proof (protocol.md §6.5 rule 3), else None."""
+    results = [net.peers[k].table.result() for k in net.live()]
+    if not all(r is not None and r.get("status") == "forked" for r in results):
+        return None
+    return results[0] if all(r == results[0] for r in results) else None
+
+
+def check_forked(net: Net, res: dict) -> None:
+    """A forked table: every live seat ends the same way, also rebuilt from its disk (the proof is in its
+    spool), and the audit of its log and spool names the proof."""
+    for k in net.live():
+        d = net.durable[k]
+        again = Peer(net.genesis, net.keys[k], net.ids[k].sign, DetRand("again", k), log_entries=list(d.log),
+                     spool=list(d.spool), secrets=dict(d.secrets), timeout=net.timeout, games=GAMES)
+        assert again.table.result() == res, "seat %d rebuilt from disk ends otherwise" % k
+        rep = audit({"log": log_file(d.log), "spool": spool_file(d.spool)}, GAMES)
+        assert rep["valid"] and any(f["phase"] == res["fork"]["phase"] for f in rep["forked"]), (k, rep["forked"])
 
 
 def check_finished_and_identical(net: Net, seats: list | None = None) -> list[bytes]:
@@ -804,6 +825,12 @@ def check_game_with_deaths(game, name: str = "toy", options: dict | None = None)
     describe(net)
     # (a seat whose death point came after the end of the game never died: still a fine example)
     assert len(net.live()) * 2 > n
+    forked = forked_alike(net)
+    if forked is not None:
+        # the table forked over a shown secret: every live seat ended so, alike (§6.5 rule 3)
+        check_forked(net, forked)
+        assert not net.disconnects, net.disconnects[:3]
+        return net
     # an even split (two halves certifying each other out, and a seat that showed a secret on one side
     # refusing the other's certificate) leaves two logs, each checked as a whole (protocol.md §6.5)
     for group in split_groups(net) or [None]:
@@ -848,9 +875,10 @@ def _runs(*ops) -> list:
 # Found by hypothesis: 4 seats, the network splits 2 | 2 for a long while, each half certifies the other
 # half out (2 voters for 2 seats: the quorum of §5.3 allows it at an even table) and plays on, and when
 # the network heals the seats that showed a secret on one side (a sealed bet revealed) refuse the other
-# side's better certificate (protocol.md §6.5 "Shown secrets", rule 1): the two sides finish apart, each
-# with a valid, complete log.  This is the limit §6.5 names ("what is left"); before rule 1 the side
-# with the worse certificate rolled back and played its revealed bets again.
+# side's better certificate (protocol.md §6.5 "Shown secrets", rule 1).  This is the limit §6.5 names
+# ("what is left"); before rule 1 the side with the worse certificate rolled back and played its revealed
+# bets again, and before rule 3 the two sides finished apart, each with a complete log and its own winner.
+# Now the table has forked and every live seat ends ``forked``, alike, on the same proof.
 SPLIT_GAME = (4, 4084, 2, _runs(
     ("partition", ((0, 1), (0, 2)), 1), ("ok", 46), ("partition", ((0, 1), (0, 2)), 1), ("ok", 20), ("reset", 2, 1),
     ("ok", 31), ("dup",), ("ok", 121), ("partition", ((1, 2),), 112), ("ok", 7), ("restart", 2, 12, True, True),
@@ -860,11 +888,11 @@ SPLIT_GAME = (4, 4084, 2, _runs(
     ("drop",), ("ok", 251), ("drop",), ("ok", 16), ("partition", ((0, 1), (0, 2)), 47)), {0: 864})
 
 
-def test_an_even_split_that_certifies_both_halves_out_leaves_two_valid_logs():
+def test_an_even_split_that_certifies_both_halves_out_ends_forked_for_every_seat_alike():
     net = check_game_with_deaths(SPLIT_GAME)
-    groups = split_groups(net)
-    assert groups is not None and sorted(map(len, groups)) == [1, 2]
-    assert any(net.peers[k].forked for g in groups for k in g)
+    res = forked_alike(net)
+    assert res is not None and res["winners"] == [] and res["ranking"] == []
+    assert any(net.peers[k].forked for k in net.live())
 
 
 def test_two_dead_seats_that_die_together_are_timed_out():
@@ -1216,3 +1244,25 @@ def test_replay_equals_live(game, rounds):
     rep = audit({"x.log": log_file(log)}, GAMES)
     assert rep["valid"] and rep["complete"] and rep["head"] == replay(log, GAMES).head.hex()
     assert rep["results"] == replay(log, GAMES).result()
+
+
+# --------------------------------------------------------------------------- honest timing never forks a table
+# (protocol.md §6.5 "Shown secrets" rule 2; issue 29): the show gate's patience is part of the time-out rule
+# (p2p/timeouts.py ``seat_time``, ``slowest``, ``show_after``), so one seat given a longer time-out than the
+# others (a per-seat rule, the same code at every peer) and one link slower than the others by up to twice the
+# step time finish the game with identical logs.  Every link delivers in order, as a connection does.
+@settings(max_examples=12, **SETTINGS)
+@given(n=st.integers(3, 5), seed=st.integers(0, 10_000), longer=st.one_of(st.none(), st.integers(0, 4)),
+       slow=st.one_of(st.none(), st.tuples(st.integers(0, 4), st.integers(0, 4), st.floats(0.5, 4.0))))
+def test_a_per_seat_time_out_rule_and_a_slow_link_finish_with_identical_logs(n, seed, longer, slow):
+    from .test_show_gate import timed_table
+
+    if longer is not None and longer >= n:
+        longer = None
+    if slow is not None and (slow[0] >= n or slow[1] >= n or slow[0] == slow[1]):
+        slow = None
+    sim = timed_table(n, seed, longer=longer, slow_link=slow)
+    logs = [p.log_entries for p in sim.peers]
+    assert all(p.table.over and p.fork is None and not p.forked for p in sim.peers)
+    assert all(lg == logs[0] for lg in logs)
+    event("certificates: %d" % min(len(sim.peers[0].table.timeouts), 3))

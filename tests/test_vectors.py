@@ -78,6 +78,13 @@ def compute_vectors() -> dict[str, str]:
     nonce = b"\x04" * 16
     v["leaving/seat0-sign-msg"] = leaving_sign_msg(gid, pk0, 0, nonce).hex()
     v["leaving/seat0-note"] = make_note(lambda m: sk0.sign(m).signature, gid, 0, pk0, 0, nonce).hex()
+    # a fork record's form and its wire message (§6.5 rule 3, §8, §9.5): the certificate above, a branch of
+    # one entry (the commit above) and the commit as the "shown" event: the bytes of the form only (a valid
+    # proof needs a step that shows, after the certificate's)
+    from core.fork import make_fork
+    fork = make_fork(gid, cert.raw, [ev.raw], ev.raw)
+    v["fork/record"] = fork.hex()
+    v["fork/message"] = encode(["fork", fork]).hex()
     # seed from two 32-byte reveals (seat 1's empty: it timed out)
     v["seed/one-empty"] = dhash("seed", [value, b""]).hex()
     v["beacon/first"] = dhash("beacon", ZERO32, [salt, b""]).hex()

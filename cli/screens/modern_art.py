@@ -691,9 +691,22 @@ def result_lines(res: Mapping | None, me: int | None, width: int, names: Sequenc
         return []
     status = res.get("status")
     named = [n for n in (res.get("named") or []) if isinstance(n, (list, tuple)) and len(n) == 2]
-    if status == "abandoned":      # nobody ranked (the deal could not go on): say so, and whom the log names
-        lines: list[Line] = [[("class:over", "GAME OVER"),
-                              ("class:label", " - abandoned: the deal could not go on, nobody is ranked, nobody wins")]]
+    if status in ("abandoned", "forked"):   # nobody ranked: say so, whom the log names, and the money it shows
+        why = (" - abandoned: the deal could not go on, nobody is ranked, nobody wins" if status == "abandoned" else
+               " - the table forked: the game ends unfinished, nobody is ranked, nobody wins")
+        lines: list[Line] = [[("class:over", "GAME OVER"), ("class:label", why)]]
+        if status == "forked" and isinstance(res.get("why"), str):
+            lines.append([("class:warn", "  " + res["why"])])
+        for s, why in named:
+            lines.append([("class:warn", "  %s: %s" % (seat_name(s, me, names) if type(s) is int else s, why))])
+        money = (res.get("standings") or {}).get("money") if isinstance(res.get("standings"), Mapping) else None
+        if isinstance(money, list) and money:
+            # standings, not a ranking: the money the public auctions left each seat, in seat order
+            lines.append([("class:label", "  standings (the money the auctions so far left each seat; not a ranking):")])
+            nw = name_width(len(money), me, names) + 1
+            for s, m in enumerate(money):
+                lines.append([("class:you" if s == me else "", "     %-*s %5s money" % (nw, seat_name(s, me, names)[:24], m))])
+        return [l for line in lines for l in wrap(line, width, "     ")]
     else:
         lines = [[("class:over", "GAME OVER"),
                   ("class:label", " - the screens are lifted: most money wins, equal money shares the place")]]

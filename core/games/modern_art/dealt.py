@@ -254,7 +254,7 @@ def turn(st: DState) -> Turn:
         # checked yet (as it places that shuffle, before the dealing opens): its label says so
         # (short: the Modern Art board shows 26 characters of it)
         what = ", then proofs" if st.shuffler == st.n - 1 else " (seat %d)" % st.shuffler
-        return Turn("sequential", (st.shuffler,), auto=True,
+        return Turn("sequential", (st.shuffler,), auto=True, needs=True,
                     label="the deal: shuffle %d/%d%s" % (st.shuffler + 1, st.n, what))
     if g == "open":
         seat = st.pending[0]
@@ -264,7 +264,10 @@ def turn(st: DState) -> Turn:
               "check": "the deal: new cards checked", "disclose": "the deal: seat secrets disclosed"}
     # the shares and the disclosure show their authors' secrets (the hand check's fault shares are only
     # for dead cards, the keys and the shuffles show none): the peer's rule for them, protocol.md §6.5
-    return Turn("simultaneous", st.pending, auto=True, label=labels[g], shows=g in ("deal", "disclose"))
+    # the keys, the shuffles and the shares: the deal cannot go on without each seat's (a time-out abandons
+    # the game), so the peers wait longer for a silent seat there (Turn.needs, p2p/timeouts.py)
+    return Turn("simultaneous", st.pending, auto=True, label=labels[g], shows=g in ("deal", "disclose"),
+                needs=g in ("keys", "deal"))
 
 
 def _bound(st: DState) -> list:
@@ -620,12 +623,14 @@ def _after_shuffle(w: DState) -> DState:
 
 
 def _gone(seat: int, what: str) -> str:
-    return "seat %d was timed out of its %s: the deal cannot go on without it, no hand was dealt" % (seat, what)
+    return ("seat %d was timed out of its %s (it did not come in time; it could have come back with easel resume): "
+            "the deal cannot go on without it, no hand was dealt" % (seat, what))
 
 
 def _no_shares(seat: int, rnd: int) -> str:
     return ("seat %d's shares for round %d's deal did not come (timed out or withheld; a time-out can be signed "
-            "by the other seats although they were sent): the deal cannot go on, nobody is ranked" % (seat, rnd))
+            "by the other seats although they were sent): the deal cannot go on, nobody is ranked; the money "
+            "stands as the auctions so far left it" % (seat, rnd))
 
 
 def timeout_only(action: Any) -> bool:
@@ -945,6 +950,12 @@ def view(st: DState, seat: int | None, secret: bytes | None = None) -> dict:
     return v
 
 
+def standings(st: DState) -> dict:
+    """What the log has made public of each seat's standing (the engine's ``standings`` hook): the money,
+    which follows from the public auctions (every price and who paid whom is in the log)."""
+    return {"money": list(st.ms.money)}
+
+
 def result(st: DState) -> dict | None:
     if st.stage != "over":
         return None
@@ -954,7 +965,9 @@ def result(st: DState) -> dict | None:
     base = {"status": st.status, "named": [[s, text] for s, text in st.named], "money": money,
             "rounds": len(st.ms.rounds)}
     if st.status == "abandoned":
-        return dict(base, ranking=[], places=[None] * n, winners=[])
+        # nobody ranked, nobody wins; what the log already made public stays: the money the auctions so far
+        # left each seat (protocol.md §12.3), shown as standings
+        return dict(base, ranking=[], places=[None] * n, winners=[], standings=standings(st))
     good = [s for s in range(n) if s not in named]
     ranking = sorted(good, key=lambda s: (-money[s], s)) + named
     places = [0] * n

@@ -760,6 +760,12 @@ def _copy_action(m: dict) -> dict:
     return out
 
 
+def standings(state: State) -> dict:
+    """What the log has made public of each seat's standing (every view shows it): points and tokens, for a
+    game that ends before its end (forked, protocol.md §6.5 rule 3): standings, not a ranking."""
+    return {"points": list(state.points), "tokens": list(state.tokens)}
+
+
 def result(state: State) -> dict | None:
     if state.phase != "over":
         return None

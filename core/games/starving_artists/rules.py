@@ -781,6 +781,12 @@ def decided_by(state: State) -> str:
     return "objective" if len(seats) == 1 else "tie"
 
 
+def standings(state) -> dict:
+    """What the log has made public of each seat's standing (every view shows it): the score, for a game
+    that ends before its end (forked, protocol.md §6.5 rule 3): standings, not a ranking."""
+    return {"score": list(state.score)}
+
+
 def result(state: State) -> dict | None:
     if state.phase != "over":
         return None
