@@ -48,7 +48,10 @@ only reads commands and shows the table.
 An auction step is shown by what it asks (its kind: core/games/modern_art/auctions.py,
 ``KINDS``) in its record's words (``Words``: key help, prompt, whose move, the action words
 in the second person, what a time-out does), never by its phase's name; so a new auction
-type (auctions.register) plays on this screen unchanged (tests/test_modern_art_dutch.py).
+type (auctions.register) plays on this screen unchanged (tests/test_modern_art_dutch.py).  A new
+kind of decision (auctions.KINDS) is drawn in ``panes.py`` (``auction_lines`` and ``_money_tail``
+branch on the kind); answered with the verbs above it needs nothing else here, a new verb is one
+more entry in ``commands`` and ``_parse`` (this file).
 Parts that say nothing of Modern Art are in cli/screens/parts.py.
 """
 

@@ -185,7 +185,6 @@ def parse_card(tokens: Sequence[str], hand: Sequence[Mapping], taken: Sequence[i
     return free[0], used
 
 
-
 # --------------------------------------------------------------------------- our actions and the steps in words
 
 
