@@ -12,7 +12,7 @@ when asked, whose move it is, the action words in the second and the third
 person, what a time-out does).  ``rules.py`` runs a card play and the round
 and dispatches every auction phase through ``STEPS`` (phase -> Step); the
 bots (bots.py), the warnings (warnings.py) and the screen
-(cli/screens/modern_art.py) dispatch on a step's kind and say its words,
+(cli/screens/modern_art/) dispatch on a step's kind and say its words,
 never a phase's name.  Adding or changing an auction type is this file (and
 its rule text in RULES.md): ``register(auction, cards)`` adds one, with the
 cards that carry it (tests/test_modern_art_dutch.py registers a Dutch
