@@ -143,7 +143,8 @@ def test_an_abandoned_game_ranks_nobody_and_counts_no_round():
     res = MODERN_ART.result(st)
     assert res["status"] == "abandoned" and res["rounds"] == 0
     assert res["ranking"] == [] and res["places"] == [None] * 3 and res["winners"] == []
-    words = "seat %d was timed out of its deal key: the deal cannot go on without it, no hand was dealt"
+    words = ("seat %d was timed out of its deal key (it did not come in time; it could have come back with easel resume): "
+             "the deal cannot go on without it, no hand was dealt")
     assert res["named"] == [[s, words % s] for s in range(3)]
     assert "`%s`" % (words.replace("%d", "S")) in " ".join(RULES_MD.split())
     assert dealt.result(st) == res

@@ -218,7 +218,7 @@ def test_shares_that_do_not_come_abandon_the_game_ranking_nobody_and_the_audit_s
     rnd = p0.table.state.ms.round      # the deal whose shares did not come (seat 2 may have given round 1's)
     assert res["named"] == [[2, "seat 2's shares for round %d's deal did not come (timed out or withheld; a time-out "
                                 "can be signed by the other seats although they were sent): the deal cannot go on, "
-                                "nobody is ranked" % rnd]]
+                                "nobody is ranked; the money stands as the auctions so far left it" % rnd]]
     assert not any("withheld its share" in text for _s, text in res["named"])
     assert p0.log_entries == net.peers[1].log_entries
     rep = audit({"ma.log": log_file(p0.log_entries)}, GAMES)
@@ -456,7 +456,8 @@ def test_a_coalition_that_times_an_honest_seat_out_of_its_shuffle_gets_no_hand(v
     assert all(p.log_entries == p0.log_entries for p in net.live())
     res = p0.table.result()
     assert res["status"] == "abandoned" and res["ranking"] == [] and res["winners"] == []
-    assert res["named"] == [[victim, "seat %d was timed out of its shuffle: the deal cannot go on without it, "
+    assert res["named"] == [[victim, "seat %d was timed out of its shuffle (it did not come in time; it could have come back with easel resume): "
+                                 "the deal cannot go on without it, "
                                      "no hand was dealt" % victim]]
     st = p0.table.state
     assert st.shared == 0 and all(row == (None,) * 3 for row in st.shares) and len(st.decks) == victim + 1
@@ -500,7 +501,8 @@ def test_withholding_locally_and_defaults_of_automatic_steps():
     end = drive(3, SEED, secrets, tamper=lambda s, seat, a: {"withhold": True} if s.stage == "shuffle" and seat == 0 else a)
     res = GAME.result(end)
     assert res["status"] == "abandoned" and res["ranking"] == [] and end.shared == 0
-    assert res["named"] == [[0, "seat 0 was timed out of its shuffle: the deal cannot go on without it, no hand was dealt"]]
+    assert res["named"] == [[0, "seat 0 was timed out of its shuffle (it did not come in time; it could have come back "
+                                "with easel resume): the deal cannot go on without it, no hand was dealt"]]
     # a disclosed secret that is not the key's is refused at once
     st = drive(3, SEED, secrets, stop=lambda s: s.stage == "disclose")
     with pytest.raises(IllegalAction, match="does not match its key"):
