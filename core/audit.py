@@ -84,6 +84,7 @@ class LogReport:
     index: list = field(default_factory=list)   # (game_id, author, seq, entry index, entry id) of every event
     certificates: list = field(default_factory=list)   # Certificate.public() of each certificate replayed
     cert_index: list = field(default_factory=list)     # of a spool: (game_id, phase, entry index) of each certificate
+    left: list = field(default_factory=list)           # Table.departures(): every leave placed (§11 ``left``)
 
 
 def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = None) -> LogReport:
@@ -237,6 +238,7 @@ def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = No
         if note.index < cut:
             rep.problems.append({"file": name, "index": note.index, "note": note.text, "seat": note.seat})
     rep.certificates = [c.public() for c in table.certificates.values() if c.index < cut]
+    rep.left = [d for d in table.departures() if d["index"] < cut]
     return rep
 
 
@@ -338,12 +340,13 @@ class Summary:
     index: list   # (game_id, author, seq, entry index, entry id) of every event in the file
     certificates: list = field(default_factory=list)   # of a log: Certificate.public() of each one replayed
     cert_index: list = field(default_factory=list)     # of a spool: (game_id, phase, entry index) of its certificates
+    left: list = field(default_factory=list)           # of a log: every leave placed (Table.departures)
 
 
 def summarize(name: str, data: bytes, games: Any, verifier: Verifier | None = None) -> Summary:
     rep = audit_log(name, data, games, verifier)
     return Summary(rep.name, rep.valid, rep.complete, rep.game, rep.game_id, rep.events, rep.head, rep.results,
-                   rep.problems, rep.index, rep.certificates, rep.cert_index)
+                   rep.problems, rep.index, rep.certificates, rep.cert_index, rep.left)
 
 
 def find_equivocations(summaries: list[Summary], files: dict[str, bytes]) -> list[dict]:
@@ -773,6 +776,7 @@ def combine(summaries: list[Summary], files: dict[str, bytes], registry: Any = N
         "illegal": found["illegal"],
         "unfollowed": found["unfollowed"],
         "certificates": list(main.certificates) if main else [],
+        "left": list(main.left) if main else [],
         "logs": [
             {"file": r.name, "game_id": r.game_id.hex(), "valid": r.valid, "complete": r.complete, "events": r.events, "head": r.head.hex() if r.head else None}
             for r in real_logs

@@ -169,7 +169,7 @@ class Table:
     before: dict = field(default_factory=dict, repr=False, compare=False)
     # the seats whose events made the step that closed last (None: only the genesis so far)
     last_made: tuple | None = field(default=None, repr=False, compare=False)
-    # seat -> (entry index of its placed leave event, the phase of the step it answered): the seats that
+    # seat -> (entry index of its placed leave event, the phase of the step it answered, its label): the seats that
     # left the table for good (protocol.md §6.1 "A leave"); no later step expects them
     gone: dict = field(default_factory=dict)
     # seat -> (the normalised payload, the entry index) of its leave event in the current step's batch
@@ -246,6 +246,11 @@ class Table:
 
     def result(self) -> dict | None:
         return self.game.result(self.state) if self.state is not None and self.over else None
+
+    def departures(self) -> list:
+        """Every leave placed in the log, in log order: what the audit and history report of it (§11 ``left``)."""
+        return [{"index": at, "phase": phase, "label": label, "seat": s}
+                for s, (at, phase, label) in sorted(self.gone.items(), key=lambda x: x[1][0])]
 
     def missing(self) -> tuple[int, ...]:
         """Seats the current step still waits for (in the log's view)."""
@@ -461,7 +466,7 @@ class Table:
         for s in sorted(self.leaving):
             payload, at = self.leaving[s]
             self.state = self.game.leave(self.state, s, payload)
-            self.gone[s] = (at, st.phase)
+            self.gone[s] = (at, st.phase, st.label)
             self.notes.append(Note(at, st.phase, s, "seat %d left the table (%s)" % (s, st.label)))
         self.leaving = {}
 
