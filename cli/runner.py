@@ -267,11 +267,16 @@ def report(node: GameNode, interactive: bool = False, end: SeatEnd | None = None
             return EXIT_OK
         from .history import resume_words
 
-        print("easel: you left an unfinished game: %s continues it" % resume_words(node.store.dir))
+        if node.peer.replica.leave_of(node.peer.seat) is not None if node.peer.seat is not None else False:
+            # our leave is signed: it is for good (protocol.md §9.7)
+            print("easel: you left the table for good: the others play on without you (your hand set aside, your "
+                  "turns pass); %s follows the game to its end" % resume_words(node.store.dir))
+        else:
+            print("easel: you left an unfinished game: %s continues it" % resume_words(node.store.dir))
         if (node.store.dir / BOTS_FILE).exists():
             print("easel: (and restarts its bots that stopped)")
         if end.told_leaving is not None:
-            print("easel: the other seats were told you left: your turns pass at once until you come back"
+            print("easel: the other seats were told you left"
                   if end.told_leaving else "easel: the other seats were told you left (not every one answered in time)")
         playing = [b for b in end.bots_playing if b.proc is not None and b.proc.poll() is None]
         if playing:

@@ -103,8 +103,7 @@ class Departures:
 
     def left_words(self, seat: int) -> str:
         """What the others are told when ``seat`` left."""
-        return ("%s left the table: their turns pass at once (the empty move) until they come back (easel resume)"
-                % self.names[seat])
+        return "%s left the table: their turns pass at once (the empty move)" % self.names[seat]
 
     def back_words(self, seat: int) -> str:
         return "%s is back at the table" % self.names[seat]

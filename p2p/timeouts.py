@@ -197,6 +197,12 @@ class TimeoutVoter:
         first = self.first_vote.get((st.phase, st.prev))
         if first is not None and d is not None:
             first = max(first, d)       # a vote on a seat that left does not bring the escalation forward
+        if missing and self.left and d is not None and now >= d:
+            # a seat that left cannot vote: at the step's time, a vote on a late seat also names the seats that
+            # left and cast no vote here, even when their leave answers the step (it is placed at the next
+            # step that expects them), or no certificate could form before the escalation (§6.5, §9.7)
+            voted = {v for (phase, prev, _), vs in self.votes.items() if phase == st.phase and prev == st.prev for v in vs}
+            missing = tuple(sorted(set(missing) | {s for s in self.left if s != self.seat and s not in voted}))
         if missing and first is not None and now >= first + self.step_time(st):
             voted = {v for (phase, prev, _), vs in self.votes.items() if phase == st.phase and prev == st.prev for v in vs}
             silent = {s for s in range(self.n) if s != self.seat and s not in voted}
