@@ -298,3 +298,18 @@ def test_a_leave_whose_secret_lies_is_refused_and_named():
     assert liar not in sim.peers[k].table.gone
     with pytest.raises(RuleError, match="secret does not match"):
         replay(sim.peers[k].log_entries + [ev.raw], registry)
+
+
+@pytest.mark.parametrize("n, seed", [(3, 49), (5, 50)])
+def test_a_seat_that_leaves_at_the_disclosure_is_ranked_after_the_others_its_secret_from_its_leave(n, seed):
+    sim = _ma(n, seed)
+    leaver = 1
+    p = sim.peers[leaver]
+    # the leaver's own peer at the disclosure, its secret not sent yet (it waits for the acknowledgements)
+    _run_to(sim, lambda: p.table.state is not None and getattr(p.table.state, "stage", "") == "disclose"
+            and p.my_event_in_step() is None, limit=200000)
+    _leave(sim, leaver)
+    log = _finish(sim)
+    _check_finished(sim, log, [leaver])
+    t = replay(log, registry)
+    assert t.gone[leaver][2] == "the deal: seat secrets disclosed" and t.state.secrets[leaver] == p.seat_secret
