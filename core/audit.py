@@ -566,7 +566,8 @@ def evidence_in(log_name: str, log_entries: Sequence[bytes], cands: list, games:
     by_step: dict = {}
     by_author: dict = {}
     certs = [c for c in cands if type(c[2]) is Timeout and c[2].game_id == genesis.game_id]
-    cands = [c for c in cands if type(c[2]) is Event]
+    # a leave is its seat's word for any step from its phase on, never a move a certificate cut (§6.1)
+    cands = [c for c in cands if type(c[2]) is Event and c[2].kind != "leave"]
     for c in cands:
         ev = c[2]
         phase = ev.body.get("phase")

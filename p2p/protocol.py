@@ -552,7 +552,10 @@ class Peer:
         # a note older than a seat's newest event would be stale)
         phase = max(self.table.phase, self.replica.newest_phase(self.seat))
         out: list = []
-        if self.may_sign() and self.replica.leave_of(self.seat) is None:
+        # a leave is for good: signed only when some seat hears it now (a peer alone -- a resumed seat that
+        # nobody answers, a broken network -- quits as a seat that vanished, and may resume: §9.7)
+        heard = any(k in self.remote for k in self.keys if k != self.me)
+        if heard and self.may_sign() and self.replica.leave_of(self.seat) is None:
             out = self._sign_leave(phase)
         note = self.departures.sign_leave(self.sign, self.rand, self.genesis.game_id, self.me, phase)
         return out + [Broadcast(note)]
