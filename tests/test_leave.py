@@ -313,3 +313,23 @@ def test_a_seat_that_leaves_at_the_disclosure_is_ranked_after_the_others_its_sec
     _check_finished(sim, log, [leaver])
     t = replay(log, registry)
     assert t.gone[leaver][2] == "the deal: seat secrets disclosed" and t.state.secrets[leaver] == p.seat_secret
+
+
+def test_a_move_signed_before_the_leave_answers_its_step_and_the_leave_the_next_one():
+    """The lowest-seq rule (§6.6): a seat that moved in the open step, then quit, has that move placed
+    there; its leave answers the next step that expects it."""
+    sim = Sim(3, seed=25, timeout=TABLE, tick=0.25)
+    sim.start()
+    sim.silent = {0}                # seat 0 holds the step open
+    p = sim.peers[2]
+    _run_to(sim, lambda: p.table.phase >= 4 and p.table.step is not None and 0 in p.table.step.seats
+            and p.table.step.purpose == "move" and p.my_event_in_step() is not None)
+    moved = p.my_event_in_step()
+    _leave(sim, 2)
+    sim.silent = set()
+    log = _finish(sim)
+    t = replay(log, registry)
+    placed = {parse_entry(r, keys=sim.keys).id for r in log[1:]}
+    assert moved.id in placed
+    [ev] = _leaves(log, sim.keys)
+    assert ev.seq > moved.seq and t.gone[2][1] > moved.body["phase"]
