@@ -267,7 +267,7 @@ def report(node: GameNode, interactive: bool = False, end: SeatEnd | None = None
             return EXIT_OK
         from .history import resume_words
 
-        if node.peer.replica.leave_of(node.peer.seat) is not None if node.peer.seat is not None else False:
+        if node.peer.left_for_good():
             # our leave is signed: it is for good (protocol.md §9.7)
             print("easel: you left the table for good: the others play on without you (your hand set aside, your "
                   "turns pass); %s follows the game to its end" % resume_words(node.store.dir))

@@ -577,6 +577,10 @@ class Peer:
         self._leave_seq = ev.seq
         return [WriteSpool([ev.raw]), Broadcast(Entry(ev.raw).encode(), own=True)]
 
+    def left_for_good(self) -> bool:
+        """We signed our leave (§9.7): we sign nothing more in this game, and only watch it."""
+        return self.seat is not None and self.replica.leave_of(self.seat) is not None
+
     def told(self) -> bool:
         """Every seat connected to us sent our leaving note back, and reported holding our leave event."""
         seq = self._leave_seq
