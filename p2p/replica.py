@@ -380,7 +380,7 @@ class Replica:
         if st is None or st.kind != "commit":
             return []
         have = self.candidates(table, st)
-        return [have[s].raw for s in st.seats if s in have]
+        return [have[s].raw for s in st.seats if s in have and have[s].kind == "commit"]   # a leave is no commitment
 
     def candidates(self, table, st) -> dict:
         """For each expected seat, its lowest-seq event that is valid for step ``st`` of ``table``.
