@@ -298,6 +298,9 @@ def test_a_leave_whose_secret_lies_is_refused_and_named():
     assert liar not in sim.peers[k].table.gone
     with pytest.raises(RuleError, match="secret does not match"):
         replay(sim.peers[k].log_entries + [ev.raw], registry)
+    rep = audit({"log": log_file(sim.peers[k].log_entries + [ev.raw])}, registry)
+    bad = [q for q in rep["problems"] if q["index"] == len(sim.peers[k].log_entries)]
+    assert not rep["valid"] and bad and "seat %d's leave is refused" % liar in bad[0]["problem"], rep["problems"]
 
 
 @pytest.mark.parametrize("n, seed", [(3, 49), (5, 50)])
