@@ -132,7 +132,14 @@ async def _run_node(identity, genesis, roster, decide, *, timeout: float, seed: 
         node.alerts.extend(notes)
         if ui is None:
             async with trio.open_nursery() as nursery:
-                node.quit_table = functools.partial(leave_seat, None, nursery.cancel_scope)
+                scope = nursery.cancel_scope
+
+                async def leave_then_stop() -> None:
+                    await leave_table(node, end)     # a signed word, as with a screen (protocol.md §9.7)
+                    scope.cancel()
+
+                # without a screen, quitting (the terminal closing, a host's bot left alone) says so first
+                node.quit_table = functools.partial(nursery.start_soon, leave_then_stop)
                 HangUp.ready(node.quit_table)
                 if watch is not None:
                     nursery.start_soon(watch, node)

@@ -242,3 +242,48 @@ def test_a_resumed_seat_alone_says_where_it_stands_and_exits_leaving_a_valid_unf
             if p.poll() is None:
                 p.kill()
                 p.wait(timeout=10)
+
+
+def test_a_headless_host_hung_up_in_round_2_leaves_and_its_bot_and_a_joiner_finish_ranked(tmp_path):
+    """Real processes on loopback (issue 29): `easel host --game modern-art --players 3 --bots 1` (its seat
+    played by a bot, headless) and a bot another machine started (`easel bot --join`); the host's process
+    is hung up (SIGHUP: the path q takes) in round 2. Its leave is placed, its bot and the joiner play on
+    (round 3's and 4's deals take its shares from the secret its leave published) and finish with the same
+    log, which the audit reads VALID, the leave named; the host is ranked after the seats that stayed."""
+    import signal
+
+    port = free_ports(1)[0]
+    homes = {name: tmp_path / name for name in ("ann", "cy")}
+    for h in homes.values():
+        h.mkdir()
+    host = spawn_easel(["host", "--game", "modern-art", "--players", "3", "--bots", "1", "--auto", "easy",
+                        "--port", str(port), "--bind", "127.0.0.1", "--no-advertise", "--timeout", str(TABLE),
+                        "--name", "Ann"], homes["ann"])
+    cy = spawn_easel(["bot", "--join", "127.0.0.1:%d" % port, "--level", "easy", "--name", "Cy"], homes["cy"])
+    try:
+        follow = LogFollower(homes["cy"])
+        assert wait_for(lambda: (lambda t: t is not None and getattr(t.state, "ms", None) is not None
+                                 and t.state.ms.round >= 2)(follow.poll()), timeout=120, interval=0.02), \
+            "the game never reached round 2"
+        t = follow.table
+        ann = t.genesis.doc["names"].index("Ann")
+        assert not t.over and ann not in t.gone
+        host.send_signal(signal.SIGHUP)
+        host.communicate(timeout=60)
+        so, se = cy.communicate(timeout=200)
+        assert cy.returncode == 0 and json.loads(so.decode().strip().splitlines()[-1])["over"], se.decode()[-2000:]
+        t = follow.poll()
+        assert t is not None and t.over and ann in t.gone, t.gone
+        assert not [ph for ph, seats in t.timeouts.items() if ann in seats and ph >= t.gone[ann][1]]
+        res = t.result()
+        assert res["status"] == "complete" and res["ranking"][-1] == ann and res["rounds"] == 4, res
+        logs = [lg for lg in sorted(tmp_path.rglob("games/*/log")) if lg.read_bytes() == logs_under(homes["cy"])[0].read_bytes()]
+        assert len(logs) >= 2, "the host's bot and the joiner do not hold the same log"
+        r = easel("audit", logs_under(homes["cy"])[0])
+        assert r.returncode == 0 and r.stdout.startswith("VALID"), r.stdout + r.stderr
+        assert "left: Ann left the table at entry %d" % t.gone[ann][0] in r.stdout, r.stdout
+    finally:
+        for p in (host, cy):
+            if p.poll() is None:
+                p.kill()
+                p.wait(timeout=10)
