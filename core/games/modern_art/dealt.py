@@ -1023,8 +1023,9 @@ def view(st: DState, seat: int | None, secret: bytes | None = None) -> dict:
         # positions discarded face down (cut opens), each [position, the seat that held it]: never shown
         "discarded": [[p, st.owner[p]] for p in st.discarded],
     }
-    if st.gone:   # seats that left the table, in the order they left
+    if st.gone:   # seats that left the table, in the order they left: never waited for
         v["deal"]["left"] = list(st.gone)
+        v["waiting"] = [s for s in v.get("waiting") or [] if s not in st.gone]
     if st.stage == "open":   # the seat shows the cards it bound: which positions, for what
         v["deal"]["open"] = {"seat": st.pending[0], "positions": _bound(st), "do": st.choice["do"]}
     if dead:   # own view only: positions that prove a deck fault, never offered as plays
