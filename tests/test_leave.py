@@ -336,3 +336,25 @@ def test_a_move_signed_before_the_leave_answers_its_step_and_the_leave_the_next_
     assert moved.id in placed
     [ev] = _leaves(log, sim.keys)
     assert ev.seq > moved.seq and t.gone[2][1] > moved.body["phase"]
+
+
+def test_a_leave_in_a_reveal_step_gives_the_sealed_move_its_default_and_an_empty_salt():
+    """§6.1 "A leave": placed in a reveal step (its seat committed, then quit before revealing), the leave
+    is its answer: no reveal, so its sealed move is the game's default and its salt counts as empty."""
+    sim = Sim(3, seed=26, timeout=TABLE, tick=0.25)
+    sim.start()
+    p = sim.peers[2]
+    _run_to(sim, lambda: p.table.phase >= 4 and p.table.step is not None and p.table.step.kind == "reveal"
+            and p.table.step.purpose == "move" and 2 in p.table.step.seats and p.my_event_in_step() is None)
+    reveal_phase = p.table.step.phase
+    _leave(sim, 2)
+    log = _finish(sim)
+    t = replay(log, registry)
+    assert t.gone[2][1] == reveal_phase
+    [ev] = _leaves(log, sim.keys)
+    assert parse_entry(log[t.gone[2][0]], keys=sim.keys).id == ev.id
+    # its move in that sealed step is the default, applied with the others' revealed moves
+    [k] = [k for k, (_, ph, s, _) in enumerate(t.moves) if ph == reveal_phase - 1 and s == 2]
+    before = t.state_before(k)
+    assert before is not None and t.moves[k][3] == t.game.default_action(before, 2)
+    assert [s for _, ph, s, _ in t.moves if ph == reveal_phase - 1] == [0, 1, 2]
