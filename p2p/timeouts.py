@@ -23,7 +23,9 @@ reader finds the whole policy from this file:
 * the seats that said they left (a signed ``leaving`` note, protocol.md §9.7): ``Peer`` keeps
   the notes (p2p/leaving.py) and hands the seats here (``left``); a left seat's step time is 0,
   so it is voted out of every step that expects it as soon as the step is current (``due_at``,
-  ``choose``), while the others keep the step's whole time.
+  ``choose``), while the others keep the step's whole time; and, since it cannot vote, a vote at a
+  step's time also names it (``choose``).  Its signed ``leave`` event (core/table.py) usually
+  answers its steps first: then no vote names it before the step's time.
 
 What ``Peer`` feeds it, and all a new rule may read: the current step (``observe``, with the
 record of which seats each certificate in our log timed out, kept as ``history``), the clock, the
