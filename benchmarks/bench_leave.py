@@ -6,8 +6,9 @@ every question (play 1, pass, price 1) until she is asked in an open auction's r
 (q, q). Bo runs with EASEL_TRACE, so the instant Bo placed each log entry is known (time.monotonic(), one
 clock for every process of the machine). For every step after the quit:
 
-* ``leave_step_s``: a step a certificate closed without Ann (she left): from its opening at Bo (the
-  placing of the batch before it; for the step open when she quit, from the quit) to its close;
+* ``leave_step_s``: the step Ann's leave answered (issue 29; or a step a certificate closed without her):
+  from its opening at Bo (the placing of the batch before it; for the step open when she quit, from the
+  quit) to its close; no later step expects her;
 * ``floor_step_s``: a step the two bots closed themselves (Ann not expected), measured the same way: what
   a step costs with nobody gone (the bots' own thinking and one round of messages);
 * ``quit_to_exit_s``: from Ann's second q to the end of her process (the note sent and acknowledged,
@@ -148,7 +149,9 @@ def one(tmp: Path) -> dict:
             if step is not None and step.phase >= quit_phase and at is not None and opened_at is not None:
                 began = max(opened_at, quit_at)
                 timed = t.timeouts.get(step.phase)
-                if timed is not None and tuple(timed) == (0,):
+                # the step Ann's leave answered (issue 29: placed as her answer, no certificate), or one a
+                # certificate closed without her (a note without a leave, or the first seed step)
+                if (timed is not None and tuple(timed) == (0,)) or t.gone.get(0, (None, None))[1] == step.phase:
                     leave.append(at - began)
                     if step.phase == quit_phase:
                         quit_step = at - quit_at

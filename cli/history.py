@@ -21,7 +21,7 @@ from typing import Any
 
 from core import fork as forkcore
 from core.events import Event, Timeout, seat_names
-from core.evidence import certificate_words
+from core.evidence import certificate_words, step_words
 
 from .common import UsageError, jsonable, registry
 
@@ -134,6 +134,10 @@ def audit_lines(rep: dict, players: int | None = None) -> list[str]:
         # the game's own words, less its lines for the status and named seats just said
         out += ["    " + t for t in result_lines(rep["game"] or "", res, n or 0, names=names)
                 if t.strip() not in said and not (whys and t.endswith(whys))]
+    for d in rep.get("left") or []:
+        # a leave is its seat's own signed word, never a time-out (protocol.md §6.1, §11)
+        out.append("  " + with_names("left: seat %d left the table at entry %s (%s): its own signed leave" % (
+            d["seat"], d["index"], step_words(d["phase"], d.get("label") or "")), names))
     certs = rep.get("certificates") or []
     if certs:
         out.append("  time-out certificates (%d): each says only that its signers voted the seats it names out of "

@@ -132,7 +132,14 @@ async def _run_node(identity, genesis, roster, decide, *, timeout: float, seed: 
         node.alerts.extend(notes)
         if ui is None:
             async with trio.open_nursery() as nursery:
-                node.quit_table = functools.partial(leave_seat, None, nursery.cancel_scope)
+                scope = nursery.cancel_scope
+
+                async def leave_then_stop() -> None:
+                    await leave_table(node, end)     # a signed word, as with a screen (protocol.md §9.7)
+                    scope.cancel()
+
+                # without a screen, quitting (the terminal closing, a host's bot left alone) says so first
+                node.quit_table = functools.partial(nursery.start_soon, leave_then_stop)
                 HangUp.ready(node.quit_table)
                 if watch is not None:
                     nursery.start_soon(watch, node)
@@ -288,11 +295,16 @@ def report(node: GameNode, interactive: bool = False, end: SeatEnd | None = None
             return EXIT_OK
         from .history import resume_words
 
-        print("easel: you left an unfinished game: %s continues it" % resume_words(node.store.dir))
+        if getattr(node.peer, "left_for_good", bool)():     # (a stand-in peer of a test may lack it)
+            # our leave is signed: it is for good (protocol.md §9.7)
+            print("easel: you left the table for good: the others play on without you (your hand set aside, your "
+                  "turns pass); %s follows the game to its end" % resume_words(node.store.dir))
+        else:
+            print("easel: you left an unfinished game: %s continues it" % resume_words(node.store.dir))
         if (node.store.dir / BOTS_FILE).exists():
             print("easel: (and restarts its bots that stopped)")
         if end.told_leaving is not None:
-            print("easel: the other seats were told you left: your turns pass at once until you come back"
+            print("easel: the other seats were told you left"
                   if end.told_leaving else "easel: the other seats were told you left (not every one answered in time)")
         playing = [b for b in end.bots_playing if b.proc is not None and b.proc.poll() is None]
         if playing:

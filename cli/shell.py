@@ -673,8 +673,8 @@ class GameUI(BaseUI):
             self._exit_now()
             return
         self._quit_armed = True
-        self._say("Quit in the middle of the game? The others are told you left: your turns pass at once until you "
-                  "come back (easel resume continues the game later). Press q or Ctrl-Q again to quit, or type any "
+        self._say("Quit in the middle of the game? You leave for good: the others play on without you, your turns "
+                  "pass (easel resume only watches the game then). Press q or Ctrl-Q again to quit, or type any "
                   "command to stay.", "class:error")
 
     def _again_key(self) -> None:

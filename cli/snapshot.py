@@ -164,6 +164,10 @@ def _note_text(table: Table, note: Any, me: int | None, screen: Screen, cut: Any
                 who(timed_out, me), " for %s" % plain_label(label) if label else "", _effect(screen, label))
         voters = cert.voters if cert is not None else ()
         return "time-out: %s%s" % (timeout_words(note.phase, label, timed_out, voters, me, cut), _effect(screen, label))
+    if note.seat is not None and note.text.startswith("seat %d left the table" % note.seat):
+        # a placed leave: its seat's own signed word (protocol.md §6.1), never a time-out
+        return "%s left the table: no step waits for %s any more (the empty move)" % (
+            "you" if note.seat == me else seat_name(note.seat, me), "you" if note.seat == me else "them")
     prefix = "" if note.seat is None else "%s: " % seat_name(note.seat, me)
     return prefix + note.text
 
@@ -324,6 +328,8 @@ def _describe_entry(table: Table, ent: Any, me: int | None, screen: Screen) -> s
     st = table.step
     name = "seat %s" % seat if seat != me else "seat %s (you)" % seat
     purpose = st.purpose if st is not None else "move"
+    if ev.kind == "leave":
+        return "%s leaves the table (its own signed leave: the others play on without it)" % name
     if ev.kind == "commit":
         label = plain_label(st.label) if st is not None else ""
         return "%s commits to %s" % (name, "its share of the shared randomness" if purpose == "seed" else "a sealed move (%s)" % label)

@@ -88,6 +88,7 @@ class LogReport:
     certificates: list = field(default_factory=list)   # Certificate.public() of each certificate replayed
     cert_index: list = field(default_factory=list)     # of a spool: (game_id, phase, entry index) of each certificate
     fork_index: list = field(default_factory=list)     # of a spool: entry index of each fork record (core/fork.py)
+    left: list = field(default_factory=list)           # Table.departures(): every leave placed (§11 ``left``)
 
 
 def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = None) -> LogReport:
@@ -242,6 +243,7 @@ def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = No
         if note.index < cut:
             rep.problems.append({"file": name, "index": note.index, "note": note.text, "seat": note.seat})
     rep.certificates = [c.public() for c in table.certificates.values() if c.index < cut]
+    rep.left = [d for d in table.departures() if d["index"] < cut]
     return rep
 
 
@@ -344,12 +346,13 @@ class Summary:
     certificates: list = field(default_factory=list)   # of a log: Certificate.public() of each one replayed
     cert_index: list = field(default_factory=list)     # of a spool: (game_id, phase, entry index) of its certificates
     fork_index: list = field(default_factory=list)     # of a spool: entry index of each fork record
+    left: list = field(default_factory=list)           # of a log: every leave placed (Table.departures)
 
 
 def summarize(name: str, data: bytes, games: Any, verifier: Verifier | None = None) -> Summary:
     rep = audit_log(name, data, games, verifier)
     return Summary(rep.name, rep.valid, rep.complete, rep.game, rep.game_id, rep.events, rep.head, rep.results,
-                   rep.problems, rep.index, rep.certificates, rep.cert_index, rep.fork_index)
+                   rep.problems, rep.index, rep.certificates, rep.cert_index, rep.fork_index, rep.left)
 
 
 def find_equivocations(summaries: list[Summary], files: dict[str, bytes]) -> list[dict]:
@@ -577,7 +580,8 @@ def evidence_in(log_name: str, log_entries: Sequence[bytes], cands: list, games:
     by_step: dict = {}
     by_author: dict = {}
     certs = [c for c in cands if type(c[2]) is Timeout and c[2].game_id == genesis.game_id]
-    cands = [c for c in cands if type(c[2]) is Event]
+    # a leave is its seat's word for any step from its phase on, never a move a certificate cut (§6.1)
+    cands = [c for c in cands if type(c[2]) is Event and c[2].kind != "leave"]
     for c in cands:
         ev = c[2]
         phase = ev.body.get("phase")
@@ -752,7 +756,6 @@ def branch_words(first: Sequence[bytes], second: Sequence[bytes], names: tuple, 
     ways; a certificate alone blames no one)."""
     def signers(entries: Sequence[bytes]) -> tuple[set, list]:
         seats, certs = set(), []
-        keys = None
         for raw in entries:
             try:
                 e = parse_entry(raw, verify=False)
@@ -875,6 +878,7 @@ def combine(summaries: list[Summary], files: dict[str, bytes], registry: Any = N
         "unfollowed": found["unfollowed"],
         "forked": forks,
         "certificates": list(main.certificates) if main else [],
+        "left": list(main.left) if main else [],
         "logs": [
             {"file": r.name, "game_id": r.game_id.hex(), "valid": r.valid, "complete": r.complete, "events": r.events, "head": r.head.hex() if r.head else None}
             for r in real_logs

@@ -855,6 +855,17 @@ def share(secret: bytes, ct: bytes, game_id: bytes, seat: int, pos: int,
     return D, c + s
 
 
+def share_of(secret: bytes, ct: bytes, game_id: bytes, seat: int, ops: Counter | None = None) -> bytes:
+    """The decryption share D = y*C1 alone (no proof), from a seat secret every peer knows: the secret a
+    seat published when it left the table (protocol.md §12.3), checked against its key, so D is right by
+    construction and every peer and the audit compute the same bytes."""
+    y = _secret_scalar(secret, game_id, seat)
+    c1, _ = _split(ct)
+    if not _is_point(c1):
+        raise DealError("C1 is not a valid point")
+    return _mul(y, c1, ops or _NULL)
+
+
 def verify_share(public: bytes, ct: bytes, D: Any, proof: Any, game_id: bytes, seat: int, pos: int,
                  ops: Counter | None = None) -> bool:
     """Check seat ``seat``'s share D for the ciphertext at ``pos`` against its key ``public``."""

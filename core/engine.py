@@ -334,6 +334,27 @@ class Game(ABC):
         """Default: no warnings."""
         return []
 
+    # ---------------------------------------------------------------- a seat that leaves (protocol.md §6.1, §9.7)
+    def leave_payload(self, state: Any, seat: int, secret: Any = None) -> Any:
+        """What a seat's ``leave`` event carries so that nobody ever needs that seat again (its peer
+        computes it with its seat secret when it quits; ``state`` may be None before the game's setup).
+        Default: nil."""
+        return None
+
+    def check_leave(self, state: Any, seat: int, payload: Any) -> Any:
+        """The payload of ``seat``'s leave normalised, or ``IllegalAction`` (the leave is then refused,
+        never placed).  Called with the state the leave's step opened with.  Default: only nil."""
+        if payload is not None:
+            raise IllegalAction("this game's leave carries nothing (nil)")
+        return None
+
+    def leave(self, state: Any, seat: int, payload: Any) -> Any:
+        """The state once ``seat`` left for good (its checked ``payload``): applied by the table when the
+        step its leave answered closes, before that step's moves; from then on the seat plays
+        ``default_action`` wherever a turn names it and is never waited for.  It must not change what
+        the other seats' moves of that step are checked against.  Default: the state unchanged."""
+        return state
+
 
 class RulesGame(Game):
     """A game whose rules are one module's functions: ``configure``, ``setup``, ``turn``, ``check``,

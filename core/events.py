@@ -35,7 +35,8 @@ ZERO32 = bytes(32)
 TAG_GENESIS = "easel-genesis"
 TAG_EVENT = "easel-event"
 TAG_TIMEOUT = "easel-timeout"
-KINDS = ("commit", "reveal", "act")
+KINDS = ("commit", "reveal", "act", "leave")
+LEAVE_NONCE = 16          # bytes of a leave event's nonce (protocol.md §5.2)
 MAX_ENTRY = 256 * 1024
 
 Signer = Callable[[bytes], bytes]
@@ -302,6 +303,9 @@ def check_body(kind: str, body: Any) -> None:
     elif kind == "reveal":
         if keys != {"phase", "value", "salt"} or not _is_b(body["salt"], 32):
             raise EntryError("reveal event: body must be {phase, value, salt: 32 bytes}")
+    elif kind == "leave":
+        if keys != {"phase", "nonce", "payload"} or not _is_b(body["nonce"], LEAVE_NONCE):
+            raise EntryError("leave event: body must be {phase, nonce: 16 bytes, payload}")
     else:
         if keys != {"phase", "action"}:
             raise EntryError("act event: body must be {phase, action}")

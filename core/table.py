@@ -61,6 +61,7 @@ from .events import (
 from .hashing import dhash
 
 
+MAX_SKIPPED = 100000  # turns in a row that name only seats that left, applied at once: a game that never moves on is an error
 BEFORE_KEEP = 512   # states kept in Table.before: how far back a UI can word a move against its state
 
 
@@ -93,6 +94,8 @@ class Step:
                                 # (Turn.shows), or the reveal of a sealed move (protocol.md §6.5)
     needs: bool = False         # the game cannot pass it without each of its seats (Turn.needs): the peers
                                 # wait longer for them (p2p/timeouts.py NEEDED_PATIENCE)
+    absent: tuple = ()          # seats the turn names that left the table (never expected; they play
+                                # game.default_action when the step closes, protocol.md §6.1)
 
 
 @dataclass
@@ -170,6 +173,11 @@ class Table:
     before: dict = field(default_factory=dict, repr=False, compare=False)
     # the seats whose events made the step that closed last (None: only the genesis so far)
     last_made: tuple | None = field(default=None, repr=False, compare=False)
+    # seat -> (entry index of its placed leave event, the phase of the step it answered, its label): the seats that
+    # left the table for good (protocol.md §6.1 "A leave"); no later step expects them
+    gone: dict = field(default_factory=dict)
+    # seat -> (the normalised payload, the entry index) of its leave event in the current step's batch
+    leaving: dict = field(default_factory=dict, repr=False, compare=False)
     # seat key -> seat number (a cache of keys.index)
     _seats: dict = field(default_factory=dict, repr=False, compare=False)
     # author key -> the certificates that voted it out and still wait for its next event in the log
@@ -256,6 +264,11 @@ class Table:
         for a game that ends before its end: never a ranking or a winner."""
         return None if self.state is None else self.game.standings(self.state)
 
+    def departures(self) -> list:
+        """Every leave placed in the log, in log order: what the audit and history report of it (§11 ``left``)."""
+        return [{"index": at, "phase": phase, "label": label, "seat": s}
+                for s, (at, phase, label) in sorted(self.gone.items(), key=lambda x: x[1][0])]
+
     def missing(self) -> tuple[int, ...]:
         """Seats the current step still waits for (in the log's view)."""
         if self.step is None:
@@ -284,6 +297,8 @@ class Table:
                 raise RuleError("author holds no seat at this table")
         if ev.seq <= self.last_seq.get(ev.author, -1):
             raise RuleError("sequence number %d not above the author's last (%d)" % (ev.seq, self.last_seq[ev.author]))
+        if ev.kind == "leave":
+            return seat, self._check_leave(ev, seat, st)
         if ev.body["phase"] != st.phase:
             raise RuleError("event is for phase %d, the table is at phase %d" % (ev.body["phase"], st.phase))
         if ev.prev != st.prev:
@@ -291,6 +306,8 @@ class Table:
                 "seat %d signed this event after another history than this log's: an entry before it was "
                 "altered, added or removed (the step before it was made by %s)" % (seat, self._last_makers()))
         if seat not in st.seats:
+            if seat in self.gone:
+                raise RuleError("seat %d left the table (entry %d): no step expects it any more" % (seat, self.gone[seat][0]))
             raise RuleError("seat %d is not expected to act now (%s)" % (seat, st.label))
         if ev.kind != st.kind:
             raise RuleError("a %s event where the step expects %s" % (ev.kind, st.kind))
@@ -308,6 +325,27 @@ class Table:
             self.verdicts[ev.id] = action
             return seat, action
         return seat, None
+
+    def _check_leave(self, ev: Event, seat: int, st: Step) -> Any:
+        """A ``leave`` event (protocol.md §6.1 "A leave"): a candidate of its author for any step from its
+        ``phase`` on that expects the author (its ``prev`` is not checked), once the game is set up, if
+        the game takes its payload (``game.check_leave``; returns the payload normalised)."""
+        if ev.body["phase"] > st.phase:
+            raise RuleError("leave is for phase %d or later, the table is at phase %d" % (ev.body["phase"], st.phase))
+        if seat not in st.seats:
+            if seat in self.gone:
+                raise RuleError("seat %d left the table (entry %d): no step expects it any more" % (seat, self.gone[seat][0]))
+            raise RuleError("seat %d is not expected now (%s): its leave waits for a step that expects it" % (seat, st.label))
+        if self.state is None:
+            raise RuleError("a leave is placed only once the game is set up (after the shared seed)")
+        if ev.id in self.verdicts:
+            return self.verdicts[ev.id]
+        try:
+            payload = self.game.check_leave(self.state, seat, ev.body["payload"])
+        except IllegalAction as exc:
+            raise IllegalMove("seat %d's leave is refused: %s" % (seat, exc), str(exc)) from None
+        self.verdicts[ev.id] = payload
+        return payload
 
     # ------------------------------------------------------------------ the log
     def append(self, entry: Any) -> None:
@@ -328,7 +366,9 @@ class Table:
             if self.batch and seat < next(reversed(self.batch)):
                 raise RuleError("events of a step must be in seat order")
             self.batch[seat] = entry
-            if st.kind == "act":
+            if entry.kind == "leave":
+                self.leaving[seat] = (action, self.count)
+            elif st.kind == "act":
                 self.checked[seat] = action
             self.last_seq[entry.author] = entry.seq
             if self._awaiting:
@@ -367,14 +407,16 @@ class Table:
 
     # ------------------------------------------------------------------ step machinery
     def _open(self, kind: str, purpose: str, seats: tuple[int, ...], sequential: bool, label: str,
-              time: int | None = None, shows: bool = False, needs: bool = False) -> None:
+              time: int | None = None, shows: bool = False, needs: bool = False, absent: tuple = ()) -> None:
         if kind == "reveal" and purpose == "move":
             shows = True      # a sealed move's value: bound by its commitment, shown here
-        self.step = Step(self.phase, self.head, kind, purpose, tuple(sorted(seats)), sequential, label, time, shows, needs)
+        self.step = Step(self.phase, self.head, kind, purpose, tuple(sorted(seats)), sequential, label, time, shows,
+                         needs, tuple(sorted(absent)))
         self.starts[self.phase] = (self.count, self.head)
         self.batch = {}
         self.checked = {}
         self.verdicts = {}
+        self.leaving = {}
 
     def _last_makers(self) -> str:
         """Who made the step that closed last, in words (for a broken chain: those entries are the
@@ -393,15 +435,17 @@ class Table:
             self.showing[st.phase] = (self.last_made, st.kind == "reveal")
         idx = self.count - 1
         self.phase += 1
+        if self.leaving:
+            self._left(idx, st)
         if st.kind == "commit":
-            self.commits = {s: e.body["hash"] for s, e in self.batch.items()}
+            self.commits = {s: e.body["hash"] for s, e in self.batch.items() if e.kind == "commit"}
             self.commit_step = st
             if self.commits:
                 self._open("reveal", st.purpose, tuple(self.commits), False, st.label.replace("commit", "reveal") if "commit" in st.label else st.label + " (reveal)")
                 return
             reveals: dict = {}
         elif st.kind == "reveal":
-            reveals = {s: e.body for s, e in self.batch.items()}
+            reveals = {s: e.body for s, e in self.batch.items() if e.kind == "reveal"}
         else:
             reveals = {}
         if st.kind in ("commit", "reveal"):
@@ -424,12 +468,24 @@ class Table:
                     self.seed = dhash("seed", values)
                     self.state = self.game.setup(self.config, self.players, self.seed)
             else:
-                self._apply_moves(cst.seats, {s: r["value"] for s, r in reveals.items()}, idx, cst.phase)
+                self._apply_moves(cst.seats + cst.absent, {s: r["value"] for s, r in reveals.items()}, idx, cst.phase)
         else:
-            self._apply_moves(st.seats, {s: e.body["action"] for s, e in self.batch.items()}, idx, st.phase, checked=True, prechecked=self.checked)
+            self._apply_moves(st.seats + st.absent, {s: e.body["action"] for s, e in self.batch.items() if e.kind == "act"},
+                              idx, st.phase, checked=True, prechecked=self.checked)
             # open moves were made knowing the beacon: a later chance needs new randomness
             self.fresh = False
         self._next()
+
+    def _left(self, idx: int, st: Step) -> None:
+        """The leaves placed in step ``st`` (closing at entry ``idx``): each seat, ascending, leaves the
+        game (``game.leave``) before the step's moves are applied; it plays its default in this step
+        and in every later turn that names it, and no step expects it again (protocol.md §6.1)."""
+        for s in sorted(self.leaving):
+            payload, at = self.leaving[s]
+            self.state = self.game.leave(self.state, s, payload)
+            self.gone[s] = (at, st.phase, st.label)
+            self.notes.append(Note(at, st.phase, s, "seat %d left the table (%s)" % (s, st.label)))
+        self.leaving = {}
 
     def _apply_moves(self, seats, raw_moves: dict, idx: int, phase: int, checked: bool = False, prechecked: dict | None = None) -> None:
         """Apply one action per expected seat, in seat order; missing or illegal = the default action.
@@ -438,6 +494,7 @@ class Table:
         (``prechecked``: seat -> the action game.check already returned for that state).
         """
         base = self.state
+        seats = sorted(seats)
         actions = {}
         for s in seats:
             if prechecked and s in prechecked:
@@ -461,28 +518,43 @@ class Table:
         self.state = state
 
     def _next(self) -> None:
-        while True:
+        for _ in range(MAX_SKIPPED):
             t: Turn = self.game.turn(self.state)
             if t.kind == "over":
                 self.step = None
                 return
+            if self.gone and len(self.gone) >= self.players:
+                self.step = None        # every seat left: the table stops, the game unfinished
+                return
+            absent = tuple(s for s in t.seats if s in self.gone) if self.gone else ()
             if t.kind == "chance":
                 seats = self._chance_seats(t)
+                if self.gone:
+                    seats = tuple(s for s in seats if s not in self.gone) or \
+                        tuple(s for s in range(self.players) if s not in self.gone)
                 if self.fresh:
                     self.state = self.game.chance(self.state, self.beacon)
                     self.fresh = False
                     continue
                 self._open("commit", "seed", seats, False, "shared randomness: commit")
                 return
+            seats = tuple(s for s in t.seats if s not in absent)
+            if absent and not seats:
+                # a turn that names only seats that left: their defaults, at once, no step
+                self._apply_moves(absent, {}, self.count - 1, self.phase)
+                continue
             if t.auto:
-                self._open("act", "auto", t.seats, t.kind == "sequential", t.label, shows=t.shows, needs=t.needs)
+                self._open("act", "auto", seats, t.kind == "sequential", t.label, shows=t.shows, needs=t.needs,
+                           absent=absent)
             elif t.kind == "sequential":
-                self._open("act", "move", t.seats, True, t.label, t.time)
+                self._open("act", "move", seats, True, t.label, t.time, absent=absent)
             elif t.sealed:
-                self._open("commit", "move", t.seats, False, (t.label + ": commit") if t.label else "commit", t.time)
+                self._open("commit", "move", seats, False, (t.label + ": commit") if t.label else "commit", t.time,
+                           absent=absent)
             else:
-                self._open("act", "move", t.seats, False, t.label, t.time)
+                self._open("act", "move", seats, False, t.label, t.time, absent=absent)
             return
+        raise RuleError("the game named only seats that left for %d turns in a row" % MAX_SKIPPED)
 
 
     def _chance_seats(self, t: Turn) -> tuple[int, ...]:

@@ -8,7 +8,11 @@ note before it goes and sends it to every seat it is connected to:
 
 ``phase`` is the step its log was at, ``nonce`` 16 fresh random bytes (two notes of one seat
 are never the same bytes, so a copy seen before is told from a new leave).  The note is a
-wire message, never a log entry: the log format does not change.
+wire message, never a log entry.  With it the seat signs its ``leave`` event (``Peer.leave``,
+protocol.md §6.1 "A leave"), which the log records as its answer to the next step that expects
+it: from then on no step expects the seat, and the leave is for good.  The note tells every
+peer at once, covers a step the leave cannot answer (the first shared seed) and lets the show
+gate count the seat as settled.
 
 What a peer does with a note is here (``Departures``, answering in effects: p2p/effects.py);
 ``Peer`` only feeds it the facts (a note that arrived, a ``hello``, the newest event it holds of a
@@ -28,7 +32,8 @@ step's time.
   still learns who left).
 * A seat is **back** (its note is dropped) at its first ``hello`` after the note (only a
   running peer of that key can send one, on a new connection: the leaver sends nothing
-  after its note), or once we hold an event of it made for a later phase than its note's.
+  after its note), or once we hold an event of it made for a later phase than its note's --
+  unless it signed a leave event: that is for good (``Peer._seat_back``).
 """
 
 from __future__ import annotations
@@ -103,8 +108,7 @@ class Departures:
 
     def left_words(self, seat: int) -> str:
         """What the others are told when ``seat`` left."""
-        return ("%s left the table: their turns pass at once (the empty move) until they come back (easel resume)"
-                % self.names[seat])
+        return "%s left the table: their turns pass at once (the empty move)" % self.names[seat]
 
     def back_words(self, seat: int) -> str:
         return "%s is back at the table" % self.names[seat]

@@ -133,6 +133,7 @@ class Peer:
         # place, then send (the bytes sent and the log are the same either way)
         self.send_first = False
         self.watchdog_fired = 0
+        self._leave_seq: int | None = None     # the seq of our leave event once we signed it (§9.7)
         self._rl = RateLimitedLog(log, clock=self.wakeups.now)
         self._refuse = self._rl.note                # a limit hit: counted (``refused``) and logged, rate-limited
         for ent in self.ledger.load(log_entries or [genesis.raw]):
@@ -216,8 +217,9 @@ class Peer:
         return self.remote.hold_all({k: s for k, s, _ in self.have_vector()})
 
     def may_sign(self) -> bool:
-        """Whether we may sign a new event now (False while we may have lost our own events)."""
-        if self.seat is None or self.departures.gone:
+        """Whether we may sign a new event now (False while we may have lost our own events, and for good
+        once we signed our leave: §9.7)."""
+        if self.seat is None or self.departures.gone or self.replica.leave_of(self.seat) is not None:
             return False
         return self.resync.allows(self.wakeups.now(), self._own_claimed)
 
@@ -307,8 +309,10 @@ class Peer:
     def receive(self, peer: bytes, data: bytes) -> list:
         self.wakeups.input()
         try:
-            # once we left we answer nothing but the copies of our leaving note (§9.7)
-            msg = decode(data, self.genesis.game_id, len(self.keys), ("leaving",) if self.departures.gone else None)
+            # once we left we answer nothing but the copies of our leaving note and the reports of what each
+            # seat holds (its acknowledgement of our leave event, and the repair of our own events) (§9.7)
+            msg = decode(data, self.genesis.game_id, len(self.keys),
+                         ("leaving", "have", "hello") if self.departures.gone else None)
             return self._clock_started(self._dispatch(peer, msg) if msg is not None else [])
         except (CanonicalError, ProtocolError) as exc:
             return [Disconnect(peer, "protocol violation: %s" % exc)]
@@ -383,6 +387,8 @@ class Peer:
 
     # ------------------------------------------------------------------ messages
     def _dispatch(self, peer: bytes, msg) -> list:
+        if self.departures.gone and isinstance(msg, (Hello, Have)):
+            return self._on_have(peer, msg, pull=isinstance(msg, Hello)) + [Changed()]
         if isinstance(msg, Hello):
             return self._seat_back(peer) + self._on_have(peer, msg, pull=True)
         if isinstance(msg, Leaving):
@@ -600,20 +606,51 @@ class Peer:
         return self.departures.left()
 
     def leave(self) -> list:
-        """We quit in the middle of the game: sign a ``leaving`` note and send it to every connected
-        seat.  From now on we sign nothing and answer nothing but the copies of our note each seat
-        sends back (``told``); the shell waits for them, at most ``LEAVE_FLUSH``, then exits."""
+        """We quit in the middle of the game: sign our ``leave`` event (its payload the game's, so that nobody
+        needs us again: protocol.md §6.1 "A leave") and a ``leaving`` note, and send both to every connected
+        seat.  From now on we sign nothing and answer nothing but the copies of our note each seat sends
+        back and the reports of what it holds (``told``: both came from every connected seat); the shell
+        waits for them, at most ``LEAVE_FLUSH``, then exits."""
         self.wakeups.input()
         if self.seat is None or self.departures.gone or self.table.over:
             return []
         # the step our log is at (or that of our newest event, if a roll-back took our log back before it:
         # a note older than a seat's newest event would be stale)
         phase = max(self.table.phase, self.replica.newest_phase(self.seat))
-        return [Broadcast(self.departures.sign_leave(self.sign, self.rand, self.genesis.game_id, self.me, phase))]
+        out: list = []
+        # a leave is for good: signed only when some seat hears it now (a peer alone -- a resumed seat that
+        # nobody answers, a broken network -- quits as a seat that vanished, and may resume: §9.7)
+        heard = any(k in self.remote for k in self.keys if k != self.me)
+        if heard and self.may_sign() and self.replica.leave_of(self.seat) is None:
+            out = self._sign_leave(phase)
+        note = self.departures.sign_leave(self.sign, self.rand, self.genesis.game_id, self.me, phase)
+        return out + [Broadcast(note)]
+
+    def _sign_leave(self, phase: int) -> list:
+        """Our leave event (spooled before it is sent, like every event of ours, §8)."""
+        t = self.table
+        try:
+            payload = t.game.leave_payload(t.state, self.seat, self.seat_secret)
+        except ValueError as exc:       # a game that cannot say what it needs: the note alone, as before
+            log.warning("no leave event: %s", exc)
+            return []
+        from core.events import LEAVE_NONCE, make_event
+        body = {"phase": phase, "nonce": self.rand(LEAVE_NONCE), "payload": payload}
+        prev = t.step.prev if t.step is not None else t.head
+        ev = make_event(self.sign, self.genesis.game_id, self.me, self.next_seq(), prev, "leave", body)
+        self.replica.insert(ev)
+        self.remote.own_sent(ev.seq)
+        self._leave_seq = ev.seq
+        return [WriteSpool([ev.raw]), Broadcast(Entry(ev.raw).encode(), own=True)]
+
+    def left_for_good(self) -> bool:
+        """We signed our leave (§9.7): we sign nothing more in this game, and only watch it."""
+        return self.seat is not None and self.replica.leave_of(self.seat) is not None
 
     def told(self) -> bool:
-        """Every seat connected to us sent our leaving note back: it holds it."""
-        return self.departures.told(self.remote)
+        """Every seat connected to us sent our leaving note back, and reported holding our leave event."""
+        seq = self._leave_seq
+        return self.departures.told(self.remote) and (seq is None or self.remote.hold_all({self.me: seq}))
 
     def left_words(self, seat: int) -> str:
         return self.departures.left_words(seat)
@@ -625,8 +662,10 @@ class Peer:
         self.voter.set_left(self.departures.left())
 
     def _seat_back(self, peer: bytes) -> list:
-        """A hello from a seat that said it left: it is back (only a running peer of its key sends one)."""
-        if peer not in self.keys or not self.departures.back(self.keys.index(peer)):
+        """A hello from a seat that said it left: it is back (only a running peer of its key sends one) --
+        unless it signed a leave event: a leave is for good (§9.7)."""
+        if peer not in self.keys or self.replica.leave_of(self.keys.index(peer)) is not None \
+                or not self.departures.back(self.keys.index(peer)):
             return []
         self._feed_left()
         return [Alert(self.departures.back_words(self.keys.index(peer))), Changed()]

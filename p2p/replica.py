@@ -46,6 +46,7 @@ class Replica:
         self._cands: dict[int, Event] = {}
         self._cand_checked: dict[int, int] = {}
         self._cand_seen: dict[int, int] = {}     # seat -> how many of its events the last look saw
+        self._leaves: dict = {}                  # leave_of's memo: author -> (events held, its leave event)
         self._refused: Callable = lambda ev, st, seat, exc: None            # who hears of refused events
         self._bad_reveal: Callable = lambda ev, st, seat, want: None
 
@@ -181,6 +182,18 @@ class Replica:
         found = [ev for pool in (self.events[author], self.buffer[author]) for ev in pool.values()
                  if ev.prev == prev and ev.body.get("phase") == phase]
         return min(found, key=lambda e: e.seq) if found else None
+
+    def leave_of(self, seat: int) -> Event | None:
+        """The lowest-seq ``leave`` event of ``seat`` we hold (placed or not), if any (§9.7: a leave is for good)."""
+        author = self.keys[seat]
+        evs = self.events[author]
+        memo = self._leaves.get(author)
+        if memo is not None and memo[0] == len(evs):       # an author's events are only ever added
+            return memo[1]
+        found = [ev for ev in evs.values() if ev.kind == "leave"]
+        best = min(found, key=lambda e: e.seq) if found else None
+        self._leaves[author] = (len(evs), best)
+        return best
 
     def seqs_between(self, seat: int, low: int, high: int) -> set:
         """The seqs of ``seat``'s events we hold (placed, held or waiting above a gap) strictly between."""
@@ -367,7 +380,7 @@ class Replica:
         if st is None or st.kind != "commit":
             return []
         have = self.candidates(table, st)
-        return [have[s].raw for s in st.seats if s in have]
+        return [have[s].raw for s in st.seats if s in have and have[s].kind == "commit"]   # a leave is no commitment
 
     def candidates(self, table, st) -> dict:
         """For each expected seat, its lowest-seq event that is valid for step ``st`` of ``table``.
@@ -397,7 +410,10 @@ class Replica:
             for seq in sorted(q for q in evs if q > done):
                 ev = evs[seq]
                 self._cand_checked[s] = seq
-                if ev.prev != st.prev or ev.body["phase"] != st.phase:
+                if ev.kind == "leave":
+                    if ev.body["phase"] > st.phase:
+                        continue        # a leave answers any step from its phase on that expects its author (§6.6)
+                elif ev.prev != st.prev or ev.body["phase"] != st.phase:
                     continue
                 try:
                     table.check_event(ev)

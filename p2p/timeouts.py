@@ -26,7 +26,9 @@ reader finds the whole policy from this file:
 * the seats that said they left (a signed ``leaving`` note, protocol.md §9.7): ``Peer`` keeps
   the notes (p2p/leaving.py) and hands the seats here (``left``); a left seat's step time is 0,
   so it is voted out of every step that expects it as soon as the step is current (``due_at``,
-  ``choose``), while the others keep the step's whole time;
+  ``choose``), while the others keep the step's whole time; and, since it cannot vote, a vote at a
+  step's time also names it (``choose``).  Its signed ``leave`` event (core/table.py) usually
+  answers its steps first: then no vote names it before the step's time;
 * the show gate (p2p/showing.py, protocol.md §6.5 "Shown secrets" rule 2): a seat shows a secret
   only once the steps before are settled, or, when one stays unsettled, ``show_after`` it: past
   the time at which the *slowest* seat's rule votes (``seat_time`` of every seat, ``slowest``)
@@ -239,6 +241,12 @@ class TimeoutVoter:
         first = self.first_vote.get((st.phase, st.prev))
         if first is not None and d is not None:
             first = max(first, d)       # a vote on a seat that left does not bring the escalation forward
+        if missing and self.left and d is not None and now >= d:
+            # a seat that left cannot vote: at the step's time, a vote on a late seat also names the seats that
+            # left and cast no vote here, even when their leave answers the step (it is placed at the next
+            # step that expects them), or no certificate could form before the escalation (§6.5, §9.7)
+            voted = {v for (phase, prev, _), vs in self.votes.items() if phase == st.phase and prev == st.prev for v in vs}
+            missing = tuple(sorted(set(missing) | {s for s in self.left if s != self.seat and s not in voted}))
         if missing and first is not None and now >= first + self.step_time(st):
             voted = {v for (phase, prev, _), vs in self.votes.items() if phase == st.phase and prev == st.prev for v in vs}
             silent = {s for s in range(self.n) if s != self.seat and s not in voted}

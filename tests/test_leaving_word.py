@@ -1,6 +1,7 @@
-"""Leaving is a signed word (protocol.md §9.7, issue 23): a seat that quits says so with a signed
-``leaving`` note; the others vote it out of every step that expects it at once, relay the note, refuse
-a forged one, and stop as soon as it is back.  Sans-IO: the in-memory ``Sim`` of tests/netutil.py."""
+"""Leaving is a signed word (protocol.md §9.7, issues 23 and 29): a seat that quits signs a ``leave``
+event (placed in the log as its answer to the next step that expects it: no certificate, never waited
+for again) and a ``leaving`` note; the others relay the note, refuse a forged one, and a leave is for
+good (a resumed leaver only watches).  Sans-IO: the in-memory ``Sim`` of tests/netutil.py."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ from core.encoding import decode, encode
 from core.events import verify_sig
 from core.hashing import dhash
 from p2p.leaving import LEAVE_FLUSH, leaving_sign_msg, make_note
-from p2p.protocol import Alert, Broadcast, Disconnect, Peer, Send
+from core.events import parse_entry
+from p2p.protocol import Alert, Broadcast, Disconnect, Peer, Send, WriteSpool
 from p2p.timeouts import TimeoutVoter
 from core.table import Step
 
-from .netutil import DetRand, Sim, timeouts_in
+from .netutil import DetRand, Sim, events_in, timeouts_in
 
 TABLE = 600.0      # the table's time-out: nothing in these tests may come near it
 
@@ -31,11 +33,16 @@ def _deliver_all(sim: Sim, limit: int = 500) -> None:
 
 
 def _leave(sim: Sim, seat: int) -> None:
-    """``seat`` quits: it sends its note, the others take it (and send it back), then it is gone."""
+    """``seat`` quits: it sends its leave event and its note, the others take them (the note sent back,
+    the event acknowledged by a 'have'), then it is gone."""
     sim.run(seat, sim.peers[seat].leave())
-    _deliver_all(sim)
-    assert sim.peers[seat].told(), "not every connected seat sent the note back"
+    sim.run_until(lambda: sim.peers[seat].told(), max_rounds=100)
     sim.dead.add(seat)
+
+
+def _leaves(sim: Sim, seat: int) -> list:
+    """The leave events in ``seat``'s log."""
+    return [e for e in events_in(sim.entries(seat)) if e.kind == "leave"]
 
 
 def _both_over(sim: Sim, seats=(0, 1)):
@@ -45,7 +52,9 @@ def _both_over(sim: Sim, seats=(0, 1)):
     return cond
 
 
-def test_a_seat_that_left_is_voted_out_of_every_step_that_expects_it_at_once():
+def test_a_seat_that_left_is_recorded_in_the_log_and_never_waited_for_again():
+    """Issue 29 (changed from issue 23's zero-time certificates): the leave event answers the next step
+    that expects its seat, the log records it, and no later step expects the seat: no certificate."""
     sim = Sim(3, seed=3, timeout=TABLE, tick=0.25)
     sim.start()
     sim.run_until(lambda: sim.peers[0].table.phase >= 6)
@@ -53,16 +62,16 @@ def test_a_seat_that_left_is_voted_out_of_every_step_that_expects_it_at_once():
     left_at = sim.now
     assert sim.peers[0].left_seats() == {2: sim.peers[2].table.phase} == sim.peers[1].left_seats()
     sim.run_until(_both_over(sim))
-    certs = [c for c in timeouts_in(sim.entries(0)) if c.phase >= 6]
-    assert certs and all(c.seats == (2,) and [v for v, _ in c.votes] == [0, 1] for c in certs)
-    # an ordinary certificate (every seat outside T signs), formed within a tick or two of each step:
+    [ev] = _leaves(sim, 0)
+    assert ev.author == sim.keys[2] and ev.body["phase"] == sim.peers[2].table.phase and ev.body["payload"] is None
+    t = sim.peers[0].table
+    assert set(t.gone) == {2} and t.gone[2][1] >= ev.body["phase"]
+    assert [c for c in timeouts_in(sim.entries(0)) if c.phase >= 6] == [] and _votes(sim) == []
     # the rest of a six-round game took a few seconds of the fake clock, not 600 s per step
     assert sim.now - left_at < 5.0
-    votes = _votes(sim)
-    assert votes and all(r.now < left_at + 5.0 for r in votes)
     for k in (0, 1):
         said = sim.alerts(k)
-        assert "seat 2 left the table: their turns pass at once (the empty move) until they come back (easel resume)" in said
+        assert "seat 2 left the table: their turns pass at once (the empty move)" in said
         assert not [a for a in said if "although" in a], said       # no accusation
 
 
@@ -78,19 +87,20 @@ def test_a_seat_that_vanishes_without_a_word_is_still_timed_out_after_the_steps_
 
 
 def test_the_others_keep_the_steps_whole_time_while_one_seat_left():
-    """Seat 3 left, seat 2 is only slow: the first votes name seat 3 alone; seat 2 is voted out only
-    after the step's time (its vote on seat 3 brings nothing forward for seat 2)."""
+    """Seat 3 left, seat 2 is only slow: seat 2 keeps the step's whole time (seat 3's leave brings nothing
+    forward for it), then both are named at once (seat 3 cannot vote)."""
     sim = Sim(4, seed=8, timeout=4.0, tick=0.25)
     sim.start()
     sim.run_until(lambda: sim.peers[0].table.phase >= 4 and sim.peers[0].table.step.kind == "commit")
     sim.silent.add(2)
     _leave(sim, 3)
     t0 = sim.now
-    sim.run_until(lambda: any(c.seats == (2, 3) for c in timeouts_in(sim.entries(0))), max_rounds=2000)
-    firsts = [decode(r.eff.msg)[3] for r in _votes(sim) if r.now < t0 + 3.0]
-    assert firsts and all(seats == [3] for seats in firsts)
-    late = [r.now for r in _votes(sim) if decode(r.eff.msg)[3] == [2, 3]]
-    assert late and min(late) >= t0 + 4.0 - 0.5
+    sim.run_until(lambda: any(c.seats == (2, 3) for c in timeouts_in(sim.entries(0))) and _leaves(sim, 0), max_rounds=2000)
+    # nothing is voted before the step's time (seat 3's leave answers for it); then seat 2 is voted out and
+    # with it seat 3, which left and so cannot vote (its leave goes to the next step that expects it)
+    votes = _votes(sim)
+    assert votes and min(r.now for r in votes) >= t0 + 4.0 - 0.5
+    assert all(decode(r.eff.msg)[3] == [2, 3] for r in votes if r.now < t0 + 8.0 - 0.5)
 
 
 def test_a_forged_note_is_refused_and_the_sender_dropped():
@@ -158,15 +168,18 @@ def test_a_relayed_copy_does_not_count_while_its_author_is_connected_to_us():
     assert p.receive(sim.keys[2], note) == []                                # a copy: nothing more
 
 
-def test_a_seat_that_comes_back_with_resume_is_no_longer_voted_out():
+def test_a_leave_is_for_good_a_resumed_leaver_only_watches():
+    """Issue 29 (changed from "coming back"): a seat that signed its leave is never expected again; its
+    peer resumed from its files signs nothing (its own leave is among them), is not 'back', and follows
+    the table to the same log."""
     sim = Sim(3, seed=7, timeout=TABLE, tick=0.25)
     sim.start()
     sim.run_until(lambda: sim.peers[0].table.phase >= 4)
     sim.run(2, sim.peers[2].leave())
     old_note = sim.peers[2].departures.mine[1]
-    _deliver_all(sim)
+    sim.run_until(lambda: sim.peers[2].told(), max_rounds=100)
     sim.dead.add(2)
-    sim.run_until(lambda: len(timeouts_in(sim.entries(0))) >= 1 and sim.peers[0].log_entries == sim.peers[1].log_entries)
+    sim.run_until(lambda: 2 in sim.peers[0].table.gone and sim.peers[0].log_entries == sim.peers[1].log_entries)
     # easel resume: a new peer from seat 2's files, a fresh hello on a new connection
     disk = sim.disks[2]
     sim.peers[2] = Peer(sim.genesis, sim.keys[2], sim.ids[2].sign, DetRand("back", 7),
@@ -178,17 +191,15 @@ def test_a_seat_that_comes_back_with_resume_is_no_longer_voted_out():
         sim.links |= {(k, 2), (2, k)}
         sim.run(k, sim.peers[k].connected(sim.keys[2]))
         sim.run(2, sim.peers[2].connected(sim.keys[k]))
-    _deliver_all(sim)
-    back_at = max(sim.peers[k].table.phase for k in range(3))   # votes cast before it was back are all delivered
+    assert not sim.peers[2].may_sign() and not sim.peers[2].needs_decision()
     for k in (0, 1):
-        assert sim.peers[k].left_seats() == {} and sim.peers[k].voter.left == frozenset()
-        assert "seat 2 is back at the table" in sim.alerts(k)
-    # a stale copy of the old note (relayed late, or replayed) changes nothing
-    assert sim.peers[0].receive(sim.keys[1], old_note) == [] and sim.peers[0].left_seats() == {}
-    sim.run_until(lambda: all(sim.peers[k].table.over for k in range(3)))
-    assert sim.peers[0].log_entries == sim.peers[1].log_entries == sim.peers[2].log_entries
-    later = [c for c in timeouts_in(sim.entries(0)) if c.phase > back_at]
-    assert later == [], "seat 2 was voted out after it came back"
+        assert 2 in sim.peers[k].left_seats() and "seat 2 is back at the table" not in sim.alerts(k)
+    # a copy of the old note (relayed late, or replayed) changes nothing
+    assert sim.peers[0].receive(sim.keys[1], old_note) == []
+    sim.run_until(lambda: all(sim.peers[k].table.over for k in range(3)) and
+                  sim.peers[0].log_entries == sim.peers[1].log_entries == sim.peers[2].log_entries)
+    assert timeouts_in(sim.entries(0)) == [] and len(_leaves(sim, 0)) == 1
+    assert not [e for e in events_in(sim.entries(0)) if e.author == sim.keys[2] and e.seq > _leaves(sim, 0)[0].seq]
 
 
 def test_a_newer_event_of_a_seat_that_left_says_it_is_back():
@@ -215,15 +226,25 @@ def test_the_leaver_signs_nothing_more_and_answers_only_the_copies_of_its_note()
     sim.start()
     p = sim.peers[1]
     out = p.leave()
-    note = decode(out[0].msg)
+    # its leave event, spooled before it is sent, then the note
+    assert isinstance(out[0], WriteSpool) and decode(out[1].msg) == ["entry", out[0].entries[0]]
+    ev = parse_entry(out[0].entries[0], keys=sim.keys)
+    assert ev.kind == "leave" and ev.author == sim.keys[1] and ev.body["payload"] is None and len(ev.body["nonce"]) == 16
+    note = decode(out[-1].msg)
     assert note[:3] == ["leaving", 1, p.table.phase] and len(note[3]) == 16 and len(note[4]) == 64
     # it verifies with the seat's key over dhash("sign/leaving", game_id, key, phase, nonce)
     assert verify_sig(sim.keys[1], leaving_sign_msg(sim.genesis.game_id, sim.keys[1], note[2], note[3]), note[4])
     assert p.leave() == [] and not p.may_sign() and not p.needs_decision()
     assert p.tick(sim.now + 1000.0) == [] and p.next_wakeup() == float("inf")
-    assert p.receive(sim.keys[0], p.hello()) == []
+    assert not [e for e in p.receive(sim.keys[0], p.hello()) if isinstance(e, (Send, Broadcast))]
+    assert p.receive(sim.keys[0], encode(["vote", 1, b"x" * 32, [2], 0, b"s" * 64])) == []    # nothing else is answered
     assert not p.told()
-    assert p.receive(sim.keys[0], out[0].msg) and p.receive(sim.keys[2], out[0].msg)
+    assert p.receive(sim.keys[0], out[-1].msg) and p.receive(sim.keys[2], out[-1].msg)
+    assert not p.told()          # the note came back; the event is not acknowledged yet
+    for k in (0, 2):
+        for ev in sorted(p.replica.own_events(), key=lambda e: e.seq):     # its events, the leave last
+            sim.peers[k].receive(sim.keys[1], encode(["entry", ev.raw]))
+        p.receive(sim.keys[k], sim.peers[k].replica.have_msg())
     assert p.told() and LEAVE_FLUSH <= 2.0
 
 
@@ -263,14 +284,14 @@ def test_the_screens_say_who_left_and_never_that_they_were_late():
     _leave(sim, 2)
     sim.run_until(_both_over(sim))
     p = sim.peers[0]
-    assert p.left_steps and all(seats == (2,) for seats in p.left_steps.values())
-    assert set(p.left_steps) == {c.phase for c in timeouts_in(sim.entries(0)) if c.phase >= 6}
+    assert not p.left_steps          # no certificate was needed: the log says it (issue 29)
     screen = PaintingScreen()
     told = snapshot_of(p.table, 0, screen=screen, left_steps=p.left_steps)
     plain = snapshot_of(p.table, 0, screen=screen)
     text = lambda snap: "\n".join(line for _, line in snap.log)
-    assert "seat 2 left the table: no move" in text(told) and "did not move in time" not in text(told)
-    assert "voted seat 2 out of" in text(plain) and "left the table" not in text(plain)   # a replay: who voted whom out
+    for snap in (told, plain):       # the live peer and a replay say the same: the leave is in the log
+        assert "seat 2 left the table: no step waits for them any more" in text(snap)
+        assert "did not move in time" not in text(snap) and "voted seat 2 out" not in text(snap)
     # the line that stays on the screen while a seat is gone by its word (with when it left)
     names = ("Ann", "Bo", "Cy")
     t = time.mktime((2026, 11, 26, 21, 4, 10, 0, 0, -1))
@@ -349,4 +370,5 @@ def test_a_malformed_hello_from_a_seat_that_left_changes_nothing():
     assert out == [Disconnect(sim.keys[2], "protocol violation: bad have item")]
     assert 2 in p.left_seats() and 2 in p.voter.left
     out = p.receive(sim.keys[2], sim.peers[2].hello())
-    assert p.left_seats() == {} and Alert("seat 2 is back at the table") in out
+    # a leave is for good (issue 29): a hello of the seat that signed it does not make it back
+    assert 2 in p.left_seats() and Alert("seat 2 is back at the table") not in out

@@ -16,9 +16,10 @@ from cli.common import EXIT_INTERRUPTED
 from cli.runner import SeatEnd, report, watching
 
 
-def _node(d: Path, over: bool = False):
+def _node(d: Path, over: bool = False, left: bool = False):
     table = SimpleNamespace(over=over, head=b"", result=lambda: None)
-    return SimpleNamespace(peer=SimpleNamespace(table=table), failed=None, store=SimpleNamespace(dir=d), seat=0)
+    return SimpleNamespace(peer=SimpleNamespace(table=table, left_for_good=lambda: left), failed=None,
+                           store=SimpleNamespace(dir=d), seat=0)
 
 
 def test_a_seat_left_mid_game_reports_what_its_end_says(tmp_path, monkeypatch, capsys):
@@ -27,11 +28,14 @@ def test_a_seat_left_mid_game_reports_what_its_end_says(tmp_path, monkeypatch, c
     assert report(_node(tmp_path), interactive=True) == EXIT_INTERRUPTED
     out = capsys.readouterr().out
     assert "told you left" not in out and "your bots play on" not in out
+    assert "you left an unfinished game" in out and "for good" not in out
     playing = SimpleNamespace(name="bot 1", seat=2, proc=SimpleNamespace(poll=lambda: None))
     gone = SimpleNamespace(name="bot 2", seat=3, proc=SimpleNamespace(poll=lambda: 0))
-    report(_node(tmp_path), interactive=True, end=SeatEnd(told_leaving=True, bots_playing=[playing, gone]))
+    report(_node(tmp_path, left=True), interactive=True, end=SeatEnd(told_leaving=True, bots_playing=[playing, gone]))
     out = capsys.readouterr().out
-    assert "easel: the other seats were told you left: your turns pass at once until you come back" in out
+    # a signed leave is for good (issue 29): said so, and resume only follows the game then
+    assert "easel: you left the table for good: the others play on without you" in out
+    assert "easel: the other seats were told you left\n" in out
     assert "easel: your bots play on at the table without you: bot 1 (seat 2)\n" in out
     report(_node(tmp_path), interactive=True, end=SeatEnd(told_leaving=False))
     assert "the other seats were told you left (not every one answered in time)" in capsys.readouterr().out

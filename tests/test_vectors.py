@@ -191,6 +191,22 @@ def chance_vectors(sk0, sk1, g) -> dict[str, str]:
     out["chance/round2-rng-u64x2"] = first_words(beacon2, 2).hex()
     out["chance/round2-sheet11"] = encode(t.state.catalogue[11].cells_list()).hex()
     out["chance/head-after-round1"] = t.head.hex()
+    # a leave (§6.1 "A leave"): in round 2's move commit (phase 4) seat 0 commits to the empty move with
+    # salt 32 x d0, seat 1 signs its leave (seq 4, nonce 16 x 05, payload nil): placed as seat 1's answer
+    # (after seat 0's commit, seat order); seat 0 reveals alone, seat 1 plays the empty move; round 3's
+    # chance consumes the fresh beacon and its move commit (phase 6) expects seat 0 only
+    at = t.count
+    event(0, "commit", {"hash": commitment(gid, keys[0], 4, empty, b"\xd0" * 32)})
+    st = t.step
+    leave = make_event(lambda m: sks[1].sign(m).signature, gid, keys[1], seq[1], st.prev, "leave",
+                       {"phase": 4, "nonce": b"\x05" * 16, "payload": None})
+    t.append(leave.raw)
+    assert t.gone == {1: (at + 1, 4, st.label)} and (t.step.kind, t.step.seats) == ("reveal", (0,))
+    event(0, "reveal", {"value": empty, "salt": b"\xd0" * 32})
+    assert t.beacon == dhash("beacon", beacon2, [b"\xd0" * 32, b""])
+    assert (t.step.phase, t.step.kind, t.step.seats, t.state.round) == (6, "commit", (0,), 3)
+    out["leave/seat1-event"] = leave.raw.hex()
+    out["leave/head-after-round2"] = t.head.hex()
     return out
 
 

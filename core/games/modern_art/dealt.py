@@ -95,13 +95,17 @@ from . import rules
 from .cards import N_CARDS, card_name
 
 __all__ = ["DState", "setup", "turn", "check", "apply", "apply_timeout", "apply_discard", "chance", "auto_action",
-           "seal_action", "default_action", "timeout_only", "opened_action", "DISCARD",
+           "seal_action", "default_action", "timeout_only", "opened_action", "DISCARD", "LEFT",
+           "leave_payload", "check_leave", "leave", "apply_left",
            "view", "result", "describe", "legal_actions", "known_cards", "dead_positions", "precompute"]
 
 AUTO_STAGES = ("keys", "shuffle", "deal", "check", "open", "disclose")
 
 # the open's time-out default (the bound cards are discarded face down): never a seat's own move
 DISCARD = {"discard": True}
+# what a seat that left the table plays where it has nothing of the rules to default to (its card turn, the
+# deal's steps): never a seat's own move (``check`` refuses it); ``apply_left`` applies it
+LEFT = {"left": True}
 
 
 @lru_cache(maxsize=16)
@@ -117,7 +121,8 @@ def _initial(gid: bytes) -> tuple:
 
 @lru_cache(maxsize=16)
 def _joint(keys: tuple) -> bytes:
-    return deal.joint_key(list(keys))
+    """The joint key of the seats in the deal (a seat that left before its key was placed is not: None)."""
+    return deal.joint_key([k for k in keys if k is not None])
 
 
 # A peer's worker thread computes a proof's verdict or the seat's shuffle preparation ahead
@@ -198,6 +203,8 @@ def _shuffle_problems(w: "DState", seats) -> list:
     # newest first: a peer's worker checks the placed proofs oldest first (``precompute``), so the
     # one it may be busy with is found done here, not checked twice
     for s in sorted(seats, reverse=True):
+        if w.proofs[s] is None:
+            continue            # a seat that left before its shuffle: the deck passed it unchanged
         bad = _proof_problem(w.gid, s, w.decks[s], w.decks[s + 1], w.proofs[s], joint)
         if bad is not None:
             out.append((s, bad))
@@ -209,10 +216,11 @@ class DState:
 
     __slots__ = ("ms", "n", "gid", "stage", "pending", "keys", "decks", "shuffled", "shuffler", "proofs",
                  "shares", "owner", "shared", "lo", "hi", "secrets", "named", "status", "fault",
-                 "choice", "discarded", "last")
+                 "choice", "discarded", "last", "gone")
     # choice: the positions-only card play or add bound in the play stage, shown in the open (None otherwise)
     # discarded: positions whose bound cards were discarded face down (a cut open), in that order: public
     # last: seats ranked last in the result (proven wrong by their own disclosed secret; never by a time-out)
+    # gone: seats that left the table (their own signed leave, protocol.md §12.3), in the order they left
 
     def _replace(self, **kw: Any) -> "DState":
         w = DState.__new__(DState)
@@ -234,7 +242,7 @@ def setup(config: Mapping[str, Any], players: int, seed: bytes) -> DState:
     init = dict(ms=ms, n=players, gid=bytes(seed), stage="keys", pending=tuple(range(players)),
                 keys=(None,) * players, decks=(), shuffled=(), shuffler=0, proofs=(),
                 shares=((None,) * players,) * N_CARDS, owner=(-1,) * N_CARDS, shared=0, lo=0, hi=0,
-                secrets=(None,) * players, named=(), status="", fault="", choice=None, discarded=(), last=())
+                secrets=(None,) * players, named=(), status="", fault="", choice=None, discarded=(), last=(), gone=())
     for k, v in init.items():
         object.__setattr__(s, k, v)
     return s
@@ -286,18 +294,25 @@ def _open_label(st: DState, seat: int) -> str:
 
 
 def _sync(w: DState) -> DState:
-    """After a transition of the rules: a deal step if cards were dealt, the disclosure at the end."""
+    """After a transition of the rules: a deal step if cards were dealt, the disclosure at the end (also
+    at the start of a card turn once fewer than two seats are left at the table: nobody to auction to)."""
     ms = w.ms
+    if w.gone and ms.phase == "play" and w.n - len(w.gone) < 2:
+        return w._replace(stage="disclose", pending=tuple(range(w.n)), choice=None)
     if ms.dealt > w.shared:
         lo, hi = w.shared, ms.dealt
         owner = list(w.owner)
         for pos in range(lo, hi):
             owner[pos] = next(s for s in range(w.n) if pos in ms.hands[s])
         asked = tuple(s for s in range(w.n) if any(owner[p] != s for p in range(lo, hi)))
-        return w._replace(stage="deal", lo=lo, hi=hi, owner=tuple(owner), pending=asked)
-    if ms.phase == "over":
-        return w._replace(stage="disclose", pending=tuple(range(w.n)))
-    return w._replace(stage="play", pending=())
+        w = w._replace(stage="deal", lo=lo, hi=hi, owner=tuple(owner), pending=asked)
+    elif ms.phase == "over":
+        w = w._replace(stage="disclose", pending=tuple(range(w.n)))
+    else:
+        w = w._replace(stage="play", pending=())
+    # a seat that left gets its cards as dealt (who holds which position is fixed by the rules), set aside
+    # face down at once: out of play
+    return w._replace(ms=rules.set_aside(w.ms, w.gone)) if w.gone else w
 
 
 # --------------------------------------------------------------------------- checking
@@ -331,7 +346,8 @@ def _share_list(raw: Any, what: str) -> list:
 
 
 def _others(st: DState, pos: int, owner: int) -> list:
-    return [st.shares[pos][s] for s in range(st.n) if s != owner]
+    """The shares of the other seats in the deal for ``pos`` (a seat that left before its key is in no deal)."""
+    return [st.shares[pos][s] for s in range(st.n) if s != owner and st.keys[s] is not None]
 
 
 def _fault_problem(st: DState, seat: int, items: list) -> str | None:
@@ -537,8 +553,8 @@ def _done(w: DState, seat: int) -> DState:
     return w._replace(pending=tuple(s for s in w.pending if s != seat))
 
 
-def apply(st: DState, seat: int, action: Any) -> DState:
-    a = check(st, seat, action, verify=False)
+def apply(st: DState, seat: int, action: Any, checked: bool = False) -> DState:
+    a = action if checked else check(st, seat, action, verify=False)
     g = st.stage
     if g == "play":
         if a.get("do") == "fault":
@@ -558,10 +574,7 @@ def apply(st: DState, seat: int, action: Any) -> DState:
         w = _done(st._replace(keys=tuple(keys)), seat)
         if w.pending:
             return w
-        missing = [s for s in range(w.n) if w.keys[s] is None]
-        if missing:
-            return w._replace(stage="over", status="abandoned", named=tuple((s, _gone(s, "deal key")) for s in missing))
-        return w._replace(stage="shuffle", shuffler=0, decks=(_initial(w.gid),))
+        return _keys_done(w)
     if g == "shuffle":
         if "withhold" in a:
             return st._replace(stage="over", status="abandoned", named=((seat, _gone(seat, "shuffle")),), pending=())
@@ -581,12 +594,7 @@ def apply(st: DState, seat: int, action: Any) -> DState:
             w = w._replace(shares=tuple(shares))
         if w.pending:
             return w
-        if w.named:
-            # a time-out certificate may be signed against a seat that sent its shares: it blames and
-            # ranks nobody; the deal cannot go on, so the game is abandoned (docs/deal.md §4)
-            return w._replace(stage="over", status="abandoned")
-        owners = tuple(s for s in range(w.n) if any(w.owner[p] == s for p in range(w.lo, w.hi)))
-        return w._replace(shared=w.hi, stage="check", pending=owners)
+        return _deal_done(w)
     if g == "check":
         w = _done(st, seat)
         if a["fault"] and not w.fault:
@@ -603,6 +611,25 @@ def apply(st: DState, seat: int, action: Any) -> DState:
     if w.pending:
         return w
     return _audit(w)
+
+
+def _keys_done(w: DState) -> DState:
+    """Every key step answered: the shuffles, or the game abandoned for a missing key (a seat that left
+    before placing its key is simply not in the deal)."""
+    missing = [s for s in range(w.n) if w.keys[s] is None and s not in w.gone]
+    if missing:
+        return w._replace(stage="over", status="abandoned", named=tuple((s, _gone(s, "deal key")) for s in missing))
+    return w._replace(stage="shuffle", shuffler=0, decks=(_initial(w.gid),))
+
+
+def _deal_done(w: DState) -> DState:
+    """Every deal message in: the hand check, or the game abandoned for missing shares."""
+    if w.named:
+        # a time-out certificate may be signed against a seat that sent its shares: it blames and
+        # ranks nobody; the deal cannot go on, so the game is abandoned (docs/deal.md §4)
+        return w._replace(stage="over", status="abandoned")
+    owners = tuple(s for s in range(w.n) if any(w.owner[p] == s for p in range(w.lo, w.hi)))
+    return w._replace(shared=w.hi, stage="check", pending=owners)
 
 
 def _after_shuffle(w: DState) -> DState:
@@ -634,8 +661,77 @@ def _no_shares(seat: int, rnd: int) -> str:
 
 
 def timeout_only(action: Any) -> bool:
-    """The open's time-out default (``DISCARD``): ``check`` refuses it, ``apply_discard`` applies it."""
-    return action == DISCARD
+    """The open's time-out default (``DISCARD``): ``check`` refuses it, ``apply_discard`` applies it; and a
+    left seat's ``LEFT`` (``apply_left``)."""
+    return action == DISCARD or action == LEFT
+
+
+# --------------------------------------------------------------------------- a seat that leaves (protocol.md §12.3)
+
+
+def leave_payload(st: Any, seat: int, secret: bytes | None) -> Any:
+    """What a leaving seat publishes so that nobody ever needs it again: its seat secret (its hand, out of
+    play from then on, is the only thing of its that this shows: RULES.md "A seat that leaves")."""
+    if type(secret) is not bytes or len(secret) != deal.SECRET_BYTES:
+        raise IllegalAction("no seat secret to leave with")
+    return {"secret": secret}
+
+
+def check_leave(st: DState, seat: int, payload: Any) -> dict:
+    """A leave's payload: ``{"secret": 64 bytes}``, the secret behind the seat's placed key (a seat whose
+    key is not placed yet is in no deal: its secret is not checked, and never used)."""
+    if not isinstance(st, DState) or st.stage == "over":
+        raise IllegalAction("the game is over")
+    a = _exact(payload, ("secret",), "a leave's payload")
+    secret = _bytes(a["secret"], deal.SECRET_BYTES, "the seat secret")
+    if st.keys[seat] is not None and not deal.verify_disclosure(st.keys[seat], secret, st.gid, seat):
+        raise IllegalAction("seat %d's secret does not match its key" % seat)
+    return {"secret": secret}
+
+
+def leave(st: DState, seat: int, payload: dict) -> DState:
+    """``seat`` left for good: its secret is public (so its shares and its disclosure come from it), its
+    hand is set aside face down (the cards it bound in an open are discarded by the open's default), and
+    from now on it holds no card and its turns pass."""
+    secrets = list(st.secrets)
+    if st.keys[seat] is not None:
+        secrets[seat] = payload["secret"]
+    keep = tuple(_bound(st)) if st.stage == "open" and st.pending and st.pending[0] == seat else ()
+    # positions dealt but not shared yet stay until the deal's owners are known (``_sync`` sets them aside)
+    keep += tuple(p for p in st.ms.hands[seat] if p >= st.shared)
+    ms = rules.set_aside(st.ms, (seat,), keep)
+    return st._replace(ms=ms, secrets=tuple(secrets), gone=st.gone + (seat,))
+
+
+def apply_left(st: DState, seat: int, action: Any) -> DState:
+    """``LEFT`` for a seat that left: its card turn passes (no lost turn counted), a deal step takes what
+    it needs from the secret it published (its shares; its disclosure is already known), its shuffle
+    leaves the deck as it is (the others' shuffles hide it), its key stays out of the deal if it left
+    before placing one."""
+    if action != LEFT or seat not in st.gone:
+        raise IllegalAction("only a seat that left the table plays that")
+    g = st.stage
+    if g == "play":
+        return _sync(st._replace(ms=rules.pass_turn(st.ms, seat)))
+    if g == "shuffle":
+        if seat != st.shuffler:
+            raise IllegalAction("it is seat %d's shuffle" % st.shuffler)
+        w = st._replace(decks=st.decks + (st.deck,), shuffled=st.shuffled + (False,), proofs=st.proofs + (None,),
+                        shuffler=st.shuffler + 1)
+        return _after_shuffle(w)
+    if g == "deal" and seat in st.pending and st.keys[seat] is not None:
+        secret = st.secrets[seat]
+        items = [[p, deal.share_of(secret, st.deck[p], st.gid, seat), None]
+                 for p in range(st.lo, st.hi) if st.owner[p] != seat]
+        return apply(st, seat, {"shares": items}, checked=True)
+    if g == "check":
+        return apply(st, seat, {"fault": []}, checked=True)
+    if g in ("keys", "deal", "disclose") and seat in st.pending:
+        w = _done(st, seat)
+        if w.pending:
+            return w
+        return _keys_done(w) if g == "keys" else _deal_done(w) if g == "deal" else _audit(w)
+    return st
 
 
 def apply_discard(st: DState, seat: int, action: Any) -> DState:
@@ -674,15 +770,18 @@ def _audit(w: DState) -> DState:
     cheats = []
     for s in range(w.n):
         sec = w.secrets[s]
+        if w.keys[s] is None:
+            continue            # left before its key: in no deal, nothing to redo
         if sec is None:
             named.append((s, NOT_DISCLOSED))
             continue
-        if s < len(w.decks) - 1:
+        if s < len(w.decks) - 1 and w.proofs[s] is not None:
             bad = deal.verify_shuffle_disclosed(list(w.decks[s]), list(w.decks[s + 1]), sec, joint, w.gid, s)
             if bad is not None:
                 named.append((s, "shuffle is wrong: %s" % bad))
                 cheats.append(s)
     w = w._replace(last=tuple(cheats))     # proven by its own secret: ranked last; a time-out ranks no one
+    left = [(s, LEFT_WORDS) for s in w.gone]
     if cheats:
         status = "cheating"
     elif named:
@@ -691,7 +790,10 @@ def _audit(w: DState) -> DState:
         status = "deck fault"   # every shuffle redone and right, yet a fault was proven: cannot happen
     else:
         status = "complete"
-    return w._replace(stage="over", status=status, named=tuple(named), pending=())
+    return w._replace(stage="over", status=status, named=tuple(sorted(named + left)), pending=())
+
+
+LEFT_WORDS = "left the table (its own signed leave): its hand set aside, its turns passed; ranked after the seats that stayed"
 
 
 # --------------------------------------------------------------------------- automatic steps, sealing
@@ -868,6 +970,15 @@ def seal_action(st: DState, seat: int, action: Any, secret: bytes) -> Any:
 
 def default_action(st: DState, seat: int) -> Any:
     g = st.stage
+    if seat in st.gone:
+        # a seat that left: the rules' default where a turn of the rules names it (pass, bid 0, the lowest
+        # price), the cut open's discard; its own card turn passes, and a deal step needs nothing more of it
+        # (its shares come from the secret it published when it left)
+        if g == "play" and not (st.ms.phase == "play" and st.ms.actor == seat):
+            return rules.default_action(st.ms, seat)
+        if g == "open":
+            return dict(DISCARD)
+        return dict(LEFT)
     if g in ("keys", "shuffle", "deal", "disclose"):
         return {"withhold": True}
     if g == "check":
@@ -939,6 +1050,9 @@ def view(st: DState, seat: int | None, secret: bytes | None = None) -> dict:
         # positions discarded face down (cut opens), each [position, the seat that held it]: never shown
         "discarded": [[p, st.owner[p]] for p in st.discarded],
     }
+    if st.gone:   # seats that left the table, in the order they left: never waited for
+        v["deal"]["left"] = list(st.gone)
+        v["waiting"] = [s for s in v.get("waiting") or [] if s not in st.gone]
     if st.stage == "open":   # the seat shows the cards it bound: which positions, for what
         v["deal"]["open"] = {"seat": st.pending[0], "positions": _bound(st), "do": st.choice["do"]}
     if dead:   # own view only: positions that prove a deck fault, never offered as plays
@@ -968,14 +1082,20 @@ def result(st: DState) -> dict | None:
         # nobody ranked, nobody wins; what the log already made public stays: the money the auctions so far
         # left each seat (protocol.md §12.3), shown as standings
         return dict(base, ranking=[], places=[None] * n, winners=[], standings=standings(st))
-    good = [s for s in range(n) if s not in named]
-    ranking = sorted(good, key=lambda s: (-money[s], s)) + named
+    left = [s for s in st.gone if s not in named]
+    good = [s for s in range(n) if s not in named and s not in left]
+    ranking = sorted(good, key=lambda s: (-money[s], s)) + sorted(left, key=lambda s: (-money[s], s)) + named
     places = [0] * n
     for s in good:
         places[s] = 1 + sum(1 for o in good if money[o] > money[s])
+    for s in left:      # after every seat that stayed, among themselves by money (RULES.md "A seat that leaves")
+        places[s] = len(good) + 1 + sum(1 for o in left if money[o] > money[s])
     for s in named:
-        places[s] = len(good) + 1
-    return dict(base, ranking=ranking, places=places, winners=[s for s in good if places[s] == 1])
+        places[s] = len(good) + len(left) + 1
+    out = dict(base, ranking=ranking, places=places, winners=[s for s in good if places[s] == 1])
+    if st.gone:
+        out["left"] = list(st.gone)
+    return out
 
 
 def describe(st: DState, seat: int, action: Any) -> str:
@@ -998,6 +1118,10 @@ def describe(st: DState, seat: int, action: Any) -> str:
                                       if (st.choice or {}).get("do") == "add" else "the turn to auction is lost")
         full = opened_action(st, seat, action)
         return rules.describe(st.ms, seat, full) if full is not None else "%s: unreadable open" % who
+    if action == LEFT:
+        return "%s has left the table: %s" % (who, "its turn passes" if g == "play" else
+                                               "its deck passes unshuffled" if g == "shuffle" else
+                                               "its part comes from the secret it published")
     if _withhold(action):
         return "%s withholds its %s" % (who, {"keys": "deal key", "shuffle": "shuffle", "deal": "shares",
                                               "disclose": "seat secret"}.get(g, "move"))

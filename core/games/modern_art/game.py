@@ -24,6 +24,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from ...engine import GameInfo, IllegalAction, RulesGame
+from ... import deal
 from . import dealt, rules, warnings
 
 __all__ = ["ModernArtGame", "OfflineModernArt", "MODERN_ART", "OFFLINE"]
@@ -76,6 +77,8 @@ class ModernArtGame(_ModernArt):
     rules = dealt
 
     def apply(self, state: dealt.DState, seat: int, action: Any) -> dealt.DState:
+        if action == dealt.LEFT:
+            return dealt.apply_left(state, seat, action)
         if rules.timeout_only(action):
             # the default of a timed-out card turn, applied without ``check`` (which refuses it as a choice)
             if state.stage != "play":
@@ -91,6 +94,18 @@ class ModernArtGame(_ModernArt):
         time-out gives, never a seat's own move: ``check`` refuses them, the table applies them (as every
         time-out's default) through ``apply``."""
         return rules.timeout_only(action) or dealt.timeout_only(action)
+
+    def leave_payload(self, state: Any, seat: int, secret: Any = None) -> Any:
+        return dealt.leave_payload(state, seat, secret)
+
+    def check_leave(self, state: dealt.DState, seat: int, payload: Any) -> Any:
+        try:
+            return dealt.check_leave(state, seat, payload)
+        except deal.DealError as exc:
+            raise IllegalAction(str(exc)) from None
+
+    def leave(self, state: dealt.DState, seat: int, payload: Any) -> dealt.DState:
+        return dealt.leave(state, seat, payload)
 
     def auto_action(self, state: dealt.DState, seat: int, secret: bytes) -> Any:
         return dealt.auto_action(state, seat, secret)

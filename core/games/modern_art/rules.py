@@ -61,7 +61,7 @@ __all__ = [
     "configure", "setup", "turn", "check", "check_open", "apply", "apply_unchecked", "chance",
     "default_action", "view", "private_view", "result", "describe", "legal_actions", "problems",
     "state_from_view", "determinize", "deal_open", "known_for", "ranking_of", "values_of",
-    "next_with_cards", "hand_of", "timeout_only", "check_choice", "discard_unchecked",
+    "next_with_cards", "hand_of", "timeout_only", "check_choice", "discard_unchecked", "set_aside", "pass_turn",
 ]
 
 NAME = "modern-art"
@@ -651,6 +651,28 @@ def discard_unchecked(state: State, seat: int, positions: Sequence[int]) -> Stat
         _end_round(w, -1, "every seat with cards lost its turn in a row", (seat + 1) % n)
     else:
         _next_turn(w, seat)      # (no seat holds a card: the round ends, "nobody has a card left to play")
+    return w
+
+
+def set_aside(state: State, seats: Sequence[int], keep: Sequence[int] = ()) -> State:
+    """The hands of ``seats`` (seats that left the table) set aside face down, out of play for good: they
+    hold no card from now on (but the positions in ``keep``, bound in an open that is still to come)."""
+    if not any(p not in keep for s in seats for p in state.hands[s]):
+        return state
+    w = _clone(state)
+    hands = list(w.hands)
+    for s in seats:
+        hands[s] = tuple(p for p in hands[s] if p in keep)
+    w.hands = tuple(hands)
+    return w
+
+
+def pass_turn(state: State, seat: int) -> State:
+    """The card turn of a seat that left the table passes to the next seat holding a card (no lost turn is
+    counted: it is not a time-out); none -> the round ends."""
+    w = _clone(state)
+    w.last = "%s left the table: the turn passes" % _who(seat)
+    _next_turn(w, seat)
     return w
 
 
