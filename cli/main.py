@@ -4,6 +4,7 @@
     easel host [--game G] [--players N] [--bots K] [--port P] [--option K=V ...]
     easel join [HOST:PORT] [--pick N]   list tables on the LAN (zeroconf) and pick one by number, or join HOST:PORT
     easel bot --join HOST:PORT [--level L]
+    easel relay [--listen IP] [--port PORT]   relay tables beyond the LAN; host --internet --relay ADDRESS prints an invitation
     easel resume GAME [--level L]       continue a game (after a crash or a quit); GAME: last, a short id, a directory
     easel demo [--game G] [--players N] --seed S --out DIR [--json]
                                         (a demo is deterministic: its sealed moves are NOT secret)
@@ -367,6 +368,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-advertise", action="store_true", help=argparse.SUPPRESS)
     name_flag(p)
     spectator_flag(p, table=True)
+    p.add_argument("--internet", action="store_true",
+                   help="open the table beyond the LAN, through --relay: prints a line `invite: TEXT` for the others "
+                        "to paste into easel join (needs the internet extra: pip install -e \".[internet]\")")
+    p.add_argument("--relay", default=None, metavar="ADDRESS",
+                   help="with --internet: the relay to meet at, the line `relay: ADDRESS` easel relay printed")
 
     p = add("join", "list the tables open on the LAN and pick one by number, or join HOST:PORT",
             epilog="Without HOST:PORT, each table on the LAN is listed as soon as it is found, the open ones numbered;\n"
@@ -378,6 +384,16 @@ def build_parser() -> argparse.ArgumentParser:
     send_flag(p)
     name_flag(p)
     spectator_flag(p)
+
+    p = add("relay", "relay the seats of tables beyond the LAN (run it where they can all reach it)",
+            epilog="It prints one line `relay: ADDRESS`, that easel host --internet --relay ADDRESS takes. It sees only\n"
+                   "encrypted bytes, and relays within limits (protocol.md §13.1). Needs the internet extra.")
+    p.add_argument("--listen", default="0.0.0.0", metavar="IP",
+                   help="the address to listen on (default: 0.0.0.0, every interface)")
+    p.add_argument("--port", type=int, default=4001, metavar="PORT", help="the TCP port to listen on (default: 4001)")
+    p.add_argument("--announce", default=None, metavar="IP",
+                   help="the address others reach the relay at, printed in ADDRESS (default: the --listen address, "
+                        "or this machine's address on its default route)")
 
     p = add("bot", "a bot peer that joins a table and plays one seat")
     p.add_argument("--join", required=True, metavar="HOST:PORT", help="the table's lobby address (required)")
@@ -557,6 +573,10 @@ def _main(argv: list[str] | None) -> int:
         offline = OFFLINE.get(args.cmd)       # the commands that need no network (the rest: cli/live.py)
         if offline is not None:
             return offline(args)
+        if args.cmd == "relay":
+            from .internet import relay_command
+
+            return relay_command(args)
         if args.cmd in ("join", "watch") and not (args.address if args.cmd == "join" else args.target):
             from .tables import pick_from_lan       # listing first: the peers' code is imported once a table is picked
 
