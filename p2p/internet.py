@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import base64
 import logging
+import os
 import socket
 import struct
 from contextlib import asynccontextmanager
@@ -43,6 +44,7 @@ INVITE_VERSION = 1
 DIAL_TIMEOUT = 20.0               # s to reach a peer (relay circuit + stream negotiation)
 RELAY_TIMEOUT = 20.0              # s to reach the relay and reserve
 MOVE_EVERY = 0.5                  # s between looks for relayed game streams that can move to a direct path
+PUNCH_DIAL_TIMEOUT = 3           # s for each dial of a hole punch (and of the direct try before it)
 PUNCH_TRIES = 3                   # hole punches we drive at once on a new relayed connection
 INSTALL = 'pip install -e ".[internet]"   (it installs py-libp2p 0.8.1)'
 
@@ -69,8 +71,10 @@ def require() -> None:
 
 
 def quiet_engine() -> None:
-    """libp2p logs a great deal (errors included, for every hole punch that fails): keep it off the screen."""
-    logging.getLogger("libp2p").setLevel(logging.CRITICAL)
+    """libp2p logs a great deal (errors included, for every hole punch that fails): keep it off the screen, unless
+    EASEL_LIBP2P_LOG names a level (DEBUG, INFO, ...) to see it on standard error."""
+    level = os.environ.get("EASEL_LIBP2P_LOG", "").upper()
+    logging.getLogger("libp2p").setLevel(getattr(logging, level, logging.CRITICAL) if level else logging.CRITICAL)
 
 
 # ----------------------------------------------------------------------------- identity
@@ -465,7 +469,9 @@ async def open_node(seat_seed: bytes, relay: str, listen: str | None = None, por
     host = new_host(key_pair=key_pair(libp2p_seed(seat_seed)))
     limits = _client_limits()
     protocol = CircuitV2Protocol(host, limits=limits, allow_hop=False)
-    dcutr = DCUtRProtocol(host)
+    # a dial to an address that drops what it did not ask for hangs until this time-out: the unilateral try at a
+    # peer's private addresses (step 0 of DCUtR) would hold the hole punch back for the engine's 10 s default
+    dcutr = DCUtRProtocol(host, dial_timeout=PUNCH_DIAL_TIMEOUT)
     # the relayed connection stays up as the fallback of the direct one (our own streams move: Node._mover)
     dcutr._schedule_relay_close = lambda peer_id: None
     fam = "ip6" if ":" in ip else "ip4"

@@ -171,3 +171,204 @@ async def test_easel_tls_runs_inside_a_libp2p_stream_with_the_seat_keys(nursery)
         with pytest.raises((trio.BrokenResourceError, OSError)):
             await s.receive_some(100)
         tls.use_route(None)
+
+
+# ----------------------------------------------------------------------------- two homes behind NAT routers
+from tests.test_lan import FULL, SLOW, _ip, _netns_list, _why_not, assert_same_logs, wait_for  # noqa: E402
+
+NS_PREFIX = "eznat-"         # every namespace made here: eznat-<pid>-<random>-<role>
+NAT_WALL = 60.0              # s: no game here may take longer
+
+
+def _nat_why_not() -> str | None:
+    return _why_not() or (None if shutil.which("iptables") else "iptables is not installed")
+
+
+def _cleanup_nat_leftovers() -> None:
+    for name in _netns_list():
+        m = re.match(re.escape(NS_PREFIX) + r"(\d+)-", name)
+        if m and not Path("/proc/%s" % m.group(1)).exists():
+            _ip("netns", "del", name, check=False)
+
+
+def _ipt(ns: str, *args: str) -> None:
+    r = subprocess.run(["ip", "netns", "exec", ns, "iptables", "-w", *args], capture_output=True, text=True, timeout=20)
+    if r.returncode != 0:
+        raise RuntimeError("iptables %s: %s" % (" ".join(args), r.stderr.strip()))
+
+
+class Homes:
+    """An "internet" bridge holding only the relay (198.18.N.10), and two homes 198.19.N.0/26 (A) and
+    198.19.N.64/26 (B), each behind a router (198.18.N.1, .2 on the bridge) that translates addresses
+    (MASQUERADE; ``random_b``: router B gives every destination a new port) and drops what its home did not ask for."""
+
+    def __init__(self, tmp: Path, random_b: bool = False) -> None:
+        import random
+        self.tag = "%s%d-%06x" % (NS_PREFIX, os.getpid(), random.getrandbits(24))
+        self.n = random.randrange(1, 255)
+        self.random_b = random_b
+        self.ns = {r: "%s-%s" % (self.tag, r) for r in ("inet", "rA", "rB", "hA", "hB")}
+        self.relay_ip = "198.18.%d.10" % self.n
+        self.wan = {"A": "198.18.%d.1" % self.n, "B": "198.18.%d.2" % self.n}
+        self.home = {"A": "198.19.%d.10" % self.n, "B": "198.19.%d.74" % self.n}
+        self.gw = {"A": "198.19.%d.1" % self.n, "B": "198.19.%d.65" % self.n}
+        self.tmp = tmp
+        self.made: list[str] = []
+        self.procs: list[subprocess.Popen] = []
+
+    def up(self) -> "Homes":
+        ns = self.ns
+        for name in ns.values():
+            _ip("netns", "add", name)
+            self.made.append(name)
+            _ip("-n", name, "link", "set", "lo", "up")
+        _ip("-n", ns["inet"], "link", "add", "br0", "type", "bridge")
+        _ip("-n", ns["inet"], "link", "set", "br0", "up")
+        _ip("-n", ns["inet"], "addr", "add", self.relay_ip + "/24", "dev", "br0")
+        for r in ("A", "B"):
+            rns, hns = ns["r" + r], ns["h" + r]
+            _ip("-n", ns["inet"], "link", "add", "w" + r, "type", "veth", "peer", "name", "wan", "netns", rns)
+            _ip("-n", ns["inet"], "link", "set", "w" + r, "master", "br0")
+            _ip("-n", ns["inet"], "link", "set", "w" + r, "up")
+            _ip("-n", rns, "link", "add", "lan", "type", "veth", "peer", "name", "eth0", "netns", hns)
+            _ip("-n", rns, "addr", "add", self.wan[r] + "/24", "dev", "wan")
+            _ip("-n", rns, "addr", "add", self.gw[r] + "/26", "dev", "lan")
+            _ip("-n", hns, "addr", "add", self.home[r] + "/26", "dev", "eth0")
+            for dev_ns, dev in ((rns, "wan"), (rns, "lan"), (hns, "eth0")):
+                _ip("-n", dev_ns, "link", "set", dev, "up")
+            _ip("-n", hns, "route", "add", "default", "via", self.gw[r])
+            subprocess.run(["ip", "netns", "exec", rns, "sysctl", "-qw", "net.ipv4.ip_forward=1"], check=True, timeout=10)
+            masq = ["-t", "nat", "-A", "POSTROUTING", "-o", "wan", "-j", "MASQUERADE"]
+            _ipt(rns, *(masq + (["--random-fully"] if r == "B" and self.random_b else [])))
+            _ipt(rns, "-A", "FORWARD", "-m", "conntrack", "--ctstate", "ESTABLISHED,RELATED", "-j", "ACCEPT")
+            _ipt(rns, "-A", "FORWARD", "-i", "lan", "-o", "wan", "-j", "ACCEPT")
+            _ipt(rns, "-P", "FORWARD", "DROP")
+            _ipt(rns, "-A", "INPUT", "-i", "wan", "-m", "conntrack", "--ctstate", "ESTABLISHED,RELATED", "-j", "ACCEPT")
+            _ipt(rns, "-A", "INPUT", "-i", "wan", "-j", "DROP")
+        return self
+
+    def down(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+        for p in self.procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+        for name in reversed(self.made):
+            _ip("netns", "del", name, check=False)
+        self.made.clear()
+
+    def easel(self, where: str, who: str, *args, faults: str | None = None) -> subprocess.Popen:
+        env = dict(os.environ, EASEL_HOME=str(self.tmp / who))
+        env.pop("EASEL_FAULTS", None)
+        if faults:
+            env["EASEL_FAULTS"] = faults
+        out = open(self.tmp / (who + ".out"), "wb")
+        err = open(self.tmp / (who + ".err"), "wb")
+        p = subprocess.Popen(["ip", "netns", "exec", self.ns[where], sys.executable, "-m", "cli", *map(str, args)],
+                             cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+        out.close()
+        err.close()
+        p.who = who
+        self.procs.append(p)
+        return p
+
+    def text(self, who: str, stream: str = "err") -> str:
+        try:
+            return (self.tmp / ("%s.%s" % (who, stream))).read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def line(self, who: str, prefix: str, stream: str, timeout: float = 30) -> str:
+        """The rest of the first line ``who`` printed that starts with ``prefix`` (waits for it, bounded)."""
+        pat = re.compile("^" + re.escape(prefix) + r"(\S+)$", re.M)
+        found = wait_for(lambda: pat.search(self.text(who, stream)) is not None, timeout, interval=0.05)
+        assert found, "%s never printed %r: %s" % (who, prefix, self.text(who)[-2000:])
+        return pat.search(self.text(who, stream)).group(1)
+
+    def logs(self, who: str) -> list[Path]:
+        return sorted((self.tmp / who).glob("games/*/log"))
+
+    def tcp_peers(self, where: str) -> set[str]:
+        """The remote addresses of the established TCP connections in a namespace (what went through its router)."""
+        r = subprocess.run(["ip", "netns", "exec", self.ns[where], "ss", "-Htn", "state", "established"],
+                           capture_output=True, text=True, timeout=10)
+        return {line.split()[-1].rsplit(":", 1)[0] for line in r.stdout.splitlines() if line.split()}
+
+
+@pytest.fixture
+def homes(tmp_path, request):
+    why = _nat_why_not()
+    if why:
+        pytest.skip(why)
+    _cleanup_nat_leftovers()
+    net = Homes(tmp_path, random_b=getattr(request, "param", False))
+    try:
+        net.up()
+        yield net
+    finally:
+        net.down()
+    assert not [n for n in _netns_list() if n.startswith(net.tag)], "namespaces left behind"
+
+
+def _finish(net: Homes, procs: list[subprocess.Popen], timeout: float = NAT_WALL) -> None:
+    deadline = time.monotonic() + timeout
+    for p in procs:
+        try:
+            p.wait(timeout=max(0.5, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    for p in procs:
+        err = net.text(p.who)
+        assert p.returncode == 0, "%s: exit %r\n%s" % (p.who, p.returncode, err[-3000:])
+        assert "Traceback" not in err, err[-3000:]
+        import json
+        assert json.loads(net.text(p.who, "out").strip().splitlines()[-1])["over"] is True
+
+
+def _play(net: Homes, seed: int) -> tuple[bool, float]:
+    """host + a bot in home A, a bot in home B, through ``easel relay``: (a direct path between the homes was seen,
+    seconds from home B's ``easel bot --join INVITATION`` to its seat in the sealed table)."""
+    relay = net.easel("inet", "relay", "relay", "--listen", net.relay_ip, "--port", 4001)
+    address = net.line("relay", "relay: ", "out")
+    assert address.startswith("/ip4/%s/tcp/4001/p2p/12D3KooW" % net.relay_ip)
+    host = net.easel("hA", "host", "-v", "host", "--game", "painting", "--players", 3, "--auto", "random", "--timeout", 60,
+                     "--internet", "--relay", address, "--name", "Ann", faults=SLOW % seed)
+    invite = net.line("host", "invite: ", "err")
+    assert internet.parse_invitation(invite).relay == address
+    assert net.home["A"] not in invite and net.wan["A"] not in invite
+    a1 = net.easel("hA", "a1", "bot", "--join", invite, "--level", "random", "--name", "Bo", faults=SLOW % (seed + 1))
+    t0 = time.monotonic()
+    b1 = net.easel("hB", "b1", "-v", "bot", "--join", invite, "--level", "random", "--name", "Cy", faults=SLOW % (seed + 2))
+    seated = wait_for(lambda: bool(net.logs("b1")), 30, interval=0.05)
+    took = time.monotonic() - t0
+    assert seated, net.text("b1")[-3000:]
+    direct = False
+    while any(p.poll() is None for p in (host, a1, b1)) and time.monotonic() - t0 < NAT_WALL:
+        # home A's processes hold a TCP connection to router B's public address: a direct path through both routers
+        direct = direct or net.wan["B"] in net.tcp_peers("hA")
+        time.sleep(0.1)
+    _finish(net, [host, a1, b1])
+    relay.kill()
+    logs = [net.logs(w)[0] for w in ("host", "a1", "b1")]
+    assert_same_logs(logs, FULL)
+    return direct, took
+
+
+def test_two_homes_behind_nat_play_through_the_relay_and_go_direct(homes):
+    direct, took = _play(homes, 30)
+    assert direct, "no direct path between the homes: %s" % homes.text("b1")[-3000:]
+    # the seats' own word for it: the game moved off the relay
+    assert "the game moves to it" in homes.text("host") + homes.text("b1")
+    print("seated %.2f s after easel bot --join INVITATION (direct path later)" % took)
+
+
+@pytest.mark.parametrize("homes", [True], indirect=True)
+def test_a_router_that_maps_every_destination_anew_the_game_finishes_relayed(homes):
+    direct, took = _play(homes, 40)
+    assert not direct
+    assert homes.wan["B"] not in homes.tcp_peers("hA")
+    print("seated %.2f s after easel bot --join INVITATION (relayed)" % took)
