@@ -210,7 +210,8 @@ def _free_port(ip: str) -> int:
 # ----------------------------------------------------------------------------- the stream adapter
 class Stream(trio.abc.Stream):
     """A libp2p stream as a ``trio.abc.Stream`` (what ``trio.SSLStream`` runs over).  ``peer``: the other end's
-    libp2p peer id (authenticated by libp2p's Noise handshake: the address a roster keeps for that seat)."""
+    libp2p peer id (authenticated by libp2p's Noise handshake: the address a roster keeps for that seat).
+    ``aclose`` also ends a send or receive in progress (the engine's own read does not always wake on a reset)."""
 
     def __init__(self, raw: Any, peer: str, relayed: bool, on_close: Callable[["Stream"], None] | None = None) -> None:
         self._raw = raw
@@ -218,16 +219,26 @@ class Stream(trio.abc.Stream):
         self.relayed = relayed
         self.closed = False
         self._on_close = on_close
+        self._scopes: set[trio.CancelScope] = set()
 
-    async def send_all(self, data) -> None:
+    async def _io(self, op: Callable[[], Awaitable[Any]]) -> Any:
         if self.closed:
             raise trio.ClosedResourceError("stream closed")
+        with trio.CancelScope() as cs:
+            self._scopes.add(cs)
+            try:
+                return await op()
+            finally:
+                self._scopes.discard(cs)
+        raise trio.BrokenResourceError("the stream was closed (moved to another path)")
+
+    async def send_all(self, data) -> None:
         if not data:
             await trio.lowlevel.checkpoint()
             return
         try:
-            await self._raw.write(bytes(data))
-        except trio.Cancelled:
+            await self._io(lambda: self._raw.write(bytes(data)))
+        except (trio.Cancelled, trio.BrokenResourceError, trio.ClosedResourceError):
             raise
         except Exception as exc:
             raise trio.BrokenResourceError("libp2p stream: %s" % (exc or type(exc).__name__)) from exc
@@ -236,19 +247,15 @@ class Stream(trio.abc.Stream):
         await trio.lowlevel.checkpoint()
 
     async def receive_some(self, max_bytes: int | None = None) -> bytes:
-        if self.closed:
-            raise trio.ClosedResourceError("stream closed")
         from libp2p.network.stream.exceptions import StreamEOF
 
         try:
-            data = await self._raw.read(max_bytes or 65536)
+            data = await self._io(lambda: self._raw.read(max_bytes or 65536))
         except StreamEOF:
             return b""
-        except trio.Cancelled:
+        except (trio.Cancelled, trio.BrokenResourceError, trio.ClosedResourceError):
             raise
         except Exception as exc:
-            if self.closed:
-                raise trio.ClosedResourceError("stream closed") from exc
             raise trio.BrokenResourceError("libp2p stream: %s" % (exc or type(exc).__name__)) from exc
         return bytes(data)
 
@@ -257,6 +264,8 @@ class Stream(trio.abc.Stream):
             await trio.lowlevel.checkpoint()
             return
         self.closed = True
+        for cs in list(self._scopes):
+            cs.cancel()
         if self._on_close is not None:
             self._on_close(self)
         with trio.CancelScope(shield=True):
