@@ -71,7 +71,7 @@ def relay_command(args) -> int:
 
     def ready(address: str) -> None:
         print("relay: %s" % address, flush=True)
-        print("easel: relaying (at most %d reservations, %d relayed connections, %d MiB and %d min each); Ctrl-C stops"
+        print("easel: relaying (at most %d reservations, %d relayed connections to each, %d MiB and %d min each); Ctrl-C stops"
               % (internet.RELAY_MAX_RESERVATIONS, internet.RELAY_MAX_CIRCUITS, internet.RELAY_CIRCUIT_BYTES >> 20,
                  internet.RELAY_CIRCUIT_SECONDS // 60), file=sys.stderr, flush=True)
 

@@ -50,7 +50,7 @@ INSTALL = 'pip install -e ".[internet]"   (it installs py-libp2p 0.8.1)'
 
 # The relay's limits (protocol.md §13.1): what `easel relay` spends on strangers.
 RELAY_MAX_RESERVATIONS = 128      # peers holding a reservation at once
-RELAY_MAX_CIRCUITS = 64           # relayed connections open at once
+RELAY_MAX_CIRCUITS = 16         # relayed connections open at once to one reserved peer
 RELAY_CIRCUIT_BYTES = 64 << 20    # bytes one relayed connection may carry
 RELAY_CIRCUIT_SECONDS = 2 * 3600  # s one relayed connection may last
 RELAY_RESERVATION_SECONDS = 3600  # s a reservation lasts (a seat refreshes it)

@@ -372,3 +372,32 @@ def test_a_router_that_maps_every_destination_anew_the_game_finishes_relayed(hom
     assert not direct
     assert homes.wan["B"] not in homes.tcp_peers("hA")
     print("seated %.2f s after easel bot --join INVITATION (relayed)" % took)
+
+
+def test_the_spec_vectors_computed_by_hand_are_what_libp2p_makes():
+    from libp2p.peer.id import ID
+
+    from tests.test_vectors import _peer_id_bytes, internet_vectors
+
+    v = internet_vectors()
+    lseed = internet.libp2p_seed(b"\x01" * 32)
+    assert ID.from_base58(internet.peer_id_of(lseed)).to_bytes().hex() == v["internet/seat0-peer-id"] == _peer_id_bytes(lseed).hex()
+    text = bytes.fromhex(v["internet/invitation-text"]).decode()
+    inv = internet.parse_invitation(text)
+    relay_id = ID(bytes.fromhex(v["internet/relay-seat1-peer-id"])).to_base58()
+    assert inv == internet.Invitation(ID(bytes.fromhex(v["internet/seat0-peer-id"])).to_base58(), 40000, 40001,
+                                      "/ip4/198.18.100.10/tcp/4001/p2p/" + relay_id)
+    assert internet.make_invitation(inv) == text
+
+
+def test_the_relay_limits_in_protocol_md_are_the_code_s():
+    text = (ROOT / "protocol.md").read_text(encoding="utf-8")
+    rows = {k: v.strip() for k, v in re.findall(r"^\| `(RELAY_[A-Z_]+)` \| ([^|]+) \|", text, re.M)}
+    assert rows == {
+        "RELAY_MAX_RESERVATIONS": "%d" % internet.RELAY_MAX_RESERVATIONS,
+        "RELAY_MAX_CIRCUITS": "%d" % internet.RELAY_MAX_CIRCUITS,
+        "RELAY_CIRCUIT_BYTES": "%d MiB" % (internet.RELAY_CIRCUIT_BYTES >> 20),
+        "RELAY_CIRCUIT_SECONDS": "%d h" % (internet.RELAY_CIRCUIT_SECONDS // 3600),
+        "RELAY_RESERVATION_SECONDS": "%d h" % (internet.RELAY_RESERVATION_SECONDS // 3600),
+    }
+    assert "/easel/tls/1/" in text and internet.PROTOCOL == "/easel/tls/1/%d"
