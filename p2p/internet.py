@@ -44,6 +44,8 @@ INVITE_VERSION = 1
 DIAL_TIMEOUT = 20.0               # s to reach a peer (relay circuit + stream negotiation)
 RELAY_TIMEOUT = 20.0              # s to reach the relay and reserve
 MOVE_EVERY = 0.5                  # s between looks for relayed game streams that can move to a direct path
+RELAY_RETRY_FIRST = 0.5          # s: the relay's connection is looked at this often; a failed reconnect waits
+RELAY_RETRY_MAX = 5.0            # ... twice as long each time, up to this
 PUNCH_DIAL_TIMEOUT = 3           # s for each dial of a hole punch (and of the direct try before it)
 PUNCH_TRIES = 3                   # hole punches we drive at once on a new relayed connection
 INSTALL = 'pip install -e ".[internet]"   (it installs py-libp2p 0.8.1)'
@@ -295,10 +297,22 @@ class Node:
         self.relay = relay
         self._nursery = nursery
         self.peer = host.get_id().to_base58()
+        from libp2p.peer.peerinfo import info_from_p2p_addr
+        from multiaddr import Multiaddr
+
+        self._relay_id = info_from_p2p_addr(Multiaddr(relay)).peer_id
         self.keep_relayed: set[int] = set()     # virtual ports whose streams are never moved (lobbies)
         self._streams: set[tuple[Stream, int]] = set()
         self.direct_peers: set[str] = set()     # peers we have had a direct connection to (tests, the screen)
         self._punching: set[str] = set()
+
+    def _unblock(self, peer_id: Any) -> None:
+        """Forget that dials to this peer failed: the engine refuses to dial a peer whose addresses all failed for a
+        minute after (its negative cache), and a relay that restarts is back well before."""
+        try:
+            self._host.get_network().unblock_peer(peer_id)
+        except Exception:
+            pass
 
     # --- routing (p2p/tls.py)
     def owns(self, host: str) -> bool:
@@ -328,6 +342,7 @@ class Node:
             with trio.fail_after(DIAL_TIMEOUT):
                 live = [c for c in self._host.get_network().get_connections(pid) if not getattr(c, "is_closed", False)]
                 if not live:
+                    self._unblock(self._relay_id)
                     await self._transport.dial(Multiaddr("%s/p2p-circuit/p2p/%s" % (self.relay, peer)))
                 raw = await self._host.new_stream(pid, [PROTOCOL % port])
         except trio.TooSlowError:
@@ -427,6 +442,28 @@ class Node:
                 pass
             send.close()
 
+    async def _keep_relay(self) -> None:
+        """Be reachable through the relay again after it went away (a restart forgets every reservation): once our
+        connection to it is gone, reconnect and reserve again, with a back-off (RELAY_RETRY_FIRST doubling to
+        RELAY_RETRY_MAX), until it answers."""
+        relay_id = self._relay_id
+        wait = RELAY_RETRY_FIRST
+        while True:
+            await trio.sleep(wait)
+            live = [c for c in self._host.get_network().get_connections(relay_id) if not getattr(c, "is_closed", False)]
+            if live:
+                wait = RELAY_RETRY_FIRST
+                continue
+            self._unblock(relay_id)
+            try:
+                await _reserve(self._host, self._transport, self.relay, self._nursery)
+            except InternetError as exc:
+                log.info("the relay is out of reach: %s (trying again in %.1f s)", exc, wait)
+                wait = min(wait * 2, RELAY_RETRY_MAX)
+                continue
+            log.info("the relay at %s is back: reserved there again", self.relay)
+            wait = RELAY_RETRY_FIRST
+
     def invitation(self, lobby_port: int, play_port: int) -> str:
         return make_invitation(Invitation(self.peer, lobby_port, play_port, self.relay))
 
@@ -495,6 +532,7 @@ async def open_node(seat_seed: bytes, relay: str, listen: str | None = None, por
                         await _reserve(host, transport, relay, n)
                         node = Node(host, transport, dcutr, relay, n)
                         n.start_soon(node._mover)
+                        n.start_soon(node._keep_relay)
                         log.info("libp2p node %s on /%s/%s/tcp/%d, reserved at %s", node.peer, fam, ip, port, relay)
                         try:
                             yield node

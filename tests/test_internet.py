@@ -329,7 +329,16 @@ def _finish(net: Homes, procs: list[subprocess.Popen], timeout: float = NAT_WALL
         assert json.loads(net.text(p.who, "out").strip().splitlines()[-1])["over"] is True
 
 
-def _play(net: Homes, seed: int) -> tuple[bool, float]:
+def _records(path: Path) -> int:
+    from core.logfile import parse as parse_log
+
+    try:
+        return len(parse_log(path.read_bytes()).entries)
+    except (OSError, ValueError):
+        return 0
+
+
+def _play(net: Homes, seed: int, mid=None) -> tuple[bool, float]:
     """host + a bot in home A, a bot in home B, through ``easel relay``: (a direct path between the homes was seen,
     seconds from home B's ``easel bot --join INVITATION`` to its seat in the sealed table)."""
     relay = net.easel("inet", "relay", "relay", "--listen", net.relay_ip, "--port", 4001)
@@ -340,12 +349,14 @@ def _play(net: Homes, seed: int) -> tuple[bool, float]:
     invite = net.line("host", "invite: ", "err")
     assert internet.parse_invitation(invite).relay == address
     assert net.home["A"] not in invite and net.wan["A"] not in invite
-    a1 = net.easel("hA", "a1", "bot", "--join", invite, "--level", "random", "--name", "Bo", faults=SLOW % (seed + 1))
+    a1 = net.easel("hA", "a1", "-v", "bot", "--join", invite, "--level", "random", "--name", "Bo", faults=SLOW % (seed + 1))
     t0 = time.monotonic()
     b1 = net.easel("hB", "b1", "-v", "bot", "--join", invite, "--level", "random", "--name", "Cy", faults=SLOW % (seed + 2))
     seated = wait_for(lambda: bool(net.logs("b1")), 30, interval=0.05)
     took = time.monotonic() - t0
     assert seated, net.text("b1")[-3000:]
+    if mid is not None:
+        relay = mid(net, relay)
     direct = False
     while any(p.poll() is None for p in (host, a1, b1)) and time.monotonic() - t0 < NAT_WALL:
         # home A's processes hold a TCP connection to router B's public address: a direct path through both routers
@@ -401,3 +412,26 @@ def test_the_relay_limits_in_protocol_md_are_the_code_s():
         "RELAY_RESERVATION_SECONDS": "%d h" % (internet.RELAY_RESERVATION_SECONDS // 3600),
     }
     assert "/easel/tls/1/" in text and internet.PROTOCOL == "/easel/tls/1/%d"
+
+
+@pytest.mark.parametrize("homes", [True], indirect=True)
+def test_the_relay_killed_mid_game_and_started_again_the_game_goes_on(homes):
+    """Relayed (router B maps every destination anew), the relay dies mid-game and is started again from the same
+    home (so at the same address): every seat reserves there again, redials, and the game finishes, every step kept."""
+    killed_at = []
+
+    def kill_and_restart(net: Homes, relay: subprocess.Popen) -> subprocess.Popen:
+        assert wait_for(lambda: _records(net.logs("host")[0]) >= 8, 30, interval=0.05)
+        relay.kill()
+        relay.wait(timeout=10)
+        killed_at.append(_records(net.logs("host")[0]))
+        (net.tmp / "relay.out").rename(net.tmp / "relay-1.out")
+        again = net.easel("inet", "relay", "relay", "--listen", net.relay_ip, "--port", 4001)
+        net.line("relay", "relay: ", "out")
+        return again
+
+    direct, _ = _play(homes, 50, mid=kill_and_restart)
+    assert not direct
+    assert killed_at and killed_at[0] < FULL, "the game was over before the relay died"
+    said = homes.text("host") + homes.text("a1") + homes.text("b1")
+    assert "is back: reserved there again" in said
