@@ -47,7 +47,8 @@ def invitation(text: str) -> internet.Invitation:
 
 async def routed(relay: str, main, *args, lobby_port: int | None = None, **kwargs):
     """Run ``await main(*args, **kwargs)`` with every connection through our libp2p node reserved at ``relay``;
-    ``lobby_port``: the lobby we join (its stream stays where it is: it is never moved to a direct path)."""
+    ``lobby_port``: the lobby we join, or the seat a spectator watches (its stream stays where it is: it is never
+    moved to a direct path)."""
     identity = identity_or_exit()
     try:
         async with internet.open_node(identity.seed, relay) as node:

@@ -195,7 +195,8 @@ def watch(args: LiveArgs) -> int:
         inv = invitation(args.target)
         if not args.json:
             need_terminal()
-        return trio.run(lambda: routed(inv.relay, watch_main, args, None if args.json else ui_factory_for("Easel - watching")))
+        return trio.run(lambda: routed(inv.relay, watch_main, args, None if args.json else ui_factory_for("Easel - watching"),
+                                       lobby_port=inv.play_port))
     watch_targets(args.target)
     if not args.json:
         need_terminal()

@@ -15,7 +15,8 @@ Easel's stream to a seat at virtual port P is a libp2p stream of protocol ``/eas
 makes it a ``trio.abc.Stream`` and p2p/tls.py runs its TLS 1.3 with the seat keys inside it unchanged
 (``tls.use_route``): the relay and libp2p only ever see TLS records.  A game stream that runs over the
 relay is closed once a direct connection to that peer exists: the mesh (p2p/links.py) dials again,
-and the new stream takes the direct path.  A lobby stream is left where it is (it is short-lived).
+and the new stream takes the direct path.  Only the dialling side moves a stream (its reset ends the other side's); a lobby
+stream, and a spectator's, are left where they are (``keep_relayed``: the ports the dialler keeps on the relay).
 
 Every libp2p import is in this module and made on first use: the LAN game imports and plays without
 the ``internet`` extra (``require``).
@@ -417,8 +418,7 @@ class Node:
 
         async def run(item) -> None:
             raw, peer, relayed, done = item
-            s = Stream(raw, peer, relayed)
-            self._track(s, port)
+            s = Stream(raw, peer, relayed)      # never moved from here: its dialler moves it (a spectator's stays)
             if relayed:
                 self._punch_soon(peer)
             else:
