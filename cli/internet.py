@@ -66,8 +66,8 @@ def relay_command(args) -> int:
         internet.require()
     except internet.InternetError as exc:
         raise _usage(exc) from None
-    if not 0 <= args.port < 65536:
-        raise UsageError("--port must be 0..65535, not %d" % args.port)
+    if not 0 < args.port < 65536:
+        raise UsageError("--port must be 1..65535, not %d" % args.port)
     identity = identity_or_exit()
 
     def ready(address: str) -> None:

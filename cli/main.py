@@ -379,8 +379,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "on a terminal, type a number and Enter to join that table (Enter alone: the first; q quits).\n"
                    "Joining shows \"connecting to HOST:PORT...\" with the attempts and the time so far until the "
                    "table is full;\nCtrl-C cancels.")
-    lan_target(p, "address", "HOST:PORT", "the table's lobby address, as its host printed it (omit it to list open "
-               "tables)", "join", "tables listed")
+    lan_target(p, "address", "HOST:PORT", "the table's lobby address, as its host printed it, or its invitation "
+               "(easel-..., a table beyond the LAN: easel host --internet) (omit it to list open tables)", "join", "tables listed")
     send_flag(p)
     name_flag(p)
     spectator_flag(p)
@@ -396,7 +396,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "or this machine's address on its default route)")
 
     p = add("bot", "a bot peer that joins a table and plays one seat")
-    p.add_argument("--join", required=True, metavar="HOST:PORT", help="the table's lobby address (required)")
+    p.add_argument("--join", required=True, metavar="HOST:PORT",
+                   help="the table's lobby address, or its invitation (easel-...) (required)")
     p.add_argument("--level", default=None, metavar="LEVEL",
                    help="how the bot plays, one of: %s (default: the table's game's default level)" % ", ".join(all_levels()))
     seed_flags(p)
@@ -442,7 +443,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "you played or left (<home>/games/<game id>): it then follows the table through the other seats.\n"
                    "Without TARGET, the tables on the LAN are listed as they are found, those in play numbered; on a\n"
                    "terminal, type a number and Enter to watch that table.")
-    lan_target(p, "target", "TARGET", "HOST:PORT of a seat, or a game directory (omit it to list the tables on the "
+    lan_target(p, "target", "TARGET", "HOST:PORT of a seat, a table's invitation (easel-...: through its host's seat), "
+               "or a game directory (omit it to list the tables on the "
                "LAN, those in play with the address to watch)", "watch", "tables in play listed")
     p.add_argument("--json", action="store_true",
                    help="no screen: follow to the end, then print one JSON line (entries, first, first_view, head, "
