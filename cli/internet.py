@@ -22,6 +22,17 @@ def _usage(exc: Exception) -> UsageError:
     return UsageError(str(exc))
 
 
+def _in_words(group: BaseExceptionGroup) -> UsageError | None:
+    """The engine's nurseries wrap our InternetError in exception groups: its words, if that is all there is."""
+    from .main import leaves
+
+    inner = leaves(group)
+    ours = [e for e in inner if isinstance(e, internet.InternetError)]
+    if ours and all(isinstance(e, (internet.InternetError, UsageError)) for e in inner):
+        return _usage(ours[0])
+    return None
+
+
 def check_internet(relay: str | None) -> str:
     """``--internet``: a relay address is needed (until public relays are known), and the engine installed."""
     if not relay:
@@ -58,6 +69,11 @@ async def routed(relay: str, main, *args, lobby_port: int | None = None, **kwarg
             return await main(*args, **kwargs)
     except internet.InternetError as exc:
         raise _usage(exc) from None
+    except BaseExceptionGroup as group:
+        words = _in_words(group)
+        if words is None:
+            raise
+        raise words from None
 
 
 def relay_command(args) -> int:
@@ -80,4 +96,9 @@ def relay_command(args) -> int:
         trio.run(internet.run_relay, identity.seed, args.listen, args.port, args.announce, ready)
     except internet.InternetError as exc:
         raise _usage(exc) from None
+    except BaseExceptionGroup as group:
+        words = _in_words(group)
+        if words is None:
+            raise
+        raise words from None
     return 0

@@ -523,6 +523,8 @@ async def open_node(seat_seed: bytes, relay: str, listen: str | None = None, por
     fam = "ip6" if ":" in ip else "ip4"
     try:
         async with host.run(listen_addrs=[Multiaddr("/%s/%s/tcp/%d" % (fam, ip, port))]):
+            if not host.get_addrs():
+                raise InternetError("cannot listen on %s port %d (the port is taken?)" % (ip, port))
             host.set_stream_handler(PROTOCOL_ID, protocol._handle_hop_stream)
             host.set_stream_handler(STOP_PROTOCOL_ID, protocol._handle_stop_stream)
             async with background_trio_service(protocol):
@@ -559,6 +561,9 @@ async def run_relay(seed: bytes, listen: str, port: int, announce: str | None, r
         async with host.run(listen_addrs=[Multiaddr("/%s/%s/tcp/%d" % (fam, listen, port))]):
             host.set_stream_handler(PROTOCOL_ID, protocol._handle_hop_stream)
             host.set_stream_handler(STOP_PROTOCOL_ID, protocol._handle_stop_stream)
+            if not host.get_addrs():
+                raise InternetError("cannot listen on %s port %d (not an address of this machine, or the port is taken)"
+                                    % (listen, port))
             async with background_trio_service(protocol):
                 shown = announce or listen
                 if shown in ("0.0.0.0", "::"):

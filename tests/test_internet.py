@@ -471,3 +471,17 @@ async def test_a_relayed_stream_moves_to_the_direct_path_once_there_is_one(nurse
         assert await kept.receive_some(100) == b"still" and kept.relayed and not kept.closed
         for x in (again, kept):
             await x.aclose()
+
+
+def test_an_unreachable_relay_and_a_relay_that_cannot_listen_are_said_in_words(tmp_path):
+    env = dict(os.environ, EASEL_HOME=str(tmp_path / "home"))
+    port = internet._free_port("127.0.0.1")        # nobody listens there
+    dead = "/ip4/127.0.0.1/tcp/%d/p2p/%s" % (port, internet.peer_id_of(b"r" * 32))
+    inv = internet.make_invitation(internet.Invitation(internet.peer_id_of(b"h" * 32), 4000, 4001, dead))
+    for args in (["bot", "--join", inv], ["host", "--game", "painting", "--auto", "random", "--internet", "--relay", dead]):
+        r = subprocess.run([sys.executable, "-m", "cli", *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                           timeout=60, stdin=subprocess.DEVNULL)
+        assert r.returncode == 2 and "cannot reach the relay" in r.stderr and "Traceback" not in r.stderr, r.stderr[-2000:]
+    r = subprocess.run([sys.executable, "-m", "cli", "relay", "--listen", "192.0.2.7"], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "cannot listen on 192.0.2.7" in r.stderr and "relay: " not in r.stdout
