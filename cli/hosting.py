@@ -42,7 +42,9 @@ async def host_main(args: LiveArgs, ui_factory=None) -> int:
     check_host_args(args)
     args.timeout = int(args.timeout)  # whole seconds: it is signed into the genesis
     try:
-        ht = HostedTable(identity, game_name, args.players, options, play_port, "" if bind == "0.0.0.0" else bind,
+        # beyond the LAN (cli/internet.py) every seat is where its libp2p peer id is: ours too
+        play_host = tls.route().peer if tls.route() is not None else "" if bind == "0.0.0.0" else bind
+        ht = HostedTable(identity, game_name, args.players, options, play_port, play_host,
                          timeout=args.timeout, games=registry, name=args.name or "host",
                          about={"bot": args.auto} if args.auto else {},
                          previous=args.previous, order=args.order, names=args.names,
@@ -53,6 +55,9 @@ async def host_main(args: LiveArgs, ui_factory=None) -> int:
     failure = None
     async with trio.open_nursery() as n:
         lobby_port = await n.start(tls.serve, args.port, tls.server_context(identity, None), ht.handle, bind)
+        if tls.route() is not None:
+            tls.route().keep_relayed.add(lobby_port)      # a lobby's streams stay where they are
+            print("invite: %s" % tls.route().invitation(lobby_port, play_port), file=sys.stderr, flush=True)
         # our bots dial the lobby on this machine and listen where we do (every interface by default):
         # every seat must reach them, from any machine (protocol.md §9.3)
         bots = spawn_bots(args.bots, ("127.0.0.1" if bind == "0.0.0.0" else bind, lobby_port), args.level, args.seed, ht,

@@ -49,6 +49,7 @@ from .demo import demo
 from .hangup import catch_hangups
 from .home import check_name, player_name
 from .hosting import host_main
+from .internet import check_internet, invitation, is_invitation, routed
 from .joining import join_main
 from .options import LiveArgs, check_bind, check_host_args, check_timeout, parse_fellows, resolve_table
 from .rematch import again_args, again_main, bot_main, decline_main, then_again
@@ -99,11 +100,19 @@ def host(args: LiveArgs) -> int:
     resolve_table(args)
     check_host_args(args)
     unsafe = check_seed(args)
+    if args.internet or args.relay:
+        args.relay = check_internet(args.relay)
+        args.internet = True
+        if args.bots:
+            raise UsageError("--bots is for the LAN: at an internet table, start each bot with easel bot --join INVITATION")
+        args.no_advertise = True       # its lobby is reached through the relay, not on the LAN
     if not args.auto:
         need_terminal()
     start_zygote(args.entry, person=not args.auto, bots=args.bots > 0, game=args.game)
     args.name = player_name(args.name, interactive=not args.auto and isatty(sys.stdin))
     make = None if args.auto else ui_factory_for(unsafe=unsafe, send_at_once=_send_at_once(args))
+    if args.internet:
+        return then_again(trio.run(lambda: routed(args.relay, host_main, args, make)), make)
     return then_again(trio.run(host_main, args, make), make)
 
 
@@ -115,6 +124,10 @@ def demo_command(args: LiveArgs) -> int:
 
 def bot(args: LiveArgs) -> int:
     check_seed(args)
+    if is_invitation(args.join):
+        inv = invitation(args.join)
+        check_name(args.name)
+        return trio.run(lambda: routed(inv.relay, bot_main, args, lobby_port=inv.lobby_port))
     parse_hostport(args.join)
     if args.bind is not None:
         check_bind(args.bind)
@@ -126,6 +139,14 @@ def bot(args: LiveArgs) -> int:
 
 
 def join(args: LiveArgs) -> int:
+    if is_invitation(args.address):
+        inv = invitation(args.address)
+        need_terminal()
+        name = player_name(args.name, interactive=True)
+        make = ui_factory_for(send_at_once=_send_at_once(args))
+        return then_again(trio.run(lambda: routed(inv.relay, join_main, inv.peer, inv.lobby_port, None, seed=None, name=name,
+                                                  ui_factory=make, spectators=not args.no_spectators,
+                                                  lobby_port=inv.lobby_port)), make)
     if args.address:
         parse_hostport(args.address)
     if not find_table(args):
@@ -171,6 +192,12 @@ def watch(args: LiveArgs) -> int:
         return EXIT_OK
     if not args.target:
         args.target = "%s:%d" % (args.picked.host, args.picked.port)
+    if is_invitation(args.target):
+        inv = invitation(args.target)
+        if not args.json:
+            need_terminal()
+        return trio.run(lambda: routed(inv.relay, watch_main, args, None if args.json else ui_factory_for("Easel - watching"),
+                                       lobby_port=inv.play_port))
     watch_targets(args.target)
     if not 0 <= args.watch_patience <= 3600:
         raise UsageError("--patience must be 0 to 3600 seconds, not %g" % args.watch_patience)

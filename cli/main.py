@@ -4,6 +4,7 @@
     easel host [--game G] [--players N] [--bots K] [--port P] [--option K=V ...]
     easel join [HOST:PORT] [--pick N]   list tables on the LAN (zeroconf) and pick one by number, or join HOST:PORT
     easel bot --join HOST:PORT [--level L]
+    easel relay [--listen IP] [--port PORT]   relay tables beyond the LAN; host --internet --relay ADDRESS prints an invitation
     easel resume GAME [--level L]       continue a game (after a crash or a quit); GAME: last, a short id, a directory
     easel demo [--game G] [--players N] --seed S --out DIR [--json]
                                         (a demo is deterministic: its sealed moves are NOT secret)
@@ -362,20 +363,36 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-advertise", action="store_true", help=argparse.SUPPRESS)
     name_flag(p)
     spectator_flag(p, table=True)
+    p.add_argument("--internet", action="store_true",
+                   help="open the table beyond the LAN, through --relay: prints a line `invite: TEXT` for the others "
+                        "to paste into easel join (needs the internet extra: pip install -e \".[internet]\")")
+    p.add_argument("--relay", default=None, metavar="ADDRESS",
+                   help="with --internet: the relay to meet at, the line `relay: ADDRESS` easel relay printed")
 
     p = add("join", "list the tables open on the LAN and pick one by number, or join HOST:PORT",
             epilog="Without HOST:PORT, each table on the LAN is listed as soon as it is found, the open ones numbered;\n"
                    "on a terminal, type a number and Enter to join that table (Enter alone: the first; q quits).\n"
                    "Joining shows \"connecting to HOST:PORT...\" with the attempts and the time so far until the "
                    "table is full;\nCtrl-C cancels.")
-    lan_target(p, "address", "HOST:PORT", "the table's lobby address, as its host printed it (omit it to list open "
-               "tables)", "join", "tables listed")
+    lan_target(p, "address", "HOST:PORT", "the table's lobby address, as its host printed it, or its invitation "
+               "(easel-..., a table beyond the LAN: easel host --internet) (omit it to list open tables)", "join", "tables listed")
     send_flag(p)
     name_flag(p)
     spectator_flag(p)
 
+    p = add("relay", "relay the seats of tables beyond the LAN (run it where they can all reach it)",
+            epilog="It prints one line `relay: ADDRESS`, that easel host --internet --relay ADDRESS takes. It sees only\n"
+                   "encrypted bytes, and relays within limits (protocol.md §13.1). Needs the internet extra.")
+    p.add_argument("--listen", default="0.0.0.0", metavar="IP",
+                   help="the address to listen on (default: 0.0.0.0, every interface)")
+    p.add_argument("--port", type=int, default=4001, metavar="PORT", help="the TCP port to listen on (default: 4001)")
+    p.add_argument("--announce", default=None, metavar="IP",
+                   help="the address others reach the relay at, printed in ADDRESS (default: the --listen address, "
+                        "or this machine's address on its default route)")
+
     p = add("bot", "a bot peer that joins a table and plays one seat")
-    p.add_argument("--join", required=True, metavar="HOST:PORT", help="the table's lobby address (required)")
+    p.add_argument("--join", required=True, metavar="HOST:PORT",
+                   help="the table's lobby address, or its invitation (easel-...) (required)")
     p.add_argument("--level", default=None, metavar="LEVEL",
                    help="how the bot plays, one of: %s (default: the table's game's default level)" % ", ".join(all_levels()))
     seed_flags(p)
@@ -422,7 +439,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "Without TARGET, the tables on the LAN are listed as they are found, those in play numbered; on a\n"
                    "terminal, type a number and Enter to watch that table. If the seat it watches through goes, it\n"
                    "goes on through another seat of the table (it says so), for up to --patience seconds without one.")
-    lan_target(p, "target", "TARGET", "HOST:PORT of a seat, or a game's short id or directory (omit it to list the tables on the "
+    lan_target(p, "target", "TARGET", "HOST:PORT of a seat, a table's invitation (easel-...: through its host's seat), "
+               "or a game's short id or directory (omit it to list the tables on the "
                "LAN, those in play with the address to watch)", "watch", "tables in play listed")
     p.add_argument("--json", action="store_true",
                    help="no screen: follow to the end, then print one JSON line (entries, first, first_view, head, "
@@ -558,6 +576,10 @@ def _main(argv: list[str] | None) -> int:
         offline = OFFLINE.get(args.cmd)       # the commands that need no network (the rest: cli/live.py)
         if offline is not None:
             return offline(args)
+        if args.cmd == "relay":
+            from .internet import relay_command
+
+            return relay_command(args)
         if args.cmd in ("join", "watch") and not (args.address if args.cmd == "join" else args.target):
             from .tables import pick_from_lan       # listing first: the peers' code is imported once a table is picked
 

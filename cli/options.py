@@ -39,6 +39,8 @@ class LiveArgs:
     auto: str | None = None            # our own seat played by a bot of this level
     bind: str | None = None
     no_advertise: bool = False
+    internet: bool = False             # beyond the LAN (cli/internet.py): through ...
+    relay: str | None = None           # ... this relay
     quiet: bool = False                # easel play: no lobby lines (its seats are all ours)
     previous: bytes | None = None      # a rematch's host: the game before (§9.9) ...
     order: list | None = None          # ... its seats, in order

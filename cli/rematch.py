@@ -16,6 +16,7 @@ from p2p import tls
 from p2p.lobby import LobbyError, decline
 
 from .bots import read_bots_file
+from .internet import invitation, is_invitation
 from .common import EXIT_OK, EXIT_USAGE, UsageError, check_level, game_or_exit, parse_hostport, registry
 from .home import identity_or_exit, player_name
 from .hosting import host_main
@@ -82,7 +83,11 @@ async def again_main(args: LiveArgs, ui_factory=None) -> int:
 async def bot_main(args: LiveArgs) -> int:
     """``easel bot --join HOST:PORT``; with ``--again`` it stays for the rematches: at each game over it knocks at the
     old seat 0's rematch lobby (up to AGAIN_PATIENCE) and plays the rematch if one opens, else it exits."""
-    host, port = parse_hostport(args.join)
+    if is_invitation(args.join):
+        inv = invitation(args.join)
+        host, port = inv.peer, inv.lobby_port
+    else:
+        host, port = parse_hostport(args.join)
     where: list = []
     rc = await join_main(host, port, lambda g: bot_decider(g, args.level, args.seed), seed=args.seed, name=args.name,
                          about={"bot": args.level or "default"}, spectators=not args.no_spectators, where=where,

@@ -13,6 +13,7 @@ from p2p.node import load_roster
 from p2p.store import write_atomic
 
 from .common import EXIT_INVALID, EXIT_OK, UsageError, jsonable, parse_hostport, registry
+from .internet import invitation, is_invitation
 from .options import LiveArgs
 
 
@@ -35,6 +36,9 @@ def watch_targets(target: str) -> list[tuple[str, int]]:
         if not out:
             raise UsageError("that game has no other seat to watch through")
         return out
+    if is_invitation(target):
+        inv = invitation(target)
+        return [(inv.peer, inv.play_port)]      # the host's seat, through our libp2p node (cli/internet.py)
     return [parse_hostport(target)]
 
 

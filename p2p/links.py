@@ -311,9 +311,8 @@ class Links:
     def _learn_address(self, seat: int, stream) -> None:
         """A seat before ours dialled us: it is where it dialled from (at its roster port). Keep that in
         our roster file, so that our own later resume dials it there."""
-        try:
-            ip = str(stream.transport_stream.socket.getpeername()[0])
-        except (OSError, AttributeError):
+        ip = tls.peer_host(stream)
+        if ip is None:
             return
         addr = self._roster["addrs"][seat]
         if addr[0] == ip:

@@ -226,10 +226,7 @@ class HostedTable:
                 return
             seat = self._admit(msg, stream)
         except (CanonicalError, FrameError, ConnectionClosed, trio.TooSlowError, LobbyError, ValueError, TypeError) as exc:
-            try:
-                addr = str(stream.transport_stream.socket.getpeername()[0])
-            except (OSError, AttributeError):
-                addr = "?"
+            addr = tls.peer_host(stream) or "?"
             _refusals.note("JOIN_REFUSED", addr, "lobby: refused a joiner from %s: %s", addr, exc)
             try:
                 await fs.send(encode(["refused", str(exc)]))
@@ -399,7 +396,7 @@ class HostedTable:
         self.declined.discard(key)      # it changed its mind before the rematch started: welcome back
         if (self.open_seats if key in self.reserved else self.free) <= 0:
             raise LobbyError("the table is full")
-        peer_ip = stream.transport_stream.socket.getpeername()[0]
+        peer_ip = tls.peer_host(stream) or "?"   # an IP address, or over the internet the joiner's libp2p peer id
         if key in self.reserved:   # one of our own bots: shown as ours, whatever it says
             about = {"bot": self.reserved[key], "owner": self.identity.fingerprint}
             # it runs on our machine and listens where we do: it is recorded as we are (every interface: an

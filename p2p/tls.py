@@ -31,7 +31,8 @@ import shutil
 import ssl
 import sys
 import tempfile
-from typing import Awaitable, Callable, Iterable
+from contextvars import ContextVar
+from typing import Any, Awaitable, Callable, Iterable
 
 import trio
 from cryptography import x509
@@ -61,6 +62,9 @@ __all__ = [
     "connect",
     "serve",
     "ListenerStats",
+    "use_route",
+    "route",
+    "peer_host",
 ]
 
 log = logging.getLogger(__name__)
@@ -70,6 +74,35 @@ _NOT_BEFORE = datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc)
 _NOT_AFTER = datetime.datetime(9999, 12, 31, 23, 59, 59, tzinfo=datetime.timezone.utc)
 # Attribute set on the contexts we build: frozenset of pinned raw public keys, or None.
 _PIN_ATTR = "easel_pinned_keys"
+
+# Where a connection goes when it is not plain TCP: an object with ``owns(host) -> bool``, ``await open(host, port)``
+# (a trio Stream) and ``await serve(port, one, task_status)`` (p2p/internet.py's Node: a "host" that is a libp2p
+# peer id is reached through libp2p, and our listeners serve libp2p streams).  A context variable: the tasks a
+# command starts after ``use_route`` inherit it; nothing else changes.
+_ROUTE: ContextVar[Any] = ContextVar("easel_route", default=None)
+
+
+def use_route(node: Any) -> None:
+    """From now on (in this task and the tasks it starts), dial and listen through ``node`` (None: plain TCP)."""
+    _ROUTE.set(node)
+
+
+def route() -> Any:
+    """The route in force (p2p/internet.py's Node), or None for plain TCP."""
+    return _ROUTE.get()
+
+
+def peer_host(stream: Any) -> str | None:
+    """Where the other end of a connection (a TLS stream, or its transport) is: an IP address for TCP, the
+    libp2p peer id over the internet route; None if unknown."""
+    t = getattr(stream, "transport_stream", stream)
+    peer = getattr(t, "peer", None)
+    if isinstance(peer, str):
+        return peer
+    try:
+        return str(t.socket.getpeername()[0])
+    except (OSError, AttributeError, IndexError):
+        return None
 
 
 class TLSError(Exception):
@@ -341,7 +374,11 @@ async def connect(
     handshake fails or takes longer than ``timeout``, TLSPinError if the
     server's key is not pinned / not ``expect_key``.
     """
-    tcp = await trio.open_tcp_stream(host, port)
+    r = _ROUTE.get()
+    if r is not None and r.owns(host):
+        tcp = await r.open(host, port)
+    else:
+        tcp = await trio.open_tcp_stream(host, port)
     stream = trio.SSLStream(tcp, ctx, server_side=False)
     ok = False
     try:
@@ -419,15 +456,17 @@ async def serve(
         handshake_timeout = lim.handshake_deadline
     st = stats if stats is not None else ListenerStats()
     rl = RateLimitedLog(log)
-    listeners = await trio.open_tcp_listeners(port, host=host)
-    bound = listeners[0].socket.getsockname()[1]
+    r = _ROUTE.get()
 
-    async def one(tcp: trio.SocketStream) -> None:
-        try:
-            peer = tcp.socket.getpeername()
-            addr, where = str(peer[0]), f"{peer[0]}:{peer[1]}"
-        except OSError:
-            addr = where = "?"
+    async def one(tcp: trio.abc.Stream) -> None:
+        if isinstance(getattr(tcp, "peer", None), str):
+            addr = where = tcp.peer     # a libp2p stream: its peer id
+        else:
+            try:
+                peer = tcp.socket.getpeername()
+                addr, where = str(peer[0]), f"{peer[0]}:{peer[1]}"
+            except OSError:
+                addr = where = "?"
         st.accepted += 1
         over = None
         if st.open >= lim.max_conns:
@@ -485,5 +524,9 @@ async def serve(
                 await trio.aclose_forcefully(stream)
             del stream, tcp
 
-    task_status.started(bound)
+    if r is not None:
+        await r.serve(port, one, task_status=task_status)
+        return
+    listeners = await trio.open_tcp_listeners(port, host=host)
+    task_status.started(listeners[0].socket.getsockname()[1])
     await trio.serve_listeners(one, listeners)

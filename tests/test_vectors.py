@@ -7,6 +7,7 @@ protocol.md describes and requires both sets to be identical.
 
 from __future__ import annotations
 
+import base64
 import re
 from pathlib import Path
 
@@ -103,7 +104,41 @@ def compute_vectors() -> dict[str, str]:
     v.update(choice_vectors())
     # from the seed reveals through the beacon to a chance step's entropy
     v.update(chance_vectors(sk0, sk1, g))
+    # beyond the LAN: the libp2p identity derived from a seat's seed, and an invitation (§9.10)
+    v.update(internet_vectors())
     return v
+
+
+def _peer_id_bytes(ed25519_seed: bytes) -> bytes:
+    """A libp2p peer id by hand: the identity multihash (00, length 36) of the protobuf PublicKey {Type: Ed25519 (1),
+    Data: the 32-byte key} (08 01 12 20 || key)."""
+    import nacl.signing
+
+    return bytes([0x00, 0x24, 0x08, 0x01, 0x12, 0x20]) + bytes(nacl.signing.SigningKey(ed25519_seed).verify_key)
+
+
+def internet_vectors() -> dict[str, str]:
+    """§9.10, computed without py-libp2p (so a second implementation can follow each byte); cross-checked against it
+    in tests/test_internet.py."""
+    import struct
+
+    from p2p import internet
+
+    seed0 = b"\x01" * 32
+    lseed = internet.libp2p_seed(seed0)
+    pid = _peer_id_bytes(lseed)
+    rpid = _peer_id_bytes(internet.relay_seed(b"\x02" * 32))
+    relay = bytes([0x04, 198, 18, 100, 10, 0x06]) + struct.pack(">H", 4001) + bytes([0xA5, 0x03, len(rpid)]) + rpid
+    body = bytes([internet.INVITE_VERSION, len(pid)]) + pid + struct.pack(">HH", 40000, 40001) + relay
+    raw = body + dhash("invitation", body)[:4]
+    text = internet.INVITE_PREFIX + base64.b32encode(raw).decode("ascii").rstrip("=").lower()
+    return {
+        "internet/seat0-libp2p-seed": lseed.hex(),
+        "internet/seat0-peer-id": pid.hex(),
+        "internet/relay-seat1-peer-id": rpid.hex(),
+        "internet/invitation-bytes": raw.hex(),
+        "internet/invitation-text": text.encode("ascii").hex(),
+    }
 
 
 def choice_vectors() -> dict[str, str]:

@@ -1,0 +1,104 @@
+"""Beyond the LAN (issue 30, protocol.md §9.10): ``easel relay``, ``host --internet``, and invitations where
+HOST:PORT is taken (join, watch, bot --join).
+
+p2p/internet.py does the networking (py-libp2p, an optional extra); this room checks what a person typed and runs
+a command's trio main with our libp2p node as the route of every TLS connection (``tls.use_route``).  Without the
+extra, every refusal here says why and how to install it, and nothing else of Easel changes.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import trio
+
+from p2p import internet, tls
+
+from .common import UsageError
+from .home import identity_or_exit
+
+
+def _usage(exc: Exception) -> UsageError:
+    return UsageError(str(exc))
+
+
+def _in_words(group: BaseExceptionGroup) -> UsageError | None:
+    """The engine's nurseries wrap our InternetError in exception groups: its words, if that is all there is."""
+    from .main import leaves
+
+    inner = leaves(group)
+    ours = [e for e in inner if isinstance(e, internet.InternetError)]
+    if ours and all(isinstance(e, (internet.InternetError, UsageError)) for e in inner):
+        return _usage(ours[0])
+    return None
+
+
+def check_internet(relay: str | None) -> str:
+    """``--internet``: a relay address is needed (until public relays are known), and the engine installed."""
+    if not relay:
+        raise UsageError("--internet needs --relay ADDRESS: the line `relay: ADDRESS` that easel relay prints "
+                         "(run it where the other seats can reach it: a friend with a public address, or a forwarded port)")
+    try:
+        internet.require()
+        return internet.check_relay(relay)
+    except internet.InternetError as exc:
+        raise _usage(exc) from None
+
+
+def is_invitation(text: str | None) -> bool:
+    return bool(text) and internet.is_invitation(text)
+
+
+def invitation(text: str) -> internet.Invitation:
+    try:
+        return internet.parse_invitation(text)
+    except internet.InternetError as exc:
+        raise _usage(exc) from None
+
+
+async def routed(relay: str, main, *args, lobby_port: int | None = None, **kwargs):
+    """Run ``await main(*args, **kwargs)`` with every connection through our libp2p node reserved at ``relay``;
+    ``lobby_port``: the lobby we join, or the seat a spectator watches (its stream stays where it is: it is never
+    moved to a direct path)."""
+    identity = identity_or_exit()
+    try:
+        async with internet.open_node(identity.seed, relay) as node:
+            if lobby_port is not None:
+                node.keep_relayed.add(lobby_port)
+            tls.use_route(node)
+            return await main(*args, **kwargs)
+    except internet.InternetError as exc:
+        raise _usage(exc) from None
+    except BaseExceptionGroup as group:
+        words = _in_words(group)
+        if words is None:
+            raise
+        raise words from None
+
+
+def relay_command(args) -> int:
+    """``easel relay``: a relay anyone may run; prints ``relay: ADDRESS`` and relays until Ctrl-C."""
+    try:
+        internet.require()
+    except internet.InternetError as exc:
+        raise _usage(exc) from None
+    if not 0 < args.port < 65536:
+        raise UsageError("--port must be 1..65535, not %d" % args.port)
+    identity = identity_or_exit()
+
+    def ready(address: str) -> None:
+        print("relay: %s" % address, flush=True)
+        print("easel: relaying (at most %d reservations, %d relayed connections to each, %d MiB and %d min each); Ctrl-C stops"
+              % (internet.RELAY_MAX_RESERVATIONS, internet.RELAY_MAX_CIRCUITS, internet.RELAY_CIRCUIT_BYTES >> 20,
+                 internet.RELAY_CIRCUIT_SECONDS // 60), file=sys.stderr, flush=True)
+
+    try:
+        trio.run(internet.run_relay, identity.seed, args.listen, args.port, args.announce, ready)
+    except internet.InternetError as exc:
+        raise _usage(exc) from None
+    except BaseExceptionGroup as group:
+        words = _in_words(group)
+        if words is None:
+            raise
+        raise words from None
+    return 0
