@@ -42,7 +42,7 @@ log = logging.getLogger("easel.internet")
 PROTOCOL = "/easel/tls/1/%d"      # the libp2p protocol id of Easel's stream at a virtual port
 INVITE_PREFIX = "easel-"
 INVITE_VERSION = 1
-DIAL_TIMEOUT = 20.0               # s to reach a peer (relay circuit + stream negotiation)
+INTERNET_DIAL_TIMEOUT = 20.0               # s to reach a peer (relay circuit + stream negotiation)
 RELAY_TIMEOUT = 20.0              # s to reach the relay and reserve
 MOVE_EVERY = 0.5                  # s between looks for relayed game streams that can move to a direct path
 RELAY_RETRY_FIRST = 0.5          # s: the relay's connection is looked at this often; a failed reconnect waits
@@ -331,7 +331,7 @@ class Node:
             s._on_close = lambda st: self._streams.discard((st, port))
 
     async def open(self, peer: str, port: int) -> Stream:
-        """A stream to ``peer``'s virtual ``port`` (OSError if it cannot be reached within DIAL_TIMEOUT)."""
+        """A stream to ``peer``'s virtual ``port`` (OSError if it cannot be reached within INTERNET_DIAL_TIMEOUT)."""
         from libp2p.peer.id import ID
         from multiaddr import Multiaddr
 
@@ -340,14 +340,14 @@ class Node:
         except Exception:
             raise OSError("not a peer id: %r" % peer) from None
         try:
-            with trio.fail_after(DIAL_TIMEOUT):
+            with trio.fail_after(INTERNET_DIAL_TIMEOUT):
                 live = [c for c in self._host.get_network().get_connections(pid) if not getattr(c, "is_closed", False)]
                 if not live:
                     self._unblock(self._relay_id)
                     await self._transport.dial(Multiaddr("%s/p2p-circuit/p2p/%s" % (self.relay, peer)))
                 raw = await self._host.new_stream(pid, [PROTOCOL % port])
         except trio.TooSlowError:
-            raise OSError("cannot reach %s through the relay within %d s" % (peer[-8:], DIAL_TIMEOUT)) from None
+            raise OSError("cannot reach %s through the relay within %d s" % (peer[-8:], INTERNET_DIAL_TIMEOUT)) from None
         except OSError:
             raise
         except Exception as exc:
@@ -374,7 +374,7 @@ class Node:
                 if self.has_direct(peer):
                     break
                 await trio.sleep(0.3 if i == 0 else 1.0)    # let identify tell the peer where we are seen from
-                with trio.move_on_after(DIAL_TIMEOUT):
+                with trio.move_on_after(INTERNET_DIAL_TIMEOUT):
                     await self._dcutr.initiate_hole_punch(ID.from_base58(peer))
         except trio.Cancelled:
             raise

@@ -643,7 +643,7 @@ async def test_seated_peer_stalling_mid_frame_or_idle_is_dropped(tmp_path):
 def _limits_in_code() -> dict:
     """Every limit of protocol.md §13.1, by name, with its value in the code."""
     from cli import bots, joining, rematch, resuming, tables
-    from p2p import discovery, lobby, node
+    from p2p import discovery, internet, lobby, node
 
     out = {n: getattr(L, n) for n in dir(L) if n.isupper() and not n.startswith("_") and n != "DEFAULT"}
     out.update(L.protocol_limits())
@@ -656,11 +656,13 @@ def _limits_in_code() -> dict:
                BOT_ALONE=bots.BOT_ALONE, CONNECT_PATIENCE=joining.CONNECT_PATIENCE, RESOLVE_TIMEOUT=discovery.RESOLVE_TIMEOUT,
                UNICAST_MAX_ANSWERS=discovery.UNICAST_MAX_ANSWERS, PROBE_EVERY=tables.PROBE_EVERY,
                PROBE_TIMEOUT=tables.PROBE_TIMEOUT, PROBE_MISSES=tables.PROBE_MISSES,
-               PROBE_CONCURRENCY=tables.PROBE_CONCURRENCY)
+               PROBE_CONCURRENCY=tables.PROBE_CONCURRENCY, INTERNET_DIAL_TIMEOUT=internet.INTERNET_DIAL_TIMEOUT,
+               **{n: getattr(internet, n) for n in ("RELAY_MAX_RESERVATIONS", "RELAY_MAX_CIRCUITS", "RELAY_CIRCUIT_BYTES",
+                                                    "RELAY_CIRCUIT_SECONDS", "RELAY_RESERVATION_SECONDS")})
     return out
 
 
-_UNITS = {"": 1, "s": 1, "bytes": 1, "KiB": 1 << 10, "MiB": 1 << 20, "MiB/s": 1 << 20}
+_UNITS = {"": 1, "s": 1, "h": 3600, "bytes": 1, "KiB": 1 << 10, "MiB": 1 << 20, "MiB/s": 1 << 20}
 
 
 def _doc_value(text: str) -> float:

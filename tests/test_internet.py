@@ -174,7 +174,7 @@ async def test_easel_tls_runs_inside_a_libp2p_stream_with_the_seat_keys(nursery)
 
 
 # ----------------------------------------------------------------------------- two homes behind NAT routers
-from tests.test_lan import FULL, SLOW, _ip, _netns_list, _why_not, assert_same_logs, wait_for  # noqa: E402
+from tests.lan import FULL, SLOW, _ip, _netns_list, _why_not, assert_same_logs, wait_for  # noqa: E402
 
 NS_PREFIX = "eznat-"         # every namespace made here: eznat-<pid>-<random>-<role>
 NAT_WALL = 60.0              # s: no game here may take longer
