@@ -139,8 +139,9 @@ async def send(ui, inp, p, line: str, said: str) -> None:
     start = len(messages)
     inp.send_text(line + ENTER)
     # sent, or refused by the screen / the game (a message in the error style): fail at once, saying why
-    await until(lambda: p.submitted or (ui.composer.message != before and ui.composer.message[0] == "class:error"))
-    assert p.submitted and ui.composer.sent is not None, "%r was not sent: %s" % (line, ui.composer.message[1])
+    sent = lambda: ui.composer.sent is not None and ui.composer.sent.phase == p.phase   # noqa: E731
+    await until(lambda: sent() or (ui.composer.message != before and ui.composer.message[0] == "class:error"))
+    assert sent(), "%r was not sent: %s" % (line, ui.composer.message[1])
     await until(lambda: any(said in m for m in messages[start:]))
 
 
