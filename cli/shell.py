@@ -3,8 +3,8 @@
 Everything here serves every game; what one game shows and understands is
 its *screen* (cli/screens/, protocol in cli/screens/__init__.py).
 
-The shell's parts, one job each (this module is ``GameUI``: the trio bridge,
-decisions, the draft and the bottom panes; the names below stay importable
+The shell's parts, one job each (this module is ``GameUI``: the parts put
+together, ``decide`` and the bottom panes; the names below stay importable
 from here):
 
 * cli/panes.py      ``BaseUI``: the panes every UI shows (title, board, seats,
@@ -12,7 +12,11 @@ from here):
 * cli/replay.py     ``ReplayUI``, the replay viewer;
 * cli/commands.py   the command line read (``read_line``): the shell's words, the screen's;
 * cli/reveal.py     the reveal reel and its pace (``default_pace``);
-* cli/countdown.py  the time left on our decision, in words, and when those change;
+* cli/composer.py   ``Composer``, sans-IO: the decision asked, the draft (a held move), the
+                    send (legality check and seal), what we sent, the words under the board
+                    and the quit question;
+* cli/outbox.py     ``Outbox``: the one way a decided action goes from the UI to the node;
+* cli/countdown.py  ``Countdown``: the time left on our decision, in words, and when those change;
 * cli/legality.py   asking the game about an action (``problems``, ``check``, ``seal``) and
                     for its warning;
 * cli/terminal.py   standard error kept off the terminal while the UI runs;
@@ -27,9 +31,19 @@ only meet in a few places:
   (in the trio thread, where the table lives), swaps it in with one attribute
   store and calls ``app.invalidate()``, which is thread safe.  The UI thread
   only ever reads snapshots and immutable game states.
-* UI -> trio: a submitted action is handed back with
-  ``trio_token.run_sync_soon`` (non-blocking), which sets the ``trio.Event``
-  that ``GameUI.decide`` is waiting on.
+* UI -> trio: a decided action goes through the ``Outbox`` and only there
+  (cli/outbox.py): ``Composer.send`` checks and seals it and posts a typed
+  ``Decided`` (the one thread hop, ``run_sync_soon`` onto a trio memory
+  channel, inside ``Outbox.post``); ``GameUI.decide``, awaited by the node's
+  decider loop, awaits ``Outbox.take`` and returns the action to the node,
+  which hands it to ``Peer.act``.
+
+The walk of a move: a key -> ``_on_accept`` -> ``_execute`` -> the screen's
+``command`` (or ``submit``) -> ``_outcome`` (held as the draft, or sent) ->
+``_send`` -> ``Composer.send`` (cli/legality.py ``check``/``seal``) ->
+``Outbox.post`` -> ``Outbox.take`` in ``decide`` -> p2p/node.py
+``GameNode._decider`` -> ``Peer.act`` -> ``GameNode.apply`` (the log) ->
+cli/runner.py ``ui_update`` -> ``update`` (a ``Snapshot``) -> the panes.
 * quitting from trio (cancellation, ``exit()``): ``loop.call_soon_threadsafe``
   into the UI loop.
 
@@ -92,8 +106,6 @@ from __future__ import annotations
 
 import logging
 import os
-import time
-from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 import trio
@@ -106,17 +118,17 @@ from prompt_toolkit.layout import BufferControl, HSplit, Layout, Window
 from prompt_toolkit.layout.dimension import Dimension as D
 from prompt_toolkit.layout.processors import BeforeInput
 
-from core.engine import IllegalAction
 from core.table import Table
 
 from .commands import LONG_HELP, SHELL_HELP, read_line
-from .countdown import WARN_TIMEOUT, countdown_words, next_change, on_monotonic
+from .composer import Asked, Composer
+from .countdown import WARN_TIMEOUT, Countdown, countdown_words, next_change, on_monotonic  # noqa: F401
 from .legality import check, first_warning, legal_actions, problems, seal, secret_of
+from .outbox import Outbox
 from .panes import STYLE, TEXT_WIDTH, BaseUI, ftc
 from .replay import ReplayUI
 from .reveal import PACE, default_pace
-from .screens import (CommandError, Context, Say, Screen, Send, Sent, Snapshot, join, plain_label, who, width_of,
-                      with_names, wrap)
+from .screens import CommandError, Context, Say, Screen, Send, Sent, Snapshot, join, width_of, with_names, wrap
 from .snapshot import (  # noqa: F401 - re-exported: callers import them from here
     LOG_KEEP,
     _PLACEHOLDER,
@@ -167,21 +179,12 @@ HELP_SPECTATOR = "spectating | help | PgUp/PgDn scroll | q / Ctrl-Q quit"
 log = logging.getLogger("easel.ui")
 
 
-@dataclass(eq=False)
-class _Pending:
-    seat: int
-    view: Any
-    game: Any
-    state: Any
-    phase: int
-    token: Any
-    event: trio.Event = field(default_factory=trio.Event)
-    result: Any = None
-    submitted: bool = False
-
-
 class GameUI(BaseUI):
     """The live table: panes, the screen's draft, a command line; ``decide`` asks for one action.
+
+    Its parts: ``composer`` (cli/composer.py: the decision asked, the draft, the send, the words
+    under the board), ``countdown`` (cli/countdown.py), ``outbox`` (cli/outbox.py: the one way a
+    decided action goes to the node) and the panes (cli/panes.py ``BaseUI``).
 
     ``screen``: the game's screen; by default chosen from the first table's
     game name (``screen_for``).  ``key``: our key's fingerprint, for the title.
@@ -198,75 +201,22 @@ class GameUI(BaseUI):
         # one way to play every game: a command edits the draft, Enter on an empty line sends it;
         # send_at_once (--send-at-once, EASEL_SEND_AT_ONCE=1) sends a complete move as soon as it is typed
         self.send_at_once = default_send_at_once() if send_at_once is None else bool(send_at_once)
-        self._held: tuple[_Pending, Any, str] | None = None   # a complete move the screen composed, not sent yet
-        self._open_hint: tuple[int | None, float] | None = None   # (table phase, wall time) a step opened, at a resume
+        self.composer = Composer(seat, lambda: self._snap)
+        self.countdown = Countdown()
+        self.outbox = Outbox()
         self._status = ""
         self._alerts: list[str] = []
         self._table: Table | None = None           # trio thread only (the UI thread reads just our seat's
                                                    # secret from it, set once and never changed: secret_of)
-        self._pending: _Pending | None = None
-        self.sent: Sent | None = None              # the last action we sent
-        self._sent_phase = -1                      # table phase our last action was sent for
-        self._message: tuple[str, str] = ("", "")  # (style, text)
-        self._after_reveal: tuple[str, str] | None = None   # a message held back until the reveal ends
-        self._message_at: int | None = None        # moves applied when the message was said (see _expire)
-        self._notice: tuple[str, str] | None = None     # a line of its own above the message (a time-out)
-        self._notice_at = -1                       # moves applied when the notice went up
-        self._typed_in = -1                         # the reveal during which a command was last typed
-        self._deadline: float | None = None        # time.monotonic() when our decision times out (estimate)
-        self._seen_timeouts: set | None = None     # phases whose time-out we already reported
         self._over_said = False
-        self._timeout_words = ""                   # our last time-out, until the next prompt shows it
         self._cut: dict = {}                       # the peer's cut_moves: our signed moves a certificate cut
         self._left_steps: dict = {}                # the peer's left_steps: time-outs of seats that said they left
-        self._asked: tuple | None = None           # the quit question on the screen (see _quit_armed)
-        self._after_quit: tuple | None = None      # (style, text, moves) said while it was: shown once it goes
-        self._quit_armed = False                   # q was pressed once mid-game
         self.again = False                         # the player asked for a rematch at game over (a)
         self.decline = False                       # the player said no to the rematch at game over (n)
         self._first_table: Any = None              # trio.Event a decision waits on until the first update
         self.game_dir = None                       # the game's directory, set by the runner (for the rematch)
         self._buffer = Buffer(multiline=False, accept_handler=self._on_accept, history=InMemoryHistory())
         self._buffer.on_text_changed += self._typing
-
-        kb = KeyBindings()
-        self._common_bindings(kb)
-        # an empty line: nothing but spaces (a Space pressed as a reveal ended must not turn q, a, n into text)
-        empty = Condition(lambda: not self._buffer.text.strip())
-
-        @kb.add("q", filter=empty)
-        def _(event) -> None:
-            self._quit_key()
-
-        @kb.add("?", filter=empty)
-        def _(event) -> None:
-            self._toggle_help()
-
-        over = Condition(lambda: self.seat is not None and self._snap is not None and self._snap.over)
-
-        @kb.add("a", filter=empty & over)
-        def _(event) -> None:
-            self._again_key()
-
-        @kb.add("n", filter=empty & over)
-        def _(event) -> None:
-            self._decline_key()
-
-        # Esc is eager and always bound: prompt-toolkit's own bindings would otherwise read it as the
-        # start of a Meta key and take the next letter typed within a second with it ("bid" -> "id")
-        @kb.add("escape", eager=True)
-        def _(event) -> None:
-            if self._help_shown:
-                self._toggle_help(False)
-            else:
-                self.skip_beats()
-
-        # Space on an empty line skips a reveal, and is never typed there: one pressed once more, or just as
-        # the reveal ended, would sit in the prompt and make the next q, a or n text until Enter
-        @kb.add(" ", filter=empty)
-        def _(event) -> None:
-            self.skip_beats()
-
         self._input_window = Window(
             BufferControl(self._buffer, input_processors=[BeforeInput([("class:prompt", "> ")])]),
             height=1,
@@ -283,8 +233,7 @@ class GameUI(BaseUI):
         layout = Layout(HSplit(self._main_windows() + bottom), focused_element=self._input_window)
         # no refresh timer: the screen is drawn when something shown changes (update, a key), and
         # the countdown clock repaints when the time left, as shown, changes (once a minute, then a second)
-        self._clock_wake = trio.Event()
-        self._app = self._make_app(layout, kb, input, output)
+        self._app = self._make_app(layout, game_keys(self), input, output)
 
     # -- trio side -------------------------------------------------------------
     def update(self, table: Table, alerts: list[str], status: str, *, waiting: Sequence[int] | None = None,
@@ -301,16 +250,15 @@ class GameUI(BaseUI):
         if left is not None:
             self._left_steps = dict(left)         # (optional) the peer's left_steps (protocol.md §9.7)
         self._use_screen_for(table.genesis.doc.get("game", ""))
-        if self._open_hint is not None and self._open_hint[0] is None:
-            self._open_hint = (table.phase, self._open_hint[1])      # the step open when we resumed
+        self.countdown.seen(table.phase)
         self._alerts = list(alerts or [])
         self._status = status or ""
         self._table = table
         if self._first_table is not None:
             self._first_table.set()     # a decision asked before the first update goes on (decide)
-        before = self._snap
-        self._snap = self._mine_done(snapshot_of(table, self.seat, self._alerts, self._status, waiting,
-                                                 self._screen(), before=before, cut=self._cut, left_steps=self._left_steps))
+        before, c = self._snap, self.composer
+        self._snap = c.mine_done(snapshot_of(table, self.seat, self._alerts, self._status, waiting,
+                                             self._screen(), before=before, cut=self._cut, left_steps=self._left_steps))
         if self.pace > 0 and before is not None and self._snap.entries > before.entries:
             try:
                 beats = self._screen().beats(self._ctx(), before)
@@ -321,21 +269,22 @@ class GameUI(BaseUI):
                     log.warning("the %s screen's reveal failed; no reveal is shown for it (further failures "
                                 "are not logged)", type(self._screen()).__name__, exc_info=True)
             self._queue_beats(beats or [], before, self._snap)
-        self._expire()
-        self._report_timeouts(table)
-        p = self._pending
-        if p is not None and table.phase != p.phase and not p.event.is_set():
-            # the step we were asked about is gone (time-out, rollback): give up on it
-            p.result = None
-            p.event.set()
+        c.expire()
+        for words in c.timeouts(table, self._cut, lambda label: _effect(self._screen(), label)):
+            self.countdown.stop()
+            c.timeout_words = words
+            self._say(words, "class:error")
+        asked = c.asked
+        if asked is not None and table.phase != asked.phase:
+            self.outbox.withdraw(asked)    # the step we were asked about is gone (time-out, rollback)
         if self._snap.over and not self._over_said and self.seat is not None:
             self._over_said = True
             words = self._screen().final_words(self._ctx())
-            if self._timeout_words:        # on a line of its own, not glued to the final words
-                self._set_notice(self._timeout_words)
-            self._say_after_reveal(words, "class:over")
-            self._timeout_words = ""
-        self._wake_clock()
+            if c.timeout_words:        # on a line of its own, not glued to the final words
+                c.set_notice(c.timeout_words)
+            c.say_after_reveal(words, "class:over", self.revealing)
+            c.timeout_words = ""
+        self.countdown.wake()
         self._invalidate()
 
     def tell(self, text: str) -> None:
@@ -344,71 +293,12 @@ class GameUI(BaseUI):
         self._say(text, "class:error")
         self._invalidate()
 
-    def _countdown(self) -> str:
-        """What the clock alone changes on the screen: the time left on our open decision, as shown."""
-        d = self._deadline
-        return "" if d is None or self._deciding() is None else countdown_words(d - time.monotonic())
-
     async def _countdown_clock(self) -> None:
-        """Repaint when the time left on our decision, as shown (status line, time-out warning),
-        changes; asleep while nothing counts down (woken by decide and update: a new deadline)."""
-        shown = self._countdown()
-        while True:
-            self._clock_wake = trio.Event()
-            d = self._deadline
-            wait = next_change(d - time.monotonic()) if d is not None and self._deciding() is not None else None
-            with trio.move_on_after(wait if wait is not None else float("inf")):
-                await self._clock_wake.wait()
-            now = self._countdown()
-            if now != shown:
-                shown = now
-                self._invalidate()
-
-    def _wake_clock(self) -> None:
-        """The deadline or the decision may have changed (trio thread): the clock looks again."""
-        self._clock_wake.set()
+        await self.countdown.run(lambda: self.composer.deciding() is not None, self._invalidate)
 
     def step_open_hint(self, wall: float) -> None:
-        """At a resume: the step open when the table is first seen began about ``wall`` (time.time(), e.g.
-        the log's last change), so the countdown goes on from there instead of starting over (the
-        peer's own step clock only starts at the resume; the others' began with the step)."""
-        self._open_hint = (None, float(wall))
-
-    def _hinted(self, at: float | None, d: Any) -> float | None:
-        """At a resume (``step_open_hint``), the step began before our peer's clock saw it: end the
-        countdown that much earlier (the Decision's deadline is then now plus the step's time)."""
-        h = self._open_hint
-        if h is None or at is None or h[0] != d.phase:
-            return at
-        timeout = at - time.monotonic()          # the step's whole time: our clock only starts now
-        hinted = time.monotonic() + (h[1] + timeout - time.time())
-        return min(at, hinted)
-
-    def _report_timeouts(self, table: Table) -> None:
-        """Say so, once, when a time-out certificate voted our seat out: "Voted out: ..." when our peer
-        holds our signed move for that step (it did not reach the voters in time, or they voted
-        anyway: protocol.md §6.5), "Time ran out" only when we signed none."""
-        timeouts = getattr(table, "timeouts", None) or {}
-        if self._seen_timeouts is None:        # what happened before we were watching is old news
-            self._seen_timeouts = set(timeouts)
-            return
-        for phase in sorted(set(timeouts) - self._seen_timeouts):
-            self._seen_timeouts.add(phase)
-            if self.seat is not None and self.seat in timeouts[phase]:
-                mine = self._cut.get((phase, self.seat))
-                if mine is not None:       # we did move: the others voted us out all the same
-                    self._deadline = None
-                    self._timeout_words = "Voted out: %s." % mine["text"]
-                    self._say(self._timeout_words, "class:error")
-                    continue
-                label = ""
-                for note in getattr(table, "notes", []):
-                    if note.phase == phase and "(" in note.text:
-                        label = plain_label(note.text[note.text.find("(") + 1:-1])
-                self._deadline = None
-                self._timeout_words = ("Time ran out%s: your move was not sent in time and counts as no move%s."
-                                       % (" for %s" % label if label else "", _effect(self._screen(), label)))
-                self._say(self._timeout_words, "class:error")
+        """At a resume: when the step open then began (time.time()), see ``Countdown.hint``."""
+        self.countdown.hint(wall)
 
     async def decide(self, d: Any) -> Any:
         """Our seat must act (trio thread): let the player compose one action; return it once submitted.
@@ -416,7 +306,8 @@ class GameUI(BaseUI):
         ``d`` is the node's ``Decision`` (view, seat, phase, game, state, secret, deadline): what
         the player's choice needs, never the Peer.  Called again for every action the seat takes
         (several in one round are fine).  Returns None if the step closes without us (the node
-        then asks again if needed).  Once the user has quit, waits until cancelled.
+        then asks again if needed).  Once the user has quit, waits until cancelled.  The answer
+        comes through the outbox: the composer's ``send`` posts it (UI thread), ``take`` awaits it here.
         """
         if self._table is None:
             # the node may ask before it first told us the table (its decider starts with it): the
@@ -428,85 +319,46 @@ class GameUI(BaseUI):
             self.update(self._table, self._alerts, self._status)   # our snapshot is stale
         while self._closed or self._quit:
             await trio.sleep_forever()
-        p = _Pending(seat=d.seat, view=d.view, game=d.game, state=d.state, phase=d.phase,
-                     token=trio.lowlevel.current_trio_token())
-        self._deadline = self._hinted(on_monotonic(d.deadline), d)
-        self._pending = p
+        c = self.composer
+        asked = Asked(seat=d.seat, view=d.view, game=d.game, state=d.state, phase=d.phase)
+        self.outbox.listen()
+        self.countdown.start(d)
+        c.open(asked)
         standing = self._screen().standing(self._ctx())    # the player's standing order answers: no prompt
         if standing is not None:
             try:
                 self._send(standing.action)
             except CommandError as exc:
                 self._say(str(exc), "class:error")
-        prompt = None if p.submitted else self._screen().on_decision(self._ctx())
-        if self._timeout_words:            # do not let the prompt hide that we timed out: a line of its own
-            self._set_notice(self._timeout_words)
+        prompt = None if asked.submitted else self._screen().on_decision(self._ctx())
+        if c.timeout_words:            # do not let the prompt hide that we timed out: a line of its own
+            c.set_notice(c.timeout_words)
         if prompt is not None:
-            self._say_after_reveal(prompt.text, prompt.style)   # it may tell what the reveal shows
-        self._timeout_words = ""
-        self._wake_clock()
+            c.say_after_reveal(prompt.text, prompt.style, self.revealing)   # it may tell what the reveal shows
+        c.timeout_words = ""
+        self.countdown.wake()
         self._invalidate()
         try:
-            await p.event.wait()
-            return p.result
+            action = await self.outbox.take(asked)
+            if action is not None:
+                c.answered(asked)
+                if self._snap is not None:
+                    self._snap = c.mine_done(self._snap)
+            return action
         finally:
-            if self._pending is p:
-                self._pending = None
-            self._wake_clock()          # no decision, no countdown: at once, not at the clock's next tick
+            c.close(asked)
+            self.countdown.wake()          # no decision, no countdown: at once, not at the clock's next tick
             self._invalidate()
 
     decide.takes_decision = True   # GameNode hands it a p2p.node.Decision, not the Peer
 
-    def _resolve(self, p: _Pending, action: Any) -> None:
-        # trio thread
-        if not p.event.is_set():
-            p.result = action
-            p.event.set()
-            self._sent_phase = p.phase
-            if self._snap is not None:
-                self._snap = self._mine_done(self._snap)
-            self._wake_clock()          # no countdown now: the clock sleeps
-            self._invalidate()
-
-    def _mine_done(self, snap: Snapshot) -> Snapshot:
-        """Once we have sent our action for a step, the step no longer waits for us."""
-        if snap.phase == self._sent_phase and self.seat in snap.missing:
-            return replace(snap, missing=tuple(s for s in snap.missing if s != self.seat))
-        return snap
-
     # -- UI side ---------------------------------------------------------------
-    def _deciding(self) -> _Pending | None:
-        p = self._pending
-        return p if p is not None and not p.submitted else None
-
     def _ctx(self) -> Context:
-        snap = self._snap
-        p = self._deciding()
-        if p is not None:
-            view, game, state = p.view, p.game, p.state
-        else:
-            view = snap.view if snap else None
-            game = snap.game if snap else None
-            state = snap.state if snap else None
-        seat = self.seat
-        secret = secret_of(self._table, seat)     # our seat's secret, where our peer keeps it
-
-        # checked as our peer will send it: sealed with our seat's secret first (a game with seat secrets)
-        def _check(action: Any) -> Any:
-            return action if game is None else check(game, state, seat, action, secret)
-
-        def _problems(action: Any) -> list[str]:
-            return [] if game is None or seat is None else problems(game, state, seat, action, secret)
-
-        def _legal() -> list | None:
-            return None if game is None or seat is None else legal_actions(game, state, seat, secret)
-
-        return Context(seat=seat, snap=snap, view=view, game=game, state=state, deciding=p is not None,
-                       sent=self.sent, check=_check, problems=_problems, legal=_legal)
+        return self.composer.context(self._snap, secret_of(self._table, self.seat))   # our seat's secret, from our peer
 
     def _past_ctx(self, snap: Snapshot) -> Context:
         return Context(seat=self.seat, snap=snap, view=snap.view, game=snap.game, state=snap.state,
-                       sent=self.sent, reveal=True)
+                       sent=self.composer.sent, reveal=True)
 
     def _shell_help(self) -> list:
         send = ("Enter, send", "send your draft (Enter on an empty line): every command only edits the draft, "
@@ -517,75 +369,20 @@ class GameUI(BaseUI):
 
     @property
     def _quit_armed(self) -> bool:
-        """q was pressed once mid-game, and its question stays on the screen until it is answered: the next
-        q quits, typing or a command stays. What the table says meanwhile (a step closing, the next prompt)
-        waits under it (``_after_quit``), so the question the second q answers is always the one shown."""
-        return self.__dict__.get("_armed", False)
+        """q was pressed once mid-game (``Composer.quit_armed``: its question stays until answered)."""
+        return self.composer.quit_armed
 
     @_quit_armed.setter
     def _quit_armed(self, armed: bool) -> None:
-        was = self.__dict__.get("_armed", False)
-        self.__dict__["_armed"] = armed
-        if armed and not was:
-            self._asked = None                     # the next thing said is the question (_quit_key)
-        elif was and not armed:
-            self._asked = None
-            held, self._after_quit = self._after_quit, None
-            if held is not None:
-                moves = self._snap.moves if self._snap is not None else -1
-                if held[2] >= moves or held[1] == self._timeout_words:     # still about the table as it is
-                    self._message, self._message_at = (held[0], held[1]), held[2]
+        self.composer.quit_armed = armed
 
     def _say(self, text: str, style: str = "class:info") -> None:
-        moves = self._snap.moves if self._snap is not None else -1
-        if self._quit_armed:
-            if self._asked is not None:            # the question stays up; this shows once it is answered
-                self._after_quit = (style, text, moves)
-                return
-            self._asked = (style, text)
-        self._message = (style, text)
-        self._message_at = moves
-
-    def _set_notice(self, text: str, style: str = "class:error") -> None:
-        """``text`` on a line of its own above the message, until the step open now closes (the
-        message no longer says it too)."""
-        self._notice = (style, text)
-        self._notice_at = self._snap.moves if self._snap is not None else -1
-        if self._message[1] == text:
-            self._message = ("", "")
-
-    def _expire(self) -> None:
-        """Words said about a step are dropped once the table applied moves after them (the step
-        closed): a "Sent: your bid" must not stay on through later auctions. Our own time-out stays
-        until the next prompt takes it over (its own line, above the prompt), and so does the quit question
-        while it is armed; nothing expires at game over."""
-        snap = self._snap
-        if snap is None or snap.over:
-            return
-        if self._notice is not None and snap.moves > self._notice_at:
-            self._notice = None
-        at = self._message_at
-        # a quit asked for stays asked (q q across a step that closes between them quits): only typing,
-        # a command or the next q ends it
-        if self._message[1] and at is not None and snap.moves > at and self._message[1] != self._timeout_words \
-                and not self._quit_armed:
-            self._message = ("", "")
-        held = self._after_reveal
-        if held is not None and len(held) > 2 and snap.moves > held[2]:
-            self._after_reveal = None
-
-    def _say_after_reveal(self, text: str, style: str = "class:info") -> None:
-        """Say ``text`` now, or once the reveal playing now ends (a prompt for the next round that tells
-        how the round went would give away what the beats are about to show)."""
-        if self.revealing:
-            self._after_reveal = (style, text, self._snap.moves if self._snap is not None else -1)
-        else:
-            self._say(text, style)
+        self.composer.say(text, style)
 
     def _on_accept(self, buff: Buffer) -> bool:
         during = self.revealing
         if during:
-            self._typed_in = self.reel.reveals
+            self.composer.typed_in = self.reel.reveals
         try:
             self._execute(buff.text)
         except CommandError as exc:
@@ -593,7 +390,7 @@ class GameUI(BaseUI):
         except Exception as exc:  # never let a typo kill the UI thread
             self._say("error: %s" % exc, "class:error")
         if during:
-            self._after_reveal = None   # the player went on under the reveal: its answer stays, not the old prompt
+            self.composer.after_reveal = None   # the player went on under the reveal: its answer stays, not the old prompt
         return False
 
     def _execute(self, text: str) -> None:
@@ -626,42 +423,15 @@ class GameUI(BaseUI):
         (sent by Enter on an empty line), or to send now (submit, or ``send_at_once``); or words."""
         if isinstance(out, Send):
             if submitted or self.send_at_once:
-                self._held = None
+                self.composer.held = None
                 self._send(out.action)
             else:
-                self._hold(out.action)
+                self.composer.hold(out.action, secret_of(self._table, self.seat), self._screen().describe)
+                self._say("Draft ready: Enter on an empty line sends it, or type another command to replace it.",
+                          "class:info")
         elif isinstance(out, Say):
-            self._held = None           # another command: the screen's own draft (or its words) replace ours
+            self.composer.held = None   # another command: the screen's own draft (or its words) replace ours
             self._say(out.text, out.style)
-
-    def _checked(self, action: Any) -> tuple:
-        """(the decision asked, ``action`` as the game normalises it), or a CommandError saying why not."""
-        p = self._deciding()
-        if p is None:
-            raise self._not_your_turn()
-        if p.game is not None:
-            try:
-                action = check(p.game, p.state, p.seat, action, secret_of(self._table, p.seat))
-            except IllegalAction as exc:
-                raise CommandError("illegal move: %s - fix it and try again" % exc) from None
-        return p, action
-
-    def _hold(self, action: Any) -> None:
-        """Keep ``action`` as the draft (checked now, as it will be sent); Enter on an empty line sends it."""
-        p, action = self._checked(action)
-        try:
-            text = self._screen().describe(p.game, p.state, p.seat, action) if p.game is not None else repr(action)
-        except Exception:
-            text = repr(action)
-        self._held = (p, action, _without_seat(text, p.seat))
-        self._say("Draft ready: Enter on an empty line sends it, or type another command to replace it.",
-                  "class:info")
-
-    def _held_now(self) -> tuple[_Pending, Any, str] | None:
-        held = self._held
-        if held is not None and held[0] is not self._deciding():
-            self._held = held = None        # its step is gone (sent, timed out, closed)
-        return held
 
     def _typing(self, _buffer: Buffer) -> None:
         self._quit_armed = False
@@ -696,55 +466,38 @@ class GameUI(BaseUI):
         self._say("No rematch: telling the others...", "class:info")
         self._exit_now()
 
-    def _not_your_turn(self) -> CommandError:
-        snap = self._snap
-        return CommandError("it is not your turn to move yet%s" % (
-            " (waiting for %s)" % who(snap.missing, self.seat) if snap and snap.missing else ""))
-
     def _submit(self) -> None:
         if self.seat is None:
             raise CommandError("you are spectating: there is nothing to submit (q quits)")
-        snap = self._snap
-        if self._deciding() is None and snap is not None and snap.over:
+        c, snap = self.composer, self._snap
+        if c.deciding() is None and snap is not None and snap.over:
             raise CommandError("the game is over (a plays again, n says no to a rematch, q quits)")
-        held = self._held_now()
+        held = c.held_now()
         if held is not None:
-            self._held = None
-            self._send(held[1])
+            c.held = None
+            self._send(held.action)
             return
         out = self._screen().submit(self._ctx())
-        if out is None and self._deciding() is None:
-            raise self._not_your_turn()
+        if out is None and c.deciding() is None:
+            raise c.not_your_turn()
         self._outcome(out, submitted=True)
 
     def _send(self, action: Any) -> None:
-        """Check ``action`` with the game and hand it to the node (UI thread)."""
-        p, action = self._checked(action)
-        ctx = self._ctx()
-        screen = self._screen()
-        try:
-            text = screen.describe(p.game, p.state, p.seat, action) if p.game is not None else repr(action)
-        except Exception:
-            text = repr(action)
-        p.submitted = True
-        try:
-            p.token.run_sync_soon(self._resolve, p, action)
-        except trio.RunFinishedError:
-            p.submitted = False
-            raise CommandError("the game node has stopped; the move was not sent") from None
-        self.sent = Sent(p.phase, action, text)
-        self._deadline = None
-        said = screen.on_sent(ctx, action, text)
+        """Check and seal ``action`` against the decision asked and post it to the node: the outbox (UI thread)."""
+        ctx, screen = self._ctx(), self._screen()
+        sent = self.composer.send(action, secret_of(self._table, self.seat), screen.describe, self.outbox.post)
+        self.countdown.stop()
+        said = screen.on_sent(ctx, sent.action, sent.text)
         self._say(said.text, said.style)
 
     # -- panes -----------------------------------------------------------------
     def _pane_status(self, width: int | None = None) -> list:
         snap = self._snap
         out: list = []
-        if self._deciding() is not None:
+        if self.composer.deciding() is not None:
             label = self._screen().decision_label(self._ctx())
             out.append(("class:yourmove", " YOUR MOVE (%s) " % label if label else " YOUR MOVE "))
-            left = None if self._deadline is None else self._deadline - time.monotonic()
+            left = self.countdown.left()
             if left is not None:
                 out.append(("class:error" if left < 31 else "class:waiting", " " + countdown_words(left)))
             tail = " - type commands below, Enter on an empty line submits"
@@ -764,40 +517,16 @@ class GameUI(BaseUI):
         return join(wrap(list(frags), width or self._cols(), indent))
 
     def _pane_draft(self, width: int | None = None) -> list:
-        if self.seat is None:
-            return [("class:label", "Spectating.")]
-        snap = self._snap
-        if snap is not None and snap.over:
-            return [("class:label", "The game is over - a plays again with the same seats, n says no "
-                                    "to a rematch, q quits.")]
-        if self._deciding() is not None and self.revealing and self._typed_in != self.reel.reveals:
-            # the draft of the next move would tell what the reveal is about to show (what is left after it)
-            return self._wrapped([("class:label", "Your move is open: the reveal plays first (Space or Esc skips "
-                                                  "it), or type a command to start now.")], width)
-        held = self._held_now()
-        if held is not None:
-            return self._wrapped([("bold", "Draft: "), ("", held[2]),
-                                  ("class:label", " (Enter on an empty line sends it; another command replaces it)")],
-                                 width)
-        line = self._screen().draft_line(self._ctx())
-        return self._wrapped(line, width) if line else [("", "")]
+        c = self.composer
+        fresh = c.deciding() is not None and self.revealing and c.typed_in != self.reel.reveals
+        line, as_is = c.draft_line(self._snap, fresh, lambda: self._screen().draft_line(self._ctx()))
+        return line if as_is else self._wrapped(line, width) if line else [("", "")]
 
     def _pane_message(self, width: int | None = None) -> list:
-        held = self._after_reveal
-        if held is not None and not self.revealing and self._quit_armed and self._asked is not None:
-            self._after_reveal = None              # the quit question stays up: it shows once it is answered
-            self._after_quit = (held[0], held[1], held[2] if len(held) > 2 else -1)
-        elif held is not None and not self.revealing:
-            self._message, self._after_reveal = (held[0], held[1]), None
-            self._message_at = held[2] if len(held) > 2 else self._message_at
-        style, text = self._message
         snap = self._snap
         names = snap.names if snap is not None else ()
         lines: list = []
-        notice = self._notice
-        if notice is not None:
-            lines += wrap([(notice[0], with_names(notice[1], names) if names else notice[1])], width or self._cols())
-        if text:
+        for style, text in self.composer.shown(self.revealing):
             lines += wrap([(style, with_names(text, names) if names else text)], width or self._cols())
         return join(lines) if lines else [("", "")]
 
@@ -807,14 +536,11 @@ class GameUI(BaseUI):
         snap = self._shown()
         if self.seat is None or snap is None or snap.over:
             return ""
-        p = self._deciding()
-        if p is not None and self._deadline is not None:
-            left = int(self._deadline - time.monotonic())
-            if 0 <= left <= WARN_TIMEOUT:
-                held = self._held_now() is not None
-                return "Time-out in %d s: %s, or it counts as no move%s." % (
-                    left, "press Enter to send your draft" if held else "send your move now",
-                    _effect(self._screen(), snap.step_label))
+        left = self.countdown.left()
+        if self.composer.deciding() is not None and left is not None and 0 <= int(left) <= WARN_TIMEOUT:
+            return "Time-out in %d s: %s, or it counts as no move%s." % (
+                int(left), "press Enter to send your draft" if self.composer.held_now() is not None
+                else "send your move now", _effect(self._screen(), snap.step_label))
         return first_warning(snap.game, snap.view, self.seat)
 
     def _pane_warning(self, width: int | None = None) -> list:
@@ -853,7 +579,49 @@ class GameUI(BaseUI):
         return "".join(parts)
 
 
+def game_keys(ui: GameUI) -> KeyBindings:
+    """The live table's keys: the common ones (cli/panes.py), q, ?, a and n on an empty line, Esc, Space."""
+    kb = KeyBindings()
+    ui._common_bindings(kb)
+    # an empty line: nothing but spaces (a Space pressed as a reveal ended must not turn q, a, n into text)
+    empty = Condition(lambda: not ui._buffer.text.strip())
+
+    @kb.add("q", filter=empty)
+    def _(event) -> None:
+        ui._quit_key()
+
+    @kb.add("?", filter=empty)
+    def _(event) -> None:
+        ui._toggle_help()
+
+    over = Condition(lambda: ui.seat is not None and ui._snap is not None and ui._snap.over)
+
+    @kb.add("a", filter=empty & over)
+    def _(event) -> None:
+        ui._again_key()
+
+    @kb.add("n", filter=empty & over)
+    def _(event) -> None:
+        ui._decline_key()
+
+    # Esc is eager and always bound: prompt-toolkit's own bindings would otherwise read it as the
+    # start of a Meta key and take the next letter typed within a second with it ("bid" -> "id")
+    @kb.add("escape", eager=True)
+    def _(event) -> None:
+        if ui._help_shown:
+            ui._toggle_help(False)
+        else:
+            ui.skip_beats()
+
+    # Space on an empty line skips a reveal, and is never typed there: one pressed once more, or just as
+    # the reveal ended, would sit in the prompt and make the next q, a or n text until Enter
+    @kb.add(" ", filter=empty)
+    def _(event) -> None:
+        ui.skip_beats()
+
+    return kb
+
+
 def default_send_at_once() -> bool:
     """EASEL_SEND_AT_ONCE=1 (or true/yes): a complete move is sent as soon as it is typed."""
     return os.environ.get("EASEL_SEND_AT_ONCE", "").strip().lower() in ("1", "true", "yes", "on")
-

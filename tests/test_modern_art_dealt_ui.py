@@ -111,7 +111,7 @@ async def deciding(ui, net: MANet, seat: int):
 
     async with trio.open_nursery() as n:
         n.start_soon(decide)
-        await until(lambda: ui._pending is not None)
+        await until(lambda: ui.composer.asked is not None)
         yield got
 
 

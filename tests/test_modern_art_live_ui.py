@@ -114,8 +114,8 @@ async def test_a_person_plays_a_card_and_bids_through_one_whole_auction_at_a_liv
 
 async def next_decision(ui, stop=lambda: False):
     """Wait for the UI to ask seat 0 for a move (and show it): the pending decision; None once ``stop()``."""
-    await until(lambda: stop() or (ui._deciding() is not None and "YOUR MOVE" in flat(ui)))
-    return None if stop() else ui._deciding()
+    await until(lambda: stop() or (ui.composer.deciding() is not None and "YOUR MOVE" in flat(ui)))
+    return None if stop() else ui.composer.deciding()
 
 
 def record_messages(ui) -> list[str]:
@@ -134,13 +134,14 @@ def record_messages(ui) -> list[str]:
 
 async def send(ui, inp, p, line: str, said: str) -> None:
     """Type ``line`` + Enter while ``p`` is open; wait until it was sent and the UI said ``said``."""
-    before = ui._message
+    before = ui.composer.message
     messages = ui._said
     start = len(messages)
     inp.send_text(line + ENTER)
     # sent, or refused by the screen / the game (a message in the error style): fail at once, saying why
-    await until(lambda: p.event.is_set() or (ui._message != before and ui._message[0] == "class:error"))
-    assert p.event.is_set() and p.result is not None, "%r was not sent: %s" % (line, ui._message[1])
+    sent = lambda: ui.composer.sent is not None and ui.composer.sent.phase == p.phase   # noqa: E731
+    await until(lambda: sent() or (ui.composer.message != before and ui.composer.message[0] == "class:error"))
+    assert sent(), "%r was not sent: %s" % (line, ui.composer.message[1])
     await until(lambda: any(said in m for m in messages[start:]))
 
 

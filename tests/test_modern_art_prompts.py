@@ -97,7 +97,7 @@ async def test_a_person_who_passes_or_sets_a_ceiling_is_asked_nothing_more_in_th
 
                     async with trio.open_nursery() as n:
                         n.start_soon(decide)
-                        await until(lambda: "action" in got or (ui._pending is not None and prompts["all"] > before))
+                        await until(lambda: "action" in got or (ui.composer.asked is not None and prompts["all"] > before))
                         if "action" not in got:
                             line = _answer(view, opens)
                             inp.send_text(line + ENTER)

@@ -88,7 +88,7 @@ async def test_illegal_move_is_refused_and_can_be_fixed():
             inp.send_text("extra none" + ENTER + ENTER)
             await until(lambda: "bids total 35 but you have 30 tokens" in ui.render_text())
             await trio.sleep(0.2)
-            assert "action" not in got and ui._pending is not None
+            assert "action" not in got and ui.composer.asked is not None
             inp.send_text("bid 7 3" + ENTER)
             inp.send_text("bid 11 3" + ENTER)           # not on offer: refused at once
             await until(lambda: "sheet 11 is not on offer" in ui.render_text())
@@ -114,7 +114,7 @@ async def test_draft_lists_every_problem_at_once_and_the_move_waits():
             inp.send_text(ENTER)
             await until(lambda: "illegal move" in flat(ui))
             await trio.sleep(0.1)
-            assert "action" not in got and ui._pending is not None
+            assert "action" not in got and ui.composer.asked is not None
             inp.send_text("convert 0" + ENTER + "extra none" + ENTER + "bid 2 0" + ENTER)
             await until(lambda: "bids: #1=20" in flat(ui))
             assert "to fix" not in flat(ui)

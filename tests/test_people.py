@@ -54,7 +54,7 @@ async def test_starving_artists_commands_edit_the_draft_and_enter_sends_it():
                     inp.send_text("work" + ENTER)
                     await until(lambda: "Draft: works" in flat(ui))
                     await trio.sleep(0.05)
-                    assert "action" not in got and ui._pending is not None        # not sent: a draft
+                    assert "action" not in got and ui.composer.asked is not None        # not sent: a draft
                     assert "Enter on an empty line sends it" in flat(ui)
                     inp.send_text("send" + ENTER)                                # 'send' (or Enter) sends it
                 assert got["action"] == {"do": "work"}
@@ -132,15 +132,15 @@ async def test_a_resumed_seats_countdown_goes_on_from_when_the_step_opened():
             # the peer's clock has not seen the step yet: the Decision says now plus the step's time
             d = decision_for(net.table, 0, trio.current_time() + 300.0)
             n.start_soon(ui.decide, d)
-            await until(lambda: ui._pending is not None)
-            left = ui._deadline - time.monotonic()
+            await until(lambda: ui.composer.asked is not None)
+            left = ui.countdown.deadline - time.monotonic()
             assert 277 <= left <= 279.5, left
             assert "about 4 min left" in flat(ui)
             # a later step (another phase) gets the whole time again
-            ui._open_hint = (net.table.phase + 1, time.time() - 21)
-            assert ui._hinted(None, d) is None
+            ui.countdown.open_hint = (net.table.phase + 1, time.time() - 21)
+            assert ui.countdown.hinted(None, d) is None
             at = time.monotonic() + 300.0
-            assert ui._hinted(at, d) == at
+            assert ui.countdown.hinted(at, d) == at
             n.cancel_scope.cancel()
 
 

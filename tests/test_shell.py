@@ -282,7 +282,7 @@ async def test_decide_is_called_several_times_in_one_round():
                     before = len(got)
                     async with trio.open_nursery() as nursery:
                         nursery.start_soon(decide)
-                        await until(lambda: ui._pending is not None and "YOUR MOVE" in ui.render_text())
+                        await until(lambda: ui.composer.asked is not None and "YOUR MOVE" in ui.render_text())
                         text = flat(ui)
                         assert "YOUR MOVE (round 1, %d left)" % table.state["left"] in text
                         if n == 0:
@@ -355,7 +355,7 @@ async def test_generic_screen_sends_json_and_picks_from_the_legal_actions():
                 ui.update(table, [], "")
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(decide)
-                    await until(lambda: ui._pending is not None and "Legal actions" in flat(ui))
+                    await until(lambda: ui.composer.asked is not None and "Legal actions" in flat(ui))
                     inp.send_text("pick 9" + ENTER)
                     await until(lambda: "usage: pick N, with N from 0 to 4" in flat(ui))
                     inp.send_text("pick 1" + ENTER)

@@ -577,7 +577,7 @@ async def test_a_whole_day_played_through_the_ui_with_bots_at_the_other_seats():
                     inp.send_text("trade KK for W" + ENTER)
                     await until(lambda: "nothing sent" in flat(ui))
                     await trio.sleep(0.05)
-                    assert "action" not in got and ui._pending is not None
+                    assert "action" not in got and ui.composer.asked is not None
                     inp.send_text("work" + ENTER)
                 assert got["action"] == {"do": "work"}
                 # said while its step is open; once the table applied it the log says it (issue 23: words

@@ -97,9 +97,10 @@ async def test_at_120x40_the_terminal_shows_what_the_screen_drew_even_with_a_str
             ui = GameUI(2, input=inp, output=out, screen=ModernArtScreen())
             ui.stderr_to = log
             ui._snap = snap
-            pending = shell._Pending(seat=2, view=snap.view, game=GAME, state=st, phase=snap.phase,
-                                     token=trio.lowlevel.current_trio_token())
-            ui._pending = pending
+            from cli.composer import Asked
+            pending = Asked(seat=2, view=snap.view, game=GAME, state=st, phase=snap.phase)
+            ui.composer.asked = pending
+            ui.outbox.listen()      # this trio loop takes what is sent (the node's, in a game)
             said = ui.screen.on_decision(ui._ctx())
             ui._say(said.text, said.style)             # the 3-line open-auction prompt at 120 columns
 
@@ -125,7 +126,7 @@ async def test_at_120x40_the_terminal_shows_what_the_screen_drew_even_with_a_str
                 await until(lambda: any("Draft: " in l for l in _screen(ui, ROWS, COLS)))
                 await same()
                 inp.send_text(ENTER)                     # sent
-                await until(lambda: pending.event.is_set())
+                await until(lambda: pending.submitted)
                 await same()
                 # the table moves on: a waiting line where the decision was, 1-line panes where there were 3
                 nxt = act(act(act(act(st, 0, {"do": "bid", "amount": 6}), 1, {"do": "pass"}),

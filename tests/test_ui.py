@@ -160,7 +160,7 @@ async def test_decide_gives_up_when_the_step_closes_without_us():
 
         async with trio.open_nursery() as n:
             n.start_soon(decide)
-            await until(lambda: ui._pending is not None)
+            await until(lambda: ui.composer.asked is not None)
             net.act(0, {"bids": {}, "splash": None})       # sent by other means; phase moves on
             net.bots(seats=[1])
             ui.update(net.table, [], "")
@@ -267,7 +267,7 @@ async def deciding(ui, net, seat: int = 0, peer=None, deadline: float | None = N
 
     async with trio.open_nursery() as n:
         n.start_soon(decide)
-        await until(lambda: ui._pending is not None)
+        await until(lambda: ui.composer.asked is not None)
         yield got
 
 
@@ -310,7 +310,7 @@ async def test_a_command_typed_right_after_esc_keeps_its_first_letter():
             assert "unknown command" not in flat(ui) and "Sheets on offer" in flat(ui)
             inp.send_text(CTRL_Q + CTRL_Q)
             await until(lambda: ui.closed)
-            ui._pending.event.set()
+            ui.outbox.withdraw(ui.composer.asked)
 
 
 async def test_time_out_is_told_to_the_player():
@@ -530,7 +530,7 @@ async def test_q_then_q_quits_even_when_a_step_closes_between_them():
         assert "Quit in the middle of the game?" in flat(ui) and not ui.closed
         async with trio.open_nursery() as n:            # ... and the next one asks: its prompt waits under it
             n.start_soon(ui.decide, decision_of(net.peers[0], 0, trio.current_time()))
-            await until(lambda: ui._pending is not None)
+            await until(lambda: ui.composer.asked is not None)
             assert "Quit in the middle of the game?" in flat(ui) and "Round 2" not in text_of(ui._pane_message())
             inp.send_text("x")                           # typing: we stay, and the prompt shows
             await until(lambda: not ui._quit_armed)
@@ -652,9 +652,9 @@ async def test_a_decision_asked_before_the_first_update_waits_for_the_table():
         async with trio.open_nursery() as n:
             n.start_soon(decide)
             await wait_all_tasks_blocked()
-            assert ui._pending is None                      # waits for the table
+            assert ui.composer.asked is None                      # waits for the table
             ui.update(net.table, [], "")
-            await until(lambda: ui._pending is not None)
+            await until(lambda: ui.composer.asked is not None)
             assert "YOUR MOVE (round 1)" in ui.render_text() and "bid ID N" in ui.render_text()
             net.act(0, {"bids": {}, "splash": None})        # sent by other means: the decision goes away
             net.bots(seats=[1])
@@ -715,8 +715,8 @@ async def test_an_idle_screen_is_drawn_only_when_what_it_shows_changes():
                     drawn = await settled(app)              # the redraws the decision itself asked for are done
                     await trio.sleep(2.5)                   # minutes count down: nothing to redraw yet
                     assert app.render_counter == drawn
-                    ui._deadline = time.monotonic() + 4.0   # the last seconds: the screen follows them
-                    ui._wake_clock()
+                    ui.countdown.deadline = time.monotonic() + 4.0   # the last seconds: the screen follows them
+                    ui.countdown.wake()
                     await until(lambda: "about 0:0" in "\n".join(_screen(ui, 30, 100)))
                     seen = {l for l in _screen(ui, 30, 100) if "left" in l}
                     await until(lambda: {l for l in _screen(ui, 30, 100) if "left" in l} != seen)

@@ -95,14 +95,13 @@ def test_a_time_out_close_at_hand_is_the_warning_line():
     net = Net(2)
     ui = GameUI(0, output=DummyOutput())
     ui.update(net.table, [], "")
-    from cli.shell import _Pending
+    from cli.composer import Asked
 
     st = net.table.state
-    ui._pending = _Pending(seat=0, view=net.table.view(0), game=net.table.game, state=st, phase=net.table.phase,
-                           token=None)
-    ui._deadline = time.monotonic() + 60
+    ui.composer.asked = Asked(seat=0, view=net.table.view(0), game=net.table.game, state=st, phase=net.table.phase)
+    ui.countdown.deadline = time.monotonic() + 60
     assert "Time-out" not in ui.render_text()
-    ui._deadline = time.monotonic() + 8.5
+    ui.countdown.deadline = time.monotonic() + 8.5
     assert "!! Time-out in 8 s: send your move now, or it counts as no move" in ui.render_text()
 
 
