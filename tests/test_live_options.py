@@ -59,3 +59,19 @@ def test_the_checks_refuse_in_one_line():
     assert parse_fellows(None) is None and parse_fellows("ab" * 32) == {b"\xab" * 32}
     with pytest.raises(Exception, match="32-byte seat keys"):
         parse_fellows("abcd")
+
+
+def test_the_alone_patience_is_the_default_unless_a_test_sets_a_sane_one(monkeypatch, caplog):
+    """EASEL_ALONE_PATIENCE=SAY,GIVE_UP (protocol.md §9.7) shortens a resumed seat's patience alone for tests;
+    unset or anything that is not 0 < SAY < GIVE_UP <= 3600 keeps ALONE_SAY / ALONE_GIVE_UP, with a warning."""
+    from cli.resuming import ALONE_ENV, ALONE_GIVE_UP, ALONE_SAY, alone_patience
+
+    monkeypatch.delenv(ALONE_ENV, raising=False)
+    assert alone_patience() == (ALONE_SAY, ALONE_GIVE_UP) == (5.0, 30.0)
+    monkeypatch.setenv(ALONE_ENV, " 2, 5.5 ")
+    assert alone_patience() == (2.0, 5.5)
+    for bad in ("5", "5,2", "0,1", "-1,3", "1,4000", "a,b", "1,2,3", "nan,5", "1,inf"):
+        monkeypatch.setenv(ALONE_ENV, bad)
+        caplog.clear()
+        assert alone_patience() == (ALONE_SAY, ALONE_GIVE_UP), bad
+        assert ALONE_ENV in caplog.text, bad
