@@ -20,7 +20,7 @@ from core.events import seat_names
 from p2p.node import GameNode, load_roster
 
 from .bots import finish_bots, leave_when_alone, others_at_table, restart_bots, watch_bots
-from .common import UsageError, check_level, game_or_exit
+from .common import UsageError, check_level, env_patience, game_or_exit
 from .home import identity_or_exit
 from .hosting import resumed_in_play
 from .options import LiveArgs, parse_fellows
@@ -97,23 +97,9 @@ ALONE_ENV = "EASEL_ALONE_PATIENCE"   # "SAY,GIVE_UP" in seconds, for tests (READ
 
 def alone_patience() -> tuple[float, float]:
     """(say, give up) for ``alone_watch``: ALONE_SAY and ALONE_GIVE_UP, or ``$EASEL_ALONE_PATIENCE`` as
-    "SAY,GIVE_UP" (seconds, 0 < SAY < GIVE_UP <= 3600), which tests set to wait seconds, not half a minute.
-    It is how long this seat waits for the others alone, nothing it spends on them; anything else is
-    ignored with a warning."""
-    import os
-
-    env = os.environ.get(ALONE_ENV, "").strip()
-    if not env:
-        return ALONE_SAY, ALONE_GIVE_UP
-    try:
-        say, give_up = (float(x) for x in env.split(","))
-        if 0 < say < give_up <= 3600:
-            return say, give_up
-    except ValueError:
-        pass
-    log.warning("%s=%r is not SAY,GIVE_UP in seconds (0 < SAY < GIVE_UP <= 3600): using %d,%d",
-                ALONE_ENV, env, ALONE_SAY, ALONE_GIVE_UP)
-    return ALONE_SAY, ALONE_GIVE_UP
+    "SAY,GIVE_UP" (0 < SAY < GIVE_UP <= 3600), which tests set to wait seconds, not half a minute."""
+    say, give_up = env_patience(ALONE_ENV, (ALONE_SAY, ALONE_GIVE_UP))
+    return say, give_up
 
 
 def alone_words(node: GameNode, game_dir: Path, waited: float, give_up: float | None) -> str:

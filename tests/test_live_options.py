@@ -75,3 +75,19 @@ def test_the_alone_patience_is_the_default_unless_a_test_sets_a_sane_one(monkeyp
         caplog.clear()
         assert alone_patience() == (ALONE_SAY, ALONE_GIVE_UP), bad
         assert ALONE_ENV in caplog.text, bad
+
+
+def test_a_hosts_bot_waits_bot_alone_unless_a_test_sets_a_sane_patience(monkeypatch, caplog):
+    """EASEL_BOT_ALONE=SECONDS (protocol.md §9.7) is one number in (0, 3600]; anything else keeps BOT_ALONE."""
+    from cli.bots import BOT_ALONE, BOT_ALONE_ENV
+    from cli.common import env_patience
+
+    monkeypatch.delenv(BOT_ALONE_ENV, raising=False)
+    assert env_patience(BOT_ALONE_ENV, (BOT_ALONE,)) == (15.0,)
+    monkeypatch.setenv(BOT_ALONE_ENV, "4")
+    assert env_patience(BOT_ALONE_ENV, (BOT_ALONE,)) == (4.0,)
+    for bad in ("4,5", "0", "-4", "3601", "four", ""):
+        monkeypatch.setenv(BOT_ALONE_ENV, bad)
+        caplog.clear()
+        assert env_patience(BOT_ALONE_ENV, (BOT_ALONE,)) == (BOT_ALONE,), bad
+        assert (BOT_ALONE_ENV in caplog.text) == (bad != ""), bad
