@@ -28,7 +28,7 @@ from p2p.store import describe_os_error, write_atomic
 
 from . import zygote
 from .children import easel_command, easel_env, exit_words, stop_processes
-from .common import UsageError
+from .common import UsageError, env_patience
 from .home import game_dir
 
 log = logging.getLogger("easel.cli")
@@ -36,6 +36,7 @@ log = logging.getLogger("easel.cli")
 BOTS_FILE = "local-bots.json"   # in the game directory: the seats our own bot processes play, to restart them on resume
 BOT_EXIT_GRACE = 5.0            # seconds a bot that exited cleanly gets before we call the game unfinished for it
 BOT_ALONE = 15.0    # s a host's bot stays at a table where no other seat (a person, its host included) is connected to it
+BOT_ALONE_ENV = "EASEL_BOT_ALONE"   # seconds, for tests (README "Tests"): only how long the bot waits
 
 
 @dataclass
@@ -326,10 +327,10 @@ def stop_bots(bots: list[LocalBot]) -> None:
 async def leave_when_alone(node, fellows: set, after: float | None = None) -> None:
     """A bot its host started (``fellows``: the keys of all that host's bots, ours included) leaves the
     table once no other seat, a person or its host, has been connected to it for ``after`` seconds
-    (BOT_ALONE; protocol.md §9.7): its people are gone, and nobody is left to play for. It leaves as
-    a person quitting does (``node.quit_table``): its log stays valid and unfinished. A table of nothing but
+    (BOT_ALONE, or $EASEL_BOT_ALONE for tests; protocol.md §9.7): its people are gone, and nobody is left to
+    play for. It leaves as a person quitting does (``node.quit_table``): its log stays valid and unfinished. A table of nothing but
     that host's bots has no one to wait for: they play it out."""
-    after = BOT_ALONE if after is None else after
+    after = env_patience(BOT_ALONE_ENV, (BOT_ALONE,))[0] if after is None else after
     people = [s for s, k in enumerate(node.keys) if k not in fellows and s != node.seat]
     if not people:
         return

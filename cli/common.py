@@ -211,3 +211,28 @@ def check_seed(args) -> bool:
         raise UsageError("--seed makes every sealed move computable by anyone who knows it; it is for demos and tests "
                          "(easel demo). Add --unsafe-seed to use it anyway")
     return True
+
+
+# ----------------------------------------------------------------------------- patiences set by tests
+def env_patience(var: str, defaults: tuple[float, ...]) -> tuple[float, ...]:
+    """``defaults`` (seconds: how long this process waits for others at most, nothing it spends on them),
+    or ``$var`` as as many comma-separated seconds, increasing, 0 < each <= 3600 (tests set a patience
+    shorter instead of waiting it out: README "Tests"); anything else keeps the defaults, with a warning."""
+    import logging
+    import math
+    import os
+
+    text = os.environ.get(var, "").strip()
+    if not text:
+        return defaults
+    try:
+        values = tuple(float(x) for x in text.split(","))
+    except ValueError:
+        values = ()
+    if (len(values) == len(defaults) and all(math.isfinite(v) and 0 < v <= 3600 for v in values)
+            and all(a < b for a, b in zip(values, values[1:]))):
+        return values
+    logging.getLogger("easel.cli").warning(
+        "%s=%r is not %d increasing number(s) of seconds in (0, 3600]: using %s", var, text, len(defaults),
+        ",".join("%g" % d for d in defaults))
+    return defaults

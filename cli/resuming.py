@@ -20,7 +20,7 @@ from core.events import seat_names
 from p2p.node import GameNode, load_roster
 
 from .bots import finish_bots, leave_when_alone, others_at_table, restart_bots, watch_bots
-from .common import UsageError, check_level, game_or_exit
+from .common import UsageError, check_level, env_patience, game_or_exit
 from .home import identity_or_exit
 from .hosting import resumed_in_play
 from .options import LiveArgs, parse_fellows
@@ -74,9 +74,10 @@ async def resume_main(args: LiveArgs, ui_factory=None) -> int:
         advert = resumed_in_play(genesis, seat, bind, spectators=not args.no_spectators)
         fellows = parse_fellows(args.fellows)      # one of a host's bots, restarted by its host's resume
         end = SeatEnd()
+        say, give_up = alone_patience()
         watch = watching(advert, functools.partial(leave_when_alone, fellows=fellows) if fellows else None,
                          functools.partial(watch_bots, bots=bots) if bots else None,
-                         functools.partial(alone_watch, ui=ui, game_dir=d, end=end))
+                         functools.partial(alone_watch, ui=ui, game_dir=d, end=end, say=say, give_up=give_up))
         node = await run_node(identity, genesis, roster, decide, timeout=float(genesis.doc.get("timeout", 60)), seed=args.seed,
                               ui=ui, bind=bind, watch=watch, notes=notes, dial_back=True,
                               spectators=not args.no_spectators, end=end)
@@ -91,6 +92,14 @@ async def resume_main(args: LiveArgs, ui_factory=None) -> int:
 
 ALONE_SAY = 5.0        # s a resumed seat waits for any other seat to connect before it says where it stands
 ALONE_GIVE_UP = 30.0   # s after which a resumed seat that no seat ever answered exits (protocol.md §13.1)
+ALONE_ENV = "EASEL_ALONE_PATIENCE"   # "SAY,GIVE_UP" in seconds, for tests (README "Tests"): only this seat's patience
+
+
+def alone_patience() -> tuple[float, float]:
+    """(say, give up) for ``alone_watch``: ALONE_SAY and ALONE_GIVE_UP, or ``$EASEL_ALONE_PATIENCE`` as
+    "SAY,GIVE_UP" (0 < SAY < GIVE_UP <= 3600), which tests set to wait seconds, not half a minute."""
+    say, give_up = env_patience(ALONE_ENV, (ALONE_SAY, ALONE_GIVE_UP))
+    return say, give_up
 
 
 def alone_lines(node: GameNode, game_dir: Path, waited: float, give_up: float | None, again: bool = True) -> list[str]:
@@ -126,8 +135,9 @@ def alone_lines(node: GameNode, game_dir: Path, waited: float, give_up: float | 
 async def alone_watch(node: GameNode, ui, game_dir: Path, end: SeatEnd, say: float = ALONE_SAY,
                       give_up: float = ALONE_GIVE_UP) -> None:
     """A resumed seat that no other seat connects to (they finished and left, or are all away) says so
-    after ``say`` seconds and exits after ``give_up`` (``end.alone``: why, in lines): the person's quit path
-    with a screen, the end of the node without one. Any connection to another seat ends the watch."""
+    after ``say`` seconds and exits after ``give_up`` (``end.alone``: why, in lines; both from
+    ``alone_patience``): the person's quit path with a screen, the end of the node without one. Any
+    connection to another seat ends the watch."""
     with trio.move_on_after(say):
         await node.met.wait()
         return

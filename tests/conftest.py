@@ -6,6 +6,26 @@ import pytest
 from hypothesis import settings
 
 
+def _tmpfs(path: str) -> bool:
+    """Is ``path`` a writable tmpfs mount (memory: fsync returns at once)?"""
+    try:
+        with open("/proc/self/mounts") as f:
+            mounted = any(line.split()[1:3] == [path, "tmpfs"] for line in f)
+    except OSError:
+        return False
+    return mounted and os.access(path, os.W_OK | os.X_OK)
+
+
+# Every peer fsyncs before it sends or acknowledges (protocol.md), and a test's peers keep their files under
+# tmp_path: on a disk each fsync costs milliseconds (about 5 ms on the 2-core CI machine), which the tests
+# with several peers in one process pay in series, thousands of times. What they check never depends on
+# the data reaching the platter (a crash is a SIGKILL or a torn file, never a power cut), so their files
+# live in memory when the machine has a tmpfs at /dev/shm. PYTEST_DEBUG_TEMPROOT (pytest's own setting,
+# read when the first tmp_path is made) or --basetemp set by hand win.
+if "PYTEST_DEBUG_TEMPROOT" not in os.environ and _tmpfs("/dev/shm"):
+    os.environ["PYTEST_DEBUG_TEMPROOT"] = "/dev/shm"
+
+
 @pytest.fixture(autouse=True)
 def _isolate(monkeypatch, tmp_path):
     monkeypatch.setenv("EASEL_ZEROCONF_INTERFACES", "127.0.0.1")

@@ -394,6 +394,23 @@ def easel(*args, home=None, timeout: float = 30, **kw):
                           capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, **kw)
 
 
+_DEMOS: dict = {}
+
+
+def finished_demo(tmp_path_factory, game: str, players: int, seed: str, timeout: float = 120):
+    """``easel demo --game GAME --players N --seed SEED --json`` run once per test session (modules that
+    read the same demo share it; none may change its files): (its directory, the CompletedProcess). The
+    demo's peers are under DIR/o (peer-K), its JSON line is the last of stdout."""
+    key = (game, players, seed)
+    if key not in _DEMOS:
+        out = tmp_path_factory.mktemp("demo-%s-%d-%s" % key)
+        r = easel("demo", "--game", game, "--players", players, "--seed", seed, "--out", out / "o", "--json",
+                  home=out / "home", timeout=timeout)
+        assert r.returncode == 0, r.stdout + r.stderr
+        _DEMOS[key] = (out, r)
+    return _DEMOS[key]
+
+
 def entries_of(data: bytes) -> list:
     """The parsed entries of a log file after its genesis."""
     from core.logfile import parse as parse_log

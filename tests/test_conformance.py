@@ -200,16 +200,19 @@ def play(game, options: dict, players: int, seed: int, checks: bool = True) -> t
     crng = Rng(_seed32(game.info.name, encode(config).hex(), players, seed), "checks")         # the checks
     state = game.setup(config, players, _seed32("setup", seed))
     record: list = []
+    # the views of the state this step starts from, taken when that state was made (at the end of the step
+    # before): a step's calls on it (turn, check, legal_actions, auto_action, apply, chance) must leave them
+    # as they were. One encoding of every view per state, not three: the views are most of this test's time.
+    seen = views(game, state, players) if checks else None
     for step in range(MAX_STEPS):
         t = game.turn(state)
         if t.kind == "over":
             break
         if t.kind == "chance":
             entropy = bytes(rng.below(256) for _ in range(32))
-            before = views(game, state, players) if checks else None
             nxt = game.chance(state, entropy)
             if checks:
-                assert views(game, state, players) == before, "chance changed its input state"
+                assert views(game, state, players) == seen, "chance (or a call before it this step) changed its input state"
                 assert all(0 <= s < players for s in t.seats)
             state = nxt
             record.append(("chance", entropy))
@@ -253,16 +256,15 @@ def play(game, options: dict, players: int, seed: int, checks: bool = True) -> t
                         same_verdict(game, base, outsider, default)
                 action = game.check(base, seat, game.seal_action(base, seat, legal[rng.below(len(legal))], secret))
                 chosen.append((seat, action))
-            before = views(game, base, players) if checks else None
             for seat, action in chosen:
                 text = game.describe(base, seat, action)
                 assert isinstance(text, str) and text
                 state = game.apply(state, seat, action)
             if checks:
-                assert views(game, base, players) == before, "apply changed its input state"
+                assert views(game, base, players) == seen, "apply (or a call before it this step) changed its input state"
             record.append(("moves", chosen))
         if checks:
-            views(game, state, players)   # every view is canonical-encodable
+            seen = views(game, state, players)   # every view is canonical-encodable (and the next step's "before")
             if step % 3 == 0:   # the warnings hook: sentences from a seat's view
                 for seat in range(players):
                     said = game.warnings(game.view(state, seat), seat)

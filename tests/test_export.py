@@ -34,22 +34,16 @@ GAMES = core.games.names()
 easel = functools.partial(netutil.easel, timeout=60)
 
 
-_DEMOS: dict[str, tuple[Path, list[Path]]] = {}
-
-
 def run_demo(game: str, tmp_path_factory) -> tuple[Path, list[Path]]:
-    """A finished 3-seat demo of ``game`` (run once): a copy of its log alone in a directory, and
-    every peer's own log in its game directory (beside its ``secrets`` file)."""
-    if game not in _DEMOS:
-        out = tmp_path_factory.mktemp("export-" + game)
-        r = easel("demo", "--game", game, "--players", 3, "--seed", "export", "--out", out, "--json", home=out / "home",
-                  timeout=DEMO_TIMEOUT)
-        assert r.returncode == 0, r.stdout + r.stderr
-        logs = [Path(p) for p in json.loads(r.stdout)["logs"]]
-        copy = out / "game.log"
+    """A finished 3-seat demo of ``game`` (run once per session, netutil.finished_demo: test_modern_art_network
+    reads the same Modern Art one): a copy of its log alone in a directory, and every peer's own log in its
+    game directory (beside its ``secrets`` file)."""
+    out, r = netutil.finished_demo(tmp_path_factory, game, 3, "export", timeout=DEMO_TIMEOUT)
+    logs = [Path(p) for p in json.loads(r.stdout)["logs"]]
+    copy = out / "game.log"
+    if not copy.exists():
         copy.write_bytes(logs[0].read_bytes())
-        _DEMOS[game] = (copy, logs)
-    return _DEMOS[game]
+    return copy, logs
 
 
 @pytest.fixture(scope="module", params=GAMES)

@@ -59,3 +59,35 @@ def test_the_checks_refuse_in_one_line():
     assert parse_fellows(None) is None and parse_fellows("ab" * 32) == {b"\xab" * 32}
     with pytest.raises(Exception, match="32-byte seat keys"):
         parse_fellows("abcd")
+
+
+def test_the_alone_patience_is_the_default_unless_a_test_sets_a_sane_one(monkeypatch, caplog):
+    """EASEL_ALONE_PATIENCE=SAY,GIVE_UP (protocol.md §9.7) shortens a resumed seat's patience alone for tests;
+    unset or anything that is not 0 < SAY < GIVE_UP <= 3600 keeps ALONE_SAY / ALONE_GIVE_UP, with a warning."""
+    from cli.resuming import ALONE_ENV, ALONE_GIVE_UP, ALONE_SAY, alone_patience
+
+    monkeypatch.delenv(ALONE_ENV, raising=False)
+    assert alone_patience() == (ALONE_SAY, ALONE_GIVE_UP) == (5.0, 30.0)
+    monkeypatch.setenv(ALONE_ENV, " 2, 5.5 ")
+    assert alone_patience() == (2.0, 5.5)
+    for bad in ("5", "5,2", "0,1", "-1,3", "1,4000", "a,b", "1,2,3", "nan,5", "1,inf"):
+        monkeypatch.setenv(ALONE_ENV, bad)
+        caplog.clear()
+        assert alone_patience() == (ALONE_SAY, ALONE_GIVE_UP), bad
+        assert ALONE_ENV in caplog.text, bad
+
+
+def test_a_hosts_bot_waits_bot_alone_unless_a_test_sets_a_sane_patience(monkeypatch, caplog):
+    """EASEL_BOT_ALONE=SECONDS (protocol.md §9.7) is one number in (0, 3600]; anything else keeps BOT_ALONE."""
+    from cli.bots import BOT_ALONE, BOT_ALONE_ENV
+    from cli.common import env_patience
+
+    monkeypatch.delenv(BOT_ALONE_ENV, raising=False)
+    assert env_patience(BOT_ALONE_ENV, (BOT_ALONE,)) == (15.0,)
+    monkeypatch.setenv(BOT_ALONE_ENV, "4")
+    assert env_patience(BOT_ALONE_ENV, (BOT_ALONE,)) == (4.0,)
+    for bad in ("4,5", "0", "-4", "3601", "four", ""):
+        monkeypatch.setenv(BOT_ALONE_ENV, bad)
+        caplog.clear()
+        assert env_patience(BOT_ALONE_ENV, (BOT_ALONE,)) == (BOT_ALONE,), bad
+        assert (BOT_ALONE_ENV in caplog.text) == (bad != ""), bad

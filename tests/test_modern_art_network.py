@@ -40,7 +40,7 @@ from p2p.protocol import SEAT_SECRET
 from p2p.store import GameStore
 
 from .helpers import log_file
-from .netutil import audit_names, build_table, easel, entries_of, run_nodes, sigkill_bot_and_resume
+from .netutil import audit_names, build_table, easel, entries_of, finished_demo, run_nodes, sigkill_bot_and_resume
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = "modern-art"
@@ -130,10 +130,8 @@ def test_sigkill_a_bot_mid_round_and_resume_with_its_hand(tmp_path):
 # --------------------------------------------------------------------------- tampering with a 3-seat demo log
 @pytest.fixture(scope="module")
 def demo3(tmp_path_factory):
-    out = tmp_path_factory.mktemp("ma-demo3")
-    r = easel("demo", "--game", GAME, "--players", 3, "--seed", "ma1", "--out", out / "o", "--json",
-              home=out / "home", timeout=DEMO_TIMEOUT)
-    assert r.returncode == 0, r.stdout + r.stderr
+    # the 3-seat demo test_export reads too (run once per session; neither changes its files)
+    out, r = finished_demo(tmp_path_factory, GAME, 3, "export", timeout=DEMO_TIMEOUT)
     obj = json.loads(r.stdout.strip().splitlines()[-1])
     assert obj["results"]["status"] == "complete"
     data = Path(obj["logs"][0]).read_bytes()
