@@ -323,13 +323,23 @@ def stop_bots(bots: list[LocalBot]) -> None:
     stop_processes([b.proc for b in bots if b.proc is not None])
 
 
+def bot_alone() -> float:
+    """BOT_ALONE, or for tests a shorter time from EASEL_BOT_ALONE (seconds, like EASEL_FAULTS a test knob:
+    a host's bots inherit it from their host's environment); anything but a positive number: BOT_ALONE."""
+    try:
+        t = float(os.environ.get("EASEL_BOT_ALONE", ""))
+    except ValueError:
+        return BOT_ALONE
+    return t if 0 < t < BOT_ALONE * 100 else BOT_ALONE
+
+
 async def leave_when_alone(node, fellows: set, after: float | None = None) -> None:
     """A bot its host started (``fellows``: the keys of all that host's bots, ours included) leaves the
     table once no other seat, a person or its host, has been connected to it for ``after`` seconds
     (BOT_ALONE; protocol.md §9.7): its people are gone, and nobody is left to play for. It leaves as
     a person quitting does (``node.quit_table``): its log stays valid and unfinished. A table of nothing but
     that host's bots has no one to wait for: they play it out."""
-    after = BOT_ALONE if after is None else after
+    after = bot_alone() if after is None else after
     people = [s for s, k in enumerate(node.keys) if k not in fellows and s != node.seat]
     if not people:
         return

@@ -77,3 +77,50 @@ def test_a_modern_art_seat_whose_terminal_closes_in_round_2_leaves_and_the_other
     assert res["left"] == [ann_seat] and res["ranking"][-1] == ann_seat and sorted(res["ranking"]) == [0, 1, 2], res
     assert seat_of(lan, 1) in res["ranking"][:2] and seat_of(lan, 2) in res["ranking"][:2]
     assert wait_for(lambda: not ns_pids(lan), timeout=10), ns_pids(lan)
+
+
+ALONE = 3         # s: BOT_ALONE for this test (EASEL_BOT_ALONE, a test knob the host's bots inherit)
+
+
+def test_a_hosts_bot_left_alone_on_the_lan_leaves_after_bot_alone_with_a_valid_unfinished_log(lan):
+    """Ann hosts Modern Art on machine 0 with a bot of hers, Bo plays from machine 1. In round 2 Ann's terminal
+    closes (her bot plays on: Bo is still at the table) and then Bo's machine loses him (SIGKILL: no word).
+    Her bot, on machine 0, has nobody but bots left: after BOT_ALONE it leaves by itself, says why, and
+    leaves a valid, unfinished log; nothing of the table is left running on any machine."""
+    from .test_leaving import _running
+
+    host = lan.easel(0, "host", "--game", "modern-art", "--players", 3, "--bots", 1, "--auto", "random", "--timeout", TABLE,
+                     "--no-advertise", "--name", "Ann", env={"EASEL_BOT_ALONE": str(ALONE)})
+    port = host_port(host)
+    bo = lan.easel(1, "bot", "--join", "%s:%d" % (lan.addrs[0], port), "--level", "random", "--name", "Bo")
+    ann = LogFollower(lan.homes[0])
+
+    def round_two() -> bool:
+        t = ann.poll()
+        return (t is not None and t.state is not None and getattr(t.state, "stage", None) == "play"
+                and t.state.ms.round >= 2) or host.poll() is not None
+
+    assert wait_for(round_two, timeout=GAME_WALL, interval=0.05) and host.poll() is None, finish([host, bo], 1)
+    gdir = first_log(lan, 0).parent
+    (bot,) = json.loads((gdir / "local-bots.json").read_text())["bots"]
+    host.send_signal(signal.SIGHUP)
+    (rc, so, se), = finish([host], 30)
+    assert rc is not None and rc != 0 and "Traceback" not in se, se[-3000:]
+    assert json.loads(so.strip().splitlines()[-1])["over"] is False, "the game ended before Ann left"
+    assert "leaving 1 bot(s) playing on at the table" in se, se[-3000:]
+    assert _running(bot["pid"], bot["started"]), "Ann's bot left with her although Bo was at the table"
+    bo.kill()
+    finish([bo], 10)
+    gone_at = time.monotonic()
+    assert wait_for(lambda: not _running(bot["pid"], bot["started"]), timeout=ALONE + 30), "the bot stayed alone at the table"
+    took = time.monotonic() - gone_at
+    assert took >= ALONE - 1, "it left before BOT_ALONE: %.1f s" % took
+    text = next(gdir.glob("bot-seat-*.log")).read_text()
+    assert "nobody but bots has been connected to this seat for %d s (Ann, Bo gone): leaving the table" % ALONE in text, \
+        text[-3000:]
+    assert "Traceback" not in text
+    (bot_log,) = (lan.homes[0] / "bots" / "bot-1" / "games").glob("*/log")
+    r = subprocess.run([sys.executable, "-m", "cli", "audit", str(bot_log)], cwd=ROOT, capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 1 and r.stdout.startswith("VALID") and "the game is not finished" in r.stdout, r.stdout
+    assert wait_for(lambda: not ns_pids(lan), timeout=10), ns_pids(lan)
