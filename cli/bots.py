@@ -328,8 +328,8 @@ async def leave_when_alone(node, fellows: set, after: float | None = None) -> No
     """A bot its host started (``fellows``: the keys of all that host's bots, ours included) leaves the
     table once no other seat, a person or its host, has been connected to it for ``after`` seconds
     (BOT_ALONE, or $EASEL_BOT_ALONE for tests; protocol.md §9.7): its people are gone, and nobody is left to
-    play for. It leaves as a person quitting does (``node.quit_table``): its log stays valid and unfinished. A table of nothing but
-    that host's bots has no one to wait for: they play it out."""
+    play for. It leaves as a person quitting does (``node.quit_table``): its log stays valid and unfinished.
+    A table of nothing but that host's bots has no one to wait for: they play it out."""
     after = env_patience(BOT_ALONE_ENV, (BOT_ALONE,))[0] if after is None else after
     people = [s for s, k in enumerate(node.keys) if k not in fellows and s != node.seat]
     if not people:

@@ -265,7 +265,9 @@ def silence_lines(names, silent: dict, me: int, timeout: float, over: bool, game
                      % (len(gone), n, them))
     # each line fits a 100-column screen beside its "!!  " (a game's short id: 8 characters or a few more)
     if not quiet:
-        lines.append("they can come back with easel resume on their machine")
+        # a leave is for good (protocol.md §9.7): their easel resume only follows the game to its end
+        lines.append("they left for good: easel resume on their machine only follows the game now"
+                     if len(gone) == 1 else "they left for good: easel resume on their machines only follows the game now")
     lines.append("you can wait, or quit (q) and come back later with: easel resume %s" % game_dir)
     return lines
 

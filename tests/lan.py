@@ -137,8 +137,9 @@ class Lan:
         if state == "up":
             _ip("-n", self.hosts[k], "route", "replace", "224.0.0.0/4", "dev", "eth0")
 
-    def easel(self, k: int, *args, faults: str | None = None) -> subprocess.Popen:
-        env = dict(os.environ, EASEL_HOME=str(self.homes[k]), EASEL_ZEROCONF_INTERFACES=self.addrs[k])
+    def easel(self, k: int, *args, faults: str | None = None, env: dict | None = None) -> subprocess.Popen:
+        """``easel ARGS`` on machine ``k`` (its own EASEL_HOME); ``env``: more variables (a test knob)."""
+        env = dict(os.environ, EASEL_HOME=str(self.homes[k]), EASEL_ZEROCONF_INTERFACES=self.addrs[k], **(env or {}))
         env.pop("EASEL_FAULTS", None)
         if faults:
             env["EASEL_FAULTS"] = faults

@@ -191,7 +191,7 @@ def test_double_offer_add_and_pass():
     text = text_of(sc.middle_lines(ctx, 100))
     assert "A second Daniel Melim card (not a double) is wanted" in text
     assert "You can add:  %d  MeF" % n in text
-    assert re.search(r"Offer in turn: you \(now\) > seat 2 > seat 3; nobody adds: seat 0 takes it free", text)
+    assert re.search(r"Offer in turn: you \(now\) > seat 2 > seat 3; nobody adds: it goes free to seat 0", text)   # ("you takes" never)
     assert sc.decision_label(ctx) == "add a second Daniel Melim to the double, or pass"   # not "a second Me"
 
 

@@ -57,3 +57,89 @@ def test_a_seat_silent_at_a_later_deal_is_waited_for_then_the_game_ends_abandone
     text = "\n".join("".join(t for _, t in line) for line in result_lines(r, 0, 100, ["ann", "bob", "cyd"]))
     assert "abandoned" in text and "not a ranking" in text and "winner" not in text.replace("nobody wins", "")
     assert all(str(m) in text for m in money)
+
+
+def test_a_real_seat_killed_at_a_later_deal_is_waited_for_then_the_others_end_abandoned_with_the_money(tmp_path):
+    """The same with real processes on loopback and a short table time-out: Cy's program is killed (SIGKILL:
+    no leaving note) when the next round's shares are due; Ann and Bo wait NEEDED_PATIENCE table time-outs
+    at that deal step, then both end abandoned with the money as standings, Cy named in neutral words,
+    with identical valid logs. (What the screens say meanwhile: the test above, on the same functions.)"""
+    import json
+    import signal
+    import time
+
+    from .lan import host_port
+    from .netutil import LogFollower, easel, finish_procs, logs_under, spawn_easel, wait_for
+
+    homes = {name: tmp_path / name for name in ("ann", "bo", "cy")}
+    host = spawn_easel(["host", "--game", "modern-art", "--players", "3", "--auto", "random", "--timeout", str(int(T)),
+                        "--bind", "127.0.0.1", "--port", "0", "--no-advertise", "--name", "Ann"], homes["ann"])
+    procs = [host]
+    try:
+        port = host_port(host)
+        bo = spawn_easel(["bot", "--join", "127.0.0.1:%d" % port, "--level", "random", "--name", "Bo"], homes["bo"])
+        cy = spawn_easel(["bot", "--join", "127.0.0.1:%d" % port, "--level", "random", "--name", "Cy"], homes["cy"])
+        procs += [bo, cy]
+        ann = LogFollower(homes["ann"])
+        seen: dict = {}
+
+        def watch() -> bool:
+            """Ann's log as it grows: when each step opened (as seen here), and the round-2 deal with Cy's
+            shares not in yet (then Cy is killed)."""
+            t = ann.poll()
+            if t is None or t.state is None:
+                return False
+            if "cy" not in seen:
+                seen["cy"] = t.genesis.doc["names"].index("Cy")
+            st = t.step
+            if st is not None:
+                key = (ann.n, st.label)
+                seen.setdefault("opened", {}).setdefault(key, time.monotonic())
+                seen["last"] = key
+            if "killed" not in seen and t.state.stage == "deal" and t.state.ms.round >= 2 and seen["cy"] in t.missing():
+                # Cy stops; were its shares on their way already (Ann's log shows them within a bounded look),
+                # it goes on and is stopped at the next deal; else it is killed here, no leaving note
+                cy.send_signal(signal.SIGSTOP)
+
+                def cy_answered() -> bool:
+                    u = ann.poll() or t
+                    return u.step is None or u.step.label != st.label or seen["cy"] not in u.missing()
+
+                if wait_for(cy_answered, timeout=T / 2):
+                    cy.send_signal(signal.SIGCONT)
+                    return False
+                cy.send_signal(signal.SIGKILL)
+                seen["killed"] = key
+            if t.over:
+                seen["over"] = time.monotonic()
+                return True
+            return False
+
+        # a game with Cy killed at a later deal: round 1's (or 2's) auctions, then NEEDED_PATIENCE x T
+        assert wait_for(watch, timeout=150, interval=0.05), (seen, finish_procs(procs, 1))
+        assert "killed" in seen, "the game ended before its second deal"
+        t = ann.table
+        # the game ended at a step it cannot pass without Cy, after waiting for it NEEDED_PATIENCE x T
+        # (as seen here: the step opened no later than we saw it)
+        assert t.genesis.doc["timeout"] == T
+        assert seen["last"] == seen["killed"] and seen["last"][1].startswith("the deal: dealing"), seen
+        assert seen["over"] - seen["opened"][seen["last"]] >= NEEDED_PATIENCE * T - 0.5, seen
+        results = finish_procs([host, bo], 60)
+        for rc, so, se in results:
+            assert rc == 0 and "Traceback" not in se, se[-3000:]
+            assert json.loads(so.strip().splitlines()[-1])["over"] is True
+        logs = [logs_under(homes[n])[0] for n in ("ann", "bo")]
+        assert logs[0].read_bytes() == logs[1].read_bytes()
+        r = t.result()
+        cyd = seen["cy"]
+        assert r["status"] == "abandoned" and r["ranking"] == [] and r["winners"] == [], r
+        assert r["standings"] == {"money": list(t.state.ms.money)} and [s for s, _ in r["named"]] == [cyd], r
+        assert "did not come" in r["named"][0][1] and not any(w in r["named"][0][1] for w in ("cheat", "fault", "guilty")), r
+        a = easel("audit", "--json", *logs, home=homes["ann"])
+        rep = json.loads(a.stdout)
+        assert rep["valid"] and rep["results"]["status"] == "abandoned" and rep["left"] == [], a.stdout[-2000:]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait(timeout=10)

@@ -559,7 +559,7 @@ DOUBLE = Auction(
                       doing=("double offered to you", "double offered to {actor}"), hint="add N, add CARD or pass",
                       about=("  A second {artist} card (not a double) is wanted; whoever adds one becomes the "
                              "auctioneer, is paid, and the auction is that card's type.",) * 2,
-                      turns="Offer in turn: ", turns_note="; nobody adds: {opener} takes it free",
+                      turns="Offer in turn: ", turns_note="; nobody adds: it goes free to {opener}",
                       refused="add N, add CARD or pass", timeout=("second", "a pass: nothing added to the double"),
                       said={"pass": _PASS, "add": Said("you add {card} to the double (you are the auctioneer now)",
                                                        "adds {card} to the double and becomes the auctioneer")})),),
