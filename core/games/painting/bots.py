@@ -78,6 +78,11 @@ def sheet_cost(grid: Sequence[int], placements: list[list[tuple[int, int]]]) -> 
     return best
 
 
+# chance that a sheet of n cells shows somewhere on the grid at the end of a round without anyone
+# aiming at it (measured on the grids of tables of heuristic and random bots: a grid splashed by
+# six seats is full of colour, and two cells side by side match often)
+_BY_CHANCE = (0.0, 0.0, 0.23, 0.035, 0.003, 0.0, 0.0)
+
 # weight of a target by its cost: a match is worth far more than progress
 _PROGRESS = (64, 14, 7, 4, 2, 1)
 
@@ -88,6 +93,8 @@ def _progress(cost: int) -> int:
 
 class RandomBot:
     """A random legal move: a random subset of sheets with random amounts, a random splash."""
+
+    summary = "random legal moves: random bids on random sheets, a random splash"
 
     def choose(self, view: Mapping[str, Any], seat: int, rng: Rng) -> dict:
         tokens = view["tokens"][seat]
@@ -176,6 +183,9 @@ class HeuristicBot:
     own sheets.
     """
 
+    summary = ("bids all its tokens on two sheets it can make, splashes toward its sheets "
+               "(else against the others'); a fair first opponent")
+
     #: most sheets it bids on in one round
     most = 2
     #: how its tokens are shared between its picks, best first (times each one's expected points)
@@ -183,6 +193,8 @@ class HeuristicBot:
     #: it picks from this many of the best sheets in reach, priorities blurred by up to 1/spread
     field = 7
     spread = 1
+    #: weight of the chance that a sheet shows without anyone aiming at it (by its size)
+    by_chance = 4
 
     def __init__(self) -> None:
         self.reason: dict | None = None
@@ -227,7 +239,10 @@ class HeuristicBot:
                 expect = max(1, sh["value"] - (need - 1))
                 if work + need > left:  # busy: it may not get round to this one
                     expect = max(1, expect * left // (work + need))
-            offer.append(((expect * 16) // (1 + c), c, sh["id"], expect, pl))
+            pri = (expect * 16) // (1 + c)
+            if not final:  # a small sheet may also show by chance in the rounds left
+                pri += (expect * 16 * self.by_chance * int(100 * _BY_CHANCE[min(len(sh["cells"]), 6)])) // 100
+            offer.append((pri, c, sh["id"], expect, pl))
         offer.sort(key=lambda x: (-x[0], x[1], x[2]))
         # Several heuristic bots at one table value sheets alike; identical bids tie
         # and discard the sheet.  So each bot takes its sheets from the best few at
@@ -346,24 +361,23 @@ def play_game(
 # chance that a sheet needing ``need`` more splashes of its owner gets made in the rounds left
 # (other seats' splashes spoil cells as often as they help): a rough table, tuned by the benchmark
 _FINISH = (1.0, 0.6, 0.32, 0.15, 0.06, 0.02)
+# the same by the primaries still to add (each step of progress counts)
+_BY_COST = (1.0, 0.7, 0.55, 0.42, 0.32, 0.24, 0.17, 0.12, 0.08, 0.05, 0.03)
 
 
-# chance that a sheet of n cells shows somewhere on the grid at the end of a round without anyone
-# aiming at it (measured on the grids of tables of heuristic and random bots: a grid splashed by
-# six seats is full of colour, and two cells side by side match often)
-_BY_CHANCE = (0.0, 0.0, 0.23, 0.035, 0.003, 0.0, 0.0)
+def _chance(cost: int, left: int, cells: int) -> float:
+    """Chance that an unscored sheet of this cost and size gets made in the ``left`` rounds to go."""
+    if left <= 0:
+        return 0.0
+    need = _need(cost)
+    own = _BY_COST[cost] if need <= left and cost < len(_BY_COST) else 0.0
+    return 1.0 - (1.0 - own) * (1.0 - _BY_CHANCE[min(cells, 6)]) ** left
 
 
 def _potential(value: int, cost: int, left: int, cells: int = 6) -> float:
     """Expected points of an unscored sheet of this value, cost and size with ``left`` rounds to go."""
-    if left <= 0:
-        return 0.0
-    need = _need(cost)
-    own = _FINISH[need] if need <= left and need < len(_FINISH) else 0.0
-    miss = (1.0 - own) * (1.0 - _BY_CHANCE[min(cells, 6)]) ** left
-    if miss >= 1.0:
-        return 0.0
-    return (1.0 - miss) * max(1, value - (min(need, left) - 1))
+    p = _chance(cost, left, cells)
+    return p * max(1, value - (min(_need(cost), left) - 1)) if p > 0 else 0.0
 
 
 class _Seat:
@@ -397,6 +411,9 @@ class HardBot:
     same draws.  It never reads what its seat may not see: only the view, and ``rng``.
     """
 
+    summary = ("guesses the others' sealed bids and splashes from what it sees, plays the round out "
+               "against its guesses, pays only what it must; the strongest")
+
     #: draws of the other seats' moves per decision
     samples = 10
     #: share of draws (in 100) in which another seat is modelled as a random player
@@ -409,6 +426,14 @@ class HardBot:
     fractions = (15, 35, 60)
     #: the best single bids paired with each other
     pairs = 5
+    #: how much the other seats' prospects count against its own (1: fully, 0: not at all)
+    rivalry = 1.0
+    #: least gain (progress weight, per draw) for which the extra splash is bought before the last round
+    extra_price = 250
+    #: points a token is worth before the last round (it buys later sheets)
+    token_worth = 0.12
+    #: worth of a first sheet scored (a seat with no points is behind nearly everyone)
+    first = 3.0
 
     def __init__(self) -> None:
         self.reason: dict | None = None
@@ -436,7 +461,7 @@ class HardBot:
         extra_cost = rl["extra_cost"]
         extra_open = not view["extra_used"][seat] and garnets >= extra_cost
         # tokens are worth this much each at the horizon (later sheets); at the end only ties
-        lam = 0.001 if final else 0.12
+        lam = 0.001 if final else self.token_worth
 
         seats = []
         for s in range(n):
@@ -536,19 +561,26 @@ class HardBot:
                 p = pts[s]
                 pot = 0.0
                 work = 0
+                none = 1.0
                 for v, pl in held[s]:
                     c = sheet_cost(g, pl)
                     if c == 0:
                         p += v
                     elif not final:
-                        pot += _potential(v - 1 if v > 1 else 1, c, left_after, len(pl[0]) if pl else 6)
-                        work += _need(c)
+                        q = _chance(c, left_after, len(pl[0]) if pl else 6)
+                        if q > 0:
+                            pot += q * max(1, v - 1 - (min(_need(c), left_after) - 1))
+                            none *= 1.0 - q
+                            work += _need(c)
                 if work > left_after > 0:
                     pot *= left_after / work
+                if p == 0:  # no points yet: what counts most is scoring at all
+                    pot += self.first * (1.0 - none)
                 est.append(p + pot + lam * tok[s])
             me = est[seat]
             scale = 0.01 if final else 3.0
-            return sum(math.tanh((me - est[o]) / scale) for o in others)
+            rel = self.rivalry
+            return sum(math.tanh((me - rel * est[o]) / scale) for o in others)
 
         def value(bids, splash, extra, convert) -> float:
             return sum(simulate(bids, splash, extra, convert, d) for d in draws)
@@ -588,24 +620,50 @@ class HardBot:
         best_v = max(v for v, _ in scored)
         bids = next(b for v, b in scored if v == best_v)
 
-        # --- 2. the splash (and extra) for those bids, against the same draws
+        # --- 2. the splash (and extra) for those bids, against the same draws: the most progress
+        # on its sheets (owned count double, those it wins in a draw as they are) once every
+        # splash of the round is in, then the least for the others' sheets
+        weight = (lambda c: 64 if c == 0 else 0) if final else _progress
+        others_held = [(v, pl) for o in others for v, pl in seats[o].sheets]
+        wins = []
+        for d in draws:
+            won = []
+            for sid, a in bids.items():
+                if a > max([m["bids"].get(sid, 0) for m in d.values()] + [0]):
+                    won.append((offer[sid][0], offer[sid][1]))
+            sps = [m[k] for m in d.values() for k in ("splash", "extra") if m.get(k) is not None]
+            wins.append((won, sps))
+
+        def progress(splash, extra) -> float:
+            mine_sp = [splash] + ([extra] if extra is not None else [])
+            tot = 0.0
+            for won, sps in wins:
+                g = rules.mix(grid, sps + mine_sp, black)
+                for w, pl in owned_targets:
+                    tot += w * weight(sheet_cost(g, pl))
+                for w, pl in won:
+                    tot += w * weight(sheet_cost(g, pl))
+                for w, pl in others_held:
+                    tot -= w * weight(sheet_cost(g, pl)) / 16
+            return tot
+
         cands = [list(sp) for sp in top_splashes(plan_targets(bids), self.splashes)]
         cands += [list(m["splash"]) for m in own if m["splash"] is not None]
         best = None
         for sp in cands:
-            v = value(bids, sp, None, conv(bids, None))
+            v = progress(sp, None)
             if best is None or v > best[0]:
                 best = (v, sp, None)
         if extra_open:
             for m in own:
                 if m["extra"] is not None and fits(bids, m["extra"]):
-                    v = value(bids, m["splash"], m["extra"], conv(bids, m["extra"])) - (0 if final else lam * extra_cost * 2)
+                    v = progress(m["splash"], m["extra"]) - (0 if final else self.extra_price * len(draws))
                     if v > best[0]:
                         best = (v, list(m["splash"]), list(m["extra"]))
             if final:
                 sp0 = best[1]
                 for ex in top_splashes(plan_targets(bids), 6) if fits(bids, [0, 0, "R"]) else ():
-                    v = value(bids, sp0, list(ex), conv(bids, ex))
+                    v = progress(sp0, list(ex))
                     if v > best[0]:
                         best = (v, sp0, list(ex))
         _, splash, extra = best
