@@ -433,7 +433,7 @@ class HardBot:
     #: points a token is worth before the last round (it buys later sheets)
     token_worth = 0.12
     #: worth of a first sheet scored (a seat with no points is behind nearly everyone)
-    first = 3.0
+    first = 0.0
 
     def __init__(self) -> None:
         self.reason: dict | None = None
