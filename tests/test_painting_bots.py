@@ -278,3 +278,13 @@ def test_determinize_resamples_other_seats_pending_moves():
         seen.add(encode(dict(d.moves[0])))
     assert len(seen) >= 2
     assert rules.determinize(_state(players=3), 0, Rng(_seed(1), "d")) == _state(players=3)
+
+
+def test_easel_play_offers_the_hard_level():
+    """The levels come from the game's folder: `--level hard` is accepted for the Painting Game,
+    and without --level the table's bots are the heuristic (README, "Games")."""
+    from cli.common import UsageError, check_level
+
+    assert check_level(GAME, "hard") == "hard" and check_level(GAME, None) == "heuristic"
+    with pytest.raises(UsageError, match="known: random, heuristic, hard"):
+        check_level(GAME, "expert")
