@@ -209,8 +209,6 @@ def levels(pool, args, options: dict) -> dict:
 
 def _views(n: int, base: int) -> list:
     """n (view, seat) decisions from six-seat games of heuristic and random bots (in order)."""
-    from core.rng import Rng  # noqa: F401
-
     out = []
 
     class Keep:

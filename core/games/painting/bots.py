@@ -1,8 +1,12 @@
 """Bots for the Painting Game.  A bot sees only ``view(state, seat)``.
 
 * ``RandomBot``: a random legal move.
+* ``HardBot``: draws the other seats' sealed moves from a model of a player
+  and plays the round out against each draw; keeps the bids that put it
+  furthest ahead and the splash that makes the most progress once the
+  drawn splashes are in.
 * ``HeuristicBot``: bids on the sheets that are cheapest to produce from the
-  current grid, and splashes where the rules' own mixing makes the most
+  current grid (small ones count more: they may show by chance), and splashes where the rules' own mixing makes the most
   progress toward the sheets it owns (or is bidding on: a sheet bought this
   round can score this round); uses garnets (conversion, the extra splash)
   when that pays; leaves its bids or splash empty only when that is clearly
@@ -406,9 +410,12 @@ class HardBot:
 
     Its candidate bids come from the samples themselves: for the sheets worth most to it, one
     more than what the others bid in some of the draws (a lost bid costs nothing, a won bid
-    costs what it says: it pays what it must, not everything), alone or in pairs.  Its splash
-    (and the once-per-game extra, and garnets turned into tokens) is then chosen against the
-    same draws.  It never reads what its seat may not see: only the view, and ``rng``.
+    costs what it says: it pays what it must, not everything) or a share of its budget, alone
+    or in pairs, and the heuristic's own bids.  Its splash is then the one that leaves the most
+    progress on its sheets (those it holds, and those it wins in each draw) once the drawn
+    splashes are mixed in, the other seats' sheets counting a little against; the once-per-game
+    extra when it completes a sheet; garnets turned into tokens as the heuristic does.  It never
+    reads what its seat may not see: only the view, and ``rng``.
     """
 
     summary = ("guesses the others' sealed bids and splashes from what it sees, plays the round out "
@@ -432,8 +439,6 @@ class HardBot:
     extra_price = 250
     #: points a token is worth before the last round (it buys later sheets)
     token_worth = 0.12
-    #: worth of a first sheet scored (a seat with no points is behind nearly everyone)
-    first = 0.0
 
     def __init__(self) -> None:
         self.reason: dict | None = None
@@ -561,7 +566,6 @@ class HardBot:
                 p = pts[s]
                 pot = 0.0
                 work = 0
-                none = 1.0
                 for v, pl in held[s]:
                     c = sheet_cost(g, pl)
                     if c == 0:
@@ -570,12 +574,9 @@ class HardBot:
                         q = _chance(c, left_after, len(pl[0]) if pl else 6)
                         if q > 0:
                             pot += q * max(1, v - 1 - (min(_need(c), left_after) - 1))
-                            none *= 1.0 - q
                             work += _need(c)
                 if work > left_after > 0:
                     pot *= left_after / work
-                if p == 0:  # no points yet: what counts most is scoring at all
-                    pot += self.first * (1.0 - none)
                 est.append(p + pot + lam * tok[s])
             me = est[seat]
             scale = 0.01 if final else 3.0
