@@ -18,12 +18,28 @@ Two measurements, ``--games`` games each (default 200):
   95 % interval treating games as clusters, and as the median and spread (min,
   max) of the share over batches of 20 games.
 
+* **levels** (``--levels``, instead of the two above): every pair of levels that the
+  goals name — heuristic vs random, hard vs random, hard vs heuristic — at 4 seats (2 + 2,
+  the six arrangements) and at 6 seats (3 + 3, the 20 arrangements in turn), ``--games``
+  games each; the share of (A, B) seat pairs where the A seat finishes ahead, with a 95 %
+  interval treating games as clusters.  Run it twice with other ``--seed`` bases to see
+  the figure reproduce.  ``--pairs hard:heuristic,hard:random`` picks pairings, ``--seats 6``
+  one table size.
+* **timing** (``--timing N``): the hard bot's decision time on N views taken from six-seat
+  games, six processes deciding at once (the hard bot measured in one, five more bots of
+  ``--timing-others`` in the others, as at a table of bots on this machine): wall time per
+  decision (median, p90, p99, max) and the CPU time it used (the machine may be shared).
+* **demo** (``--demo N``): N six-bot ``easel demo --level hard`` games (real processes and
+  network): wall time each.
+
 ``--bots FILE`` measures another copy of ``core/games/painting/bots.py`` (e.g. the
 one before a change: ``git show HEAD:core/games/painting/bots.py > /tmp/b.py``);
 ``--option k=v`` changes the game config (e.g. ``--option starting_garnets=0``).
 
     python benchmarks/bench_painting_bots.py                      # 200 + 200 games, 2 processes
     python benchmarks/bench_painting_bots.py --games 20           # a quick run
+    python benchmarks/bench_painting_bots.py --levels --games 100 --seed 1 --timing 60 --demo 1
+    python benchmarks/bench_painting_bots.py --levels --games 100 --seed 2     # the same, other games
 """
 
 from __future__ import annotations
@@ -31,6 +47,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import sys
 import time
 from multiprocessing import Pool
@@ -42,7 +59,7 @@ import core.games.painting  # noqa: E402,F401  (the package a --bots file's rela
 from core.games.painting import rules  # noqa: E402
 from itertools import combinations  # noqa: E402
 
-from common import clustered, seed_base, wilson  # noqa: E402
+from common import clustered, percentile, seed_base, wilson  # noqa: E402
 
 ARRANGEMENTS = ("HRHR", "RHRH", "HHRR", "RHHR", "RRHH", "HRRH")
 BATCH = 20
@@ -145,6 +162,122 @@ def play_mixed(spec: tuple) -> dict:
             "h_empty": sum(1 for s in h for m in line[s].moves if not _bids(m) and m.get("splash") is None)}
 
 
+LEVELS = {"R": "RandomBot", "H": "HeuristicBot", "X": "HardBot"}
+LETTER = {"random": "R", "heuristic": "H", "hard": "X"}
+PAIRS = ("heuristic:random", "hard:random", "hard:heuristic")
+
+
+def play_levels(spec: tuple) -> dict:
+    """One game of level A against level B, half the seats each (arrangement k in turn)."""
+    k, base, config, players, a, b = spec
+    arrs = arrangements(players)
+    arr = arrs[k % len(arrs)]
+    line = [getattr(_BOTS, LEVELS[LETTER[a] if ch == "H" else LETTER[b]])() for ch in arr]
+    salt = 100 + 10 * players + 3 * "RHX".index(LETTER[a]) + "RHX".index(LETTER[b])
+    state, _ = _BOTS.play_game(config, players, _seed(salt, k, base), line)
+    key = [(state.points[s], state.tokens[s]) for s in range(players)]
+    ahead = behind = tied = 0
+    for i, x in enumerate(arr):
+        for j, y in enumerate(arr):
+            if x == "H" and y == "R":
+                ahead += key[i] > key[j]
+                behind += key[i] < key[j]
+                tied += key[i] == key[j]
+    return {"k": k, "ahead": ahead, "behind": behind, "tied": tied,
+            "a_points": [state.points[s] for s, ch in enumerate(arr) if ch == "H"],
+            "b_points": [state.points[s] for s, ch in enumerate(arr) if ch == "R"]}
+
+
+def levels(pool, args, options: dict) -> dict:
+    out = {}
+    for seats in args.seats:
+        for pair in args.pairs:
+            a, b = pair.split(":")
+            games = sorted(pool.imap_unordered(play_levels, [(k, args.seed, options, seats, a, b) for k in range(args.games)],
+                                               chunksize=2), key=lambda x: x["k"])
+            ahead = sum(x["ahead"] for x in games)
+            pairs = sum(x["ahead"] + x["behind"] + x["tied"] for x in games)
+            out["%s_vs_%s_at_%d" % (a, b, seats)] = {
+                "seats": seats, "a": a, "b": b, "games": len(games), "arrangements": len(arrangements(seats)),
+                "pairs": pairs, "ahead": ahead, "tied": sum(x["tied"] for x in games),
+                "ahead_share": round(ahead / pairs, 4), "ci95": clustered(games),
+                "a_points": dist([p for x in games for p in x["a_points"]]),
+                "b_points": dist([p for x in games for p in x["b_points"]]),
+            }
+    return out
+
+
+def _views(n: int, base: int) -> list:
+    """n (view, seat) decisions from six-seat games of heuristic and random bots (in order)."""
+    out = []
+
+    class Keep:
+        def __init__(self, bot) -> None:
+            self.bot = bot
+
+        def choose(self, view, seat, rng):
+            out.append((view, seat))
+            return self.bot.choose(view, seat, rng)
+
+    k = 0
+    while len(out) < n:
+        line = [Keep(_BOTS.HeuristicBot() if s % 2 else _BOTS.RandomBot()) for s in range(6)]
+        _BOTS.play_game({}, 6, _seed(9, k, base), line)
+        k += 1
+    return out[:n]
+
+
+def time_decisions(spec: tuple) -> list:
+    """Decide on every view with a bot of ``level``; (wall s, cpu s) per decision."""
+    n, base, level, shift = spec
+    from core.rng import Rng
+
+    views = _views(n, base)
+    views = views[shift:] + views[:shift]
+    bot = getattr(_BOTS, LEVELS[LETTER[level]])()
+    times = []
+    for i, (view, seat) in enumerate(views):
+        w, c = time.perf_counter(), time.process_time()
+        bot.choose(view, seat, Rng(_seed(10, i, base), "timing"))
+        times.append((time.perf_counter() - w, time.process_time() - c))
+    return times
+
+
+def timing(args) -> dict:
+    from multiprocessing import get_context
+
+    ctx = get_context("fork")
+    with ctx.Pool(6, initializer=_init, initargs=(args.bots,)) as pool:
+        specs = [(args.timing, args.seed, "hard", 0)] + [(args.timing, args.seed, args.timing_others, 7 * i) for i in range(1, 6)]
+        res = pool.map(time_decisions, specs, chunksize=1)
+    walls = [w for w, _ in res[0]]
+    cpus = [c for _, c in res[0]]
+
+    def ms(xs: list[float]) -> dict:
+        return {"median": round(percentile(xs, 50) * 1000, 1), "p90": round(percentile(xs, 90) * 1000, 1),
+                "p99": round(percentile(xs, 99) * 1000, 1), "max": round(max(xs) * 1000, 1), "n": len(xs)}
+
+    return {"decisions": len(walls), "other_processes": "5 x %s" % args.timing_others,
+            "wall_ms": ms(walls), "cpu_ms": ms(cpus), "goal_p99_wall_ms": 1000,
+            "load_average_at_end": [round(x, 2) for x in os.getloadavg()]}
+
+
+def demo(runs: int) -> dict:
+    import subprocess
+    import tempfile
+
+    root = Path(__file__).resolve().parent.parent
+    walls, ok = [], 0
+    for i in range(runs):
+        with tempfile.TemporaryDirectory() as d:
+            t = time.perf_counter()
+            out = subprocess.run([sys.executable, "-m", "cli", "demo", "--players", "6", "--level", "hard", "--seed",
+                                  "bench-hard-%d" % i, "--out", d, "--json"], cwd=root, capture_output=True, text=True, timeout=600)
+            walls.append(round(time.perf_counter() - t, 2))
+            ok += out.returncode == 0
+    return {"runs": runs, "completed": ok, "wall_s": walls, "goal_s": 30}
+
+
 def dist(xs: list[float]) -> dict:
     xs = sorted(xs)
     if not xs:
@@ -180,7 +313,37 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--bots", default=None, help="a bots.py file to measure instead of the current one")
     ap.add_argument("--option", type=_option, action="append", default=[], metavar="KEY=VALUE",
                     help="a game option for every game (repeatable)")
+    ap.add_argument("--levels", action="store_true",
+                    help="measure the level pairings (%s) at 4 and 6 seats instead of the table and strength runs" % ", ".join(PAIRS))
+    ap.add_argument("--pairs", type=lambda t: t.split(","), default=list(PAIRS), help="pairings A:B for --levels (comma-separated)")
+    ap.add_argument("--seats", type=lambda t: [int(x) for x in t.split(",")], default=[4, 6], help="table sizes for --levels (even)")
+    ap.add_argument("--timing", type=int, default=0, metavar="N", help="time the hard bot on N decisions, six processes at once")
+    ap.add_argument("--timing-others", default="hard", choices=sorted(LETTER), help="the level of the five other processes")
+    ap.add_argument("--demo", type=int, default=0, metavar="N", help="N six-bot 'easel demo --level hard' games, wall time each")
     args = ap.parse_args(argv)
+    for pair in args.pairs:
+        if len(pair.split(":")) != 2 or not all(x in LETTER for x in pair.split(":")):
+            raise SystemExit("--pairs takes A:B with levels %s, not %r" % (", ".join(LETTER), pair))
+    if any(x < 2 or x % 2 for x in args.seats):
+        raise SystemExit("--seats takes even table sizes")
+    if args.levels or args.timing or args.demo:
+        args.seed = seed_base(args.seed)
+        out = {"benchmark": "painting_bot_levels", "bots": args.bots or "core/games/painting/bots.py",
+               "seed": args.seed, "games": args.games,
+               "measure": "share of (A, B) seat pairs where the A seat finishes ahead (more points, or equal points "
+                          "and more tokens left); half the seats each level, arrangements taken in turn; ci95: games as clusters"}
+        t0 = time.perf_counter()
+        if args.levels:
+            with Pool(args.procs, initializer=_init, initargs=(args.bots,)) as pool:
+                out["levels"] = levels(pool, args, dict(args.option))
+        if args.timing:
+            out["timing"] = timing(args)
+        if args.demo:
+            out["demo"] = demo(args.demo)
+        out["wall_s"] = round(time.perf_counter() - t0, 1)
+        out["procs"] = args.procs
+        print(json.dumps(out))
+        return out
     if args.games < 2:
         raise SystemExit("--games must be at least 2")
     if args.strength_players < 2 or args.strength_players % 2:

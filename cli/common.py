@@ -182,6 +182,12 @@ def check_level(game, level: str | None) -> str:
     return level
 
 
+def level_about(factory) -> str:
+    """What a bot level does, in one line: its ``summary``, else the first line of its docstring."""
+    text = getattr(factory, "summary", None) or (getattr(factory, "__doc__", None) or "").strip().split("\n")[0]
+    return " ".join(str(text).split()) or "-"
+
+
 def all_levels() -> list[str]:
     """Every bot level some installed game has (for ``easel bot`` before it knows its table's game)."""
     seen: dict = {}

@@ -40,8 +40,10 @@ from .common import (  # noqa: F401 - re-exported: older callers import them fro
     EXIT_USAGE,
     UsageError,
     all_levels,
+    default_level,
     easel_version,
     jsonable,
+    level_about,
     parse_hostport,
     read_file,
     registry,
@@ -232,6 +234,8 @@ def cmd_games(args) -> int:
             "editions": list(info.editions),
             "options": [{"name": k, "default": v, "help": helps.get(k, "")} for k, v in info.options.items()],
             "bots": list(g.bots),
+            "bot_levels": [{"name": k, "about": level_about(f)} for k, f in g.bots.items()],
+            "default_level": default_level(g) if g.bots else None,
         })
     if args.json:
         print(json.dumps(jsonable(games), sort_keys=True))
@@ -242,7 +246,9 @@ def cmd_games(args) -> int:
         print("%s - %s" % (g["name"], g["title"]))
         print("  players: %d-%d (default %d)" % (g["min_players"], g["max_players"], g["default_players"]))
         print("  editions: %s (default %s)" % (", ".join(g["editions"]) or "-", g["editions"][0] if g["editions"] else "-"))
-        print("  bot levels: %s" % (", ".join(g["bots"]) or "-"))
+        print("  bot levels: %s%s" % (", ".join(g["bots"]) or "-", " (default %s)" % g["default_level"] if g["default_level"] else ""))
+        for lv in g["bot_levels"]:
+            print("    %-20s %s" % (lv["name"], lv["about"]))
         print("  options (--option NAME=VALUE):" if g["options"] else "  options: none")
         for o in g["options"]:
             default = json.dumps(jsonable(o["default"])) if not isinstance(o["default"], str) else o["default"]

@@ -332,6 +332,13 @@ def test_games_lists_every_game_with_its_options_text_and_json():
         assert (g["min_players"], g["max_players"], g["default_players"]) == (info.min_players, info.max_players, info.default_players)
         assert {o["name"]: o["default"] for o in g["options"]} == dict(info.options)
         assert g["bots"] == list(core.games.get(g["name"]).bots)
+        assert [lv["name"] for lv in g["bot_levels"]] == g["bots"] and all(lv["about"] for lv in g["bot_levels"])
+        assert g["default_level"] in g["bots"]
+    painting = next(g for g in games if g["name"] == "painting")
+    assert painting["bots"] == ["random", "heuristic", "hard"] and painting["default_level"] == "heuristic"
+    r = easel("games")
+    assert "bot levels: random, heuristic, hard (default heuristic)" in r.stdout
+    assert "hard " in r.stdout and "guesses the others' sealed bids" in r.stdout
 
 
 def test_option_values_are_parsed_as_int_bool_or_text():

@@ -365,6 +365,50 @@ def test_full_game_through_the_real_table_replays_to_the_same_head(game):
             assert t2.head == t.head
 
 
+BOT_DECISIONS = 3          # decisions per bot level checked by test_every_bot_level_decides_from_its_view_alone
+
+
+@pytest.mark.parametrize("game", [g for g in UNDER_TEST if not g.info.secrets], ids=lambda g: g.info.name)
+def test_every_bot_level_decides_from_its_view_alone(game):
+    """Every bot level of a game (the search levels included) makes a legal move, and the same move
+    when the hidden parts of the state are resampled (``determinize``): it decides from what its
+    seat may see.  Checked at states of a random legal game, in a simultaneous step after the
+    other seats' moves are applied (hidden until the step closes).  Games with seat secrets give
+    their bots the seat's own cards (tests/test_private.py and the game's own bot tests)."""
+    info = game.info
+    players = info.default_players
+    options = {"rounds": 2} if "rounds" in info.options else {}
+    for level, make in game.bots.items():
+        rng = Rng(_seed32("bots", info.name, level), "path")
+        state = game.setup(game.configure(options, players), players, _seed32("bots-setup", info.name))
+        done = 0
+        for step in range(MAX_STEPS):
+            t = game.turn(state)
+            if t.kind == "over" or done >= BOT_DECISIONS:
+                break
+            if t.kind == "chance":
+                state = game.chance(state, bytes(rng.below(256) for _ in range(32)))
+                continue
+            seat = t.seats[-1]
+            base = state
+            for other in t.seats[:-1]:     # the others' moves are in (and hidden) when the last decides
+                legal = game.legal_actions(base, other)
+                base = game.apply(base, other, game.check(base, other, legal[rng.below(len(legal))]))
+            if step % 3 == 0:
+                bot_seed = _seed32("bot", info.name, level, step)
+                action = make().choose(game.view(base, seat), seat, Rng(bot_seed, "bot"))
+                game.check(base, seat, action)       # legal (IllegalAction fails the test)
+                for k in range(2):
+                    other = game.determinize(base, seat, Rng(_seed32("bot-det", info.name, level, step, k), "det"))
+                    assert encode(game.view(other, seat)) == encode(game.view(base, seat))
+                    again = make().choose(game.view(other, seat), seat, Rng(bot_seed, "bot"))
+                    assert encode(again) == encode(action), "%s %s: another move when hidden parts were resampled" % (info.name, level)
+                done += 1
+            legal = game.legal_actions(base, seat)
+            state = game.apply(base, seat, game.check(base, seat, legal[rng.below(len(legal))]))
+        assert done == BOT_DECISIONS or game.turn(state).kind == "over", (info.name, level, done)
+
+
 # --------------------------------------------------------------------------- the registry and the engine helpers
 
 

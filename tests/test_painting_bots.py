@@ -9,7 +9,8 @@ import pytest
 
 from core.engine import IllegalAction
 from core.games.painting import GAME, rules
-from core.games.painting.bots import HeuristicBot, RandomBot, play_game
+from core.encoding import encode
+from core.games.painting.bots import HardBot, HeuristicBot, RandomBot, play_game
 from core.games.painting.sheets import Sheet, matches
 from core.rng import Rng
 
@@ -144,7 +145,8 @@ def test_heuristic_extra_splash_completes_an_owned_sheet():
 
 def test_heuristic_converts_garnets_when_its_bids_need_them():
     """Last round, a sheet already showing on the grid: it bids more than its tokens and
-    converts the difference (no more)."""
+    converts garnets for it; in the last round it converts every garnet it has left (garnets
+    count for nothing at the end, tokens break ties)."""
     st = _state(rounds=1)
     cat = dict(st.catalogue)
     cat[1] = Sheet(1, ((0, 0, "R"), (0, 1, "R")))
@@ -154,7 +156,7 @@ def test_heuristic_converts_garnets_when_its_bids_need_them():
         a = _choose(st, 0, k)
         total = sum(a["bids"].values())
         assert set(a["bids"]) == {"1"} and total > 4
-        assert a["convert"] == total - 4 and a["convert"] <= 10
+        assert a["convert"] == 10 >= total - 4
         assert a["splash"] is not None and "why" not in a
         # its own splash does not undo the sheet
         assert matches(rules.colour_string(rules.mix(st.grid, [a["splash"]], "round")), [(0, 0, "R"), (0, 1, "R")])
@@ -169,7 +171,7 @@ def test_heuristic_says_why_it_bids_nothing_in_the_last_round():
     st = replace(st, catalogue=cat, offer=(1,))
     a = _choose(st, 0)
     assert a["bids"] == {} and a["why"] == {"bids": "nothing in reach"} and a["splash"] is not None
-    assert GAME.describe(st, 0, a).startswith("seat 0 bids nothing (nothing in reach); splashes ")
+    assert GAME.describe(st, 0, a).startswith("seat 0 converts 10 garnets to tokens; bids nothing (nothing in reach); splashes ")
 
 
 def test_heuristic_with_nothing_to_gain_still_splashes_and_bids():
@@ -206,3 +208,83 @@ def test_a_table_of_heuristic_bots_is_lively_and_spends():
     assert mean <= 32, mean
     assert sorted(left)[len(left) // 2] <= 35, sorted(left)
     assert converts >= 6 and extras >= 6, (converts, extras)
+
+
+# ---------------------------------------------------------------- the hard level
+
+
+def test_hard_level_is_registered_and_legal_in_every_edition():
+    """Hard bots at 2 and 5 seats in both editions, garnets enough for the extra: every move
+    passes check (play_game checks each one)."""
+    assert GAME.bots["hard"] is HardBot and list(GAME.bots) == ["random", "heuristic", "hard"]
+    for edition, players in (("clarified", 2), ("mm8", 5)):
+        line = [HardBot() if s % 2 == 0 else HeuristicBot() for s in range(players)]
+        state, res = play_game({"edition": edition, "starting_garnets": 12, "rounds": 3}, players, _seed(70), line)
+        assert GAME.turn(state).kind == "over" and res is not None
+
+
+def test_hard_is_deterministic_given_its_randomness():
+    st = _state(players=6)
+    view = rules.view(st, 2)
+    a = HardBot().choose(view, 2, Rng(_seed(1), "t"))
+    assert HardBot().choose(view, 2, Rng(_seed(1), "t")) == a
+    rules.check(st, 2, a)
+
+
+def test_two_hard_bots_at_one_table_do_not_bid_alike():
+    """The same view from two seats' own randomness: different draws, so different bids (two
+    identical bots bidding the same amount on the same sheet would tie and lose it); over a
+    game two hard bots never send the same bids all along."""
+    st = _state(players=6)
+    view = rules.view(st, 0)
+    bids = {encode(HardBot().choose(view, 0, Rng(_seed(k), "t"))["bids"]) for k in range(4)}
+    assert len(bids) >= 2, bids
+    seen: dict[int, list] = {0: [], 1: []}
+
+    class Watch(HardBot):
+        def choose(self, view, seat, rng):
+            a = super().choose(view, seat, rng)
+            seen[seat].append(a["bids"])
+            return a
+
+    play_game({"rounds": 3}, 4, _seed(80), [Watch(), Watch(), RandomBot(), RandomBot()])
+    assert len(seen[0]) == 3 and seen[0] != seen[1]
+
+
+def test_hard_takes_a_sheet_that_shows_now_and_keeps_it_showing():
+    """Last round, two red cells side by side on the grid and an R R sheet on offer: it bids on
+    it (worth its points) and does not splash over it."""
+    st = _state(rounds=1)
+    cat = dict(st.catalogue)
+    cat[1] = Sheet(1, ((0, 0, "R"), (0, 1, "R")))
+    st = replace(st, catalogue=cat, offer=(1,), grid=tuple(1 if i in (6, 7) else 0 for i in range(25)))
+    a = rules.check(st, 0, HardBot().choose(rules.view(st, 0), 0, Rng(_seed(3), "t")))
+    assert set(a["bids"]) == {"1"}
+    g = rules.mix(st.grid, [a["splash"]] + ([a["extra"]] if a["extra"] else []), "round")
+    assert matches(rules.colour_string(g), [(0, 0, "R"), (0, 1, "R")])
+
+
+def test_determinize_resamples_other_seats_pending_moves():
+    """While the table applies a round's moves one by one, another seat's move is in the state
+    but hidden: determinize draws another one; the seat's own move and its view stay."""
+    st = _state(players=3)
+    st = rules.apply(st, 0, {"bids": {}, "splash": [2, 2, "R"]})
+    st = rules.apply(st, 1, {"bids": {}, "splash": [0, 0, "B"]})
+    seen = set()
+    for k in range(6):
+        d = rules.determinize(st, 1, Rng(_seed(k), "d"))
+        assert encode(rules.view(d, 1)) == encode(rules.view(st, 1))
+        assert d.moves[1] == st.moves[1] and d.moves[2] is None and d.moves[0] is not None
+        seen.add(encode(dict(d.moves[0])))
+    assert len(seen) >= 2
+    assert rules.determinize(_state(players=3), 0, Rng(_seed(1), "d")) == _state(players=3)
+
+
+def test_easel_play_offers_the_hard_level():
+    """The levels come from the game's folder: `--level hard` is accepted for the Painting Game,
+    and without --level the table's bots are the heuristic (README, "Games")."""
+    from cli.common import UsageError, check_level
+
+    assert check_level(GAME, "hard") == "hard" and check_level(GAME, None) == "heuristic"
+    with pytest.raises(UsageError, match="known: random, heuristic, hard"):
+        check_level(GAME, "expert")

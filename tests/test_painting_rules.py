@@ -84,7 +84,7 @@ def test_game_registered_and_info():
     assert (info.min_players, info.max_players, info.default_players) == (2, 8, 6)
     assert info.editions == ("clarified", "mm8")
     assert info.simultaneous and info.sealed and info.chance and info.information == "imperfect"
-    assert set(GAME.bots) == {"random", "heuristic"}
+    assert list(GAME.bots) == ["random", "heuristic", "hard"]
     encode(dict(info.options))
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from ...engine import FullRulesGame
 from . import rules, warnings
-from .bots import HeuristicBot, RandomBot, play_game
+from .bots import HardBot, HeuristicBot, RandomBot, play_game
 
-__all__ = ["GAME", "RandomBot", "HeuristicBot", "play_game"]
+__all__ = ["GAME", "RandomBot", "HeuristicBot", "HardBot", "play_game"]
 
 
-GAME = FullRulesGame(rules, {"random": RandomBot, "heuristic": HeuristicBot}, warnings=warnings.warnings)
+GAME = FullRulesGame(rules, {"random": RandomBot, "heuristic": HeuristicBot, "hard": HardBot}, warnings=warnings.warnings)

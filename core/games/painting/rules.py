@@ -858,6 +858,19 @@ def describe(state: State, seat: int, action: Any) -> str:
 
 
 def determinize(state: State, seat: int | None, rng: Any) -> State:
-    """No hidden part of a Painting Game state outlives its round's reveal: the table
-    holds sealed moves until all are in, so the state itself is what every seat sees."""
-    return state
+    """The state with every hidden part resampled from ``rng``, as ``seat`` may know it.
+
+    The only hidden part of a Painting Game state is a round's moves already applied for
+    other seats while the table applies the revealed moves one by one (a seat sees that
+    they moved, never what): each is replaced by a legal move drawn from ``rng``
+    (``legal_actions``).  Everything else is public.  Between steps no move is pending,
+    and the state is returned as it is."""
+    if state.phase != "play" or all(m is None or s == seat for s, m in enumerate(state.moves)):
+        return state
+    moves = list(state.moves)
+    for s, m in enumerate(state.moves):
+        if m is not None and s != seat:
+            free = replace(state, moves=tuple(None if i == s else x for i, x in enumerate(moves)))
+            options = legal_actions(free, s)
+            moves[s] = Checked(_check(free, s, options[rng.below(len(options))]))
+    return replace(state, moves=tuple(moves))
