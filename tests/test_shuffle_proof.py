@@ -410,8 +410,8 @@ def test_a_timed_out_shuffle_abandons_the_game_before_any_hand_is_dealt(seat):
     end = GAME.apply(st0, seat, default)
     res = GAME.result(end)
     assert res["status"] == "abandoned" and res["ranking"] == [] and res["winners"] == []
-    assert res["named"] == [[seat, "seat %d was timed out of its shuffle: the deal cannot go on without it, "
-                                   "no hand was dealt" % seat]]
+    assert res["named"] == [[seat, "seat %d was timed out of its shuffle (it did not come in time; it could have come "
+                                   "back with easel resume): the deal cannot go on without it, no hand was dealt" % seat]]
     assert end.shared == 0 and all(row == (None,) * 3 for row in end.shares) and GAME.turn(end).kind == "over"
 
 
@@ -421,7 +421,8 @@ def test_a_timed_out_key_abandons_the_game():
         st0 = GAME.apply(st0, s, GAME.default_action(st0, s) if s == 1 else GAME.auto_action(st0, s, SECRETS[s]))
     res = GAME.result(st0)
     assert res["status"] == "abandoned" and res["named"] == [
-        [1, "seat 1 was timed out of its deal key: the deal cannot go on without it, no hand was dealt"]]
+        [1, "seat 1 was timed out of its deal key (it did not come in time; it could have come back with easel "
+            "resume): the deal cannot go on without it, no hand was dealt"]]
 
 
 def test_the_deal_asks_for_no_shared_randomness():

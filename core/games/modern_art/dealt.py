@@ -57,7 +57,7 @@ hand check and the open: only that seat can give it; a seat that sends the
 marker itself is treated exactly as if it had timed out).  The deal's privacy
 rests on every seat's key and every seat's shuffle, so a missing key or
 shuffle **abandons** the game: status "abandoned", nobody ranked, the reason
-named ("seat N was timed out of its shuffle: the deal cannot go on without it,
+named ("seat N was timed out of its shuffle (…): the deal cannot go on without it,
 no hand was dealt"), no share ever asked.  Missing shares abandon the game too
 (nobody ranked: a time-out certificate can be signed by the other seats
 against a seat that sent its shares, so it blames no one).  A missing
