@@ -411,28 +411,22 @@ class Peer:
         return [Send(peer, Entry(raw).encode()) for raw in sends]
 
     def _on_entry(self, peer: bytes | None, raw: bytes) -> list:
-        ent, why = self.replica.arrival(raw, self.genesis.game_id)
-        if why is not None:
-            return [Disconnect(peer, why[0])] if peer else [Alert(why[0])] if why[1] else []
-        if ent is None:
-            return []
-        who = self._who(peer)
-        if isinstance(ent, Timeout):
-            return self._new_cert(ent, self.replica.take_cert(ent, self.table.starts, self.table.phase, who, self._refuse))
-        what, detail = self.replica.take_event(ent, self.table.last_seq.get(ent.author, -1), who, self._refuse)
+        """An entry: checked and taken by the replica (p2p/replica.py ``receive``), its effects back."""
+        what, detail, refused = self.replica.receive(raw, self.genesis.game_id, self.table, self._who(peer))
+        self._rl.note_all(refused)
+        if what == "bad":
+            return [Disconnect(peer, detail[0])] if peer else [Alert(detail[0])] if detail[1] else []
+        if what == "cert":
+            return self._new_cert(detail, True)
         if what == "fork":
-            return self._equivocation(detail, ent)
-        if what != "joined":
+            a, b = detail
+            said = "seat %d equivocated: two different events with sequence number %d (proof saved)" % (self.keys.index(a.author), a.seq)
+            return [WriteSpool([b.raw]), Alert(said), Broadcast(Proof(a.raw, b.raw).encode())]
+        if what != "event":
             return []
         for e in detail:
             self.cuts.arrived(self.table, e)
         return self._after_change([], [e.raw for e in detail])
-
-    def _equivocation(self, a: Event, b: Event) -> list:
-        if not self.replica.equivocation(a, b):
-            return []
-        said = "seat %d equivocated: two different events with sequence number %d (proof saved)" % (self.keys.index(a.author), a.seq)
-        return [WriteSpool([b.raw]), Alert(said), Broadcast(Proof(a.raw, b.raw).encode())]
 
     # ------------------------------------------------------------------ votes and certificates (§6.5, p2p/ballots.py)
     def _on_vote(self, peer, v: Vote) -> list:
