@@ -32,7 +32,10 @@ reads none of their insides:
 
 What stays here is the wiring: a message or an input in, the parts asked in order, and the
 effects out in the order they must be carried out; and the public API the shell, the UI and the
-tests read (each a question to a part).
+tests read (each a question to a part).  The receive path runs one way: ``receive`` decodes once
+(``messages``), ``_ROUTES`` hands the message to the part that owns it (an entry to
+``Replica.receive``, which checks and takes it in one call and hands back what happened, the
+limits it hit among it, as values), and the effects come back up.
 """
 
 from __future__ import annotations
@@ -238,10 +241,6 @@ class Peer:
         """How long a step may wait for a seat before this peer votes it out (``TimeoutVoter.step_time``)."""
         return self.voter.step_time(st)
 
-    def _candidates(self, st) -> dict:
-        """For each expected seat, its lowest-seq event valid for step ``st`` (p2p/replica.py)."""
-        return self.replica.candidates(self.table, st)
-
     def waiting(self) -> tuple[int, ...]:
         """Seats whose event for the current step has not reached us yet."""
         return self.replica.waiting(self.table)
@@ -310,14 +309,14 @@ class Peer:
     def receive(self, peer: bytes, data: bytes) -> list:
         self.wakeups.input()
         try:
-            # once we left we answer nothing but the copies of our leaving note and the reports of what each
-            # seat holds (its acknowledgement of our leave event, and the repair of our own events) (§9.7)
+            # once we left we answer nothing but the copies of our leaving note and the reports of what each seat
+            # holds, to the repair alone (its acknowledgement of our leave event, the repair of our own events) (§9.7)
             gone = self.departures.gone
             msg = decode(data, self.genesis.game_id, len(self.keys), ("leaving", "have", "hello") if gone else None)
             if msg is None:
                 out = []
             elif gone and not isinstance(msg, Leaving):
-                out = self._on_have(peer, msg)              # we left: a have or a hello to the repair alone
+                out = self._on_have(peer, msg)
             else:
                 out = self._ROUTES[type(msg)](self, peer, msg)   # each message to the part that owns it
             return self._clock_started(out)
@@ -452,7 +451,7 @@ class Peer:
         if self.seat is None:
             return []
         mine_in = self.seat in st.seats and self.my_event_in_step() is not None
-        cast = self.ballots.cast(st, set(self._candidates(st)), now, mine_in, self._refuse)
+        cast = self.ballots.cast(st, set(self.replica.candidates(self.table, st)), now, mine_in, self._refuse)
         if cast is None:
             return []
         msg, cert = cast
@@ -460,7 +459,7 @@ class Peer:
 
     def _held_if_left(self, st) -> set:
         """The expected seats whose event we hold, when it matters: only while some seat left."""
-        return set(self._candidates(st)) if self.voter.needs_held() else set()
+        return set(self.replica.candidates(self.table, st)) if self.voter.needs_held() else set()
 
     # ------------------------------------------------------------------ the show gate (p2p/showing.py)
     def _show_due(self, st) -> tuple[list, float | None]:
@@ -531,7 +530,8 @@ class Peer:
         # a certificate for a step we closed differently wins (p2p/ledger.py ``follow``): its cut, unless ``new`` events came
         out = self.ledger.follow(self.replica.cert_phase_list(), self.replica.best_cert, self.gate,
                                  self._alerts.append, self._refused_cert) if new is None else []
-        placed = self.ledger.place(self._candidates, self.replica.best_cert, self._cert_placed) if not self.forks.over else []
+        placed = self.ledger.place(lambda st: self.replica.candidates(self.table, st), self.replica.best_cert,
+                                   self._cert_placed) if not self.forks.over else []
         placed_set = set(placed)
         spool = [r for r in new or () if r not in placed_set or r == own]
         if spool:
