@@ -84,12 +84,13 @@ def kind(msg):
         return str(decode(msg)[0])
     except Exception:
         return "?"
-_dispatch = P.Peer._dispatch
-def dispatch(self, peer, msg):
-    if first[0] is not None:
-        k = msg.KIND; frames["in"][k] = frames["in"].get(k, 0) + 1
-    return _dispatch(self, peer, msg)
-P.Peer._dispatch = dispatch
+_decode = P.decode      # Peer.receive decodes each frame once, then routes it (Peer._ROUTES)
+def decode_counted(*a, **k):
+    msg = _decode(*a, **k)
+    if first[0] is not None and msg is not None:
+        kd = msg.KIND; frames["in"][kd] = frames["in"].get(kd, 0) + 1
+    return msg
+P.decode = decode_counted
 _enqueue = N.GameNode._enqueue
 def enqueue(self, c, msg):
     if first[0] is not None:

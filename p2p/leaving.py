@@ -33,7 +33,7 @@ step's time.
 * A seat is **back** (its note is dropped) at its first ``hello`` after the note (only a
   running peer of that key can send one, on a new connection: the leaver sends nothing
   after its note), or once we hold an event of it made for a later phase than its note's --
-  unless it signed a leave event: that is for good (``Peer._seat_back``).
+  unless it signed a leave event: that is for good (``Peer._on_hello``).
 """
 
 from __future__ import annotations

@@ -103,6 +103,20 @@ class RateLimitedLog:
         self.logger.log(self.level, fmt + tail, *args)
         return True
 
+    def note_all(self, refused: list) -> None:
+        """``note`` each of the ``Refused`` limits a part answered with, in order."""
+        for r in refused:
+            self.note(r.limit, r.who, r.fmt, *r.args)
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A limit a part hit on the way, as a value (``RateLimitedLog.note_all`` counts and logs it)."""
+    limit: str
+    who: str
+    fmt: str
+    args: tuple = ()
+
 
 class TokenBucket:
     """Bytes a peer may send us: ``rate`` per second, at most ``burst`` saved up."""

@@ -32,12 +32,16 @@ reads none of their insides:
 
 What stays here is the wiring: a message or an input in, the parts asked in order, and the
 effects out in the order they must be carried out; and the public API the shell, the UI and the
-tests read (each a question to a part).
+tests read (each a question to a part).  The receive path runs one way: ``receive`` decodes once
+(``messages``), ``_ROUTES`` hands the message to the part that owns it (an entry to
+``Replica.receive``, which checks and takes it in one call and hands back what happened, the
+limits it hit among it, as values), and the effects come back up.
 """
 
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import Any, Callable
 
 from core.encoding import CanonicalError
@@ -237,10 +241,6 @@ class Peer:
         """How long a step may wait for a seat before this peer votes it out (``TimeoutVoter.step_time``)."""
         return self.voter.step_time(st)
 
-    def _candidates(self, st) -> dict:
-        """For each expected seat, its lowest-seq event valid for step ``st`` (p2p/replica.py)."""
-        return self.replica.candidates(self.table, st)
-
     def waiting(self) -> tuple[int, ...]:
         """Seats whose event for the current step has not reached us yet."""
         return self.replica.waiting(self.table)
@@ -309,11 +309,17 @@ class Peer:
     def receive(self, peer: bytes, data: bytes) -> list:
         self.wakeups.input()
         try:
-            # once we left we answer nothing but the copies of our leaving note and the reports of what each
-            # seat holds (its acknowledgement of our leave event, and the repair of our own events) (§9.7)
-            msg = decode(data, self.genesis.game_id, len(self.keys),
-                         ("leaving", "have", "hello") if self.departures.gone else None)
-            return self._clock_started(self._dispatch(peer, msg) if msg is not None else [])
+            # once we left we answer nothing but the copies of our leaving note and the reports of what each seat
+            # holds, to the repair alone (its acknowledgement of our leave event, the repair of our own events) (§9.7)
+            gone = self.departures.gone
+            msg = decode(data, self.genesis.game_id, len(self.keys), ("leaving", "have", "hello") if gone else None)
+            if msg is None:
+                out = []
+            elif gone and not isinstance(msg, Leaving):
+                out = self._on_have(peer, msg)
+            else:
+                out = self._ROUTES[type(msg)](self, peer, msg)   # each message to the part that owns it
+            return self._clock_started(out)
         except (CanonicalError, ProtocolError) as exc:
             return [Disconnect(peer, "protocol violation: %s" % exc)]
         except (ValueError, TypeError, IndexError, KeyError) as exc:
@@ -385,54 +391,46 @@ class Peer:
         self.replica.recheck()   # re-check every held event
         return self._after_change([]) + [Broadcast(self.hello())]
 
-    # ------------------------------------------------------------------ messages
-    def _dispatch(self, peer: bytes, msg) -> list:
-        if self.departures.gone and isinstance(msg, (Hello, Have)):
-            return self._on_have(peer, msg, pull=isinstance(msg, Hello)) + [Changed()]
-        if isinstance(msg, Hello):
-            return self._seat_back(peer) + self._on_have(peer, msg, pull=True)
-        if isinstance(msg, Leaving):
-            return self._on_leaving(peer, msg)
-        if isinstance(msg, Have):
-            return self._on_have(peer, msg) + self._auto_loop(gated=True)
-        if isinstance(msg, Entry):
-            return self._on_entry(peer, msg.raw)
-        if isinstance(msg, Vote):
-            return self._on_vote(peer, msg)
-        if isinstance(msg, ForkMsg):
-            return self._on_fork(peer, msg.raw)
-        return self._on_entry(peer, msg.a) + self._on_entry(peer, msg.b)    # a Proof
-
-    def _on_have(self, peer: bytes, msg, pull: bool = False) -> list:
-        """Repair: send what the other lacks (p2p/repair.py)."""
+    # ------------------------------------------------------------------ messages: each to the part that owns it (``_ROUTES``)
+    def _on_have(self, peer: bytes, msg) -> list:
+        """What ``peer`` holds (a ``have``, or a ``hello``, which asks for everything): send what it lacks
+        (p2p/repair.py); once we left, redraw (§9.7); else our event waiting at the show gate may go."""
+        pull, now, gone = isinstance(msg, Hello), self.wakeups.now(), self.departures.gone
         if peer in self.keys:
             self.resync.heard(self.keys.index(peer))
-        sends = self.remote.heard(peer, msg.have, msg.certs, pull, self.wakeups.now(), self.replica)
-        return [Send(peer, Entry(raw).encode()) for raw in sends]
+        sends = [Send(peer, Entry(raw).encode()) for raw in self.remote.heard(peer, msg.have, msg.certs, pull, now, self.replica)]
+        if gone:
+            return sends + [Changed()]
+        return sends if pull else sends + self._auto_loop(gated=True)
+
+    def _on_hello(self, peer: bytes, msg: Hello) -> list:
+        """A hello: from a seat that said it left, it is back (only a running peer of its key sends one) --
+        unless it signed a leave event: a leave is for good (§9.7); then what it holds, as a have."""
+        s = self.keys.index(peer) if peer in self.keys else None
+        if s is None or self.replica.leave_of(s) is not None or not self.departures.back(s):
+            return self._on_have(peer, msg)
+        self._feed_left()
+        return [Alert(self.departures.back_words(s)), Changed()] + self._on_have(peer, msg)
 
     def _on_entry(self, peer: bytes | None, raw: bytes) -> list:
-        ent, why = self.replica.arrival(raw, self.genesis.game_id)
-        if why is not None:
-            return [Disconnect(peer, why[0])] if peer else [Alert(why[0])] if why[1] else []
-        if ent is None:
-            return []
-        who = self._who(peer)
-        if isinstance(ent, Timeout):
-            return self._new_cert(ent, self.replica.take_cert(ent, self.table.starts, self.table.phase, who, self._refuse))
-        what, detail = self.replica.take_event(ent, self.table.last_seq.get(ent.author, -1), who, self._refuse)
+        """An entry: checked and taken by the replica (p2p/replica.py ``receive``), its effects back."""
+        t = self.table
+        what, detail, refused = self.replica.receive(raw, self.genesis.game_id, t, self._who(peer))
+        if refused:
+            self._rl.note_all(refused)
+        if what == "bad":
+            return [Disconnect(peer, detail[0])] if peer else [Alert(detail[0])] if detail[1] else []
+        if what == "cert":
+            return self._new_cert(detail, True)
         if what == "fork":
-            return self._equivocation(detail, ent)
-        if what != "joined":
+            a, b = detail
+            said = "seat %d equivocated: two different events with sequence number %d (proof saved)" % (self.keys.index(a.author), a.seq)
+            return [WriteSpool([b.raw]), Alert(said), Broadcast(Proof(a.raw, b.raw).encode())]
+        if what != "event":
             return []
         for e in detail:
-            self.cuts.arrived(self.table, e)
+            self.cuts.arrived(t, e)
         return self._after_change([], [e.raw for e in detail])
-
-    def _equivocation(self, a: Event, b: Event) -> list:
-        if not self.replica.equivocation(a, b):
-            return []
-        said = "seat %d equivocated: two different events with sequence number %d (proof saved)" % (self.keys.index(a.author), a.seq)
-        return [WriteSpool([b.raw]), Alert(said), Broadcast(Proof(a.raw, b.raw).encode())]
 
     # ------------------------------------------------------------------ votes and certificates (§6.5, p2p/ballots.py)
     def _on_vote(self, peer, v: Vote) -> list:
@@ -453,7 +451,7 @@ class Peer:
         if self.seat is None:
             return []
         mine_in = self.seat in st.seats and self.my_event_in_step() is not None
-        cast = self.ballots.cast(st, set(self._candidates(st)), now, mine_in, self._refuse)
+        cast = self.ballots.cast(st, set(self.replica.candidates(self.table, st)), now, mine_in, self._refuse)
         if cast is None:
             return []
         msg, cert = cast
@@ -461,7 +459,7 @@ class Peer:
 
     def _held_if_left(self, st) -> set:
         """The expected seats whose event we hold, when it matters: only while some seat left."""
-        return set(self._candidates(st)) if self.voter.needs_held() else set()
+        return set(self.replica.candidates(self.table, st)) if self.voter.needs_held() else set()
 
     # ------------------------------------------------------------------ the show gate (p2p/showing.py)
     def _show_due(self, st) -> tuple[list, float | None]:
@@ -532,7 +530,8 @@ class Peer:
         # a certificate for a step we closed differently wins (p2p/ledger.py ``follow``): its cut, unless ``new`` events came
         out = self.ledger.follow(self.replica.cert_phase_list(), self.replica.best_cert, self.gate,
                                  self._alerts.append, self._refused_cert) if new is None else []
-        placed = self.ledger.place(self._candidates, self.replica.best_cert, self._cert_placed) if not self.forks.over else []
+        placed = self.ledger.place(lambda st: self.replica.candidates(self.table, st), self.replica.best_cert,
+                                   self._cert_placed) if not self.forks.over else []
         placed_set = set(placed)
         spool = [r for r in new or () if r not in placed_set or r == own]
         if spool:
@@ -587,8 +586,6 @@ class Peer:
 
     def _on_fork(self, peer: bytes | None, raw: bytes, kept: bool = False) -> list:
         """A fork proof from ``peer`` (or our spool, ``kept``): checked against our log (p2p/forks.py)."""
-        if self.departures.gone:
-            return []
         what, info = self.forks.heard(raw, self.genesis, self.games, None if kept else (peer or b""))
         if what == "taken":
             self._end_fork(raw, info, kept)
@@ -661,19 +658,24 @@ class Peer:
             self._alerts.append(Alert(self.departures.back_words(s)))
         self.voter.set_left(self.departures.left())
 
-    def _seat_back(self, peer: bytes) -> list:
-        """A hello from a seat that said it left: it is back (only a running peer of its key sends one) --
-        unless it signed a leave event: a leave is for good (§9.7)."""
-        if peer not in self.keys or self.replica.leave_of(self.keys.index(peer)) is not None \
-                or not self.departures.back(self.keys.index(peer)):
-            return []
-        self._feed_left()
-        return [Alert(self.departures.back_words(self.keys.index(peer))), Changed()]
-
     def _on_leaving(self, peer: bytes | None, note: Leaving) -> list:
-        key, raw = self.keys[note.seat], note.encode()
+        """A leaving note: heard and answered by the departures (p2p/leaving.py); one taken tells the voter."""
+        key, raw, who = self.keys[note.seat], note.encode(), self._who(peer)
+        connected, newest = key in self.remote, partial(self.replica.newest_phase, note.seat)
         what = self.departures.hear(peer, note.seat, note.phase, note.nonce, note.sig, raw, key=key, game_id=self.genesis.game_id,
-                                    newest_phase=lambda: self.replica.newest_phase(note.seat), author_connected=key in self.remote)
+                                    newest_phase=newest, author_connected=connected)
+        out = self.departures.answer(what, peer, note.seat, raw, who, self._refuse)
         if what == "taken":
             self._feed_left()
-        return self.departures.answer(what, peer, note.seat, raw, self._who(peer), self._refuse)
+        return out
+
+    # the receive path (``receive``): a message's type -> the method that hands it to the part that owns it
+    _ROUTES = {
+        Hello: _on_hello,
+        Have: _on_have,
+        Leaving: _on_leaving,
+        Entry: lambda self, peer, m: self._on_entry(peer, m.raw),
+        Proof: lambda self, peer, m: self._on_entry(peer, m.a) + self._on_entry(peer, m.b),
+        Vote: _on_vote,
+        ForkMsg: lambda self, peer, m: self._on_fork(peer, m.raw),
+    }

@@ -22,6 +22,7 @@ from typing import Callable
 from core.events import EntryError, Event, Genesis, Timeout, parse_entry, verify_many
 from core.table import IllegalMove, RuleError
 
+from .limits import Refused
 from .messages import Have, Hello
 
 MAX_SEQ_AHEAD = 16            # an author's event with seq > its last seq in our log + this is refused (not stored)
@@ -254,6 +255,25 @@ class Replica:
         return [c for phase in sorted(self.certs) for c in self.certs[phase]]
 
     # ------------------------------------------------------------------ arrivals
+    def receive(self, raw: bytes, game_id: bytes, table, who: str) -> tuple[str | None, object, list]:
+        """A raw entry from the wire (from ``who``, for the log), our log at ``table``, in one go: checked
+        (``arrival``), then taken (``take_cert``/``take_event``).  Returns (what, detail, refused):
+        ("bad", (why, alert)) refused (``arrival``: drop its sender); ("cert", the certificate) held
+        from now on; ("event", [events]) held, with the waiting ones it let join; ("fork", (the event
+        held, the one that came)) an equivocation, kept as its proof the first time (``equivocation``);
+        (None, None) nothing to do.  ``refused``: the limits hit on the way (``Refused``, in order)."""
+        said: list = []
+        ent, why = self.arrival(raw, game_id)
+        if why is not None or ent is None:
+            return ("bad" if why is not None else None), why, said
+        note = lambda limit, who, fmt, *args: said.append(Refused(limit, who, fmt, args))   # noqa: E731
+        if isinstance(ent, Timeout):
+            return ("cert" if self.take_cert(ent, table.starts, table.phase, who, note) else None), ent, said
+        what, detail = self.take_event(ent, table.last_seq.get(ent.author, -1), who, note)
+        if what == "fork":
+            return ("fork" if self.equivocation(detail, ent) else None), (detail, ent), said
+        return ("event" if what == "joined" else None), detail, said
+
     def arrival(self, raw: bytes, game_id: bytes) -> tuple:
         """A raw entry from the wire, parsed once, its signatures checked only if we do not hold it
         already: (the entry, None) to take; (None, None) nothing to do (held already, a genesis);
