@@ -21,11 +21,15 @@ from contextlib import AsyncExitStack
 import pytest
 import trio
 
+from pathlib import Path
+
 from core.hashing import dhash
 from p2p import internet, tls
 from p2p.identity import Identity
 
 from .test_hostile_tls import N, play_against
+
+ROOT = Path(__file__).resolve().parent.parent
 
 libp2p = pytest.importorskip("libp2p", reason="the internet extra (py-libp2p) is not installed")
 from libp2p.peer.id import ID  # noqa: E402
@@ -242,3 +246,99 @@ async def test_a_peer_sending_past_the_libp2p_stream_window_has_that_stream_ende
 async def _echo(s) -> None:
     while data := await s.receive_some(100):
         await s.send_all(data)
+
+
+def test_an_internet_table_refuses_a_time_out_too_short_for_a_real_link(tmp_path):
+    """protocol.md §9.10 "Time": at least INTERNET_MIN_TIMEOUT (60 s) beyond the LAN; the LAN keeps 1 s and up."""
+    import os
+    import subprocess
+    import sys
+
+    from cli.options import INTERNET_MIN_TIMEOUT
+
+    relay = "/ip4/198.18.100.10/tcp/4001/p2p/" + internet.peer_id_of(internet.relay_seed(b"r" * 32))
+    env = dict(os.environ, EASEL_HOME=str(tmp_path / "home"))
+    r = subprocess.run([sys.executable, "-m", "cli", "host", "--game", "painting", "--auto", "random", "--internet",
+                        "--relay", relay, "--timeout", "30"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "at least %d seconds" % INTERNET_MIN_TIMEOUT in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+
+
+async def test_a_long_link_that_stalls_ten_seconds_costs_no_step_and_forks_nothing(tmp_path, nursery):
+    """Time that fits a real link (issue 30, protocol.md §9.10 "Time"): three seats on the relay, each seat's hop to
+    it a delaying forwarder (75 ms each way: 300 ms round trip seat to seat), the table's time-out the internet
+    minimum; mid-game seat 2's link stalls 10 s (every byte held, then let through).  The game finishes at every
+    seat with the same log, and no one is timed out (a false time-out would be a Timeout entry in the log)."""
+    import os
+
+    from core.events import Timeout, game_id_of, genesis_sign_msg, make_genesis, parse_entry
+    from core.logfile import parse as parse_log
+    from p2p.node import GameNode
+    from p2p.store import GameStore
+    from cli.options import INTERNET_MIN_TIMEOUT
+    from tests.delaylink import Link, forwarder
+    from tests.toy_game import ALL_GAMES as GAMES
+
+    relay = await _relay(nursery)
+    relay_port = int(relay.split("/tcp/")[1].split("/")[0])
+    relay_id = relay.rsplit("/p2p/", 1)[1]
+    links = [Link() for _ in range(3)]
+    ids = [Identity.generate() for _ in range(3)]
+    doc = {"game": "toy", "config": GAMES.get("toy").configure({"rounds": 3}, 3), "seats": [i.public for i in ids],
+           "table": os.urandom(8), "timeout": int(INTERNET_MIN_TIMEOUT)}
+    genesis = make_genesis(doc, [i.sign(genesis_sign_msg(game_id_of(doc))) for i in ids])
+    stores = [GameStore(tmp_path / str(k)) for k in range(3)]
+    failed: list[Exception] = []
+    stalled_at: list[int] = []
+    async with AsyncExitStack() as stack:
+        nodes = []
+        for k in range(3):
+            port = await nursery.start(forwarder, 0.075, ("127.0.0.1", relay_port), links[k])
+            node = await stack.enter_async_context(
+                internet.open_node(ids[k].seed, "/ip4/127.0.0.1/tcp/%d/p2p/%s" % (port, relay_id)))
+            _relayed_only(node)
+            nodes.append(node)
+        try:
+            roster = {"certs": [tls.make_certificate(i) for i in ids],
+                      "addrs": [[n.peer, internet._free_port("127.0.0.1")] for n in nodes]}
+
+            async def decide(view, seat, peer):
+                await trio.lowlevel.checkpoint()
+                if view["stage"] == "bet":
+                    return {"bet": 0}
+                return {view["stage"]: 1 + (peer.table.phase + seat) % 6}
+
+            gs = [GameNode(ids[k], genesis, roster, stores[k], decide, timeout=INTERNET_MIN_TIMEOUT, linger=2,
+                           games=GAMES) for k in range(3)]
+
+            async def stall_mid_game() -> None:
+                while gs[0].peer.table.phase < 6:
+                    await trio.sleep(0.01)
+                stalled_at.append(gs[0].peer.table.phase)
+                links[2].stall(10.0)
+
+            t0 = trio.current_time()
+            with trio.fail_after(90):
+                async with trio.open_nursery() as n:
+                    n.start_soon(stall_mid_game)
+                    for k, g in enumerate(gs):
+                        tls.use_route(nodes[k])
+                        await n.start(g.run)
+                    tls.use_route(None)
+            took = trio.current_time() - t0
+            for g in gs:
+                assert g.failed is None and g.peer.table.over, (g.failed, g.peer.waiting())
+        except Exception as exc:        # raised below, not inside the engine's nurseries' exception groups
+            failed.append(exc)
+        finally:
+            tls.use_route(None)
+            for s in stores:
+                s.close()
+    if failed:
+        raise failed[0]
+    assert stalled_at and stalled_at[0] < gs[0].peer.table.phase        # the stall came mid-game
+    assert took >= 10.0, took                                           # and the game waited it out
+    logs = [(tmp_path / str(k) / "log").read_bytes() for k in range(3)]
+    assert len(set(logs)) == 1, "the seats' logs differ"
+    entries = [parse_entry(raw) for raw in parse_log(logs[0]).entries[1:]]
+    assert not [e for e in entries if isinstance(e, Timeout)], "a seat was timed out"
