@@ -329,6 +329,14 @@ class Stream(trio.abc.Stream):
                     pass
 
 
+def _conn_gone(raw: Any) -> bool:
+    try:
+        conn = raw.muxed_conn
+        return bool(conn.is_closed or conn.event_shutting_down.is_set())
+    except Exception:
+        return False
+
+
 def _is_relayed(conn: Any) -> bool:
     try:
         return any("/p2p-circuit" in str(a) for a in conn.get_transport_addresses())
@@ -354,6 +362,7 @@ class Node:
         self._relay_id = info_from_p2p_addr(Multiaddr(relay)).peer_id
         self.keep_relayed: set[int] = set()     # virtual ports whose streams are never moved (lobbies)
         self._streams: set[tuple[Stream, int]] = set()
+        self._live: set[Stream] = set()         # every stream open here: ended when its connection is gone
         self.direct_peers: set[str] = set()     # peers we have had a direct connection to (tests, the screen)
         self._punching: set[str] = set()
 
@@ -403,6 +412,7 @@ class Node:
         except Exception as exc:
             raise OSError("cannot reach %s: %s" % (peer[-8:], exc or type(exc).__name__)) from None
         s = Stream(raw, peer, _is_relayed(raw.muxed_conn))
+        self._live.add(s)
         self._track(s, port)
         if s.relayed:
             self._punch_soon(peer)
@@ -434,9 +444,17 @@ class Node:
             self._punching.discard(peer)
 
     async def _mover(self) -> None:
-        """Close the relayed game streams of a peer we now reach directly: the mesh dials again, directly."""
+        """Close the relayed game streams of a peer we now reach directly: the mesh dials again, directly.  And end
+        every stream whose libp2p connection is gone (a relay that sent garbage, a reset): the engine does not
+        always wake a read in progress, which would otherwise wait for IDLE_TIMEOUT."""
         while True:
             await trio.sleep(MOVE_EVERY)
+            for s in list(self._live):
+                if s.closed:
+                    self._live.discard(s)
+                elif _conn_gone(s._raw):
+                    self._live.discard(s)
+                    await s.aclose()
             for s, port in list(self._streams):
                 if s.closed:
                     self._streams.discard((s, port))
@@ -469,6 +487,7 @@ class Node:
         async def run(item) -> None:
             raw, peer, relayed, done = item
             s = Stream(raw, peer, relayed)      # never moved from here: its dialler moves it (a spectator's stays)
+            self._live.add(s)
             if relayed:
                 self._punch_soon(peer)
             else:

@@ -2,11 +2,14 @@
 
 ``await nursery.start(forwarder, delay, (host, port), link)`` listens on 127.0.0.1 and pipes every connection to
 ``(host, port)``; each chunk leaves ``delay`` seconds after it came in, in order, both ways.  ``link.stall(seconds)``
-holds every byte of every connection for that long (a link that stalls), then lets it all through in order.
+holds every byte of every connection for that long (a link that stalls), then lets it all through in order; ``link.garble(n)`` sends the next n chunks as random bytes (a relay
+that sends garbage).
 Used by tests/test_internet_hostile.py and benchmarks/bench_internet.py.
 """
 
 from __future__ import annotations
+
+import os
 
 import trio
 
@@ -15,9 +18,15 @@ class Link:
     def __init__(self) -> None:
         self.until = 0.0          # trio time before which nothing leaves
         self.conns = 0
+        self.garbled = 0          # chunks still to garble
+        self.garbled_sent = 0
 
     def stall(self, seconds: float) -> None:
         self.until = trio.current_time() + seconds
+
+    def garble(self, chunks: int = 1) -> None:
+        """The next ``chunks`` chunks to leave (either way) leave as random bytes of the same length."""
+        self.garbled += chunks
 
 
 async def forwarder(delay: float, target: tuple[str, int], link: Link | None = None,
@@ -34,6 +43,10 @@ async def forwarder(delay: float, target: tuple[str, int], link: Link | None = N
                     await trio.sleep(wait)
                 while link.until > trio.current_time():          # a stall that began while we slept
                     await trio.sleep(link.until - trio.current_time())
+                if link.garbled > 0:
+                    link.garbled -= 1
+                    link.garbled_sent += 1
+                    data = os.urandom(len(data))
                 await dst.send_all(data)
 
         async with trio.open_nursery() as n:

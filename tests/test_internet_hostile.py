@@ -264,11 +264,15 @@ def test_an_internet_table_refuses_a_time_out_too_short_for_a_real_link(tmp_path
     assert "Traceback" not in r.stderr
 
 
-async def test_a_long_link_that_stalls_ten_seconds_costs_no_step_and_forks_nothing(tmp_path, nursery):
+@pytest.mark.parametrize("fault", ["stall", "garbage"])
+async def test_a_long_link_that_stalls_or_a_relay_sending_garbage_costs_no_step_and_forks_nothing(tmp_path, nursery,
+                                                                                                  fault):
     """Time that fits a real link (issue 30, protocol.md §9.10 "Time"): three seats on the relay, each seat's hop to
     it a delaying forwarder (75 ms each way: 300 ms round trip seat to seat), the table's time-out the internet
-    minimum; mid-game seat 2's link stalls 10 s (every byte held, then let through).  The game finishes at every
-    seat with the same log, and no one is timed out (a false time-out would be a Timeout entry in the log)."""
+    minimum; mid-game seat 2's link stalls 10 s (every byte held, then let through), or sends seat 2 (and the relay)
+    garbage in place of a few chunks (libp2p's Noise channel breaks: the connection closes, the node reserves again,
+    the seats redial).  The game finishes at every seat with the same log, and no one is timed out (a false time-out
+    would be a Timeout entry in the log)."""
     import os
 
     from core.events import Timeout, game_id_of, genesis_sign_msg, make_genesis, parse_entry
@@ -308,6 +312,8 @@ async def test_a_long_link_that_stalls_ten_seconds_costs_no_step_and_forks_nothi
                     return {"bet": 0}
                 return {view["stage"]: 1 + (peer.table.phase + seat) % 6}
 
+            # (garbage: the engine does not always close the broken connection; the game was seen to go on about
+            # 30 s later, the test's length: below the time-out, which is what the test is about)
             gs = [GameNode(ids[k], genesis, roster, stores[k], decide, timeout=INTERNET_MIN_TIMEOUT, linger=2,
                            games=GAMES) for k in range(3)]
 
@@ -315,7 +321,10 @@ async def test_a_long_link_that_stalls_ten_seconds_costs_no_step_and_forks_nothi
                 while gs[0].peer.table.phase < 6:
                     await trio.sleep(0.01)
                 stalled_at.append(gs[0].peer.table.phase)
-                links[2].stall(10.0)
+                if fault == "stall":
+                    links[2].stall(10.0)
+                else:
+                    links[2].garble(3)
 
             t0 = trio.current_time()
             with trio.fail_after(90):
@@ -337,7 +346,10 @@ async def test_a_long_link_that_stalls_ten_seconds_costs_no_step_and_forks_nothi
     if failed:
         raise failed[0]
     assert stalled_at and stalled_at[0] < gs[0].peer.table.phase        # the stall came mid-game
-    assert took >= 10.0, took                                           # and the game waited it out
+    if fault == "stall":
+        assert took >= 10.0, took                                       # and the game waited it out
+    else:
+        assert links[2].garbled_sent == 3
     logs = [(tmp_path / str(k) / "log").read_bytes() for k in range(3)]
     assert len(set(logs)) == 1, "the seats' logs differ"
     entries = [parse_entry(raw) for raw in parse_log(logs[0]).entries[1:]]
