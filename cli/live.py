@@ -51,7 +51,7 @@ from .home import check_name, player_name
 from .hosting import host_main
 from .internet import check_internet, invitation, is_invitation, routed
 from .joining import join_main
-from .options import LiveArgs, check_bind, check_host_args, check_timeout, parse_fellows, resolve_table
+from .options import LiveArgs, check_bind, check_host_args, check_internet_timeout, check_timeout, parse_fellows, resolve_table
 from .rematch import again_args, again_main, bot_main, decline_main, then_again
 from .resuming import check_resume, resume_main
 from .runner import ui_factory_for
@@ -103,6 +103,7 @@ def host(args: LiveArgs) -> int:
     if args.internet or args.relay:
         args.relay = check_internet(args.relay)
         args.internet = True
+        check_internet_timeout(args.timeout)
         if args.bots:
             raise UsageError("--bots is for the LAN: at an internet table, start each bot with easel bot --join INVITATION")
         args.no_advertise = True       # its lobby is reached through the relay, not on the LAN

@@ -102,9 +102,21 @@ def resolve_table(args: LiveArgs) -> None:
         args.auto = check_level(game, args.auto)
 
 
+# (protocol.md §9.10 "Time") the shortest --timeout of a table beyond the LAN: a real link may stall 5-20 s, and a
+# seat that lost its stream then dials again through the relay (INTERNET_DIAL_TIMEOUT, 20 s) before the repair
+# (§9.6) brings it up to date; a shorter time-out would vote out seats whose link only stalled
+INTERNET_MIN_TIMEOUT = 60.0
+
+
 def check_timeout(timeout: float) -> None:
     if not 1 <= timeout <= 86400:
         raise UsageError("--timeout must be 1..86400 seconds, not %g" % timeout)
+
+
+def check_internet_timeout(timeout: float) -> None:
+    if timeout < INTERNET_MIN_TIMEOUT:
+        raise UsageError("--timeout at a table beyond the LAN must be at least %d seconds, not %g: a link through home "
+                         "routers may stall for 20 s and then take 20 s to dial again" % (INTERNET_MIN_TIMEOUT, timeout))
 
 
 def check_host_args(args: LiveArgs) -> None:

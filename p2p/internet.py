@@ -57,6 +57,11 @@ RELAY_MAX_CIRCUITS = 16         # relayed connections open at once to one reserv
 RELAY_CIRCUIT_BYTES = 64 << 20    # bytes one relayed connection may carry
 RELAY_CIRCUIT_SECONDS = 2 * 3600  # s one relayed connection may last
 RELAY_RESERVATION_SECONDS = 3600  # s a reservation lasts (a seat refreshes it)
+# the libp2p stream's own buffers (protocol.md §13.1): yamux only (mplex has no flow control), and a stream's
+# receive window at most YAMUX_WINDOW (the engine's 16 MiB lowered; it starts at 256 KiB); a peer that sends past
+# the window (the engine would only log it and buffer on) has its whole connection closed
+YAMUX_WINDOW = 1 << 20            # bytes: the most one libp2p stream holds unread (and its largest data frame)
+YAMUX_SLACK = 64 << 10            # bytes over the window tolerated before the connection is closed
 
 
 class InternetError(Exception):
@@ -78,6 +83,51 @@ def quiet_engine() -> None:
     EASEL_LIBP2P_LOG names a level (DEBUG, INFO, ...) to see it on standard error."""
     level = os.environ.get("EASEL_LIBP2P_LOG", "").upper()
     logging.getLogger("libp2p").setLevel(getattr(logging, level, logging.CRITICAL) if level else logging.CRITICAL)
+
+
+class OverWindow(ConnectionAbortedError):
+    """A peer sent more on a libp2p stream than its receive window allows (the connection is closed)."""
+
+
+class _Capped(bytearray):
+    def extend(self, data) -> None:        # the engine's only way into a stream's buffer
+        if len(self) + len(data) > YAMUX_WINDOW + YAMUX_SLACK:
+            raise OverWindow("a peer sent %d bytes past a stream's window" % (len(self) + len(data) - YAMUX_WINDOW))
+        super().extend(data)
+
+
+class _Buffers(dict):
+    def __setitem__(self, key, value) -> None:
+        super().__setitem__(key, value if isinstance(value, _Capped) else _Capped(value))
+
+
+def bound_engine() -> None:
+    """Bound what a peer can make the engine's stream multiplexer hold (idempotent; only the internet path runs it):
+    every stream's receive window is at most YAMUX_WINDOW, and a stream's unread buffer above YAMUX_WINDOW +
+    YAMUX_SLACK (a peer ignoring flow control) raises OverWindow (an OSError) in the engine's reader, which closes
+    that connection."""
+    from libp2p.stream_muxer.yamux import yamux as ymod
+
+    ymod.MAX_WINDOW_SIZE = YAMUX_WINDOW
+    cls = ymod.Yamux
+    if getattr(cls, "_easel_bounded", False):
+        return
+    init = cls.__init__
+
+    def __init__(self, *a, **kw) -> None:
+        init(self, *a, **kw)
+        self.stream_buffers = _Buffers(self.stream_buffers)
+
+    cls.__init__ = __init__
+    cls._easel_bounded = True
+
+
+def _muxers() -> dict:
+    """Yamux alone (flow-controlled); the engine's default would accept mplex, which has none."""
+    from libp2p import create_yamux_muxer_option
+    from libp2p.stream_muxer.yamux.yamux import PROTOCOL_ID
+
+    return {k: v for k, v in create_yamux_muxer_option().items() if k == PROTOCOL_ID}
 
 
 # ----------------------------------------------------------------------------- identity
@@ -279,6 +329,14 @@ class Stream(trio.abc.Stream):
                     pass
 
 
+def _conn_gone(raw: Any) -> bool:
+    try:
+        conn = raw.muxed_conn
+        return bool(conn.is_closed or conn.event_shutting_down.is_set())
+    except Exception:
+        return False
+
+
 def _is_relayed(conn: Any) -> bool:
     try:
         return any("/p2p-circuit" in str(a) for a in conn.get_transport_addresses())
@@ -304,6 +362,7 @@ class Node:
         self._relay_id = info_from_p2p_addr(Multiaddr(relay)).peer_id
         self.keep_relayed: set[int] = set()     # virtual ports whose streams are never moved (lobbies)
         self._streams: set[tuple[Stream, int]] = set()
+        self._live: set[Stream] = set()         # every stream open here: ended when its connection is gone
         self.direct_peers: set[str] = set()     # peers we have had a direct connection to (tests, the screen)
         self._punching: set[str] = set()
 
@@ -353,6 +412,7 @@ class Node:
         except Exception as exc:
             raise OSError("cannot reach %s: %s" % (peer[-8:], exc or type(exc).__name__)) from None
         s = Stream(raw, peer, _is_relayed(raw.muxed_conn))
+        self._live.add(s)
         self._track(s, port)
         if s.relayed:
             self._punch_soon(peer)
@@ -384,9 +444,17 @@ class Node:
             self._punching.discard(peer)
 
     async def _mover(self) -> None:
-        """Close the relayed game streams of a peer we now reach directly: the mesh dials again, directly."""
+        """Close the relayed game streams of a peer we now reach directly: the mesh dials again, directly.  And end
+        every stream whose libp2p connection is gone (a relay that sent garbage, a reset): the engine does not
+        always wake a read in progress, which would otherwise wait for IDLE_TIMEOUT."""
         while True:
             await trio.sleep(MOVE_EVERY)
+            for s in list(self._live):
+                if s.closed:
+                    self._live.discard(s)
+                elif _conn_gone(s._raw):
+                    self._live.discard(s)
+                    await s.aclose()
             for s, port in list(self._streams):
                 if s.closed:
                     self._streams.discard((s, port))
@@ -419,6 +487,7 @@ class Node:
         async def run(item) -> None:
             raw, peer, relayed, done = item
             s = Stream(raw, peer, relayed)      # never moved from here: its dialler moves it (a spectator's stays)
+            self._live.add(s)
             if relayed:
                 self._punch_soon(peer)
             else:
@@ -512,7 +581,8 @@ async def open_node(seat_seed: bytes, relay: str, listen: str | None = None, por
     relay = check_relay(relay)
     ip = listen or local_address_towards(relay)
     port = port or _free_port(ip)
-    host = new_host(key_pair=key_pair(libp2p_seed(seat_seed)))
+    bound_engine()
+    host = new_host(key_pair=key_pair(libp2p_seed(seat_seed)), muxer_opt=_muxers())
     limits = _client_limits()
     protocol = CircuitV2Protocol(host, limits=limits, allow_hop=False)
     # a dial to an address that drops what it did not ask for hangs until this time-out: the unilateral try at a
@@ -554,7 +624,8 @@ async def run_relay(seed: bytes, listen: str, port: int, announce: str | None, r
     from libp2p.tools.anyio_service import background_trio_service
     from multiaddr import Multiaddr
 
-    host = new_host(key_pair=key_pair(relay_seed(seed)))
+    bound_engine()
+    host = new_host(key_pair=key_pair(relay_seed(seed)), muxer_opt=_muxers())
     protocol = CircuitV2Protocol(host, limits=_client_limits(), allow_hop=True)
     fam = "ip6" if ":" in listen else "ip4"
     try:

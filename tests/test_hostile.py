@@ -642,7 +642,7 @@ async def test_seated_peer_stalling_mid_frame_or_idle_is_dropped(tmp_path):
 # --------------------------------------------------------------------------- the limits are documented
 def _limits_in_code() -> dict:
     """Every limit of protocol.md §13.1, by name, with its value in the code."""
-    from cli import bots, joining, rematch, resuming, tables
+    from cli import bots, joining, options, rematch, resuming, tables
     from p2p import discovery, internet, lobby, node
 
     out = {n: getattr(L, n) for n in dir(L) if n.isupper() and not n.startswith("_") and n != "DEFAULT"}
@@ -657,8 +657,10 @@ def _limits_in_code() -> dict:
                UNICAST_MAX_ANSWERS=discovery.UNICAST_MAX_ANSWERS, PROBE_EVERY=tables.PROBE_EVERY,
                PROBE_TIMEOUT=tables.PROBE_TIMEOUT, PROBE_MISSES=tables.PROBE_MISSES,
                PROBE_CONCURRENCY=tables.PROBE_CONCURRENCY, INTERNET_DIAL_TIMEOUT=internet.INTERNET_DIAL_TIMEOUT,
+               INTERNET_MIN_TIMEOUT=options.INTERNET_MIN_TIMEOUT,
                **{n: getattr(internet, n) for n in ("RELAY_MAX_RESERVATIONS", "RELAY_MAX_CIRCUITS", "RELAY_CIRCUIT_BYTES",
-                                                    "RELAY_CIRCUIT_SECONDS", "RELAY_RESERVATION_SECONDS")})
+                                                    "RELAY_CIRCUIT_SECONDS", "RELAY_RESERVATION_SECONDS",
+                                                    "YAMUX_WINDOW", "YAMUX_SLACK")})
     return out
 
 

@@ -220,6 +220,7 @@ class Watch:
                 "conns": len(node.conns),
                 "open": st.open,
                 "open_from_loopback": st.by_addr.get("127.0.0.1", 0),
+                "open_from_one": max(st.by_addr.values(), default=0),
                 "handshaking": st.handshaking,
                 "queued": max((c.queued for c in node.conns.values()), default=0),
                 "partial_frame": max((c.stream._decoder.buffered for c in node.conns.values()), default=0),
@@ -236,9 +237,15 @@ class Watch:
             await trio.sleep(0.05)
 
 
-async def play_against(tmp_path, mode: str, caplog) -> dict:
+async def play_against(tmp_path, mode: str, caplog, routes=None) -> dict:
+    """``routes``: None (loopback TCP), or one libp2p node per seat (p2p/internet.py's Node) that seat dials and
+    listens through (tls.use_route), its roster address its peer id (tests/test_internet_hostile.py)."""
     caplog.set_level(logging.INFO)
     ids, genesis, roster, stores = toy_table(tmp_path)
+    if routes is not None:
+        roster["addrs"] = [[r.peer, port] for r, (_, port) in zip(routes, roster["addrs"])]
+    else:
+        routes = [None] * N
     honest = [k for k in range(N) if k != BAD]
     nodes = []
     for k in range(N):
@@ -266,8 +273,10 @@ async def play_against(tmp_path, mode: str, caplog) -> dict:
             async with trio.open_nursery() as outer:
                 outer.start_soon(watch.run)
                 async with trio.open_nursery() as n:
-                    for node in nodes:
+                    for k, node in enumerate(nodes):
+                        tls.use_route(routes[k])       # the node's tasks inherit it
                         await n.start(node.run)
+                    tls.use_route(None)
                     n.start_soon(bad.bare_loop)
                 outer.cancel_scope.cancel()
     finally:
@@ -280,7 +289,8 @@ async def play_against(tmp_path, mode: str, caplog) -> dict:
     for k in honest:
         assert nodes[k].failed is None and nodes[k].peer.table.over, (k, nodes[k].failed, nodes[k].peer.waiting())
     logs = {k: (tmp_path / str(k) / "log").read_bytes() for k in honest}
-    assert len(set(logs.values())) == 1, "the honest peers' logs differ"
+    assert len(set(logs.values())) == 1, ("the honest peers' logs differ",
+                                          {k: len(parse_log(v).entries) for k, v in logs.items()})
     files = {"log%d" % k: logs[k] for k in honest}
     files.update({"spool%d" % k: (tmp_path / str(k) / "spool").read_bytes() for k in honest})
     rep = audit(files, GAMES)
@@ -297,6 +307,7 @@ async def play_against(tmp_path, mode: str, caplog) -> dict:
         pk = watch.peak[k]
         assert pk["conns"] <= N - 1, pk                               # one connection per other seat
         assert pk["open_from_loopback"] <= LIM.max_conns_per_addr, pk
+        assert pk["open_from_one"] <= LIM.max_conns_per_addr, pk      # an IP address, or a libp2p peer id
         assert pk["open"] <= LIM.max_conns and pk["handshaking"] <= LIM.max_handshakes_per_addr, pk
         assert pk["queued"] <= SEND_QUEUE_BYTES, pk
         assert pk["partial_frame"] <= MAX_FRAME + HEADER_SIZE, pk     # a stalled frame is at most one frame
