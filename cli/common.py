@@ -242,3 +242,10 @@ def env_patience(var: str, defaults: tuple[float, ...]) -> tuple[float, ...]:
         "%s=%r is not %d increasing number(s) of seconds in (0, 3600]: using %s", var, text, len(defaults),
         ",".join("%g" % d for d in defaults))
     return defaults
+
+
+def leaves(group: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) exception groups; ``subgroup`` cannot say this, as it tests the groups too."""
+    if isinstance(group, BaseExceptionGroup):
+        return [leaf for e in group.exceptions for leaf in leaves(e)]
+    return [group]

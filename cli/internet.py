@@ -9,12 +9,13 @@ extra, every refusal here says why and how to install it, and nothing else of Ea
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 
 import trio
 
 from p2p import internet, tls
 
-from .common import UsageError
+from .common import UsageError, leaves
 from .home import identity_or_exit
 
 
@@ -22,15 +23,20 @@ def _usage(exc: Exception) -> UsageError:
     return UsageError(str(exc))
 
 
-def _in_words(group: BaseExceptionGroup) -> UsageError | None:
-    """The engine's nurseries wrap our InternetError in exception groups: its words, if that is all there is."""
-    from .main import leaves
-
-    inner = leaves(group)
-    ours = [e for e in inner if isinstance(e, internet.InternetError)]
-    if ours and all(isinstance(e, (internet.InternetError, UsageError)) for e in inner):
-        return _usage(ours[0])
-    return None
+@contextmanager
+def _in_words():
+    """Our InternetError, also wrapped in the engine's nurseries' exception groups when that is all there is
+    in them, as a UsageError: one line of words, no traceback."""
+    try:
+        yield
+    except internet.InternetError as exc:
+        raise _usage(exc) from None
+    except BaseExceptionGroup as group:
+        inner = leaves(group)
+        ours = [e for e in inner if isinstance(e, internet.InternetError)]
+        if not (ours and all(isinstance(e, (internet.InternetError, UsageError)) for e in inner)):
+            raise
+        raise _usage(ours[0]) from None
 
 
 def check_internet(relay: str | None) -> str:
@@ -61,19 +67,12 @@ async def routed(relay: str, main, *args, lobby_port: int | None = None, **kwarg
     ``lobby_port``: the lobby we join, or the seat a spectator watches (its stream stays where it is: it is never
     moved to a direct path)."""
     identity = identity_or_exit()
-    try:
+    with _in_words():
         async with internet.open_node(identity.seed, relay) as node:
             if lobby_port is not None:
                 node.keep_relayed.add(lobby_port)
             tls.use_route(node)
             return await main(*args, **kwargs)
-    except internet.InternetError as exc:
-        raise _usage(exc) from None
-    except BaseExceptionGroup as group:
-        words = _in_words(group)
-        if words is None:
-            raise
-        raise words from None
 
 
 def relay_command(args) -> int:
@@ -92,13 +91,6 @@ def relay_command(args) -> int:
               % (internet.RELAY_MAX_RESERVATIONS, internet.RELAY_MAX_CIRCUITS, internet.RELAY_CIRCUIT_BYTES >> 20,
                  internet.RELAY_CIRCUIT_SECONDS // 60), file=sys.stderr, flush=True)
 
-    try:
+    with _in_words():
         trio.run(internet.run_relay, identity.seed, args.listen, args.port, args.announce, ready)
-    except internet.InternetError as exc:
-        raise _usage(exc) from None
-    except BaseExceptionGroup as group:
-        words = _in_words(group)
-        if words is None:
-            raise
-        raise words from None
     return 0

@@ -43,6 +43,7 @@ from .common import (  # noqa: F401 - re-exported: older callers import them fro
     default_level,
     easel_version,
     jsonable,
+    leaves,
     level_about,
     parse_hostport,
     read_file,
@@ -538,13 +539,6 @@ def main(argv: list[str] | None = None) -> int:
         if all(isinstance(e, BrokenPipeError) for e in leaves(group)):
             return _pipe_closed()
         raise
-
-
-def leaves(group: BaseException) -> list[BaseException]:
-    """The exceptions inside (nested) exception groups; ``subgroup`` cannot say this, as it tests the groups too."""
-    if isinstance(group, BaseExceptionGroup):
-        return [leaf for e in group.exceptions for leaf in leaves(e)]
-    return [group]
 
 
 def _pipe_closed() -> int:

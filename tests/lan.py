@@ -76,6 +76,21 @@ def lan_available():
     _cleanup_leftovers()
 
 
+def take_down(procs: list, made: list) -> None:
+    """Kill every process started in the namespaces, reap it, then delete the namespaces made (newest first)."""
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+    for p in procs:
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+    for ns in reversed(made):
+        _ip("netns", "del", ns, check=False)
+    made.clear()
+
+
 class Lan:
     """``n`` machines (namespaces) on one bridge, machine k at 198.18.<net>.<10+k>/24."""
 
@@ -113,17 +128,7 @@ class Lan:
         return self
 
     def down(self) -> None:
-        for p in self.procs:
-            if p.poll() is None:
-                p.kill()
-        for p in self.procs:
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                pass
-        for ns in reversed(self.made):
-            _ip("netns", "del", ns, check=False)
-        self.made.clear()
+        take_down(self.procs, self.made)
 
     def set_addr(self, k: int, new: str) -> None:
         ns = self.hosts[k]

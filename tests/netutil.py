@@ -17,6 +17,8 @@ from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import trio
+
 from cli.children import free_port, free_ports  # noqa: F401 (re-exported for the tests)
 from core import games as registry
 from core.encoding import decode, encode
@@ -651,3 +653,21 @@ def decision_for(table, seat: int, deadline: float | None = None):
 
     return Decision(view=table.view(seat), seat=seat, phase=table.phase, game=table.game, state=table.state,
                     secret=None, deadline=deadline)
+
+
+async def loopback_relay(nursery) -> str:
+    """An ``easel relay`` (p2p/internet.py run_relay) on 127.0.0.1, started in ``nursery``: its address."""
+    from p2p import internet
+
+    got: list[str] = []
+    ev = trio.Event()
+
+    def ready(a: str) -> None:
+        got.append(a)
+        ev.set()
+
+    port = internet._free_port("127.0.0.1")
+    nursery.start_soon(internet.run_relay, b"r" * 32, "127.0.0.1", port, None, ready)
+    with trio.fail_after(20):
+        await ev.wait()
+    return got[0]

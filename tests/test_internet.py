@@ -27,6 +27,8 @@ from core.hashing import dhash
 from p2p import internet, tls
 from p2p.identity import Identity
 
+from .netutil import loopback_relay
+
 ROOT = Path(__file__).resolve().parent.parent
 
 libp2p = pytest.importorskip("libp2p", reason="the internet extra (py-libp2p) is not installed")
@@ -128,24 +130,11 @@ def test_internet_needs_a_relay_and_refuses_bots_it_cannot_place(tmp_path):
 
 
 # ----------------------------------------------------------------------------- the transport on loopback
-async def _relay(nursery) -> str:
-    got: list[str] = []
-    ev = trio.Event()
-
-    def ready(a: str) -> None:
-        got.append(a)
-        ev.set()
-
-    port = internet._free_port("127.0.0.1")
-    nursery.start_soon(internet.run_relay, b"r" * 32, "127.0.0.1", port, None, ready)
-    with trio.fail_after(20):
-        await ev.wait()
-    return got[0]
 
 
 async def test_easel_tls_runs_inside_a_libp2p_stream_with_the_seat_keys(nursery):
     a, b, c = Identity(b"a" * 32), Identity(b"b" * 32), Identity(b"c" * 32)
-    relay = await _relay(nursery)
+    relay = await loopback_relay(nursery)
     async with internet.open_node(a.seed, relay) as na, internet.open_node(b.seed, relay) as nb:
         assert na.peer == internet.peer_id_of(internet.libp2p_seed(a.seed))
         certs = [tls.make_certificate(x) for x in (a, b)]
@@ -174,7 +163,7 @@ async def test_easel_tls_runs_inside_a_libp2p_stream_with_the_seat_keys(nursery)
 
 
 # ----------------------------------------------------------------------------- two homes behind NAT routers
-from tests.lan import FULL, SLOW, _ip, _netns_list, _why_not, assert_same_logs, wait_for  # noqa: E402
+from tests.lan import FULL, SLOW, _ip, _netns_list, _why_not, assert_same_logs, take_down, wait_for  # noqa: E402
 
 NS_PREFIX = "eznat-"         # every namespace made here: eznat-<pid>-<random>-<role>
 NAT_WALL = 60.0              # s: no game here may take longer
@@ -248,17 +237,7 @@ class Homes:
         return self
 
     def down(self) -> None:
-        for p in self.procs:
-            if p.poll() is None:
-                p.kill()
-        for p in self.procs:
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                pass
-        for name in reversed(self.made):
-            _ip("netns", "del", name, check=False)
-        self.made.clear()
+        take_down(self.procs, self.made)
 
     def easel(self, where: str, who: str, *args, faults: str | None = None) -> subprocess.Popen:
         env = dict(os.environ, EASEL_HOME=str(self.tmp / who))
@@ -443,7 +422,7 @@ def test_the_relay_killed_mid_game_and_started_again_the_game_goes_on(homes):
 async def test_a_relayed_stream_moves_to_the_direct_path_once_there_is_one(nursery):
     """On loopback the punch's direct try succeeds at once: the dialler's relayed stream is closed (a read in progress
     ends, it does not hang), and the stream dialled again runs over the direct connection; a lobby's stays."""
-    relay = await _relay(nursery)
+    relay = await loopback_relay(nursery)
     async with internet.open_node(b"x" * 32, relay) as nx, internet.open_node(b"y" * 32, relay) as ny:
         async def echo(s):
             while True:

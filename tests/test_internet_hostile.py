@@ -27,6 +27,8 @@ from core.hashing import dhash
 from p2p import internet, tls
 from p2p.identity import Identity
 
+from .netutil import loopback_relay
+
 from .test_hostile_tls import N, play_against
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,19 +37,6 @@ libp2p = pytest.importorskip("libp2p", reason="the internet extra (py-libp2p) is
 from libp2p.peer.id import ID  # noqa: E402
 
 
-async def _relay(nursery) -> str:
-    got: list[str] = []
-    ev = trio.Event()
-
-    def ready(a: str) -> None:
-        got.append(a)
-        ev.set()
-
-    port = internet._free_port("127.0.0.1")
-    nursery.start_soon(internet.run_relay, b"r" * 32, "127.0.0.1", port, None, ready)
-    with trio.fail_after(20):
-        await ev.wait()
-    return got[0]
 
 
 def _relayed_only(node: internet.Node) -> None:
@@ -66,7 +55,7 @@ def _relayed_only(node: internet.Node) -> None:
 
 
 async def _relayed_table(stack: AsyncExitStack, nursery) -> list[internet.Node]:
-    relay = await _relay(nursery)
+    relay = await loopback_relay(nursery)
     nodes = []
     for k in range(N):
         node = await stack.enter_async_context(internet.open_node(dhash("hostile-node", bytes([k])), relay))
@@ -133,7 +122,7 @@ class _Recorder(trio.abc.Stream):
 async def test_a_wrong_key_and_a_replayed_session_through_the_relay_are_refused(nursery, caplog):
     caplog.set_level(logging.INFO)
     a, b, c = Identity(b"a" * 32), Identity(b"b" * 32), Identity(b"c" * 32)
-    relay = await _relay(nursery)
+    relay = await loopback_relay(nursery)
     async with internet.open_node(a.seed, relay) as na, internet.open_node(b.seed, relay) as nb:
         _relayed_only(na), _relayed_only(nb)
         certs = [tls.make_certificate(x) for x in (a, b)]
@@ -192,7 +181,7 @@ async def test_a_peer_sending_past_the_libp2p_stream_window_has_that_stream_ende
     drops that connection), while the connection's other streams go on.  The hostile sender here is the engine itself
     with its send window forced open before every write; the receiving seat does not read meanwhile (busy elsewhere,
     or its byte budget holding the peer back)."""
-    relay = await _relay(nursery)
+    relay = await loopback_relay(nursery)
     async with internet.open_node(b"v" * 32, relay) as victim, internet.open_node(b"f" * 32, relay) as flooder:
         failed: list[Exception] = []
         try:
@@ -283,7 +272,7 @@ async def test_a_long_link_that_stalls_or_a_relay_sending_garbage_costs_no_step_
     from tests.delaylink import Link, forwarder
     from tests.toy_game import ALL_GAMES as GAMES
 
-    relay = await _relay(nursery)
+    relay = await loopback_relay(nursery)
     relay_port = int(relay.split("/tcp/")[1].split("/")[0])
     relay_id = relay.rsplit("/p2p/", 1)[1]
     links = [Link() for _ in range(3)]
