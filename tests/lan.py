@@ -14,6 +14,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -186,6 +187,36 @@ def records(path: Path | None) -> int:
         return len(parse_log(path.read_bytes()).entries)
     except OSError:
         return 0
+
+
+def paced(pacer: subprocess.Popen, follower, target, wall: float = GAME_WALL, ended=lambda: False):
+    """Follow a game without racing it: stop ``pacer`` (SIGSTOP; a seat the table waits for at its next step,
+    so the game halts there while the table's time-out is long), read the log with ``follower``
+    (netutil.LogFollower), look; until ``target(table)``, let the pacer go on (SIGCONT) until the log has
+    grown, and look again. Returns the table with the pacer stopped (the caller lets it go on), or None if
+    ``ended()`` or ``wall`` s passed first (the pacer then runs)."""
+    deadline = time.monotonic() + wall
+    while time.monotonic() < deadline and not ended():
+        pacer.send_signal(signal.SIGSTOP)
+        t = follower.poll()
+        if t is not None and t.state is not None and target(t):
+            return t
+        pacer.send_signal(signal.SIGCONT)
+        seen = follower.n
+        wait_for(lambda: ended() or len(_entries_of(follower)) > seen, timeout=max(0.0, deadline - time.monotonic()))
+    return None
+
+
+def _entries_of(follower) -> list:
+    from .netutil import logs_under
+
+    logs = logs_under(follower.home)
+    if not logs:
+        return []
+    try:
+        return parse_log(logs[0].read_bytes()).entries
+    except Exception:           # a log being written or rolled back under us: nothing new seen yet
+        return []
 
 
 def first_log(lan: Lan, k: int) -> Path | None:

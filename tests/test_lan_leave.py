@@ -25,12 +25,18 @@ from .lan import (  # noqa: F401 (lan, lan_available: fixtures)
     host_port,
     lan,
     lan_available,
+    paced,
     wait_for,
 )
 from .netutil import LogFollower
 from .test_lan_watch import ns_pids
 
 TABLE = 30        # s: the table's step time; no step may time out here (a leave is never waited for)
+
+
+def round_two(t) -> bool:
+    """Round 2 (or later) is in play on this table."""
+    return getattr(t.state, "stage", None) == "play" and t.state.ms.round >= 2
 
 
 @pytest.mark.parametrize("lan, players", [(3, 3), (5, 5)], indirect=["lan"])
@@ -43,20 +49,16 @@ def test_a_modern_art_seat_whose_terminal_closes_in_round_2_leaves_and_the_other
     bots = [lan.easel(k, "bot", "--join", "%s:%d" % (lan.addrs[0], port), "--level", "random", "--name", name)
             for k, name in ((1, "Bo"), (2, "Cy"), (3, "Di"), (4, "Ed"))[:players - 1]]
     everyone = [host] + bots
-    # Ann's terminal closes once her log shows round 2 in play (an event in the log, not a guess of time)
+    # Ann's terminal closes once her log shows round 2 in play (an event in the log, not a guess of time): Bo
+    # paces the game (stopped while we read the log, so it cannot run past round 2 while we look)
     ann = LogFollower(lan.homes[0])
     seen = {}
-
-    def round_two() -> bool:
-        t = ann.poll()
-        if t is not None and t.state is not None and getattr(t.state, "stage", None) == "play" and t.state.ms.round >= 2:
-            seen["at"] = ann.n
-            return True
-        return host.poll() is not None
-
-    assert wait_for(round_two, timeout=GAME_WALL, interval=0.05) and "at" in seen, finish(everyone, 1)
+    t = paced(bots[0], ann, round_two, ended=lambda: host.poll() is not None)
+    assert t is not None, finish(everyone, 1)
+    seen["at"] = ann.n
     host.send_signal(signal.SIGHUP)
     (rc, so, se), = finish([host], 30)
+    bots[0].send_signal(signal.SIGCONT)
     assert rc is not None and rc != 0 and "Traceback" not in se, se[-3000:]
     assert json.loads(so.strip().splitlines()[-1])["over"] is False, "the game ended before Ann left"
     results = finish(bots, GAME_WALL)
@@ -97,13 +99,8 @@ def test_a_hosts_bot_left_alone_on_the_lan_leaves_after_bot_alone_with_a_valid_u
     port = host_port(host)
     bo = lan.easel(1, "bot", "--join", "%s:%d" % (lan.addrs[0], port), "--level", "random", "--name", "Bo")
     ann = LogFollower(lan.homes[0])
-
-    def round_two() -> bool:
-        t = ann.poll()
-        return (t is not None and t.state is not None and getattr(t.state, "stage", None) == "play"
-                and t.state.ms.round >= 2) or host.poll() is not None
-
-    assert wait_for(round_two, timeout=GAME_WALL, interval=0.05) and host.poll() is None, finish([host, bo], 1)
+    # round 2 in play, Bo pacing the game (stopped while we read Ann's log; still connected, so still at the table)
+    assert paced(bo, ann, round_two, ended=lambda: host.poll() is not None) is not None, finish([host, bo], 1)
     gdir = first_log(lan, 0).parent
     (bot,) = json.loads((gdir / "local-bots.json").read_text())["bots"]
     host.send_signal(signal.SIGHUP)
