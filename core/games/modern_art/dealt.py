@@ -1,10 +1,12 @@
 """Modern Art with the trustless deal (core/deal.py) as automatic steps: the table's game.
 
-(Near 1,000 lines, over the house's ~900: one job, the deal's steps and what
+(About 1,150 lines, over the house's ~900: one job, the deal's steps and what
 ends them -- keys, shuffles, shares, the bound card play and its opening, the
-disclosure, the faults and time-outs of each -- which protocol.md §6.5 and
+disclosure, the faults and time-outs of each, and what a seat that leaves
+changes in each (RULES.md decision 28) -- which protocol.md §6.5 and
 docs/deal.md §4 read as one table; the cryptography is in core/deal.py and
-the game itself in rules.py.)
+the game itself in rules.py. The leave could be a module of its own, but it
+touches every step above: cut apart, each step would be read in two files.)
 
 The rules (rules.py) know deck *positions* only; this layer wraps their state
 with the deal's public record and runs the deal as automatic steps
