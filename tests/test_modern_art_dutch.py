@@ -12,6 +12,13 @@ left each seat that can pay is offered the painting at the price (a ``buy`` step
 buy takes it, paid to the auctioneer; when every seat has passed the price falls by a quarter of the
 starting price (at least 1) and the offer goes round again; once it would fall below 1 the
 auctioneer takes it free.
+
+Issue 32: "a new kind of decision on the screen (a Dutch auction's 'take it at this price') is one
+record plus one screen file".  The last part of this module writes that kind here (``TAKE``, an
+``auctions.Kind`` record like ``buy``: the view shows the price, a bot's buy is sent as "take", a
+person types "take"), puts it on the Dutch auction's falling step, and plays it with the rules, the
+warnings, every bot level and the screen, with no product file naming it (it needs no screen file:
+it is drawn like a buy).
 """
 
 from __future__ import annotations
@@ -325,3 +332,128 @@ def test_registering_wants_new_names_and_unregistering_brings_the_printed_deck_b
     assert cards.CARDS == printed and cards.type_of(DUTCH_CARDS[0]) == "fixed_price"
     assert list(auctions.AUCTIONS) == list(cards.TYPES) and set(auctions.STEPS) == set(rules.PHASES) - {"play", "over"}
     assert "dutch" not in cards.TYPE_NAMES
+
+
+# --------------------------------------------------------------------------- a new kind of decision
+
+
+def _take_parse(args: list, view: Mapping) -> dict:
+    if args:
+        raise ValueError("take takes no arguments (it takes the painting at the price shown)")
+    return {"do": "take"}
+
+
+# "take it at this price": a kind of decision no product file names.  Its record says all the rules, the
+# bots, the warnings and the screen ask of it: it is answered, warned and drawn like ``buy``, the view shows
+# the price, a bot's "buy" is sent as "take", and a person types "take".
+TAKE = auctions.Kind("take", like=BUY, shows=("price",), answers={"buy": "take"}, verbs={"take": _take_parse})
+
+
+def _take_check(state, seat: int, action: dict, money: int) -> dict:
+    if action.get("do") == "pass":
+        rules._keys(action, ("do",), "pass")
+        return {"do": "pass"}
+    if action.get("do") != "take":
+        raise IllegalAction("take it at %d or pass" % state.price)
+    rules._keys(action, ("do",), "take")
+    if money < state.price:
+        raise IllegalAction("you have only %d; you cannot take it at %d" % (money, state.price))
+    return {"do": "take"}
+
+
+def _take_apply(w, seat: int, a: Mapping) -> None:
+    if a["do"] == "take":
+        rules._sold(w, seat, w.price)
+    else:
+        _offer(w)
+
+
+TAKE_STEP = Step("dutch", TAKE, False, _take_check, _take_apply, auctions._pass,
+                 lambda s, seat: [{"do": "pass"}] + ([{"do": "take"}] if s.money[seat] >= s.price else []),
+                 lambda s: "%s may take it at %d" % (_who(s.actor), s.price),
+                 Words(keys=("take | pass (the price falls when all pass)", "take | pass"),
+                       prompt=("Take it at {price}: ", "take | pass", " (you have {money})"),
+                       asks="take it at {price} or let it fall",
+                       tells="{Auctioneer} offers {lot} at {price}: take it or pass (you have {money}).",
+                       doing=("you may take it", "{actor} may take it"), hint="take or pass",
+                       about=(" - the first to take it pays {auctioneer}; when all pass, the price falls",) * 2,
+                       turns="Offered in turn: ", refused="take or pass",
+                       timeout=("may take it", "a pass: the price may fall"),
+                       cannot="You cannot take it at {price}: you have {money} money.",
+                       said={"pass": Said("you pass", "passes"),
+                             "take": Said("you take it at {price}", "takes it at {price}", key="price")}))
+TAKE_IT = Auction(**dict(DUTCH.__dict__, steps=(DUTCH.steps[0], TAKE_STEP)))
+
+
+@pytest.fixture
+def take_it():
+    with auctions.registered(TAKE_IT, DUTCH_CARDS):
+        yield TAKE_IT
+
+
+def test_a_new_kind_is_its_record_the_rules_and_warnings_read_it(take_it):
+    assert "take" not in auctions.KINDS and auctions.kind_of("dutch") == BUY
+    st = with_money(play(start(), 0, cid(CA, "fixed_price")), (100, 100, 20, 100))
+    st = act(st, 0, {"do": "price", "amount": 40})
+    assert st.phase == "dutch" and st.actor == 1
+    assert rules.view(st, 1)["auction"]["price"] == 40                 # the record's ``shows``
+    assert rules.legal_actions(st, 1) == [{"do": "pass"}, {"do": "take"}]
+    with pytest.raises(IllegalAction, match="take it at 40 or pass"):
+        rules.check(st, 1, {"do": "buy"})
+    assert rules.describe(st, 1, {"do": "take"}) == "seat 1 takes it at 40"
+    assert warnings.warnings(rules.view(st, 2), 2) == ["You cannot take it at 40: you have 20 money."]
+    st = act(st, 1, {"do": "take"})
+    assert st.phase == "play" and st.money[1] == 60 and st.sales[-1][2:4] == (1, 40)
+
+
+def test_every_bot_level_answers_a_new_kind_by_its_record(take_it):
+    """Whole games with every bot level at the table: on the new kind's step each answers by the policy of
+    the kind it is like (buy), in the kind's own word (take); the log's checks accept every answer."""
+    levels = [bots.RandomBot, bots.EasyBot, bots.MediumBot, bots.HardBot]
+    answers = {level.__name__: set() for level in levels}
+    for g in range(3):
+        seed = hashlib.sha256(b"take it %d" % g).digest()
+        st = rules.setup({}, 4, seed)
+        players = [levels[(i + g) % 4]() for i in range(4)]
+        deal = rules.deal_open(seed)
+        for k in range(3000):
+            t = rules.turn(st)
+            if t.kind == "over":
+                break
+            for s in t.seats:
+                a = players[s].choose(rules.view(st, s, rules.known_for(st, s, deal)), s, Rng(seed, "take/%d/%d" % (s, k)))
+                if st.phase == "dutch":
+                    answers[type(players[s]).__name__].add(a["do"])
+                st = rules.apply(st, s, rules.check_open(st, s, a, deal))
+        assert st.phase == "over"
+    assert all(answers.values()) and set().union(*answers.values()) == {"take", "pass"}, answers
+
+
+def test_a_new_kind_plays_through_the_screen(take_it):
+    sc = ModernArtScreen()
+    assert "take" in sc.commands
+    st = act(play(start(), 0, cid(CA, "fixed_price")), 0, {"do": "price", "amount": 40})
+    ctx = ctx_for(st, 1)
+    assert sc.decision_label(ctx) == "take it at 40 or let it fall"
+    assert sc.key_help(ctx)[0].startswith("take | pass (the price falls when all pass)")
+    assert "".join(t for _, t in sc.draft_line(ctx)) == "Take it at 40: take | pass (you have 100)"
+    text = text_of(sc.middle_lines(ctx, 100))
+    assert "Price 40 - the first to take it pays seat 0; when all pass, the price falls" in text   # drawn like buy
+    assert "Offered in turn: you (now) > seat 2 > seat 3" in text and "You: 100 money - you can pay it" in text
+    with pytest.raises(CommandError, match="take takes no arguments"):
+        run(sc, ctx, "take 3")
+    with pytest.raises(CommandError, match="take it at 40 or pass"):
+        run(sc, ctx, "buy")
+    sent = run(sc, ctx, "take")
+    assert sent == Send({"do": "take"})
+    assert action_words(sent.action, ctx.view) == "you take it at 40"
+    assert sc.on_sent(ctx, sent.action, "").text == "Sent: you take it at 40"
+    st = act(st, 1, sent.action)
+    assert st.phase == "play" and st.sales[-1][2:4] == (1, 40)
+
+
+def test_an_unregistered_kind_leaves_no_word_behind():
+    assert "take" not in ModernArtScreen().commands
+    with auctions.registered(TAKE_IT, DUTCH_CARDS):
+        assert "take" in ModernArtScreen().commands
+    assert "take" not in ModernArtScreen().commands and auctions.verbs() == {}

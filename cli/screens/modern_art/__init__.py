@@ -49,9 +49,9 @@ An auction step is shown by what it asks (its kind: core/games/modern_art/auctio
 ``KINDS``) in its record's words (``Words``: key help, prompt, whose move, the action words
 in the second person, what a time-out does), never by its phase's name; so a new auction
 type (auctions.register) plays on this screen unchanged (tests/test_modern_art_dutch.py).  A new
-kind of decision (auctions.KINDS) is drawn in ``panes.py`` (``auction_lines`` and ``_money_tail``
-branch on the kind); answered with the verbs above it needs nothing else here, a new verb is one
-more entry in ``commands`` and ``_parse`` (this file).
+kind of decision is a step whose kind is an ``auctions.Kind`` record: drawn in ``panes.py`` as the
+kind it is ``like`` (``auction_lines`` and ``_money_tail`` branch on ``kind_of``), its typed words
+(``Kind.verbs``) join ``commands`` and are parsed by the record (``_parse``); nothing here names it.
 Parts that say nothing of Modern Art are in cli/screens/parts.py.
 """
 
@@ -63,7 +63,7 @@ from typing import Any, Mapping
 from core.games.modern_art import dealt as _dealt
 from core.games.modern_art import rules as _rules
 from core.games.modern_art.auctions import ADD, AUCTIONS, RAISE, RAISE_OR_OUT, SEALED, STEPS
-from core.games.modern_art.auctions import auction_key, kind_of, said, standing_action, step_of
+from core.games.modern_art.auctions import auction_key, kind_of, said, standing_action, step_of, verbs
 from core.games.modern_art.cards import ARTISTS, N_CARDS, artist_of, type_of
 
 from ..base import Beat, CommandError, Context, Say, Screen, Send, Snapshot
@@ -117,7 +117,7 @@ class ModernArtScreen(Screen):
         "bid": "bold fg:ansimagenta",
         "win": "bold reverse fg:ansigreen",
     }
-    commands = {
+    _commands = {
         "play": "play", "p": "play", "auction": "play",
         "add": "add", "a": "add",
         "pass": "pass", "no": "pass",
@@ -131,6 +131,11 @@ class ModernArtScreen(Screen):
     names_in_middle = True     # its middle says "seat N" only in text and in columns with_names keeps
     chance_words = "drawing the shared seed"
     mark_words = ("sale", "ends an auction (a sale) or a round")
+
+    @property
+    def commands(self) -> dict:
+        """The typed words: this screen's, and those of every registered kind of decision (auctions.Kind)."""
+        return {**self._commands, **{w: w for w in verbs() if w not in self._commands}}
 
     def __init__(self) -> None:
         self._order: dict | None = None      # our standing order in an open auction (private: never sent)
@@ -444,6 +449,12 @@ class ModernArtScreen(Screen):
             if args:
                 raise CommandError("buy takes no arguments (it buys at the price named)")
             return {"do": "buy"}
+        kind = verbs().get(name)
+        if kind is not None:                  # a registered kind's word: its record parses it
+            try:
+                return kind[1](list(args), v)
+            except ValueError as e:
+                raise CommandError(str(e)) from None
         raise CommandError("unknown command %r" % name)
 
     def submit(self, ctx: Context) -> Say | Send | None:

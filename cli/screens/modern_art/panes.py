@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from core.games.modern_art import rules as _rules
-from core.games.modern_art.auctions import ADD, BUY, PRICE, RAISE, RAISE_OR_OUT, SEALED, step_of
+from core.games.modern_art.auctions import ADD, BUY, PRICE, RAISE, RAISE_OR_OUT, SEALED, kind_of, step_of
 from core.games.modern_art.cards import ARTISTS, N_CARDS, artist_of, type_of
 
 from ..parts import answers, flow, name_width, order_line, you_in
@@ -186,7 +186,7 @@ def auction_lines(v: Mapping, me: int | None, width: int, waiting: Sequence[int]
     lot = sum(worth[artist_of(c)] for c in cards if isinstance(c, int) and 0 <= c < N_CARDS)
     high, hb = a.get("high", 0), a.get("high_bidder")
     step = step_of(ph)
-    kind = step.kind if step is not None else None
+    kind = kind_of(ph)
     words = step.words if step is not None else None
     f = _fields(v, me)
     about = words.about[0 if v.get("actor") == me and me is not None else 1].format(**f) if words else ""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from core.games.modern_art import rules as _rules
-from core.games.modern_art.auctions import ADD, AUCTIONS, PRICE, SEALED, kind_of, step_of
+from core.games.modern_art.auctions import ADD, AUCTIONS, PRICE, SEALED, base_kind, kind_of, step_of
 from core.games.modern_art.cards import ARTISTS, N_CARDS
 
 from ..base import Beat, Snapshot
@@ -30,7 +30,7 @@ def _sale_words(sale: tuple, me: int | None) -> tuple[str, Line]:
     names = " and ".join(card_code(c) for c in cards if isinstance(c, int) and 0 <= c < N_CARDS)
     if price == 0:
         cap = "%s take%s %s free" % (_sw(winner, me), "" if winner == me else "s", names)
-        kinds = [st.kind for st in AUCTIONS[atype].steps] if atype in AUCTIONS else []
+        kinds = [base_kind(st.kind) for st in AUCTIONS[atype].steps] if atype in AUCTIONS else []
         if kinds[:1] == [ADD]:
             cap += " (nobody added a second card)"
         elif winner == auct and PRICE not in kinds:       # a price named is not "no bids"

@@ -7,7 +7,9 @@ phase the type runs through, each with ``check``, ``apply``, ``default``,
 ``legal`` and ``label``; ``apply`` also advances to the next seat or closes
 the auction).  Each step declares the **kind** of decision it asks (``KINDS``:
 a sealed amount, raise-or-pass, raise-or-drop-out, name a price, buy-or-pass,
-add a card) and its **words** (``Words``: key help, prompt, the sentence said
+add a card; or a ``Kind`` record, a new kind of decision that says what the
+others ask of it: the kind whose policy, warning and pane it shares, the
+view's fields, its action words and the words a person types) and its **words** (``Words``: key help, prompt, the sentence said
 when asked, whose move it is, the action words in the second and the third
 person, what a time-out does).  ``rules.py`` runs a card play and the round
 and dispatches every auction phase through ``STEPS`` (phase -> Step); the
@@ -16,7 +18,9 @@ bots (bots.py), the warnings (warnings.py) and the screen
 never a phase's name.  Adding or changing an auction type is this file (and
 its rule text in RULES.md): ``register(auction, cards)`` adds one, with the
 cards that carry it (tests/test_modern_art_dutch.py registers a Dutch
-auction from the test and plays it with the bots and through the screen).
+auction from the test and plays it with the bots and through the screen, and
+then the same auction whose falling step is a new kind, "take it at this
+price", written as a ``Kind`` record in the test alone).
 
 Pure, like the rules: every function takes the state; ``start`` and ``apply``
 change ``w``, a clone the rules made for this transition.  ``register`` is a
@@ -40,7 +44,8 @@ from . import cards as _cards
 from .cards import ARTISTS, TYPE_NAMES, artist_of, card_name
 
 __all__ = ["Auction", "Step", "Words", "Said", "AUCTIONS", "STEPS", "PHASES", "KINDS", "ADD", "PRICE", "BUY",
-           "RAISE", "RAISE_OR_OUT", "SEALED", "by_word", "step_of", "kind_of", "said", "standing_action",
+           "RAISE", "RAISE_OR_OUT", "SEALED", "Kind", "SHOWS", "by_word", "step_of", "kind_of", "base_kind", "shows_of",
+           "answer_as", "verbs", "said", "standing_action",
            "auction_key", "next_raise", "register", "unregister", "registered"]
 
 # The kinds of decision a step asks (a step's ``kind``).  What a kind means is all the bots, the warnings
@@ -52,6 +57,30 @@ PRICE = "price"                # the auctioneer names the price
 BUY = "buy"                    # buy at the price shown (``view["auction"]["price"]``) or pass, in turn
 ADD = "add"                    # add a second card of the lot's artist (not a double) or pass, in turn
 KINDS = (SEALED, RAISE, RAISE_OR_OUT, PRICE, BUY, ADD)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A new kind of decision, as its record: a step whose ``kind`` is a ``Kind`` (not one of KINDS) carries
+    all that the rules, the bots, the warnings and the screen ask of it, so adding it edits none of them
+    (tests/test_modern_art_dutch.py adds "take it at this price" from the test).
+
+    ``like`` is the one of KINDS whose bot policy, warning and auction pane it shares (the places that
+    dispatch on a kind read ``kind_of``, which says ``like``); ``shows`` the state's fields the view puts in
+    ``view["auction"]`` while it is asked (``shows_of``); ``answers`` renames the shared policy's action
+    words to this kind's (``{"buy": "take"}``: a bot's "buy" is sent as "take"); ``verbs`` the words a
+    person types for it, each with its parser ``(args, view) -> action`` (a ValueError's text is said to
+    the person).  Its words (key help, prompt, said, what a time-out does) are its step's ``Words``."""
+
+    name: str
+    like: str
+    shows: tuple = ()
+    answers: Mapping = field(default_factory=dict)
+    verbs: Mapping = field(default_factory=dict)
+
+
+# the fields of the state each of KINDS shows in the view while asked (a Kind says its own: ``shows``)
+SHOWS = {BUY: ("price",)}
 
 
 @dataclass(frozen=True)
@@ -108,7 +137,7 @@ class Step:
     """One phase of an auction type.  ``simultaneous`` phases ask ``state.asked`` (sealed batches)."""
 
     phase: str
-    kind: str                            # one of KINDS: what the step asks
+    kind: Any                            # one of KINDS, or a Kind record: what the step asks
     simultaneous: bool
     check: Callable[..., dict]           # (state, seat, action, money) -> the canonical action, or IllegalAction
     apply: Callable[..., None]           # (w, seat, canonical action): changes w (advance, sell, next round)
@@ -588,9 +617,36 @@ def step_of(phase: Any) -> Step | None:
 
 
 def kind_of(phase: Any) -> str | None:
-    """What the phase asks (one of KINDS), None outside an auction step."""
+    """What the phase asks (one of KINDS: a Kind record's ``like``), None outside an auction step."""
     st = step_of(phase)
-    return None if st is None else st.kind
+    return None if st is None else base_kind(st.kind)
+
+
+def base_kind(kind: Any) -> str:
+    """One of KINDS: the kind itself, or the one a Kind record is ``like``."""
+    return kind.like if isinstance(kind, Kind) else kind
+
+
+def shows_of(phase: Any) -> tuple:
+    """The state's fields the view shows in its auction while ``phase`` asks (``SHOWS``, ``Kind.shows``)."""
+    st = step_of(phase)
+    if st is None:
+        return ()
+    return st.kind.shows if isinstance(st.kind, Kind) else SHOWS.get(st.kind, ())
+
+
+def answer_as(phase: Any, action: Any) -> Any:
+    """A policy's answer for ``kind_of(phase)`` in the words of the phase's own kind (``Kind.answers``)."""
+    st = step_of(phase)
+    if st is None or not isinstance(st.kind, Kind) or not isinstance(action, dict):
+        return action
+    do = st.kind.answers.get(action.get("do"))
+    return action if do is None else dict(action, do=do)
+
+
+def verbs() -> dict:
+    """Every word a person may type for a registered Kind: word -> (kind, its parser)."""
+    return {w: (st.kind, f) for st in STEPS.values() if isinstance(st.kind, Kind) for w, f in st.kind.verbs.items()}
 
 
 def said(phase: Any, action: Mapping, you: bool, **fields: Any) -> str | None:
@@ -616,8 +672,9 @@ def register(auction: Auction, cards: Iterable[int] = ()) -> None:
         raise ValueError("auction type %r is registered already (or has no step)" % auction.key)
     if any(p in STEPS or p in ("play", "over") for p in phases) or len(set(phases)) != len(phases):
         raise ValueError("the phases of %r must be new: %s" % (auction.key, ", ".join(phases)))
-    if any(st.kind not in KINDS for st in auction.steps):
-        raise ValueError("a step's kind is one of %s" % ", ".join(KINDS))
+    if any(not (isinstance(st.kind, Kind) and st.kind.like in KINDS) and st.kind not in KINDS
+           for st in auction.steps):
+        raise ValueError("a step's kind is one of %s, or a Kind record like one of them" % ", ".join(KINDS))
     ids = [c for c in cards]
     if any(type(c) is not int or not 0 <= c < _cards.N_CARDS or c in _RETYPED for c in ids):
         raise ValueError("cards are unregistered card ids 0 to %d" % (_cards.N_CARDS - 1))
@@ -694,5 +751,5 @@ def standing_action(view: Mapping[str, Any], seat: int, order: Mapping[str, Any]
         upto = min(upto, money)
     high = a.get("high") or 0
     if upto <= high:
-        return {"do": "pass"}
-    return {"do": "bid", "amount": next_raise(high, upto)}
+        return answer_as(view.get("phase"), {"do": "pass"})
+    return answer_as(view.get("phase"), {"do": "bid", "amount": next_raise(high, upto)})

@@ -28,7 +28,9 @@ raising by 1; a pass drops it out of that auction (the rules), so it passes once
 
 An auction step is answered by what it asks (its ``kind``, auctions.py), never by its phase's name: a sealed
 amount, a raise (once, or in rounds where a pass is for good), a price to name, a price to take or leave, a
-card to add.  So a new auction type plays with these bots as soon as its steps say their kinds.
+card to add.  So a new auction type plays with these bots as soon as its steps say their kinds; a new kind of
+decision (an ``auctions.Kind`` record) is answered by the policy of the kind it is ``like``, in its own
+action words (``auctions.answer_as``, applied to every ``choose``).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from typing import Any, Mapping, Sequence
 from ...rng import Rng
 from ..common import entropy_from, play_locally
 from . import rules
-from .auctions import ADD, AUCTIONS, BUY, PRICE, RAISE, SEALED, kind_of
+from .auctions import ADD, AUCTIONS, BUY, PRICE, RAISE, SEALED, answer_as, kind_of
 from .cards import N_CARDS, artist_of, type_of
 
 __all__ = [
@@ -217,7 +219,17 @@ def _medium_choice(state: rules.State, seat: int, known: Mapping[int, int], rng:
 # the bots
 
 
+def _in_own_words(choose):
+    """A bot's answer, decided by its step's ``kind_of`` policy, said in the step's own kind's words
+    (auctions.answer_as: a Kind record like BUY may call its buy "take")."""
+    def answer(self, view: Mapping[str, Any], seat: int, rng: Rng) -> dict:
+        return answer_as(view.get("phase"), choose(self, view, seat, rng))
+    answer.__doc__ = choose.__doc__
+    return answer
+
+
 class RandomBot:
+    @_in_own_words
     def choose(self, view: Mapping[str, Any], seat: int, rng: Rng) -> dict:
         state, known = parse_view(view)
         acts = rules.legal_actions(state, seat, known)
@@ -233,6 +245,7 @@ def _naive_values(state: rules.State) -> list[int]:
 class EasyBot:
     """Random decisions within a naive fair value."""
 
+    @_in_own_words
     def choose(self, view: Mapping[str, Any], seat: int, rng: Rng) -> dict:
         state, known = parse_view(view)
         kind = kind_of(state.phase)
@@ -258,6 +271,7 @@ class EasyBot:
 class MediumBot:
     samples = 24
 
+    @_in_own_words
     def choose(self, view: Mapping[str, Any], seat: int, rng: Rng) -> dict:
         state, known = parse_view(view)
         values = expected_values(state, known, rng, self.samples)
@@ -358,6 +372,7 @@ class HardBot:
     price_share = 0.7     # fixed price named: the lot goes to the first taker, or to itself at that price
     open_share = 0.6      # open auction: the first bid, share of the value; outbid, it jumps to its limit
 
+    @_in_own_words
     def choose(self, view: Mapping[str, Any], seat: int, rng: Rng) -> dict:
         state, known = parse_view(view)
         values = expected_values(state, known, rng, self.samples)

@@ -453,7 +453,7 @@ def _asked(state: State, seat: Any, action: Any) -> Any:
     if step is not None and step.simultaneous:
         if seat not in state.asked:
             raise IllegalAction("%s is not asked in this %s round" % (
-                _who(seat), "raise" if step.kind == _auctions.RAISE_OR_OUT else "bidding"))
+                _who(seat), "raise" if _auctions.base_kind(step.kind) == _auctions.RAISE_OR_OUT else "bidding"))
         if state.bids[seat] is not None:
             raise IllegalAction("%s has already answered this round" % _who(seat))
     elif seat != state.actor:
@@ -639,7 +639,7 @@ def discard_unchecked(state: State, seat: int, positions: Sequence[int]) -> Stat
     w.hands = tuple(hands)
     gone = "%s loses the chosen card%s, discarded face down (never shown)" % (_who(seat), "" if len(positions) == 1 else "s")
     step = _auctions.step_of(w.phase)
-    if step is not None and step.kind == _auctions.ADD:
+    if step is not None and _auctions.base_kind(step.kind) == _auctions.ADD:
         step.apply(w, seat, {"do": "pass"})
         if not w.last.startswith("nobody adds"):
             w.last = gone + ": nothing added to the double"
@@ -770,7 +770,7 @@ def legal_actions(state: State, seat: int, known: Mapping[int, int] | None = Non
                         out.append({"do": "play", "pos": p, "card": c, "double": {"pos": hand[1], "card": c2}})
         return out
     out = step.legal(state, seat)
-    if step.kind == _auctions.ADD:
+    if _auctions.base_kind(step.kind) == _auctions.ADD:
         first = state.cards_up[0]
         if known is not None:
             for p in hand:
@@ -832,7 +832,7 @@ def view(state: State, seat: int | None, known: Mapping[int, int] | None = None)
             "auctioneer": state.auctioneer,
             "high": state.high,
             "high_bidder": None if state.high_bidder < 0 else state.high_bidder,
-            "price": state.price if _auctions.kind_of(state.phase) == _auctions.BUY else None,
+            "price": state.price if "price" in _auctions.shows_of(state.phase) else None,
             "order": list(state.order),
             "idx": state.idx,
             "asked": list(state.asked),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .auctions import BUY, RAISE, RAISE_OR_OUT, step_of
+from .auctions import BUY, RAISE, RAISE_OR_OUT, kind_of, step_of
 from .cards import ARTISTS
 
 __all__ = ["warnings"]
@@ -32,8 +32,9 @@ def warnings(view: Any, seat: int | None) -> list[str]:
     if isinstance(auction, Mapping) and auction.get("auctioneer") != seat and step is not None:
         high = auction.get("high") or 0
         price = auction.get("price")
-        if step.kind in (RAISE, RAISE_OR_OUT) and high >= money and auction.get("high_bidder") != seat or \
-                step.kind == BUY and price is not None and price > money:
+        kind = kind_of(view.get("phase"))
+        if kind in (RAISE, RAISE_OR_OUT) and high >= money and auction.get("high_bidder") != seat or \
+                kind == BUY and price is not None and price > money:
             out.append(step.words.cannot.format(high=high, price=price, money=money))
     choosing = (view.get("deal") or {}).get("stage") != "open"     # during the open the card is chosen already
     if view.get("phase") == "play" and view.get("actor") == seat and choosing:
