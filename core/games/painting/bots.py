@@ -48,8 +48,34 @@ def _cell_cost(mask: int, target: int) -> int:
 CELL_COST = [[_cell_cost(m, t) for t in range(8)] for m in range(8)]
 
 
-def _placements(cells: Sequence[Sequence]) -> list[list[tuple[int, int]]]:
-    """For every in-bounds shift: the (grid index, target mask) of each coloured cell."""
+# Memos of two pure functions (a sheet's placements, a sheet's cost on a grid): the hard bot asks
+# the same questions many times in one decision (every drawn seat sees the same grid and sheets).
+# They change no result, only the time: both are bounded and emptied together when full.
+_PL_MEMO: dict = {}
+_COST_MEMO: dict = {}
+_PL_MEMO_MAX = 4096
+_COST_MEMO_MAX = 200_000
+
+
+class _Pl(tuple):
+    """Placements kept in ``_PL_MEMO`` (alive while memoized, so their identity names them)."""
+
+    __slots__ = ()
+
+
+def _placements(cells: Sequence[Sequence]) -> tuple:
+    """For every in-bounds shift: the (grid index, target mask) of each coloured cell (memoized)."""
+    key = tuple((r, c, k) for r, c, k in cells)
+    pl = _PL_MEMO.get(key)
+    if pl is None:
+        if len(_PL_MEMO) >= _PL_MEMO_MAX:
+            _PL_MEMO.clear()
+            _COST_MEMO.clear()  # its keys name placements by identity
+        pl = _PL_MEMO[key] = _Pl(tuple(p) for p in _placements_of(key))
+    return pl
+
+
+def _placements_of(cells: Sequence[Sequence]) -> list[list[tuple[int, int]]]:
     col = [(r, c, rules.COLOUR_MASK[k]) for r, c, k in cells if k != "W"]
     if not col:
         return []
@@ -65,8 +91,20 @@ def _placements(cells: Sequence[Sequence]) -> list[list[tuple[int, int]]]:
     return out
 
 
-def sheet_cost(grid: Sequence[int], placements: list[list[tuple[int, int]]]) -> int:
+def sheet_cost(grid: Sequence[int], placements: Sequence) -> int:
     """Least total cell cost over every placement (0 = the sheet matches now)."""
+    if type(placements) is _Pl and type(grid) is tuple:
+        key = (grid, id(placements))
+        c = _COST_MEMO.get(key)
+        if c is None:
+            if len(_COST_MEMO) >= _COST_MEMO_MAX:
+                _COST_MEMO.clear()
+            c = _COST_MEMO[key] = _sheet_cost(grid, placements)
+        return c
+    return _sheet_cost(grid, placements)
+
+
+def _sheet_cost(grid: Sequence[int], placements: Sequence) -> int:
     best = 1 << 30
     cc = CELL_COST
     for pl in placements:
@@ -131,6 +169,21 @@ class RandomBot:
 _SPLASHES = tuple((i // rules.SIZE, i % rules.SIZE, col) for i in range(rules.SIZE * rules.SIZE) for col in _COLOURS)
 
 
+_MIX_MEMO: dict = {}
+_MIX_MEMO_MAX = 2048
+
+
+def _one_splash(grid: tuple, black: str) -> tuple:
+    """``rules.mix(grid, [sp], black)`` for every splash of ``_SPLASHES``, in that order (memoized)."""
+    key = (grid, black)
+    out = _MIX_MEMO.get(key)
+    if out is None:
+        if len(_MIX_MEMO) >= _MIX_MEMO_MAX:
+            _MIX_MEMO.clear()
+        out = _MIX_MEMO[key] = tuple(rules.mix(grid, [sp], black) for sp in _SPLASHES)
+    return out
+
+
 def _need(cost: int) -> int:
     """Rough number of splashes of one seat to pay ``cost`` primaries (a plus covers up to 5 cells)."""
     return max(1, (cost + 2) // 3)
@@ -144,16 +197,15 @@ def _completable(grid: Sequence[int], pl: list, black: str, two: bool) -> bool:
     if c > (10 if two else 5):  # one splash adds one primary to at most 5 cells
         return False
     closer = []
-    for sp in _SPLASHES:
-        g = rules.mix(grid, [sp], black)
+    for g in _one_splash(tuple(grid), black):
         c1 = sheet_cost(g, pl)
         if c1 == 0:
             return True
         if two and c1 < c and c1 <= 5:
             closer.append(g)
     for g in closer:
-        for sp in _SPLASHES:
-            if sheet_cost(rules.mix(g, [sp], black), pl) == 0:
+        for g2 in _one_splash(g, black):
+            if sheet_cost(g2, pl) == 0:
                 return True
     return False
 
@@ -265,7 +317,7 @@ class HeuristicBot:
             return sum(w * weight(sheet_cost(g, pl)) for w, pl in ts)
 
         base = score(grid, targets)
-        scored = [(score(g, targets), sp, g) for sp in _SPLASHES for g in (rules.mix(grid, [sp], black),)]
+        scored = [(score(g, targets), sp, g) for sp, g in zip(_SPLASHES, _one_splash(grid, black))]
         top = max(x[0] for x in scored)
         why: dict[str, str] = {}
         splash = None
@@ -528,7 +580,7 @@ class HardBot:
             return sum(w * _progress(sheet_cost(g, pl)) for w, pl in targets)
 
         def top_splashes(targets: Sequence, k: int) -> list:
-            base = [(splash_score(rules.mix(grid, [sp], black), targets), sp) for sp in _SPLASHES]
+            base = [(splash_score(g, targets), sp) for sp, g in zip(_SPLASHES, _one_splash(grid, black))]
             base.sort(key=lambda x: -x[0])
             return [sp for _, sp in base[:k]]
 
