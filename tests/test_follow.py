@@ -24,7 +24,7 @@ from p2p.spectators import Spectators
 from p2p.store import GameStore
 from p2p.watch import Watched, WatchError, answers, follow, take_addrs
 
-from .netutil import free_ports
+from .netutil import free_ports, run_nodes
 from .test_network import GAMES
 
 NAMES = ("Ann", "Bo", "Cy")
@@ -48,14 +48,7 @@ async def play_out(tmp, ids, genesis, certs, seed: str) -> list:
     nodes = [GameNode(ids[k], genesis, roster, stores[k], bot_decider("painting", "random", "%s%d" % (seed, k)),
                       timeout=60, linger=0.5) for k in range(len(ids))]
 
-    try:
-        with trio.fail_after(60):
-            async with trio.open_nursery() as n:
-                for node in nodes:
-                    await n.start(node.run)
-    finally:
-        for s in stores:
-            s.close()
+    await run_nodes(nodes, stores, 60)
     entries = list(nodes[0].peer.log_entries)
     assert replay(entries, GAMES).over and entries == list(nodes[1].peer.log_entries)
     return entries
