@@ -89,6 +89,7 @@ class LogReport:
     cert_index: list = field(default_factory=list)     # of a spool: (game_id, phase, entry index) of each certificate
     fork_index: list = field(default_factory=list)     # of a spool: entry index of each fork record (core/fork.py)
     left: list = field(default_factory=list)           # Table.departures(): every leave placed (§11 ``left``)
+    said: list = field(default_factory=list)           # Table.talk(): every talk line placed (§11 ``said``)
 
 
 def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = None) -> LogReport:
@@ -203,6 +204,9 @@ def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = No
             failed = (i, "internal error replaying this entry: %r" % (exc,))
             break
         heads += table.head
+    if failed is None and bad is None and table.talking is not None:
+        # a talk line must be followed by its author's answer (§9.11)
+        failed = (table.talk_at, "the log ends after a talk line of seat %d without its answer" % table.talking)
 
     # 3. signatures of every entry up to the one where the replay or the parse stopped
     # (parsed[k] is entry k + 1: the jobs of entries 1..stop are jobs[:first[stop]])
@@ -244,6 +248,7 @@ def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = No
             rep.problems.append({"file": name, "index": note.index, "note": note.text, "seat": note.seat})
     rep.certificates = [c.public() for c in table.certificates.values() if c.index < cut]
     rep.left = [d for d in table.departures() if d["index"] < cut]
+    rep.said = [d for d in table.talk() if d["index"] < cut]
     return rep
 
 
@@ -347,12 +352,13 @@ class Summary:
     cert_index: list = field(default_factory=list)     # of a spool: (game_id, phase, entry index) of its certificates
     fork_index: list = field(default_factory=list)     # of a spool: entry index of each fork record
     left: list = field(default_factory=list)           # of a log: every leave placed (Table.departures)
+    said: list = field(default_factory=list)           # of a log: every talk line placed (Table.talk)
 
 
 def summarize(name: str, data: bytes, games: Any, verifier: Verifier | None = None) -> Summary:
     rep = audit_log(name, data, games, verifier)
     return Summary(rep.name, rep.valid, rep.complete, rep.game, rep.game_id, rep.events, rep.head, rep.results,
-                   rep.problems, rep.index, rep.certificates, rep.cert_index, rep.fork_index, rep.left)
+                   rep.problems, rep.index, rep.certificates, rep.cert_index, rep.fork_index, rep.left, rep.said)
 
 
 def find_equivocations(summaries: list[Summary], files: dict[str, bytes]) -> list[dict]:
@@ -580,8 +586,9 @@ def evidence_in(log_name: str, log_entries: Sequence[bytes], cands: list, games:
     by_step: dict = {}
     by_author: dict = {}
     certs = [c for c in cands if type(c[2]) is Timeout and c[2].game_id == genesis.game_id]
-    # a leave is its seat's word for any step from its phase on, never a move a certificate cut (§6.1)
-    cands = [c for c in cands if type(c[2]) is Event and c[2].kind != "leave"]
+    # a leave is its seat's word for any step from its phase on, a talk line no move: never a move a
+    # certificate cut (§6.1, §9.11)
+    cands = [c for c in cands if type(c[2]) is Event and c[2].kind not in ("leave", "say")]
     for c in cands:
         ev = c[2]
         phase = ev.body.get("phase")
@@ -879,6 +886,7 @@ def combine(summaries: list[Summary], files: dict[str, bytes], registry: Any = N
         "forked": forks,
         "certificates": list(main.certificates) if main else [],
         "left": list(main.left) if main else [],
+        "said": list(main.said) if main else [],
         "logs": [
             {"file": r.name, "game_id": r.game_id.hex(), "valid": r.valid, "complete": r.complete, "events": r.events, "head": r.head.hex() if r.head else None}
             for r in real_logs

@@ -35,8 +35,9 @@ ZERO32 = bytes(32)
 TAG_GENESIS = "easel-genesis"
 TAG_EVENT = "easel-event"
 TAG_TIMEOUT = "easel-timeout"
-KINDS = ("commit", "reveal", "act", "leave")
+KINDS = ("commit", "reveal", "act", "leave", "say")
 LEAVE_NONCE = 16          # bytes of a leave event's nonce (protocol.md §5.2)
+MAX_SAY_BYTES = 280       # a talk line's text, bytes of UTF-8 (protocol.md §5.2, §9.11)
 MAX_ENTRY = 256 * 1024
 
 Signer = Callable[[bytes], bytes]
@@ -306,6 +307,9 @@ def check_body(kind: str, body: Any) -> None:
     elif kind == "leave":
         if keys != {"phase", "nonce", "payload"} or not _is_b(body["nonce"], LEAVE_NONCE):
             raise EntryError("leave event: body must be {phase, nonce: 16 bytes, payload}")
+    elif kind == "say":
+        if keys != {"phase", "text"} or not isinstance(body["text"], str):
+            raise EntryError("say event: body must be {phase, text: a string}")
     else:
         if keys != {"phase", "action"}:
             raise EntryError("act event: body must be {phase, action}")
@@ -376,6 +380,41 @@ def check_entry_signatures(entries: Sequence[bytes], keys: Sequence[bytes], star
                 return i, "time-out: bad vote signature from seat %d" % ent.votes[j][0]
             return i, "event: signature does not verify"
     return None
+
+
+# a talk line's text may hold none of these (protocol.md §9.11): C0 and C1 controls and DEL, the line and
+# paragraph separators, the bidirectional marks, embeddings, overrides and isolates
+_SAY_BANNED = frozenset(list(range(0x20)) + list(range(0x7F, 0xA0)) + [0x2028, 0x2029, 0x200E, 0x200F]
+                        + list(range(0x202A, 0x202F)) + list(range(0x2066, 0x206A)))
+# the spaces a talk line may not start or end with (those not banned above): written out, so that no
+# Unicode database decides it
+_SAY_SPACES = frozenset([0x20, 0xA0, 0x1680] + list(range(0x2000, 0x200B)) + [0x202F, 0x205F, 0x3000])
+
+
+def say_problem(text: Any) -> str:
+    """What is wrong with ``text`` as a talk line's text, in words ("" if nothing): a ``str`` of 1 to
+    MAX_SAY_BYTES bytes of UTF-8, holding no code point below U+0020, none in U+007F..U+009F, and
+    none of U+2028, U+2029, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069 (terminal escapes, line
+    breaks and bidirectional spoofing), neither starting nor ending with a space (U+0020, U+00A0,
+    U+1680, U+2000..U+200A, U+202F, U+205F, U+3000: with the banned ones, exactly what Python's
+    ``str.strip()`` strips), protocol.md §9.11."""
+    if not isinstance(text, str):
+        return "the line is not text"
+    if not text:
+        return "the line is empty"
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        return "the line is not valid UTF-8"
+    if size > MAX_SAY_BYTES:
+        return "the line is too long (%d bytes, at most %d)" % (size, MAX_SAY_BYTES)
+    for ch in text:
+        c = ord(ch)
+        if c in _SAY_BANNED:
+            return "the line holds a control or direction character (U+%04X)" % c
+    if ord(text[0]) in _SAY_SPACES or ord(text[-1]) in _SAY_SPACES:
+        return "the line starts or ends with a space"
+    return ""
 
 
 def make_event(

@@ -57,6 +57,7 @@ from .events import (
     parse_entry,
     parse_genesis,
     reveal_commitment,
+    say_problem,
 )
 from .hashing import dhash
 
@@ -178,6 +179,13 @@ class Table:
     gone: dict = field(default_factory=dict)
     # seat -> (the normalised payload, the entry index) of its leave event in the current step's batch
     leaving: dict = field(default_factory=dict, repr=False, compare=False)
+    # author key -> body.phase of its last event in the log (a talk line's phase may not go below it)
+    last_phase: dict = field(default_factory=dict)
+    # every talk line placed, in log order: {"index", "phase", "seat", "seq", "text"} (protocol.md §9.11)
+    said: list = field(default_factory=list)
+    # the seat whose talk lines were just placed and whose answer must come next (None: none pending)
+    talking: int | None = None
+    talk_at: int = 0                # the entry index of the first of those lines
     # seat key -> seat number (a cache of keys.index)
     _seats: dict = field(default_factory=dict, repr=False, compare=False)
     # author key -> the certificates that voted it out and still wait for its next event in the log
@@ -264,6 +272,15 @@ class Table:
         for a game that ends before its end: never a ranking or a winner."""
         return None if self.state is None else self.game.standings(self.state)
 
+    def finish(self) -> None:
+        """The log ends here: a talk line not followed by its author's answer makes it invalid (§9.11)."""
+        if self.talking is not None:
+            raise RuleError("the log ends after a talk line of seat %d (entry %d) without its answer" % (self.talking, self.talk_at))
+
+    def talk(self) -> list:
+        """Every talk line placed, in log order (§11 ``said``): index, phase, seat, seq, text."""
+        return [dict(d) for d in self.said]
+
     def departures(self) -> list:
         """Every leave placed in the log, in log order: what the audit and history report of it (§11 ``left``)."""
         return [{"index": at, "phase": phase, "label": label, "seat": s}
@@ -299,6 +316,9 @@ class Table:
             raise RuleError("sequence number %d not above the author's last (%d)" % (ev.seq, self.last_seq[ev.author]))
         if ev.kind == "leave":
             return seat, self._check_leave(ev, seat, st)
+        if ev.kind == "say":
+            self._check_say(ev, seat, st)
+            return seat, None
         if ev.body["phase"] != st.phase:
             raise RuleError("event is for phase %d, the table is at phase %d" % (ev.body["phase"], st.phase))
         if ev.prev != st.prev:
@@ -347,6 +367,35 @@ class Table:
         self.verdicts[ev.id] = payload
         return payload
 
+    def _check_say(self, ev: Event, seat: int, st: Step) -> None:
+        """A ``say`` event, a talk line (protocol.md §9.11): placed only just before its author's answer to the
+        open step, so its seat must be one the step expects that has not answered in this batch, after
+        every seat that has (seat order); its phase at most the step's and at least that of its author's
+        last event in the log (its ``prev`` is not checked); its text must pass ``say_problem``."""
+        if seat not in st.seats:
+            if seat in self.gone:
+                raise RuleError("seat %d left the table (entry %d): no step expects it any more" % (seat, self.gone[seat][0]))
+            raise RuleError("seat %d is not expected now (%s): its talk line waits for its next answer" % (seat, st.label))
+        if seat in self.batch:
+            raise RuleError("seat %d already answered phase %d: its talk line waits for its next answer" % (seat, st.phase))
+        if self.batch and seat < next(reversed(self.batch)):
+            raise RuleError("events of a step must be in seat order")
+        phase = ev.body["phase"]
+        if phase > st.phase:
+            raise RuleError("talk line is for phase %d or later, the table is at phase %d" % (phase, st.phase))
+        low = self.last_phase.get(ev.author, 0)
+        if phase < low:
+            raise RuleError("talk line of seat %d is for phase %d, before its last event in the log (phase %d)" % (seat, phase, low))
+        why = say_problem(ev.body["text"])
+        if why:
+            raise RuleError("talk line of seat %d refused: %s" % (seat, why))
+
+    def say_fits(self, ev: Event, low_phase: int) -> bool:
+        """Would ``ev`` (a ``say``) pass as a talk line of its seat now, its author's last phase being
+        ``low_phase``?  (For ``assemble``: the seat, order and pending checks hold by construction.)"""
+        st = self.step
+        return st is not None and low_phase <= ev.body["phase"] <= st.phase and not say_problem(ev.body["text"])
+
     # ------------------------------------------------------------------ the log
     def append(self, entry: Any) -> None:
         """Apply one log entry (raw bytes or a parsed entry) at the current position."""
@@ -358,8 +407,26 @@ class Table:
         st = self.step
         if st is None:
             raise RuleError("entry after the end of the game")
+        if isinstance(entry, Event) and entry.kind == "say":
+            seat, _ = self._check_event(entry)
+            if self.talking is not None and self.talking != seat:
+                raise RuleError("seat %d's talk lines must be followed by its answer, not by a line of seat %d" % (self.talking, seat))
+            if self.talking is None:
+                self.talk_at = self.count
+            self.talking = seat
+            self.last_seq[entry.author] = entry.seq
+            self.last_phase[entry.author] = entry.body["phase"]
+            self.said.append({"index": self.count, "phase": entry.body["phase"], "seat": seat, "seq": entry.seq,
+                              "text": entry.body["text"]})
+            self._advance_head(entry.id)
+            return
+        if self.talking is not None:
+            s = self.talking
+            if not (isinstance(entry, Event) and self._seats.get(entry.author) == s):
+                raise RuleError("seat %d's talk lines must be followed by its answer to phase %d" % (s, st.phase))
         if isinstance(entry, Event):
             seat, action = self._check_event(entry)
+            self.talking = None
             if seat in self.batch:
                 raise RuleError("seat %d already acted in phase %d" % (seat, st.phase))
             # the batch holds seats in ascending order (checked here): its last is its largest
@@ -371,6 +438,7 @@ class Table:
             elif st.kind == "act":
                 self.checked[seat] = action
             self.last_seq[entry.author] = entry.seq
+            self.last_phase[entry.author] = entry.body["phase"]
             if self._awaiting:
                 waiting = self._awaiting.pop(entry.author, None)
                 for c in waiting or ():
@@ -566,13 +634,18 @@ class Table:
         return tuple(sorted(set(t.seats)))
 
     # ------------------------------------------------------------------ assembling a batch
-    def assemble(self, candidates: dict, cert: Timeout | None = None) -> list | None:
+    def assemble(self, candidates: dict, cert: Timeout | None = None, talk: Any = None) -> list | None:
         """The canonical batch that closes the current step, or None if it cannot close yet.
 
         ``candidates`` maps seat -> an Event that passed ``check_event``; ``cert`` is a
         complete, verified time-out certificate for this step.  A certificate wins over
         moves of the seats it times out (they are left out), so every peer that holds
         the certificate writes the same batch.
+
+        ``talk(seat, low, high)``: the ``say`` events of ``seat`` held with ``low < seq < high``,
+        ascending (a peer holds an author's events in contiguous seq order, so whoever holds an
+        answer holds the same ones).  Just before each answer go its author's talk lines between
+        its last seq in the log and the answer's, those that fit in seq order (protocol.md §9.11).
         """
         st = self.step
         if st is None:
@@ -587,7 +660,15 @@ class Table:
                 continue
             if s not in candidates:
                 return None
-            batch.append(candidates[s])
+            ev = candidates[s]
+            if talk is not None:
+                author = self.keys[s]
+                low = self.last_phase.get(author, 0)
+                for line in talk(s, self.last_seq.get(author, -1), ev.seq):
+                    if self.say_fits(line, low):
+                        batch.append(line)
+                        low = line.body["phase"]
+            batch.append(ev)
         if cert is not None:
             batch.append(cert)
         return batch
@@ -600,4 +681,5 @@ def replay(entries: Sequence[bytes], games: Any) -> Table:
     t = Table.start(entries[0], games)
     for raw in entries[1:]:
         t.append(raw)
+    t.finish()
     return t

@@ -121,8 +121,8 @@ class CutWatch:
 
     def arrived(self, table, ev: Event) -> None:
         """A newly held event: is it for a step a certificate already closed without its author?"""
-        if ev.kind == "leave":
-            return      # a leave answers any step from its phase on: no certificate cuts it (§6.1 "A leave")
+        if ev.kind in ("leave", "say"):
+            return      # a leave answers any step from its phase on, a talk line none: no certificate cuts them (§6.1, §9.11)
         phase = ev.body.get("phase")
         known = self._steps.get(phase) if type(phase) is int else None
         if known is None or known[0] != ev.prev:
@@ -136,8 +136,8 @@ class CutWatch:
         fits the seat's chain (core.evidence.chain_misfit; else it was signed afterwards, and is
         named so), and in words that say only what is known: the voters did not have it when
         they voted, or voted anyway (§6.5)."""
-        if ev.kind == "leave":
-            return      # never a cut move: it answers the next step that expects its seat
+        if ev.kind in ("leave", "say"):
+            return      # never a cut move: it answers the next step that expects its seat, or it is talk
         if (phase, seat) in self.cut_moves or (phase, seat) in self.signed_afterwards \
                 or len(self.cut_moves) + len(self.signed_afterwards) >= MAX_CUT_MOVES or ev.id in self._refused_ids:
             return

@@ -57,7 +57,7 @@ class Forks:
             count, prev = table.starts[q]
             reveal = table.showing[q][1] if q in table.showing else st.kind == "reveal"
             for ev in held:
-                if not isinstance(ev, Event) or ev.body.get("phase") != q or ev.prev != prev:
+                if not isinstance(ev, Event) or ev.kind == "say" or ev.body.get("phase") != q or ev.prev != prev:
                     continue
                 who = table.seat_of(ev.author)
                 if who is None or (seat is not None and who != seat):

@@ -75,7 +75,7 @@ class Ledger:
         its step again (a step's candidates are only the events not placed yet): (count, entries cut)
         once it is cut back to where the step opened, else None (kept for ``take_torn`` too)."""
         st = self.table.step
-        if st is None or not self.table.batch:
+        if st is None or not (self.table.batch or self.table.talking is not None):
             return None
         count = self.table.starts[st.phase][0]
         log.warning("our log ends inside a batch (a torn tail): it is cut back to entry %d and the step placed again", count)
@@ -87,14 +87,15 @@ class Ledger:
         torn, self._torn = self._torn, None
         return [WriteSpool(torn[1]), TruncateLog(torn[0])] if torn is not None else []
 
-    def place(self, candidates: Callable, best_cert: Callable, cert_placed: Callable) -> list[bytes]:
+    def place(self, candidates: Callable, best_cert: Callable, cert_placed: Callable, talk: Callable | None = None) -> list[bytes]:
         """Close every step that can be closed now: ``candidates(st)`` the events valid for it,
         ``best_cert(phase, prev)`` the certificate that closes it if any; ``cert_placed(cert, st)``
-        hears of each certificate placed.  Returns the raw entries placed (now in ``entries``)."""
+        hears of each certificate placed; ``talk(seat, low, high)`` the talk lines held that go in
+        before an answer (§9.11).  Returns the raw entries placed (now in ``entries``)."""
         placed: list[bytes] = []
         while self.table.step is not None:
             st = self.table.step
-            batch = self.table.assemble(candidates(st), best_cert(st.phase, st.prev))
+            batch = self.table.assemble(candidates(st), best_cert(st.phase, st.prev), talk)
             if batch is None:
                 break
             try:

@@ -65,6 +65,7 @@ from .resync import RESYNC_WAIT, ResyncGate
 from .showing import ShowGate
 from .timeouts import MAX_VOTES_PER_STEP_SEAT, VOTE_RESEND, VOTES_AHEAD, VOTES_BEHIND, TimeoutVoter
 from .wakeups import HAVE_GAP, KEEPALIVE, WATCHDOG_AFTER, Wakeups
+from .talk import MAX_SAY_PENDING, SAY_GAP, Talk
 
 log = logging.getLogger("easel.protocol")
 
@@ -76,7 +77,7 @@ __all__ = [
     "Alert", "Broadcast", "Changed", "Disconnect", "Resume", "Send", "TruncateLog", "WriteLog", "WriteSecret", "WriteSpool",
     "MAX_SEQ_AHEAD", "MAX_BUFFERED_PER_AUTHOR", "MAX_CERTS_PER_PHASE", "MAX_SEND_PER_HAVE", "REPAIR_AFTER",
     "REPAIR_INTERVAL", "MAX_VOTES_PER_STEP_SEAT", "VOTES_AHEAD", "VOTES_BEHIND", "VOTE_RESEND", "WATCHDOG_AFTER",
-    "KEEPALIVE", "HAVE_GAP", "RESYNC_WAIT", "MAX_CUT_MOVES", "MAX_FORK_CHECKS",
+    "KEEPALIVE", "HAVE_GAP", "RESYNC_WAIT", "MAX_CUT_MOVES", "MAX_FORK_CHECKS", "MAX_SAY_PENDING", "SAY_GAP",
 ]
 
 
@@ -130,6 +131,7 @@ class Peer:
         self.resync = ResyncGate(n, self.seat, resync)            # may we sign after a torn tail, or a claim (§9.6)
         self.wakeups = Wakeups(clock)               # the clock, the 'have' timer, the watchdog (§9.5)
         self.ledger = Ledger(genesis, games, self.keys, self.agent.table_secret)   # our log and its table
+        self.talk = Talk(self.keys, self.seat, seat_names(genesis.doc), self._alerts.append)   # table talk (§9.11)
         self.on_sign: Callable[[Event], None] | None = None   # measurement hook (benchmarks)
         # a shell that runs ``Resume`` (p2p/node.py) sets this: our own new event is spooled and
         # sent first, then placed (placing runs the game's checks of the step it closes, which
@@ -143,6 +145,7 @@ class Peer:
         for ent in self.ledger.load(log_entries or [genesis.raw]):
             self.replica.remember(ent)
         self.replica.load_spool(spool or [])
+        self.talk.load(self.replica.talk())
         self.ledger.torn_batch()      # a torn tail inside a batch: cut back to where its step opened
         self.cuts.scan(self.table)
         self.gate.scan(self.table, self.replica.own_events())
@@ -430,6 +433,7 @@ class Peer:
             return []
         for e in detail:
             self.cuts.arrived(t, e)
+        self.talk.arrived(detail)
         return self._after_change([], [e.raw for e in detail])
 
     # ------------------------------------------------------------------ votes and certificates (§6.5, p2p/ballots.py)
@@ -531,7 +535,7 @@ class Peer:
         out = self.ledger.follow(self.replica.cert_phase_list(), self.replica.best_cert, self.gate,
                                  self._alerts.append, self._refused_cert) if new is None else []
         placed = self.ledger.place(lambda st: self.replica.candidates(self.table, st), self.replica.best_cert,
-                                   self._cert_placed) if not self.forks.over else []
+                                   self._cert_placed, self.replica.says_between) if not self.forks.over else []
         placed_set = set(placed)
         spool = [r for r in new or () if r not in placed_set or r == own]
         if spool:
@@ -596,6 +600,47 @@ class Peer:
             self._refuse("MAX_FORK_CHECKS", "peer", "fork evidence from %s ignored: it sent %d already", self._who(peer),
                          MAX_FORK_CHECKS)
         return []
+
+    # ------------------------------------------------------------------ table talk (§9.11, p2p/talk.py)
+    def talk_lines(self) -> list:
+        """Every talk line held, in the order it reached us: dicts seat, seq, text, placed (in our log)."""
+        return self.talk.lines(self.table)
+
+    def unplaced_talk(self) -> list:
+        """The raw ``say`` events we hold that our log has not placed (for spectators: the ``said`` frame, §9.8)."""
+        return self.talk.unplaced(self.table)
+
+    def say_refused(self, text: Any) -> str:
+        """Why we may not say ``text`` now, in one line ("" if we may)."""
+        t = self.table
+        if self.seat is None:
+            return "you are watching: only the seats can talk"
+        if self.forks.over:
+            return "the table forked: nothing more is signed"
+        if not self.may_sign():
+            return ("you left the table: you can no longer talk" if self.left_for_good() or self.departures.gone
+                    else "not now: your seat is catching up on what it signed before")
+        mine = self.replica.events.get(self.me, {})
+        last = t.last_seq.get(self.me, -1)
+        return self.talk.refused(text, sum(1 for q in mine if q > last), t.over, self.wakeups.now())
+
+    def say(self, text: str) -> list:
+        """Our talk line: a signed ``say`` event (§9.11) on our own chain, spooled before it is sent to every
+        connected seat, shown at once; it goes in the log just before our next answer.  ValueError (its
+        words) if it may not go now (``say_refused``)."""
+        self.wakeups.input()
+        why = self.say_refused(text)
+        if why:
+            raise ValueError(why)
+        from core.events import make_event
+        t = self.table
+        prev = t.step.prev if t.step is not None else t.head
+        ev = make_event(self.sign, self.genesis.game_id, self.me, self.next_seq(), prev, "say",
+                        {"phase": t.phase, "text": text})
+        self.replica.insert(ev)
+        self.remote.own_sent(ev.seq)
+        self.talk.said(ev, self.wakeups.now())
+        return [WriteSpool([ev.raw]), Broadcast(Entry(ev.raw).encode(), own=True), Changed()]
 
     # ------------------------------------------------------------------ leaving is a signed word (§9.7, p2p/leaving.py)
     def left_seats(self) -> dict:

@@ -181,7 +181,7 @@ class Replica:
         """The lowest-seq event of ``seat`` we hold (placed or not) made for step (phase, prev)."""
         author = self.keys[seat]
         found = [ev for pool in (self.events[author], self.buffer[author]) for ev in pool.values()
-                 if ev.prev == prev and ev.body.get("phase") == phase]
+                 if ev.prev == prev and ev.body.get("phase") == phase and ev.kind != "say"]
         return min(found, key=lambda e: e.seq) if found else None
 
     def leave_of(self, seat: int) -> Event | None:
@@ -200,6 +200,19 @@ class Replica:
         """The seqs of ``seat``'s events we hold (placed, held or waiting above a gap) strictly between."""
         author = self.keys[seat]
         return {q for pool in (self.events[author], self.buffer[author]) for q in pool if low < q < high}
+
+    def says_between(self, seat: int, low: int, high: int) -> list:
+        """The ``say`` events of ``seat`` we hold contiguously with ``low < seq < high``, ascending: the talk
+        lines that go in just before its answer at ``high`` (§9.11)."""
+        evs = self.events[self.keys[seat]]
+        if high - low > 4 * len(evs) + 1:
+            found = [ev for q, ev in evs.items() if low < q < high and ev.kind == "say"]
+            return sorted(found, key=lambda e: e.seq)
+        return [ev for q in range(low + 1, high) if (ev := evs.get(q)) is not None and ev.kind == "say"]
+
+    def talk(self) -> list:
+        """Every ``say`` event we hold contiguously, every author, in (author seat, seq) order."""
+        return [ev for k in self.keys for q, ev in sorted(self.events[k].items()) if ev.kind == "say"]
 
     def newest_phase(self, seat: int) -> int:
         """The phase of the newest event we hold of ``seat`` (-1 if none)."""
@@ -224,7 +237,7 @@ class Replica:
             return self._mine_ev
         found = None
         for ev in mine.values():
-            if ev.prev == st.prev and ev.body["phase"] == st.phase:
+            if ev.prev == st.prev and ev.body["phase"] == st.phase and ev.kind != "say":
                 found = ev
                 break
         self._mine_key, self._mine_ev = key, found
@@ -430,6 +443,8 @@ class Replica:
             for seq in sorted(q for q in evs if q > done):
                 ev = evs[seq]
                 self._cand_checked[s] = seq
+                if ev.kind == "say":
+                    continue            # a talk line is no answer: it goes in with its author's next one (§9.11)
                 if ev.kind == "leave":
                     if ev.body["phase"] > st.phase:
                         continue        # a leave answers any step from its phase on that expects its author (§6.6)

@@ -1,0 +1,321 @@
+"""Table talk (issue 30, protocol.md §9.11): ``say TEXT`` signs a ``say`` event on the author's own chain,
+shown on arrival whoever is on turn, placed by the rules just before its author's next answer, every peer
+the same way; the table refuses a line out of place or whose text fails the check, and a log that ends on a
+line without its answer.
+
+Sans-IO: the in-memory ``Sim`` of tests/netutil.py (real ``Peer``s, a simulated network).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import core.games as registry
+from core.audit import audit
+from core.encoding import encode
+from core.events import MAX_SAY_BYTES, EntryError, make_event, parse_entry, say_problem
+from core.table import RuleError, replay
+from p2p.protocol import MAX_SAY_PENDING, MAX_SEQ_AHEAD, Peer
+from p2p.effects import Alert
+
+from .helpers import log_file
+from .netutil import Sim, events_in, timeouts_in
+
+TABLE = 600.0
+
+
+def _entries(sim: Sim, log: list) -> list:
+    return [parse_entry(r, keys=sim.keys) for r in log[1:]]
+
+
+def _finish(sim: Sim) -> list:
+    sim.run_until(max_rounds=50000)
+    return sim.peers[sim.live()[0]].log_entries
+
+
+def _say(sim: Sim, seat: int, text: str) -> None:
+    sim.tick_all()          # a second since any earlier line: SAY_GAP
+    sim.tick_all()
+    sim.tick_all()
+    sim.tick_all()
+    sim.run(seat, sim.peers[seat].say(text))
+
+
+def _sim(seed: int, n: int = 3) -> Sim:
+    sim = Sim(n, seed=seed, timeout=TABLE, tick=0.25, names=["Ann", "Bo", "Cy", "Di"][:n])
+    sim.start()
+    return sim
+
+
+def _hostile(sim: Sim, seat: int, text, seq: int | None = None, phase: int | None = None) -> object:
+    """A line signed by ``seat``'s key outside its peer (a hostile seat), with the next seq of its chain."""
+    p = sim.peers[seat]
+    t = p.table
+    body = {"phase": t.phase if phase is None else phase, "text": text}
+    ev = make_event(sim.ids[seat].sign, sim.genesis.game_id, sim.keys[seat], p.next_seq() if seq is None else seq,
+                    t.step.prev if t.step else t.head, "say", body)
+    p.replica.insert(ev)        # its own peer holds it (and repairs it like any event of its own)
+    return ev
+
+
+# --------------------------------------------------------------------------- the text check
+
+
+@pytest.mark.parametrize("text, why", [
+    ("", "empty"),
+    (" hi", "space"),
+    ("hi\u3000", "space"),
+    ("a\x1b[2Jb", "control"),
+    ("a\nb", "control"),
+    ("a\x85b", "control"),
+    ("a\x7fb", "control"),
+    ("evil\u202egnp.exe", "direction"),
+    ("a\u2066b", "direction"),
+    ("a\u200fb", "direction"),
+    ("a\u2028b", "control or direction"),
+    ("x" * (MAX_SAY_BYTES + 1), "too long"),
+    ("é" * (MAX_SAY_BYTES // 2 + 1), "too long"),
+    (b"bytes", "not text"),
+])
+def test_the_text_check_refuses(text, why):
+    assert why in say_problem(text)
+
+
+@pytest.mark.parametrize("text", ["hi", "good game, Bo!", "é" * (MAX_SAY_BYTES // 2), "x" * MAX_SAY_BYTES, "a b",
+                                  "日本語 ok", "🙂"])
+def test_the_text_check_accepts(text):
+    assert say_problem(text) == ""
+
+
+def test_a_say_body_is_phase_and_text_only():
+    sim = Sim(2, seed=1, timeout=TABLE)
+    t = sim.peers[0].table
+    for body in ({"phase": 0}, {"phase": 0, "text": 5}, {"phase": 0, "text": "x", "more": 1}, {"phase": -1, "text": "x"}):
+        with pytest.raises(EntryError):
+            make_event(sim.ids[0].sign, sim.genesis.game_id, sim.keys[0], 0, t.head, "say", body)
+
+
+# --------------------------------------------------------------------------- placement
+
+
+def test_a_line_is_shown_at_once_and_placed_just_before_its_authors_next_answer():
+    sim = _sim(31)
+    sim.run_until(lambda: sim.peers[0].table.phase >= 4)
+    _say(sim, 1, "hello there")
+    # delivered alone: seat 2 shows it before anything else happens, whoever is on turn
+    msgs = [q for q in sim.queue if q[0] == 1 and q[1] == 2]
+    sim.queue = [q for q in sim.queue if q not in msgs]
+    for src, dst, msg in msgs:
+        sim.deliver(src, dst, msg)
+    assert [(d["seat"], d["text"]) for d in sim.peers[2].talk_lines()] == [(1, "hello there")]
+    log = _finish(sim)
+    ents = _entries(sim, log)
+    [i] = [k for k, e in enumerate(ents) if getattr(e, "kind", None) == "say"]
+    line, answer = ents[i], ents[i + 1]
+    assert answer.author == line.author and answer.kind != "say" and answer.seq > line.seq
+    t = replay(log, registry)
+    assert [(d["seat"], d["text"], d["index"]) for d in t.said] == [(1, "hello there", i + 1)]
+    report = audit({"log": log_file(log)}, registry)
+    assert report["valid"] and [d["text"] for d in report["said"]] == ["hello there"]
+    assert all(d["placed"] for d in sim.peers[0].talk_lines())
+
+
+def test_two_peers_fed_in_different_orders_write_the_same_log_with_talk():
+    sim = _sim(32)
+    sim.run_until(lambda: sim.peers[0].table.phase >= 3)
+    _say(sim, 0, "hi all")
+    _say(sim, 2, "hello")
+    _say(sim, 0, "ready?")
+    sim.run_until(lambda: sim.peers[0].table.phase >= 8)
+    _say(sim, 1, "yes")
+    log = _finish(sim)
+    ents = _entries(sim, log)
+    assert sorted(e.body["text"] for e in events_in(ents) if e.kind == "say") == ["hello", "hi all", "ready?", "yes"]
+    outsider = b"\x99" * 32
+    logs = []
+    for seed in (1, 2, 3):
+        rng = random.Random(seed)
+        per = {k: [e for e in ents if getattr(e, "author", None) == k] for k in sim.keys}
+        certs = [e for e in ents if not hasattr(e, "author")]
+        p = Peer(sim.genesis, outsider, lambda m: b"\0" * 64, lambda n: b"\0" * n, timeout=TABLE, games=registry)
+        while any(per.values()):
+            k = rng.choice([k for k in per if per[k]])
+            p.receive(k, encode(["entry", per[k].pop(0).raw]))
+        for c in certs:
+            p.receive(sim.keys[0], encode(["entry", c.raw]))
+        logs.append(p.log_entries)
+    assert logs[0] == logs[1] == logs[2] == log
+
+
+def test_a_line_of_a_seat_timed_out_waits_for_its_next_answer():
+    """A step closed by a certificate that times the author out places none of its lines: they go in with
+    its next answer (here, after a roll-back-free time-out of a silent seat that then moves again)."""
+    sim = Sim(3, seed=33, timeout=2.0, tick=0.25)
+    sim.start()
+    sim.run_until(lambda: sim.peers[0].table.phase >= 4 and sim.peers[0].table.step.kind == "commit"
+                  and sim.peers[0].table.step.purpose == "move")
+    sim.silent.add(2)
+    _say(sim, 2, "brb")
+    sim.run_until(lambda: timeouts_in(_entries(sim, sim.peers[0].log_entries)))
+    ents = _entries(sim, sim.peers[0].log_entries)
+    assert not [e for e in events_in(ents) if e.kind == "say"]       # not placed with the time-out
+    sim.silent.discard(2)
+    log = _finish(sim)
+    ents = _entries(sim, log)
+    [i] = [k for k, e in enumerate(ents) if getattr(e, "kind", None) == "say"]
+    assert ents[i + 1].author == sim.keys[2] and ents[i + 1].kind != "say"
+    assert audit({"log": log_file(log)}, registry)["valid"]
+
+
+def test_a_leavers_lines_go_in_with_its_leave():
+    sim = _sim(34)
+    sim.run_until(lambda: sim.peers[0].table.phase >= 4)
+    _say(sim, 1, "sorry, I must go")
+    sim.run(1, sim.peers[1].leave())
+    sim.run_until(lambda: sim.peers[1].told(), max_rounds=200)
+    sim.dead.add(1)
+    for k in sim.live():
+        sim.links -= {(k, 1), (1, k)}
+        sim.run(k, sim.peers[k].disconnected(sim.keys[1]))
+    log = _finish(sim)
+    ents = _entries(sim, log)
+    [i] = [k for k, e in enumerate(ents) if getattr(e, "kind", None) == "say"]
+    assert ents[i + 1].kind == "leave" and ents[i + 1].author == sim.keys[1]
+
+
+# --------------------------------------------------------------------------- the table refuses
+
+
+def _log_with_line(seed: int = 35):
+    sim = _sim(seed)
+    sim.run_until(lambda: sim.peers[0].table.phase >= 4)
+    _say(sim, 1, "placed line")
+    log = _finish(sim)
+    ents = _entries(sim, log)
+    [i] = [k for k, e in enumerate(ents) if getattr(e, "kind", None) == "say"]
+    return sim, log, i + 1          # the line's entry index
+
+
+def test_a_log_ending_on_a_line_without_its_answer_is_invalid():
+    sim, log, at = _log_with_line()
+    with pytest.raises(RuleError, match="without its answer"):
+        replay(log[:at + 1], registry)
+    report = audit({"log": log_file(log[:at + 1])}, registry)
+    assert not report["valid"] and "without its answer" in report["problems"][0]["problem"]
+
+
+def test_a_line_followed_by_another_seats_entry_is_refused():
+    sim, log, at = _log_with_line()
+    t = replay(log[:at + 1], registry) if False else None
+    from core.table import Table
+    t = Table.start(log[0], registry)
+    for raw in log[1:at + 1]:
+        t.append(raw)
+    nxt = parse_entry(log[at + 1], keys=sim.keys)
+    others = [parse_entry(r, keys=sim.keys) for r in log[at + 1:] if getattr(parse_entry(r, keys=sim.keys), "author", nxt.author) != nxt.author]
+    with pytest.raises(RuleError, match="followed by its answer"):
+        t.append(others[0])
+
+
+def test_lines_out_of_place_are_refused_by_the_table():
+    sim = _sim(36)
+    sim.run_until(lambda: sim.peers[0].table.phase >= 4)
+    p = sim.peers[0]
+    t = p.table
+    st = t.step
+    notexp = next((s for s in range(3) if s not in st.seats), None)
+    seat = st.seats[0]
+
+    def line(s, text="hi", phase=None):
+        return make_event(sim.ids[s].sign, sim.genesis.game_id, sim.keys[s], t.last_seq.get(sim.keys[s], -1) + 1,
+                          st.prev, "say", {"phase": st.phase if phase is None else phase, "text": text})
+
+    t.check_event(line(seat))              # fits
+    with pytest.raises(RuleError, match="phase"):
+        t.check_event(line(seat, phase=st.phase + 1))
+    with pytest.raises(RuleError, match="before its last event"):
+        t.check_event(line(seat, phase=0))
+    with pytest.raises(RuleError, match="control"):
+        t.check_event(line(seat, "a\x1bb"))
+    with pytest.raises(RuleError, match="too long"):
+        t.check_event(line(seat, "x" * (MAX_SAY_BYTES + 1)))
+    if notexp is not None:
+        with pytest.raises(RuleError, match="not expected"):
+            t.check_event(line(notexp))
+
+
+# --------------------------------------------------------------------------- hostile seats, floods
+
+
+def test_a_hostile_line_is_refused_in_words_and_the_game_goes_on():
+    sim = _sim(37)
+    sim.run_until(lambda: sim.peers[0].table.phase >= 4)
+    bad = [_hostile(sim, 1, "x" * (MAX_SAY_BYTES + 1)), None, None]
+    bad[1] = _hostile(sim, 1, "clear\x1b[2J")
+    bad[2] = _hostile(sim, 1, "ok line")
+    for ev in bad:
+        for k in (0, 2):
+            sim.run(k, sim.peers[k].receive(sim.keys[1], encode(["entry", ev.raw])))
+    for k in (0, 2):
+        texts = [d["text"] for d in sim.peers[k].talk_lines()]
+        assert texts == ["ok line"]
+        said = [a for a in sim.alerts(k) if "talk line the rules refuse" in a]
+        assert len(said) == 2 and any("too long" in a for a in said) and any("control" in a for a in said)
+        assert all("\x1b" not in a for a in sim.alerts(k))
+    log = _finish(sim)
+    says = [e for e in events_in(_entries(sim, log)) if e.kind == "say"]
+    assert [e.body["text"] for e in says] == ["ok line"]
+    assert audit({"log": log_file(log)}, registry)["valid"]
+
+
+def test_a_flood_of_lines_is_bounded():
+    sim = _sim(38)
+    sim.run_until(lambda: sim.peers[0].table.phase >= 4)
+    p1 = sim.peers[1]
+    base = p1.next_seq()
+    flood = [_hostile(sim, 1, "spam %d" % i, seq=base + i) for i in range(3 * MAX_SEQ_AHEAD)]
+    for ev in flood:
+        sim.run(0, sim.peers[0].receive(sim.keys[1], encode(["entry", ev.raw])))
+    held = [d for d in sim.peers[0].talk_lines() if d["seat"] == 1]
+    assert len(held) <= MAX_SEQ_AHEAD
+    assert sim.peers[0].refused.get("MAX_SEQ_AHEAD")
+    # an honest seat's own peer stops its person well before that: MAX_SAY_PENDING lines waiting for its
+    # next move, and one line a second
+    sim2 = _sim(39)
+    sim2.run_until(lambda: sim2.peers[0].table.phase >= 4)
+    sim2.silent.add(2)          # its person thinks: its lines wait for its next move
+    p2 = sim2.peers[2]
+    for i in range(MAX_SAY_PENDING):
+        _say(sim2, 2, "line %d" % i)
+    assert p2.say_refused("at once") == "one line a second: wait a moment"
+    for _ in range(4):
+        sim2.tick_all()
+    assert p2.say_refused("one more") == "your lines go in the log with your next move; say more after it"
+    with pytest.raises(ValueError, match="next move"):
+        p2.say("one more")
+
+
+def test_an_equivocated_line_is_proven_like_any_event():
+    sim = _sim(40)
+    sim.run_until(lambda: sim.peers[0].table.phase >= 4)
+    seq = sim.peers[1].next_seq()
+    a = _hostile(sim, 1, "I bid 5", seq=seq)
+    b = make_event(sim.ids[1].sign, sim.genesis.game_id, sim.keys[1], seq, a.prev, "say",
+                   {"phase": a.body["phase"], "text": "I bid 9"})
+    out = sim.peers[0].receive(sim.keys[1], encode(["entry", a.raw]))
+    out += sim.peers[0].receive(sim.keys[2], encode(["entry", b.raw]))
+    assert any(isinstance(e, Alert) and "equivocated" in e.text for e in out)
+    assert any(type(e).__name__ == "Broadcast" and e.msg[:1] and b"proof" in e.msg for e in out)
+
+
+def test_spectators_and_seats_that_left_cannot_talk():
+    sim = _sim(41)
+    outsider = Peer(sim.genesis, b"\x99" * 32, lambda m: b"\0" * 64, lambda n: b"\0" * n, timeout=TABLE, games=registry)
+    assert "watching" in outsider.say_refused("hi")
+    with pytest.raises(ValueError, match="only the seats"):
+        outsider.say("hi")
+    sim.run_until(lambda: sim.peers[0].table.phase >= 4)
+    sim.run(1, sim.peers[1].leave())
+    assert "left the table" in sim.peers[1].say_refused("hi")
