@@ -14,19 +14,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-__all__ = ["Command", "read_line", "SHELL_HELP", "LONG_HELP"]
+__all__ = ["Command", "read_line", "SHELL_HELP", "LONG_HELP", "SAY_KEY"]
 
 AGAIN_WORDS = ("a", "again")
 DECLINE_WORDS = ("n", "no")
 SUBMIT_WORDS = ("submit", "send", "ok", "go")
 HELP_WORDS = ("help", "h", "?")
 QUIT_WORDS = ("q", "quit", "exit")
+SAY_WORDS = ("say",)
+SAY_KEY = '"'          # on an empty line: opens "say " in the command line
 
 LONG_HELP = "help shown above (help, ? or Esc closes it; PgUp/PgDn scrolls it)"
 
 SHELL_HELP = [
     ("help, ?", "show or hide this page (Esc hides it too)"),
     ("q, Ctrl-Q", "quit (q on an empty line); PgUp/PgDn scroll the middle pane; Up/Down recall commands"),
+    ("say TEXT, \"", "say a line to the table: every seat and spectator sees it at once, and it goes in the log "
+                   "with your next move (\" on an empty line types say for you; at most one line a second)"),
     ("Space, Esc", "skip the reveal of what just happened (Space on an empty line)"),
     ("a, again", "at game over: play again with the same seats, names, game and options (a rematch, as "
                  "easel again GAME_DIR does), in this terminal"),
@@ -38,13 +42,14 @@ SHELL_HELP = [
 @dataclass(frozen=True)
 class Command:
     """A typed line, read.  ``kind``: "enter" (an empty line), "quit", "again", "decline", "help",
-    "submit", "screen" (the screen's command ``name`` with ``args``) or "unknown" (``error`` says
-    so, naming the commands there are)."""
+    "submit", "say" (a talk line: ``text``, as typed between its first word and its end), "screen" (the
+    screen's command ``name`` with ``args``) or "unknown" (``error`` says so, naming the commands there are)."""
 
     kind: str
     name: str = ""
     args: tuple[str, ...] = ()
     error: str = ""
+    text: str = ""
 
 
 def read_line(text: str, commands: Mapping[str, str], over: bool) -> Command:
@@ -54,6 +59,9 @@ def read_line(text: str, commands: Mapping[str, str], over: bool) -> Command:
     if not words:
         return Command("enter")
     cmd, args = words[0].lower(), tuple(words[1:])
+    if cmd in SAY_WORDS:
+        line = text.strip()
+        return Command("say", text=line[len(words[0]):].strip())
     if cmd in QUIT_WORDS:
         return Command("quit")
     if cmd in AGAIN_WORDS and not args:

@@ -59,6 +59,7 @@ STYLE = {
     "over": "bold fg:ansired",
     "log.mine": "fg:ansicyan",
     "log.note": "fg:ansiyellow",
+    "log.talk": "fg:ansigreen",
     "alert": "bold fg:ansired",
     "prompt": "bold",
     "reveal": "reverse bold fg:ansimagenta",

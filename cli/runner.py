@@ -148,6 +148,8 @@ async def _run_node(identity, genesis, roster, decide, *, timeout: float, seed: 
         else:
             async with trio.open_nursery() as nursery:
                 await nursery.start(node.run)
+                if hasattr(ui, "on_say"):
+                    ui.on_say = talker(node, trio.lowlevel.current_trio_token())
                 node.quit_table = functools.partial(leave_seat, ui, nursery.cancel_scope)
                 HangUp.ready(node.quit_table)
                 if watch is not None:
@@ -172,6 +174,17 @@ async def _run_node(identity, genesis, roster, decide, *, timeout: float, seed: 
     finally:
         store.close()
     return node
+
+
+def talker(node: GameNode, token):
+    """The screen's ``on_say`` (UI thread): the line handed to the node on its trio loop (protocol.md §9.11);
+    "" once said, else why not."""
+    def say(text: str) -> str:
+        try:
+            return trio.from_thread.run_sync(node.say, text, trio_token=token)
+        except trio.RunFinishedError:
+            return "the table has closed: nobody hears you now"
+    return say
 
 
 def leave_seat(ui, scope: trio.CancelScope) -> None:
@@ -210,7 +223,8 @@ def ui_update(ui, node: GameNode) -> None:
     # the line of a seat still gone by its word says it with the time: its alert is not repeated
     said = {node.peer.left_words(s) for s in node.peer.left_seats()}
     ui.update(t, [a for a in node.alerts if a not in said] + silence, status,
-              waiting=list(node.peer.waiting()), cut=node.peer.cut_moves, left=node.peer.left_steps)
+              waiting=list(node.peer.waiting()), cut=node.peer.cut_moves, left=node.peer.left_steps,
+              talk=node.peer.talk_lines())
 
 
 @functools.lru_cache(maxsize=16)

@@ -120,7 +120,7 @@ from prompt_toolkit.layout.processors import BeforeInput
 
 from core.table import Table
 
-from .commands import LONG_HELP, SHELL_HELP, read_line
+from .commands import LONG_HELP, SAY_KEY, SHELL_HELP, read_line
 from .composer import Asked, Composer
 from .countdown import WARN_TIMEOUT, Countdown, countdown_words, next_change, on_monotonic  # noqa: F401
 from .legality import check, first_warning, legal_actions, problems, seal, secret_of
@@ -215,6 +215,10 @@ class GameUI(BaseUI):
         self.decline = False                       # the player said no to the rematch at game over (n)
         self._first_table: Any = None              # trio.Event a decision waits on until the first update
         self.game_dir = None                       # the game's directory, set by the runner (for the rematch)
+        # the runner's way to say a talk line (protocol.md §9.11): text -> "" once signed and sent, else why not
+        # (called from the UI thread; the runner hops to the node's trio loop); None: nobody to talk to
+        self.on_say = None
+        self._talk: list = []                      # the peer's talk lines (Peer.talk_lines), trio thread
         self._buffer = Buffer(multiline=False, accept_handler=self._on_accept, history=InMemoryHistory())
         self._buffer.on_text_changed += self._typing
         self._input_window = Window(
@@ -237,7 +241,7 @@ class GameUI(BaseUI):
 
     # -- trio side -------------------------------------------------------------
     def update(self, table: Table, alerts: list[str], status: str, *, waiting: Sequence[int] | None = None,
-               cut: Any = None, left: Any = None) -> None:
+               cut: Any = None, left: Any = None, talk: Any = None) -> None:
         """The game advanced (trio thread): take a snapshot and repaint.
 
         ``waiting`` (optional): the seats whose event for the current step has
@@ -249,6 +253,8 @@ class GameUI(BaseUI):
             self._cut = dict(cut)
         if left is not None:
             self._left_steps = dict(left)         # (optional) the peer's left_steps (protocol.md §9.7)
+        if talk is not None:
+            self._talk = list(talk)               # (optional) the talk lines held (protocol.md §9.11)
         self._use_screen_for(table.genesis.doc.get("game", ""))
         self.countdown.seen(table.phase)
         self._alerts = list(alerts or [])
@@ -258,7 +264,8 @@ class GameUI(BaseUI):
             self._first_table.set()     # a decision asked before the first update goes on (decide)
         before, c = self._snap, self.composer
         self._snap = c.mine_done(snapshot_of(table, self.seat, self._alerts, self._status, waiting,
-                                             self._screen(), before=before, cut=self._cut, left_steps=self._left_steps))
+                                             self._screen(), before=before, cut=self._cut, left_steps=self._left_steps,
+                                             talk=self._talk))
         if self.pace > 0 and before is not None and self._snap.entries > before.entries:
             try:
                 beats = self._screen().beats(self._ctx(), before)
@@ -401,6 +408,8 @@ class GameUI(BaseUI):
         if line.kind in first:
             return first[line.kind]()
         self._quit_armed = False
+        if line.kind == "say":
+            return self._say_line(line.text)
         if line.kind in shell:
             return shell[line.kind]()
         self._toggle_help(False)
@@ -413,6 +422,19 @@ class GameUI(BaseUI):
         if self._snap is not None and self._snap.over:
             raise CommandError("the game is over: there are no more moves (q quits)")
         self._outcome(screen.command(self._ctx(), line.name, list(line.args)))
+
+    def _say_line(self, text: str) -> None:
+        """``say TEXT``: a talk line to the table (protocol.md §9.11), or one line saying why not."""
+        if self.seat is None:
+            raise CommandError("you are watching: spectators cannot talk (only the seats sign lines)")
+        if not text:
+            raise CommandError("say what? type say and your line, e.g. say good luck")
+        if self.on_say is None:
+            raise CommandError("nobody to talk to here")
+        why = self.on_say(text)
+        if why:
+            raise CommandError("not said: %s" % why)
+        self._say("Said.", "class:info")
 
     def _help_command(self) -> None:
         self._toggle_help()
@@ -593,6 +615,12 @@ def game_keys(ui: GameUI) -> KeyBindings:
     @kb.add("?", filter=empty)
     def _(event) -> None:
         ui._toggle_help()
+
+    # " on an empty line opens a talk line: "say " typed for the player (protocol.md §9.11)
+    @kb.add(SAY_KEY, filter=empty)
+    def _(event) -> None:
+        ui._buffer.text = "say "
+        ui._buffer.cursor_position = len(ui._buffer.text)
 
     over = Condition(lambda: ui.seat is not None and ui._snap is not None and ui._snap.over)
 

@@ -46,7 +46,8 @@ def _round_of_phase(moves: Sequence) -> dict:
 
 def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), status: str = "",
                 waiting: Sequence[int] | None = None, screen: Screen | None = None,
-                before: Snapshot | None = None, cut: Any = None, left_steps: Any = None) -> Snapshot:
+                before: Snapshot | None = None, cut: Any = None, left_steps: Any = None,
+                talk: Sequence[dict] | None = None) -> Snapshot:
     """Copy what the UI needs out of ``table`` (call it in the thread that owns the table).
 
     ``before``: the previous snapshot of the same table and seat, if any: the
@@ -66,6 +67,9 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
     ``left_steps``: phase -> the seats a certificate timed out of it after they said they left
     (the peer's ``left_steps``, protocol.md §9.7): such a time-out is told as a leave, not as a
     move not made in time.
+    ``talk``: the talk lines the live peer holds (``Peer.talk_lines``, protocol.md §9.11): those not in the
+    log yet are shown as the newest lines of the event log; the placed ones are shown where the log has
+    them (``Table.said``), with or without ``talk``.  A line's text is shown as it is, never rewritten.
     """
     screen = screen or _PLACEHOLDER
     step = table.step
@@ -102,10 +106,13 @@ def snapshot_of(table: Table, seat: int | None, alerts: Sequence[str] = (), stat
         happened = (happened + tuple((table.count - 1, t) for t in new))[-LOG_KEEP:]
     for idx, text in happened:
         items.append((idx, 2, "class:log.note", "*   " + text))
-    items.sort(key=lambda it: (it[0], it[1]))
     doc = table.genesis.doc
+    for d in talk_items(table, seat, talk):
+        items.append(d)
+    items.sort(key=lambda it: (it[0], it[1]))
     names = seat_names(doc) if "names" in doc else ()
-    log = tuple((style, with_names(text, names)) for _, _, style, text in items[-LOG_KEEP:])
+    # a talk line (order 3) is the person's own words: never rewritten
+    log = tuple((style, text if order == 3 else with_names(text, names)) for _, order, style, text in items[-LOG_KEEP:])
     info = table.game.info
     first = max(0, len(table.moves) - MOVES_KEEP)
     tail = tuple((first + i, s, action) for i, (_, _, s, action) in enumerate(table.moves[first:]))
@@ -302,6 +309,23 @@ def _title_text(title: str, snap: Snapshot | None, screen: Screen, ctx: Context,
     return " " + " | ".join(parts)
 
 
+def talk_line(names: Sequence[str], seat: int, me: int | None, text: str) -> str:
+    """A talk line as the screens show it: ``Ann: text`` (``Ann (you): text`` for our own)."""
+    who = names[seat] if 0 <= seat < len(names) else "seat %d" % seat
+    return '%s%s: %s' % (who, " (you)" if seat == me else "", text)
+
+
+def talk_items(table: Table, me: int | None, talk: Sequence[dict] | None = None) -> list:
+    """The event log's talk lines, (entry index, 3, style, text): each placed line at its place in the
+    log, then each line held but not placed yet (``talk``, arrival order) as the newest."""
+    names = seat_names(table.genesis.doc)
+    out = [(d["index"], 3, "class:log.talk", ">   " + talk_line(names, d["seat"], me, d["text"])) for d in getattr(table, "said", ())[-LOG_KEEP:]]
+    for d in talk or ():
+        if not d["placed"]:
+            out.append((table.count, 3, "class:log.talk", ">   " + talk_line(names, d["seat"], me, d["text"])))
+    return out
+
+
 def genesis_words(doc: dict) -> str:
     """What the genesis says beyond the game: a rematch names the game it follows (§9.9)."""
     prev = doc.get("previous")
@@ -314,6 +338,8 @@ def describe_entry(table: Table, ent: Any, me: int | None, screen: Screen) -> st
     """One log entry in words, before it is applied to ``table`` (the replay viewer, the export);
     every seat by its name when the genesis names the seats (§5.1)."""
     doc = table.genesis.doc
+    if isinstance(ent, Event) and ent.kind == "say":     # a person's own words: never rewritten
+        return talk_line(seat_names(doc), table.seat_of(ent.author), me, ent.body["text"])
     return with_names(_describe_entry(table, ent, me, screen), seat_names(doc) if "names" in doc else ())
 
 

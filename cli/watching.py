@@ -62,7 +62,7 @@ async def watch_main(args: LiveArgs, ui_factory=None) -> int:
         if w.first and not first_view:
             first_view.append((w.first, w.table.view(None)))
         if ui is not None and w.table is not None:
-            ui.update(w.table, notes[-1:], status(w), waiting=w.waiting())
+            ui.update(w.table, notes[-1:], status(w), waiting=w.waiting(), talk=w.talk())
 
     def note(text: str) -> None:
         if ui is None:
@@ -72,7 +72,7 @@ async def watch_main(args: LiveArgs, ui_factory=None) -> int:
             notes.append(text)
         if current[0] is not None and current[0].table is not None:
             w = current[0]
-            ui.update(w.table, notes[-1:], status(w), waiting=w.waiting())
+            ui.update(w.table, notes[-1:], status(w), waiting=w.waiting(), talk=w.talk())
 
     async def following() -> None:
         nonlocal got

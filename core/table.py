@@ -674,12 +674,15 @@ class Table:
         return batch
 
 
-def replay(entries: Sequence[bytes], games: Any) -> Table:
-    """Replay a whole canonical log with the game registry ``games`` (RuleError at the first bad entry)."""
+def replay(entries: Sequence[bytes], games: Any, whole: bool = True) -> Table:
+    """Replay a whole canonical log with the game registry ``games`` (RuleError at the first bad entry;
+    also, unless ``whole`` is False (a prefix of a log still being received), when it ends on a talk
+    line without its answer)."""
     if not entries:
         raise RuleError("empty log")
     t = Table.start(entries[0], games)
     for raw in entries[1:]:
         t.append(raw)
-    t.finish()
+    if whole:
+        t.finish()
     return t

@@ -379,6 +379,17 @@ class GameNode:
         if self._alarm.input(self.on_change is not None or self.peer.table.over, self.peer.next_wakeup):
             self._poke.set()
 
+    def say(self, text: str) -> str:
+        """Our person's talk line (protocol.md §9.11; trio thread): "" once signed, spooled and sent, else
+        why not, in one line."""
+        if self.done.is_set():
+            return "the table has closed: nobody hears you now"
+        why = self.peer.say_refused(text)
+        if why:
+            return why
+        self.apply(self.peer.say(text))
+        return ""
+
     async def leave(self, wait: float = LEAVE_FLUSH) -> bool:
         """We quit in the middle of the game (q, Ctrl-C, the terminal closing): sign a ``leaving`` note,
         send it to every connected seat and wait, at most ``wait`` seconds, until each has sent it back
@@ -438,6 +449,8 @@ class GameNode:
                         if (frame := feed.watching(self._audience.count, trio.current_time())) is not None:
                             await fs.send(frame)
                         if (frame := feed.addrs(self.roster["addrs"])) is not None:
+                            await fs.send(frame)
+                        if (frame := feed.said(self.peer.unplaced_talk())) is not None:     # table talk (§9.11)
                             await fs.send(frame)
                     if feed.finished(self.peer.log_entries, self.done.is_set()):
                         break

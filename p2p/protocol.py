@@ -433,8 +433,10 @@ class Peer:
             return []
         for e in detail:
             self.cuts.arrived(t, e)
-        self.talk.arrived(detail)
-        return self._after_change([], [e.raw for e in detail])
+        out = self._after_change([], [e.raw for e in detail])
+        if self.talk.arrived(detail) and not any(isinstance(e, Changed) for e in out):
+            out.append(Changed())       # a talk line is shown at once, whoever is on turn (§9.11)
+        return out
 
     # ------------------------------------------------------------------ votes and certificates (§6.5, p2p/ballots.py)
     def _on_vote(self, peer, v: Vote) -> list:

@@ -32,6 +32,8 @@ from core.encoding import encode
 
 from .limits import SPECTATOR_KEEPALIVE
 
+MAX_SAID = 64        # talk lines not placed yet sent to a spectator in one ``said`` frame, the newest (§9.8, §13.1)
+
 
 class Refusal(NamedTuple):
     """Why a spectator is turned away: the limit it hit (``RateLimitedLog`` key), words for our
@@ -92,6 +94,7 @@ class Feed:
         self._sealed: list = []    # the commitments it was last sent
         self._last = now           # when it was last told the count
         self._addrs: list = []     # the seats' addresses it was last sent
+        self._said: list = []      # the talk lines not placed it was last sent
 
     def cut(self, entries: list) -> bool:
         """Our log is now shorter than what it was sent (a repair): it must start again."""
@@ -112,6 +115,15 @@ class Feed:
             return None
         self._sealed = sealed
         return encode(["sealed", sealed])
+
+    def said(self, said: list) -> bytes | None:
+        """The talk lines held that our log has not placed (raw ``say`` events, arrival order, the newest
+        MAX_SAID), once it holds the genesis and whenever they changed (§9.8, §9.11)."""
+        said = list(said[-MAX_SAID:])
+        if self._sent == 0 or said == self._said:
+            return None
+        self._said = said
+        return encode(["said", said])
 
     def addrs(self, addrs: list) -> bytes | None:
         """Every seat's address (our roster's ``addrs``, seat order), once it holds the genesis and

@@ -45,12 +45,15 @@ class Talk:
         """At start: the talk lines held in our files (log and spool), shown as if just arrived."""
         self.arrived(events, quiet=True)
 
-    def arrived(self, events: list, quiet: bool = False) -> None:
-        """Newly held events: each talk line among them is shown, or named once if the rules refuse its text."""
+    def arrived(self, events: list, quiet: bool = False) -> int:
+        """Newly held events: each talk line among them is shown, or named once if the rules refuse its text.
+        Returns how many (shown or named): the screens have something new."""
+        new = 0
         for ev in events:
             if ev.kind != "say" or ev.id in self._seen:
                 continue
             self._seen.add(ev.id)
+            new += 1
             seat = self.keys.index(ev.author)
             why = say_problem(ev.body.get("text"))
             if why:
@@ -59,6 +62,7 @@ class Talk:
                 continue
             self._lines.append((seat, ev.seq, ev.body["text"], ev))
             del self._lines[:-MAX_TALK_KEPT]
+        return new
 
     def said(self, ev: Event, now: float) -> None:
         """Our own line, signed now."""

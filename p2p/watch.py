@@ -5,7 +5,8 @@ sends ``["watch", 1]``, and receives ``["genesis", entry]``, then
 ``["entry", entry]`` for every log entry in order, ``["sealed", [event, ...]]``
 (the commitments the seat holds for the current commit step, not yet in the
 log: who has sealed a move, never what) and ``["watching", n]`` now and
-then, and ``["addrs", [[host, port], ...]]`` (every seat's address). It checks every
+then, ``["addrs", [[host, port], ...]]`` (every seat's address), and ``["said", [event, ...]]`` (the
+talk lines the seat holds that its log has not placed yet, §9.11). It checks every
 entry as a peer does (the genesis and every signature, the chain and every rule:
 core.table.Table), and that the seat it reached holds a seat of that genesis. It
 holds no key of the game and no seat secret, so it sees exactly what the log makes
@@ -30,7 +31,7 @@ import trio
 
 from core import games as registry
 from core.encoding import CanonicalError, decode, encode
-from core.events import EntryError, parse_event, parse_genesis, seat_names
+from core.events import EntryError, parse_event, parse_genesis, say_problem, seat_names
 from core.table import RuleError, Table, replay
 
 from . import tls
@@ -59,6 +60,13 @@ class Watched:
     addrs: list = field(default_factory=list)   # every seat's (host, port), seat order, as the seat we follow told
     through: int | None = None          # the seat we follow now (None: not connected)
     last_seat: int | None = None        # the seat reached by the last connection (None: none was)
+    said: list = field(default_factory=list)    # talk lines the seat holds not placed yet: (seat, seq, text), arrival order
+
+    def talk(self) -> list:
+        """The talk lines to show beside the log's (``Table.said``): those not placed yet, as
+        ``Peer.talk_lines`` gives them (placed False)."""
+        placed = {(d["seat"], d["seq"]) for d in self.table.said} if self.table is not None else set()
+        return [{"seat": s, "seq": q, "text": text, "placed": False} for s, q, text in self.said if (s, q) not in placed]
 
     def name(self, seat: int | None) -> str:
         """A seat as people read it: its name in the genesis (else "seat N")."""
@@ -93,6 +101,29 @@ def take_sealed(w: Watched, items: Any) -> None:
             raise RuleError("a sealed commitment while the table is not at a commit step")
         seats.add(t.check_event(ev))                  # this game, this step, a seat of it, a commit
     w.sealed, w.sealed_at = frozenset(seats), t.count
+
+
+def take_said(w: Watched, items: Any) -> None:
+    """A ``["said", [event, ...]]`` frame (§9.8): at most MAX_SAID talk lines, each a ``say`` event signed by
+    a seat of this game whose text passes the check (§9.11); EntryError if not."""
+    from .spectators import MAX_SAID
+
+    t = w.table
+    if t is None or not isinstance(items, list) or len(items) > MAX_SAID:
+        raise EntryError("a said list that does not fit the table")
+    out = []
+    for raw in items:
+        if not isinstance(raw, bytes):
+            raise EntryError("a said item that is not an event")
+        ev = parse_event(raw)                         # its signature
+        seat = t.seat_of(ev.author)
+        if ev.game_id != t.game_id or seat is None or ev.kind != "say":
+            raise EntryError("a said item that is not a talk line of this table")
+        why = say_problem(ev.body["text"])
+        if why:
+            raise EntryError("a talk line the rules refuse: %s" % why)
+        out.append((seat, ev.seq, ev.body["text"]))
+    w.said = out
 
 
 MAX_HOST = 255      # bytes of a host part in an ``addrs`` frame
@@ -183,6 +214,8 @@ async def _session(host: str, port: int, w: Watched, on_change: Callable[[Watche
                 if got < len(w.entries):
                     continue                              # for a step of its log, behind ours: stale for us
                 take_sealed(w, msg[1])
+            elif kind == "said" and len(msg) == 2 and got:
+                take_said(w, msg[1])
             elif kind == "addrs" and len(msg) == 2 and got:
                 take_addrs(w, msg[1], host)
                 continue
@@ -193,7 +226,7 @@ async def _session(host: str, port: int, w: Watched, on_change: Callable[[Watche
                         continue                          # it catches up with what we verified: nothing new
                     # its log differs from ours there: a roll-back (§6.6). Its entry is checked on the common
                     # prefix before anything we verified is let go (an invalid one costs us nothing)
-                    t = replay(w.entries[:got - 1], games)
+                    t = replay(w.entries[:got - 1], games, whole=False)
                     t.append(msg[1])
                     if on_note is not None:
                         on_note("%s's log differs from the one watched from entry %d on: following it (a "
