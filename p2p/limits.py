@@ -142,7 +142,7 @@ def protocol_limits() -> dict:
     among them."""
     from core import fork
 
-    from . import cuts, forks, leaving, repair, replica, resync, showing, timeouts, wakeups
+    from . import cuts, forks, leaving, repair, replica, resync, showing, spectators, talk, timeouts, wakeups
 
     return dict(
         MAX_SEQ_AHEAD=replica.MAX_SEQ_AHEAD, MAX_BUFFERED_PER_AUTHOR=replica.MAX_BUFFERED_PER_AUTHOR,
@@ -155,4 +155,6 @@ def protocol_limits() -> dict:
         LEAVE_FLUSH=leaving.LEAVE_FLUSH, MAX_NONCES_KEPT=leaving.MAX_NONCES_KEPT,
         SHOW_MARGIN=timeouts.SHOW_MARGIN, MAX_VOTE_KEYS=showing.MAX_VOTE_KEYS, KEEP_PHASES=showing.KEEP_PHASES,
         MAX_FORK_CHECKS=forks.MAX_FORK_CHECKS, MAX_FORK=fork.MAX_FORK, NEEDED_PATIENCE=timeouts.NEEDED_PATIENCE,
+        MAX_SAY_BYTES=talk.MAX_SAY_BYTES, MAX_SAY_PENDING=talk.MAX_SAY_PENDING, SAY_GAP=talk.SAY_GAP,
+        MAX_TALK_KEPT=talk.MAX_TALK_KEPT, MAX_SAID=spectators.MAX_SAID,
     )

@@ -242,6 +242,23 @@ def chance_vectors(sk0, sk1, g) -> dict[str, str]:
     assert (t.step.phase, t.step.kind, t.step.seats, t.state.round) == (6, "commit", (0,), 3)
     out["leave/seat1-event"] = leave.raw.hex()
     out["leave/head-after-round2"] = t.head.hex()
+    # a talk line (§9.11): in round 3's move commit (phase 6, seat 0 alone) seat 0 says "good game" (seq 6,
+    # prev = the step's prev, body {"phase": 6, "text": "good game"}), then commits to the empty move with salt
+    # 32 x e0 (seq 7): the batch is the line, then the commit (the line just before its author's answer)
+    st = t.step
+    line = make_event(lambda m: sks[0].sign(m).signature, gid, keys[0], seq[0], st.prev, "say",
+                      {"phase": 6, "text": "good game"})
+    commit = make_event(lambda m: sks[0].sign(m).signature, gid, keys[0], seq[0] + 1, st.prev, "commit",
+                        {"phase": 6, "hash": commitment(gid, keys[0], 6, empty, b"\xe0" * 32)})
+    batch = t.assemble({0: commit}, None, lambda s, low, high: [line] if s == 0 and low < line.seq < high else [])
+    assert batch == [line, commit]
+    at = t.count
+    for e in batch:
+        t.append(e.raw)
+    assert t.said == [{"index": at, "phase": 6, "seat": 0, "seq": 6, "text": "good game"}]
+    assert (t.step.phase, t.step.kind, t.step.seats) == (7, "reveal", (0,))
+    out["say/seat0-event"] = line.raw.hex()
+    out["say/head-after-round3-commit"] = t.head.hex()
     return out
 
 
