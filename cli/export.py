@@ -457,6 +457,39 @@ def evidence_beside(path: str, data: bytes) -> dict:
     return {k: rep.get(k) or [] for k in none}
 
 
+def talk_after(path: str, entries: list) -> list:
+    """The talk lines (§9.11) kept in the spool beside the log that the log has not placed and never will:
+    said after their author's last answer in it (a ``say`` of this game, validly signed, its text passing
+    the check, its seq above its author's last in the log), in (seq, seat) order: [{"seat", "seq", "text"}]."""
+    from core.events import EntryError, Event, parse_entry, say_problem
+    from core.logfile import parse as parse_file
+
+    try:
+        genesis = parse_entry(entries[0])
+        sdata = (Path(path).parent / "spool").read_bytes()
+    except (OSError, EntryError, IndexError):
+        return []
+    keys = list(genesis.doc["seats"])
+    last: dict = {}
+    for raw in entries[1:]:
+        try:
+            ev = parse_entry(raw, keys=keys, verify=False)
+        except EntryError:
+            continue
+        if isinstance(ev, Event):
+            last[ev.author] = max(last.get(ev.author, -1), ev.seq)
+    seen: dict = {}
+    for raw in parse_file(sdata).entries:
+        try:
+            ev = parse_entry(raw, keys=keys)
+        except EntryError:
+            continue
+        if (isinstance(ev, Event) and ev.kind == "say" and ev.game_id == genesis.game_id and ev.author in keys
+                and ev.seq > last.get(ev.author, -1) and not say_problem(ev.body["text"])):
+            seen.setdefault((ev.seq, keys.index(ev.author)), ev.body["text"])
+    return [{"seat": s, "seq": q, "text": text} for (q, s), text in sorted(seen.items())]
+
+
 def cut_moves_beside(path: str, data: bytes) -> list:
     """The signed moves a time-out certificate cut, found in the spool beside the log (``evidence_beside``)."""
     return evidence_beside(path, data)["cut_moves"]
@@ -493,6 +526,9 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
     from .history import certificate_words_of, links_beside, status_lines
 
     names = ex.names
+    talk = rep.get("said") or []
+    after = talk_after(path, entries)
+    speaker = lambda s: names[s] if s < len(names) else "seat %d" % s   # noqa: E731
 
     def said(text: Any) -> str:
         """Audit words with every seat by its name (§5.1), as the screens and ``easel audit`` say them."""
@@ -520,7 +556,8 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
         "log_name": save_as,
         "log_b64": base64.b64encode(data).decode("ascii"),
         "audit": jsonable(dict({k: rep.get(k) for k in ("valid", "complete", "events", "head", "problems", "notes", "game",
-                                                        "names", "certificates")}, **found)),
+                                                        "names", "certificates", "said")}, **found)),
+        "said_after": after,
         "fingerprints": [fingerprint(k) for k in keys],
         "seat_names": list(names) or None,
         "links": links,
@@ -577,6 +614,12 @@ def build_page(path: str, data: bytes, seat: int | None, games: Any = registry) 
                          'voted the seats it names out of one step; it blames and ranks no one by itself<ul>%s</ul></div>'
                          % (len(certs), "".join("<li>%s</li>" % e(certificate_words_of(c, names)) for c in certs)))
                         if certs else "")
+                     + (('<div id="talk"><b>Table talk (%d)</b>: each line at its place in the log, signed by its '
+                         'seat<ul>%s</ul></div>' % (len(talk), "".join("<li>entry %d: %s: %s</li>" % (
+                             int(d["index"]), e(speaker(d["seat"])), e(d["text"])) for d in talk))) if talk else "")
+                     + (('<div id="talk-after"><b>Said after its last move (not in the log) (%d)</b>: kept, signed, '
+                         'in the spool beside the log<ul>%s</ul></div>' % (len(after), "".join(
+                             "<li>%s: %s</li>" % (e(speaker(d["seat"])), e(d["text"])) for d in after))) if after else "")
                      + (('<div id="status"><b>Result</b>: %s</div>' % e("; ".join(status_lines(result, names))))
                         if status_lines(result) else "")
                      + (("<details><summary>audit notes (%d)</summary><ul>%s</ul></details>" % (len(rep.get("notes") or []), notes)) if notes else ""),

@@ -138,6 +138,12 @@ def audit_lines(rep: dict, players: int | None = None) -> list[str]:
         # a leave is its seat's own signed word, never a time-out (protocol.md §6.1, §11)
         out.append("  " + with_names("left: seat %d left the table at entry %s (%s): its own signed leave" % (
             d["seat"], d["index"], step_words(d["phase"], d.get("label") or "")), names))
+    talk = rep.get("said") or []
+    if talk:
+        # a person's own words (protocol.md §9.11): the seat by its name, the text never rewritten
+        out.append("  table talk (%d line%s, each at its place in the log):" % (len(talk), "" if len(talk) == 1 else "s"))
+        out += ["    entry %s: %s: %s" % (d["index"], names[d["seat"]] if names and d["seat"] < len(names) else
+                                          "seat %d" % d["seat"], d["text"]) for d in talk]
     certs = rep.get("certificates") or []
     if certs:
         out.append("  time-out certificates (%d): each says only that its signers voted the seats it names out of "

@@ -190,6 +190,8 @@ def cmd_show(args) -> int:
         "view": t.view(args.as_seat, own.secret if own is not None else None),
         "secret_source": own.source if own is not None else None,
         "result": t.result(),
+        # the talk lines placed up to that entry (protocol.md §9.11): index, phase, seat, seq, text
+        "said": t.talk(),
     }
     print(json.dumps(jsonable(out), sort_keys=True))
     return EXIT_OK

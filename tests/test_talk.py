@@ -320,3 +320,34 @@ def test_spectators_and_seats_that_left_cannot_talk():
     sim.run_until(lambda: sim.peers[0].table.phase >= 4)
     sim.run(1, sim.peers[1].leave())
     assert "left the table" in sim.peers[1].say_refused("hi")
+
+
+# --------------------------------------------------------------------------- the records: audit, export, show
+
+
+def test_the_audit_the_page_and_show_name_each_line_and_the_page_lists_lines_said_after_the_game(tmp_path):
+    import json
+
+    from cli.export import build_page, talk_after
+    from cli.history import audit_lines
+    from core.audit import audit as audit_all
+
+    sim = _sim(42)
+    sim.run_until(lambda: sim.peers[0].table.phase >= 4)
+    _say(sim, 2, "<b>nice</b> & fair")
+    log = _finish(sim)
+    _say(sim, 0, "good game")           # after its last answer: never placed
+    gd = tmp_path / "game"
+    gd.mkdir()
+    (gd / "log").write_bytes(log_file(log))
+    from .helpers import spool_file
+    mine = [e.raw for e in sim.peers[0].replica.own_events() if e.kind == "say"]
+    (gd / "spool").write_bytes(spool_file(mine))
+    rep = audit_all({"log": log_file(log)}, registry)
+    lines = audit_lines(rep, 3)
+    assert any(line.strip().endswith("Cy: <b>nice</b> & fair") for line in lines), lines
+    assert talk_after(str(gd / "log"), log) == [{"seat": 0, "seq": mine[0] and parse_entry(mine[0]).seq, "text": "good game"}]
+    page = build_page(str(gd / "log"), (gd / "log").read_bytes(), None)
+    assert "Table talk (1)" in page and "Cy: &lt;b&gt;nice&lt;/b&gt; &amp; fair" in page
+    assert "Said after its last move (not in the log) (1)" in page and "Ann: good game" in page
+    assert "<b>nice</b> & fair" not in page.split("<script")[0].replace("\\u003c", "<")
