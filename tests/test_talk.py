@@ -351,3 +351,83 @@ def test_the_audit_the_page_and_show_name_each_line_and_the_page_lists_lines_sai
     assert "Table talk (1)" in page and "Cy: &lt;b&gt;nice&lt;/b&gt; &amp; fair" in page
     assert "Said after its last move (not in the log) (1)" in page and "Ann: good game" in page
     assert "<b>nice</b> & fair" not in page.split("<script")[0].replace("\\u003c", "<")
+
+
+def test_a_roll_back_cuts_a_line_to_the_spool_and_places_it_again_with_its_authors_next_answer():
+    """Seat 1 commits in phase 2, says a line, then its reveal (phase 3) reaches nobody: its own log places
+    [line, reveal] in phase 3, the others time it out there; the certificate rolls seat 1's log back, and
+    every log places the line just before seat 1's next answer (its commit in phase 4; its reveal, which
+    reaches the others once seat 1 has rolled back, stays out of the log as before)."""
+    from core.events import Event, Timeout
+    from p2p.effects import TruncateLog, WriteLog
+
+    from .netutil import entry_raws
+
+    sim = Sim(3, seed=22, timeout=2.0)
+    late = 1
+
+    def withhold(src, dst, msg):      # until seat 1 has rolled back (then repair brings its reveal: an orphan)
+        return src == late and not sim.effects_of(late, TruncateLog) and any(isinstance(e := parse_entry(r), Event) and e.kind == "reveal" and e.body["phase"] == 3
+                                   for r in entry_raws(msg))
+
+    sim.block = withhold
+    sim.start()
+    p = sim.peers[late]
+    for _ in range(20000):          # one message at a time: the moment lasts only part of a round
+        if p.table.phase == 2 and p.my_event_in_step() is not None:
+            break
+        sim.deliver_one() if sim.queue else sim.tick_all()
+    assert p.table.phase == 2 and p.my_event_in_step() is not None
+    sim.run(late, p.say("one moment"))
+    sim.run_until(max_rounds=5000)
+    # seat 1 placed the line with its reveal first, then rolled back
+    first = [parse_entry(r) for eff in sim.effects_of(late, WriteLog) for r in eff.entries]
+    k = next(i for i, e in enumerate(first) if isinstance(e, Event) and e.kind == "say")
+    assert first[k + 1].kind == "reveal" and first[k + 1].body["phase"] == 3 and first[k + 1].author == sim.keys[late]
+    assert sim.effects_of(late, TruncateLog)
+    logs = [sim.peers[k].log_entries for k in range(3)]
+    assert logs[0] == logs[1] == logs[2] and sim.peers[0].table.over
+    ents = _entries(sim, logs[0])
+    cert = next(e for e in ents if isinstance(e, Timeout))
+    assert cert.phase == 3 and cert.seats == (late,)
+    [i] = [j for j, e in enumerate(ents) if getattr(e, "kind", None) == "say"]
+    nxt = ents[i + 1]
+    assert nxt.author == sim.keys[late] and nxt.kind == "commit" and nxt.body["phase"] == 4
+    assert audit({"log": log_file(logs[0])}, registry)["valid"]
+
+
+def test_a_spectator_is_sent_the_lines_not_placed_yet_and_checks_each():
+    """The ``said`` frame (§9.8): a seat's feed sends the lines it holds that its log has not placed, once on
+    each change; the spectator shows them by name beside the placed ones, and stops at a line it must refuse."""
+    from core.encoding import decode
+    from p2p.spectators import MAX_SAID, Feed
+    from p2p.watch import Watched, take_said
+    from core.table import Table
+
+    sim = _sim(43)
+    sim.run_until(lambda: sim.peers[0].table.phase >= 4)
+    sim.silent.add(2)
+    _say(sim, 2, "thinking...")
+    for src, dst, msg in [q for q in sim.queue if q[:2] == (2, 0)]:
+        sim.deliver(src, dst, msg)
+    p0 = sim.peers[0]
+    feed = Feed(0.0)
+    while feed.entry(p0.log_entries) is not None:
+        pass
+    frame = feed.said(p0.unplaced_talk())
+    assert frame is not None and feed.said(p0.unplaced_talk()) is None      # once, then only on a change
+    kind, items = decode(frame)
+    w = Watched(table=Table.start(p0.log_entries[0], registry), entries=[p0.log_entries[0]])
+    for raw in p0.log_entries[1:]:
+        w.table.append(raw)
+    take_said(w, items)
+    assert kind == "said" and [(d["seat"], d["text"]) for d in w.talk()] == [(2, "thinking...")]
+    bad = make_event(sim.ids[1].sign, sim.genesis.game_id, sim.keys[1], 50, w.table.head, "say", {"phase": 4, "text": "a\x1b"})
+    with pytest.raises(EntryError, match="refuse"):
+        take_said(w, [bad.raw])
+    with pytest.raises(EntryError):
+        take_said(w, [items[0]] * (MAX_SAID + 1))
+    # a spectator's screen shows it by name
+    from cli.snapshot import snapshot_of
+    snap = snapshot_of(w.table, None, talk=w.talk())
+    assert any("Cy: thinking..." in text for _, text in snap.log)
