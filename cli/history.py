@@ -245,6 +245,7 @@ class PastGame:
     previous: str | None = None  # hex: the game this one is a rematch of (its genesis's previous, §9.9)
     played_again: list = field(default_factory=list)   # hex: this home's games whose previous names this one
     links: list = field(default_factory=list)          # the two above in words (link_words)
+    talk: list = field(default_factory=list)           # the talk lines placed (Table.talk, protocol.md §9.11)
 
     @property
     def disputed(self) -> bool:
@@ -266,7 +267,8 @@ class PastGame:
                 "cut_moves": [self.said(c["note"]) for c in self.cut_moves],
                 "illegal": [self.said(c["note"]) for c in self.illegal],
                 "signed_afterwards": [self.said(c["note"]) for c in self.signed_afterwards],
-                "unfollowed": [self.said(c["note"]) for c in self.unfollowed]}
+                "unfollowed": [self.said(c["note"]) for c in self.unfollowed],
+                "said": [{"seat": d["seat"], "index": d["index"], "text": d["text"]} for d in self.talk]}
 
     def details(self, shown: int = 3) -> list[str]:
         """The lines under the game's line (after its log file): the rematch it is and the rematches
@@ -282,7 +284,17 @@ class PastGame:
             out.append("time-out: " + self.said(certificate_words(c["phase"], c["label"], c["seats"], c["voters"], self.seat)))
         if len(self.certificates) > shown:
             out.append("... and %d more time-outs (easel audit %s lists each)" % (len(self.certificates) - shown, self.log.parent))
+        names = seat_names_or(self.names, self.players)
+        for d in self.talk[:shown]:          # a person's own words: the seat by its name, the text as said
+            out.append("said: %s: %s (entry %d)" % (names[d["seat"]], d["text"], d["index"]))
+        if len(self.talk) > shown:
+            out.append("... and %d more lines said (easel audit %s lists each)" % (len(self.talk) - shown, self.log.parent))
         return out
+
+
+def seat_names_or(names, players: int) -> list:
+    """Every seat's name, ``seat N`` where the genesis names none."""
+    return [names[s] if s < len(names or ()) else "seat %d" % s for s in range(players)]
 
 
 def games_dir() -> Path:
@@ -364,6 +376,7 @@ def read_past_game(log: Path, me: bytes | None) -> PastGame | None:
         status, words = "damaged", parsed.problem
     doc = t.genesis.doc
     g = PastGame(log, when, doc.get("game", "?"), t.players, seat, len(parsed.entries), status, words)
+    g.talk = t.talk()
     g.names = seat_names(doc) if "names" in doc else ()
     g.game_id = t.genesis.game_id.hex()
     prev = doc.get("previous")

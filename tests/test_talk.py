@@ -351,6 +351,10 @@ def test_the_audit_the_page_and_show_name_each_line_and_the_page_lists_lines_sai
     assert "Table talk (1)" in page and "Cy: &lt;b&gt;nice&lt;/b&gt; &amp; fair" in page
     assert "Said after its last move (not in the log) (1)" in page and "Ann: good game" in page
     assert "<b>nice</b> & fair" not in page.split("<script")[0].replace("\\u003c", "<")
+    from cli.history import read_past_game
+    g = read_past_game(gd / "log", None)
+    assert any(line.startswith("said: Cy: <b>nice</b> & fair (entry ") for line in g.details())
+    assert g.row()["said"][0]["text"] == "<b>nice</b> & fair"
 
 
 def test_a_roll_back_cuts_a_line_to_the_spool_and_places_it_again_with_its_authors_next_answer():
