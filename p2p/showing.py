@@ -199,7 +199,7 @@ class ShowGate:
         st = table.step
         for ev in mine:
             ph = ev.body.get("phase")
-            if type(ph) is not int or ev.kind == "say":     # a talk line shows nothing
+            if type(ph) is not int or getattr(ev, "kind", None) == "say":     # a talk line shows nothing
                 continue
             start = table.starts.get(ph)
             if start is None or start[1] != ev.prev:
