@@ -586,15 +586,17 @@ def evidence_in(log_name: str, log_entries: Sequence[bytes], cands: list, games:
     by_step: dict = {}
     by_author: dict = {}
     certs = [c for c in cands if type(c[2]) is Timeout and c[2].game_id == genesis.game_id]
-    # a leave is its seat's word for any step from its phase on, a talk line no move: never a move a
-    # certificate cut (§6.1, §9.11)
+    # a leave is its seat's word for any step from its phase on, never a move a certificate cut (§6.1); a talk
+    # line is no move either, but it takes a seq of its author's chain outside the log (§9.11): counted there
+    talk = [c for c in cands if type(c[2]) is Event and c[2].kind == "say"]
     cands = [c for c in cands if type(c[2]) is Event and c[2].kind not in ("leave", "say")]
-    for c in cands:
+    for c in cands + talk:
         ev = c[2]
         phase = ev.body.get("phase")
         if ev.game_id != genesis.game_id or ev.author not in seat_of or type(phase) is not int:
             continue
-        by_step.setdefault((phase, ev.prev), []).append(c)
+        if ev.kind != "say":
+            by_step.setdefault((phase, ev.prev), []).append(c)
         by_author.setdefault(ev.author, []).append(c)
     if not by_step and not certs:
         return out

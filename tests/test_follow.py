@@ -333,7 +333,7 @@ async def test_the_watch_screen_says_whom_it_watches_through_and_each_change(fin
         def __init__(self, node_seat=None):
             self.done = trio.Event()
 
-        def update(self, table, alerts, status, waiting=None):
+        def update(self, table, alerts, status, waiting=None, talk=None):
             shown.append((table.count, list(alerts), status))
             if status.startswith("game over"):
                 self.done.set()

@@ -469,3 +469,45 @@ def test_peers_under_lost_duplicated_and_reordered_frames_write_one_log_with_tal
         if (k, text) not in placed:
             ev = next(e for e in sim.peers[k].replica.own_events() if e.kind == "say" and e.body["text"] == text)
             assert ev.seq > t.last_seq[sim.keys[k]], (k, text)
+
+
+def test_a_move_cut_after_a_line_is_still_evidence_live_and_in_the_audit():
+    """Seat 2 says a line, then its move commit for phase 2 reaches nobody before the others vote it out:
+    the line goes in with its next answer (phase 4), and its cut move, one seq above the line, fits its
+    chain (a certificate's ``next`` counts the seat's next answer, not its lines): named a cut move by its
+    own peer and by the audit of its files, never "signed afterwards"."""
+    from core.audit import audit as audit_all
+    from core.events import Event
+    from p2p.effects import TruncateLog
+
+    from .helpers import spool_file
+    from .netutil import entry_raws
+
+    sim = Sim(3, seed=22, timeout=2.0)
+    late = 2
+
+    def withhold(src, dst, msg):
+        return src == late and not sim.effects_of(late, TruncateLog) and any(
+            isinstance(e := parse_entry(r), Event) and e.kind == "commit" and e.body["phase"] == 2 for r in entry_raws(msg))
+
+    sim.block = withhold
+    sim.silent.add(late)
+    sim.start()
+    p = sim.peers[late]
+    for _ in range(20000):
+        if p.table.phase == 2 and p.table.step.kind == "commit":
+            break
+        sim.deliver_one() if sim.queue else sim.tick_all()
+    sim.run(late, p.say("my move is coming"))
+    sim.silent.discard(late)
+    sim.decide(late)
+    sim.run_until(max_rounds=5000)
+    logs = [sim.peers[k].log_entries for k in range(3)]
+    assert logs[0] == logs[1] == logs[2]
+    ents = _entries(sim, logs[0])
+    [i] = [j for j, e in enumerate(ents) if getattr(e, "kind", None) == "say"]
+    assert ents[i + 1].author == sim.keys[late] and ents[i + 1].body["phase"] == 4
+    assert (2, late) in p.cut_moves and (2, late) not in p.signed_afterwards
+    rep = audit_all({"log": log_file(logs[0]), "spool": spool_file([e.raw for e in p.replica.own_events()])}, registry)
+    assert rep["valid"] and [(c["phase"], c["seat"]) for c in rep["cut_moves"]] == [(2, late)]
+    assert not rep["signed_afterwards"]
