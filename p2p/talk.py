@@ -5,7 +5,8 @@ A talk line is a signed event on its author's own ``seq`` chain: it travels, is 
 equivocated like any event (p2p/replica.py holds it).  It is shown the moment it is held, whoever is on
 turn, and placed in the log by the rules just before its author's next answer (core/table.py
 ``assemble``).  This part only keeps what a screen shows: each line once, in arrival order (at most
-``MAX_TALK_KEPT`` of them), the refused ones named once and never shown; and it answers whether our own
+``MAX_TALK_KEPT`` of them), the refused ones never shown and named once each (the first
+``NAMED_REFUSED`` of a seat); and it answers whether our own
 person may say one more (``refused``): at most ``MAX_SAY_PENDING`` of our own events may wait above our
 last one in the log (so that ``MAX_SEQ_AHEAD`` always leaves room for our moves) and one line per
 ``SAY_GAP`` seconds.
@@ -22,6 +23,7 @@ from .effects import Alert
 MAX_SAY_PENDING = 8      # our own events above our last one in the log before a new line is refused (§13.1)
 SAY_GAP = 1.0            # seconds between two lines of ours (§13.1)
 MAX_TALK_KEPT = 512      # lines kept for the screen, newest (a seat's events are bounded by MAX_SEQ_AHEAD anyway)
+NAMED_REFUSED = 3        # refused lines named per seat (a hostile seat cannot flood its screen with our words)
 
 __all__ = ["MAX_SAY_BYTES", "MAX_SAY_PENDING", "SAY_GAP", "MAX_TALK_KEPT", "Talk"]
 
@@ -37,6 +39,7 @@ class Talk:
         self._seen: set = set()          # event ids shown or refused
         self._lines: list = []           # (seat, seq, text, event), arrival order
         self._last: float | None = None  # when we last said a line
+        self._refused: dict = {}         # seat -> refused lines seen (the first NAMED_REFUSED are named)
 
     def _name(self, seat: int) -> str:
         return self.names[seat] if 0 <= seat < len(self.names) else "seat %d" % seat
@@ -57,8 +60,11 @@ class Talk:
             seat = self.keys.index(ev.author)
             why = say_problem(ev.body.get("text"))
             if why:
-                if not quiet:
-                    self._say(Alert("%s sent a talk line the rules refuse (%s): not shown, never placed" % (self._name(seat), why)))
+                n = self._refused[seat] = self._refused.get(seat, 0) + 1
+                if not quiet and n <= NAMED_REFUSED:
+                    more = "; further ones are not named" if n == NAMED_REFUSED else ""
+                    self._say(Alert("%s sent a talk line the rules refuse (%s): not shown, never placed%s"
+                                    % (self._name(seat), why, more)))
                 continue
             self._lines.append((seat, ev.seq, ev.body["text"], ev))
             del self._lines[:-MAX_TALK_KEPT]

@@ -252,9 +252,10 @@ def test_lines_out_of_place_are_refused_by_the_table():
 def test_a_hostile_line_is_refused_in_words_and_the_game_goes_on():
     sim = _sim(37)
     sim.run_until(lambda: sim.peers[0].table.phase >= 4)
-    bad = [_hostile(sim, 1, "x" * (MAX_SAY_BYTES + 1)), None, None]
-    bad[1] = _hostile(sim, 1, "clear\x1b[2J")
-    bad[2] = _hostile(sim, 1, "ok line")
+    bad = [_hostile(sim, 1, "x" * (MAX_SAY_BYTES + 1))]
+    bad.append(_hostile(sim, 1, "clear\x1b[2J"))
+    bad += [_hostile(sim, 1, "\u202eflood %d" % i) for i in range(5)]
+    bad.append(_hostile(sim, 1, "ok line"))
     for ev in bad:
         for k in (0, 2):
             sim.run(k, sim.peers[k].receive(sim.keys[1], encode(["entry", ev.raw])))
@@ -262,7 +263,7 @@ def test_a_hostile_line_is_refused_in_words_and_the_game_goes_on():
         texts = [d["text"] for d in sim.peers[k].talk_lines()]
         assert texts == ["ok line"]
         said = [a for a in sim.alerts(k) if "talk line the rules refuse" in a]
-        assert len(said) == 2 and any("too long" in a for a in said) and any("control" in a for a in said)
+        assert len(said) == 3 and "too long" in said[0] and "U+001B" in said[1] and said[2].endswith("not named")
         assert all("\x1b" not in a for a in sim.alerts(k))
     log = _finish(sim)
     says = [e for e in events_in(_entries(sim, log)) if e.kind == "say"]
