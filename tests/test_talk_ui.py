@@ -74,3 +74,46 @@ async def test_a_spectator_who_types_say_is_told_it_cannot_talk():
             async with running(ui):
                 inp.send_text("say hello" + ENTER)
                 await until(lambda: "spectators cannot talk" in flat(ui))
+
+
+async def test_a_spectator_sees_a_line_at_once_through_the_said_frame(tmp_path):
+    """Real nodes on loopback (nobody moves): Bo says a line; a spectator watching through Ann gets it in a
+    ``said`` frame (checked: a seat's signed line) before anything is placed."""
+    from p2p.watch import watch
+
+    from .netutil import build_table
+    from .test_network import GAMES
+
+    ids, genesis, roster, stores = build_table(2, tmp_path)
+    nodes = [GameNode(ids[k], genesis, roster, stores[k], None, timeout=300) for k in range(2)]
+    seen: list = []
+    try:
+        with trio.fail_after(LIMIT):
+            async with trio.open_nursery() as n:
+                for node in nodes:
+                    await n.start(node.run)
+
+                async def spectator():
+                    await watch("127.0.0.1", roster["addrs"][0][1], lambda w: seen.append(w.talk()), games=GAMES)
+
+                n.start_soon(spectator)
+                try:
+                    with trio.fail_after(15):
+                        # the first move step: it waits for the persons, who never move (the log stays as it is)
+                        await until(lambda: len(nodes[1].conns) == 1 and nodes[0].watching == 1
+                                    and all(nd.peer.needs_decision() for nd in nodes) and seen)
+                except trio.TooSlowError:
+                    raise AssertionError("conns %d watching %d" % (len(nodes[1].conns), nodes[0].watching))
+                count = nodes[0].peer.table.count
+                assert nodes[1].say("hello, watchers") == ""
+                assert nodes[1].say("again") == "one line a second: wait a moment"
+                try:
+                    with trio.fail_after(15):
+                        await until(lambda: seen and [d["text"] for d in seen[-1]] == ["hello, watchers"])
+                except trio.TooSlowError:
+                    raise AssertionError("seen %r; ann holds %r" % (seen[-3:], nodes[0].peer.unplaced_talk()))
+                assert nodes[0].peer.table.count == count           # shown, not placed: nobody moved
+                n.cancel_scope.cancel()
+    finally:
+        for s in stores:
+            s.close()
