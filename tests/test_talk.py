@@ -208,7 +208,6 @@ def test_a_log_ending_on_a_line_without_its_answer_is_invalid():
 
 def test_a_line_followed_by_another_seats_entry_is_refused():
     sim, log, at = _log_with_line()
-    t = replay(log[:at + 1], registry) if False else None
     from core.table import Table
     t = Table.start(log[0], registry)
     for raw in log[1:at + 1]:
@@ -326,9 +325,7 @@ def test_spectators_and_seats_that_left_cannot_talk():
 # --------------------------------------------------------------------------- the records: audit, export, show
 
 
-def test_the_audit_the_page_and_show_name_each_line_and_the_page_lists_lines_said_after_the_game(tmp_path):
-    import json
-
+def test_the_audit_the_page_and_history_name_each_line_and_the_page_lists_lines_said_after_the_game(tmp_path):
     from cli.export import build_page, talk_after
     from cli.history import audit_lines
     from core.audit import audit as audit_all
@@ -347,7 +344,7 @@ def test_the_audit_the_page_and_show_name_each_line_and_the_page_lists_lines_sai
     rep = audit_all({"log": log_file(log)}, registry)
     lines = audit_lines(rep, 3)
     assert any(line.strip().endswith("Cy: <b>nice</b> & fair") for line in lines), lines
-    assert talk_after(str(gd / "log"), log) == [{"seat": 0, "seq": mine[0] and parse_entry(mine[0]).seq, "text": "good game"}]
+    assert talk_after(str(gd / "log"), log) == [{"seat": 0, "seq": parse_entry(mine[0]).seq, "text": "good game"}]
     page = build_page(str(gd / "log"), (gd / "log").read_bytes(), None)
     assert "Table talk (1)" in page and "Cy: &lt;b&gt;nice&lt;/b&gt; &amp; fair" in page
     assert "Said after its last move (not in the log) (1)" in page and "Ann: good game" in page
