@@ -147,6 +147,8 @@ output: one JSON object (byte strings as hex):
                seat disclosed at the game's end, which shows its hand at
                every entry as it saw it then); null: the view lacks it
   result       the game's result once it is over, else null
+  said         the talk lines placed up to that entry (protocol.md §9.11):
+               index, phase, seat, seq and text of each, in log order
 """
 
 

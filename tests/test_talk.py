@@ -326,6 +326,8 @@ def test_spectators_and_seats_that_left_cannot_talk():
 
 
 def test_the_audit_the_page_and_history_name_each_line_and_the_page_lists_lines_said_after_the_game(tmp_path):
+    import json
+
     from cli.export import build_page, talk_after
     from cli.history import audit_lines
     from core.audit import audit as audit_all
@@ -349,6 +351,10 @@ def test_the_audit_the_page_and_history_name_each_line_and_the_page_lists_lines_
     assert "Table talk (1)" in page and "Cy: &lt;b&gt;nice&lt;/b&gt; &amp; fair" in page
     assert "Said after its last move (not in the log) (1)" in page and "Ann: good game" in page
     assert "<b>nice</b> & fair" not in page.split("<script")[0].replace("\\u003c", "<")
+    from .netutil import easel
+    shown = easel("show", gd / "log", home=tmp_path / "home")
+    assert shown.returncode == 0, shown.stderr
+    assert [(d["seat"], d["text"]) for d in json.loads(shown.stdout)["said"]] == [(2, "<b>nice</b> & fair")]
     from cli.history import read_past_game
     g = read_past_game(gd / "log", None)
     assert any(line.startswith("said: Cy: <b>nice</b> & fair (entry ") for line in g.details())
