@@ -75,6 +75,19 @@ async def routed(relay: str, main, *args, lobby_port: int | None = None, **kwarg
             return await main(*args, **kwargs)
 
 
+async def routed_game(d, relay: str | None, main, *args, **kwargs):
+    """``await main(*args, **kwargs)`` for the game in directory ``d`` (resume, again, its no): through the relay the
+    game was played with (the file ``relay``, cli/home.py) or ``relay`` (--relay, overriding it) if no route is in force
+    yet and the game is an internet one; else as on the LAN."""
+    from .home import read_relay
+
+    if tls.route() is None:
+        relay = relay or read_relay(d)
+        if relay:
+            return await routed(check_internet(relay), main, *args, **kwargs)
+    return await main(*args, **kwargs)
+
+
 def relay_command(args) -> int:
     """``easel relay``: a relay anyone may run; prints ``relay: ADDRESS`` and relays until Ctrl-C."""
     try:
