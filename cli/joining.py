@@ -131,6 +131,8 @@ async def reach_table(host: str, port: int, identity, play_port: int, *, name: s
     the table is sealed (as long as it takes: the others may take their time to join)."""
     deadline = trio.current_time() + patience
     attempts = 0
+    if tls.route() is not None:      # beyond the LAN: a lobby's stream stays on the path it came by (a rematch's too)
+        tls.route().keep_relayed.add(port)
     while True:
         attempts += 1
         if progress is not None:

@@ -132,6 +132,8 @@ async def _decline_main(args: LiveArgs) -> int:
         return EXIT_OK
     host, port = roster["addrs"][0]
     host, port = host or "127.0.0.1", int(port)
+    if tls.route() is not None:      # beyond the LAN: the lobby's stream stays where it came (§9.10)
+        tls.route().keep_relayed.add(port)
     patience = args.patience
     print("easel: telling the rematch lobby at %s:%d that you will not play again (up to %d s for it to open; "
           "Ctrl-C stops)" % (host, port, patience), flush=True)
