@@ -40,10 +40,12 @@ def _in_words():
 
 
 def check_internet(relay: str | None) -> str:
-    """``--internet``: a relay address is needed (until public relays are known), and the engine installed."""
+    """``--internet``: a relay address is needed (libp2p's public relays are not used, protocol.md §9.10), and the
+    engine installed."""
     if not relay:
         raise UsageError("--internet needs --relay ADDRESS: the line `relay: ADDRESS` that easel relay prints "
-                         "(run it where the other seats can reach it: a friend with a public address, or a forwarded port)")
+                         "(run it where the other seats can reach it: a friend with a public address, or a forwarded port); "
+                         "the public relays of libp2p's network are not used: they cut a connection after 2 minutes or 128 KiB")
     try:
         internet.require()
         return internet.check_relay(relay)

@@ -7,7 +7,8 @@
 * in network namespaces (root, ``ip netns``, ``iptables``): two homes behind address-translating routers that
   drop what they did not ask for, and an "internet" holding only ``easel relay``: a 3-seat game finishes with
   identical valid logs, hole-punched to a direct path where the routers keep ports, relayed where one router
-  maps every destination to a new port (``--random-fully``).
+  maps every destination to a new port (``--random-fully``); a host's bot is a peer of its own, and a seat killed
+  mid-game resumes through the relay its game kept; a rematch of an internet game (loopback relay).
 """
 
 from __future__ import annotations
@@ -119,11 +120,12 @@ def test_without_the_extra_the_lan_game_plays_and_internet_says_how_to_install(t
         assert "Traceback" not in r.stderr
 
 
-def test_internet_needs_a_relay_and_refuses_bots_it_cannot_place(tmp_path):
+def test_internet_needs_a_relay_and_says_why_libp2p_s_public_relays_are_not_used(tmp_path):
     env = dict(os.environ, EASEL_HOME=str(tmp_path / "home"))
     r = subprocess.run([sys.executable, "-m", "cli", "host", "--internet"], cwd=ROOT, env=env, capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 2 and "--internet needs --relay ADDRESS" in r.stderr
+    assert "public relays of libp2p's network are not used" in r.stderr and "2 minutes or 128 KiB" in r.stderr
     r = subprocess.run([sys.executable, "-m", "cli", "join", "easel-notaninvitation"], cwd=ROOT, env=env,
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "invitation is damaged" in r.stderr and "Traceback" not in r.stderr
