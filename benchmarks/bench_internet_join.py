@@ -112,7 +112,7 @@ def _screen_until_decision(argv: list[str], env: dict) -> float:
 
 
 def _person_env(home: Path) -> dict:
-    env = dict(os.environ, EASEL_HOME=str(home), TERM="xterm-256color")
+    env = dict(os.environ, EASEL_HOME=str(home), TERM="xterm-256color", PYTHONPATH=str(ROOT))   # -P: not the cwd
     for k in ("EASEL_TRACE", "EASEL_FAULTS", "EASEL_PACE", "COLUMNS", "LINES"):
         env.pop(k, None)
     return env
