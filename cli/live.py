@@ -47,7 +47,7 @@ from .common import (
 )
 from .demo import demo
 from .hangup import catch_hangups
-from .home import check_name, player_name
+from .home import check_name, player_name, read_relay
 from .hosting import host_main
 from .internet import check_internet, invitation, is_invitation, routed
 from .joining import join_main
@@ -169,24 +169,32 @@ def resume(args: LiveArgs) -> int:
     unsafe = check_seed(args)
     parse_fellows(args.fellows)
     _, d, _, _ = check_resume(args)
-    if args.relay:
-        args.relay = check_internet(args.relay)
+    _check_game_relay(args, d)
     if not args.level:
         need_terminal()
-    start_zygote(args.entry, person=not args.level, bots=bool(read_bots_file(d)))
+    start_zygote(args.entry, person=not args.level, bots=bool(read_bots_file(d)), internet=bool(args.relay or read_relay(d)))
     make = ui_factory_for(unsafe=unsafe, send_at_once=_send_at_once(args))
     return then_again(trio.run(resume_main, args, make), make)
 
 
+def _check_game_relay(args: LiveArgs, d) -> None:
+    """resume, again of a game beyond the LAN: its relay (``--relay``, else the one kept with it) and the engine checked
+    in words before anything starts."""
+    relay = args.relay or read_relay(d)
+    if relay:
+        checked = check_internet(relay)
+        if args.relay:
+            args.relay = checked
+
+
 def again(args: LiveArgs) -> int:
     _, d, _, _ = again_args(args)
-    if args.relay:
-        args.relay = check_internet(args.relay)
+    _check_game_relay(args, d)
     if args.decline:
         return trio.run(decline_main, args)
     if not args.level:
         need_terminal()
-    start_zygote(args.entry, person=not args.level, bots=bool(read_bots_file(d)))
+    start_zygote(args.entry, person=not args.level, bots=bool(read_bots_file(d)), internet=bool(args.relay or read_relay(d)))
     make = None if args.level else ui_factory_for(send_at_once=_send_at_once(args))
     return then_again(trio.run(again_main, args, make), make)
 
