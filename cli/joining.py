@@ -189,8 +189,8 @@ async def join_main(host: str, port: int, decide_factory, *, seed: str | None, n
     if progress is None:
         progress = ui_factory is not None or isatty(sys.stderr)
     # beyond the LAN the host is a libp2p peer id, no address to show a person: "the host (through the relay)"
-    where = "the host (through the relay)" if tls.route() is not None and tls.route().owns(host) else "%s:%d" % (host, port)
-    shown = Connecting(where, rematch=previous is not None) if progress else None
+    lobby = "the host (through the relay)" if tls.route() is not None and tls.route().owns(host) else "%s:%d" % (host, port)
+    shown = Connecting(lobby, rematch=previous is not None) if progress else None
     try:
         async with trio.open_nursery() as nursery:
             if shown is not None:
