@@ -112,12 +112,13 @@ def _start_bot(bot: LocalBot, cmd: list[str], *, fresh: bool) -> None:
             out.close()
 
 
-def spawn_bots(k: int, lobby: tuple[str, int], level: str, seed: str | None, table=None,
-               bind: str | None = None) -> list[LocalBot]:
+def spawn_bots(k: int, lobby: tuple[str, int] | None, level: str, seed: str | None, table=None,
+               bind: str | None = None, join: str | None = None) -> list[LocalBot]:
     """Start ``k`` bot processes that join ``lobby``; with ``table`` (ours, a p2p.lobby.HostedTable), hold a
     seat for each (its key is made here, before it starts), so the lobby shows it as a bot, never as a free seat,
     and tell each one every key our bots hold (``--fellows``: it leaves once no other seat is left,
-    leave_when_alone). ``bind``: where they listen (ours: every seat must reach them, protocol.md §9.3)."""
+    leave_when_alone). ``bind``: where they listen (ours: every seat must reach them, protocol.md §9.3).
+    ``join``: what they join instead of ``lobby`` (an internet table's invitation: each bot is its own libp2p peer)."""
     # "bot 1" lives in bots/bot-1 and writes bots/bot-1.log: the files say the name the table shows
     bots = [LocalBot(index=i, home=data_dir() / "bots" / ("bot-%d" % (i + 1)), level=level, name="bot %d" % (i + 1),
                      log=bot_log_path(i + 1)) for i in range(k)]
@@ -131,7 +132,7 @@ def spawn_bots(k: int, lobby: tuple[str, int], level: str, seed: str | None, tab
         for key in keys:
             table.reserve_bot(key, level)
     for i, bot in enumerate(bots):
-        cmd = easel_command("bot", "--join", "%s:%d" % lobby, "--level", level, "--name", bot.name)
+        cmd = easel_command("bot", "--join", join or "%s:%d" % lobby, "--level", level, "--name", bot.name)
         if bind is not None:
             cmd += ["--bind", bind]
         if keys:

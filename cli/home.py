@@ -91,6 +91,35 @@ def game_dir(genesis) -> Path:
     return data_dir() / "games" / genesis.game_id.hex()
 
 
+RELAY_FILE = "relay"     # in a game's directory: the relay an internet game was last played through (protocol.md §8)
+
+
+def save_relay(d: Path) -> None:
+    """At a table beyond the LAN (a route in force, cli/internet.py): keep the relay's address with the game, so that
+    easel resume and easel again reach the others through it with no argument (only rewritten when it changed)."""
+    from p2p import tls
+
+    relay = getattr(tls.route(), "relay", None)
+    if not relay:
+        return
+    data = (relay + "\n").encode()
+    try:
+        if (d / RELAY_FILE).read_bytes() == data:
+            return
+    except OSError:
+        pass
+    write_atomic(d / RELAY_FILE, data)
+
+
+def read_relay(d: Path) -> str | None:
+    """The relay kept with the game in directory ``d`` (save_relay), or None: a LAN game."""
+    try:
+        text = (d / RELAY_FILE).read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text or None
+
+
 def open_store(genesis, roster) -> GameStore:
     """The game's directory, opened, with its roster written: a StoreError (one line) on failure.
 
@@ -100,6 +129,7 @@ def open_store(genesis, roster) -> GameStore:
     store = GameStore(game_dir(genesis))
     try:
         save_roster(store, genesis, roster)
+        save_relay(store.dir)
     except OSError as exc:
         store.close()
         remove_temp_files(store.dir)

@@ -55,13 +55,20 @@ async def host_main(args: LiveArgs, ui_factory=None) -> int:
     failure = None
     async with trio.open_nursery() as n:
         lobby_port = await n.start(tls.serve, args.port, tls.server_context(identity, None), ht.handle, bind)
+        invite = None
         if tls.route() is not None:
             tls.route().keep_relayed.add(lobby_port)      # a lobby's streams stay where they are
-            print("invite: %s" % tls.route().invitation(lobby_port, play_port), file=sys.stderr, flush=True)
-        # our bots dial the lobby on this machine and listen where we do (every interface by default):
-        # every seat must reach them, from any machine (protocol.md §9.3)
-        bots = spawn_bots(args.bots, ("127.0.0.1" if bind == "0.0.0.0" else bind, lobby_port), args.level, args.seed, ht,
-                          bind=bind)
+            invite = tls.route().invitation(lobby_port, play_port)
+            print("invite: %s" % invite, file=sys.stderr, flush=True)
+        if invite is not None:
+            # beyond the LAN each of our bots is a peer of its own (protocol.md §9.10): its own libp2p node,
+            # reserved at our relay, joining by the invitation like anyone else
+            bots = spawn_bots(args.bots, None, args.level, args.seed, ht, join=invite)
+        else:
+            # our bots dial the lobby on this machine and listen where we do (every interface by default):
+            # every seat must reach them, from any machine (protocol.md §9.3)
+            bots = spawn_bots(args.bots, ("127.0.0.1" if bind == "0.0.0.0" else bind, lobby_port), args.level, args.seed, ht,
+                              bind=bind)
         n.start_soon(stop_bots_unless_sealed, ht, bots)
         if ht.order is None and bots and len(bots) == args.players - 1 and args.quiet and args.no_advertise:
             # easel play (every other seat one of our bots, nobody else can come): bot 1 sits at seat 1,

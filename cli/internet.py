@@ -40,10 +40,12 @@ def _in_words():
 
 
 def check_internet(relay: str | None) -> str:
-    """``--internet``: a relay address is needed (until public relays are known), and the engine installed."""
+    """``--internet``: a relay address is needed (libp2p's public relays are not used, protocol.md §9.10), and the
+    engine installed."""
     if not relay:
         raise UsageError("--internet needs --relay ADDRESS: the line `relay: ADDRESS` that easel relay prints "
-                         "(run it where the other seats can reach it: a friend with a public address, or a forwarded port)")
+                         "(run it where the other seats can reach it: a friend with a public address, or a forwarded port); "
+                         "the public relays of libp2p's network are not used: they cut a connection after 2 minutes or 128 KiB")
     try:
         internet.require()
         return internet.check_relay(relay)
@@ -73,6 +75,19 @@ async def routed(relay: str, main, *args, lobby_port: int | None = None, **kwarg
                 node.keep_relayed.add(lobby_port)
             tls.use_route(node)
             return await main(*args, **kwargs)
+
+
+async def routed_game(d, relay: str | None, main, *args, **kwargs):
+    """``await main(*args, **kwargs)`` for the game in directory ``d`` (resume, again, its no): through the relay the
+    game was played with (the file ``relay``, cli/home.py) or ``relay`` (--relay, overriding it) if no route is in force
+    yet and the game is an internet one; else as on the LAN."""
+    from .home import read_relay
+
+    if tls.route() is None:
+        relay = relay or read_relay(d)
+        if relay:
+            return await routed(check_internet(relay), main, *args, **kwargs)
+    return await main(*args, **kwargs)
 
 
 def relay_command(args) -> int:

@@ -131,6 +131,8 @@ async def reach_table(host: str, port: int, identity, play_port: int, *, name: s
     the table is sealed (as long as it takes: the others may take their time to join)."""
     deadline = trio.current_time() + patience
     attempts = 0
+    if tls.route() is not None:      # beyond the LAN: a lobby's stream stays on the path it came by (a rematch's too)
+        tls.route().keep_relayed.add(port)
     while True:
         attempts += 1
         if progress is not None:
@@ -186,7 +188,9 @@ async def join_main(host: str, port: int, decide_factory, *, seed: str | None, n
     play_port = free_port(bind if bind != "0.0.0.0" else "")
     if progress is None:
         progress = ui_factory is not None or isatty(sys.stderr)
-    shown = Connecting("%s:%d" % (host, port), rematch=previous is not None) if progress else None
+    # beyond the LAN the host is a libp2p peer id, no address to show a person: "the host (through the relay)"
+    lobby = "the host (through the relay)" if tls.route() is not None and tls.route().owns(host) else "%s:%d" % (host, port)
+    shown = Connecting(lobby, rematch=previous is not None) if progress else None
     try:
         async with trio.open_nursery() as nursery:
             if shown is not None:

@@ -47,7 +47,7 @@ from .common import (
 )
 from .demo import demo
 from .hangup import catch_hangups
-from .home import check_name, player_name
+from .home import check_name, player_name, read_relay
 from .hosting import host_main
 from .internet import check_internet, invitation, is_invitation, routed
 from .joining import join_main
@@ -104,12 +104,10 @@ def host(args: LiveArgs) -> int:
         args.relay = check_internet(args.relay)
         args.internet = True
         check_internet_timeout(args.timeout)
-        if args.bots:
-            raise UsageError("--bots is for the LAN: at an internet table, start each bot with easel bot --join INVITATION")
         args.no_advertise = True       # its lobby is reached through the relay, not on the LAN
     if not args.auto:
         need_terminal()
-    start_zygote(args.entry, person=not args.auto, bots=args.bots > 0, game=args.game)
+    start_zygote(args.entry, person=not args.auto, bots=args.bots > 0, game=args.game, internet=bool(args.internet))
     args.name = player_name(args.name, interactive=not args.auto and isatty(sys.stdin))
     make = None if args.auto else ui_factory_for(unsafe=unsafe, send_at_once=_send_at_once(args))
     if args.internet:
@@ -125,17 +123,18 @@ def demo_command(args: LiveArgs) -> int:
 
 def bot(args: LiveArgs) -> int:
     check_seed(args)
-    if is_invitation(args.join):
-        inv = invitation(args.join)
-        check_name(args.name)
-        return trio.run(lambda: routed(inv.relay, bot_main, args, lobby_port=inv.lobby_port))
-    parse_hostport(args.join)
-    if args.bind is not None:
-        check_bind(args.bind)
+    inv = invitation(args.join) if is_invitation(args.join) else None
+    if inv is None:
+        parse_hostport(args.join)
+        if args.bind is not None:
+            check_bind(args.bind)
     parse_fellows(args.fellows)
     if args.level is not None and args.level not in all_levels():
         raise UsageError("unknown bot level %r (known: %s)" % (args.level, ", ".join(all_levels())))
     check_name(args.name)
+    if inv is not None:      # --bind is the LAN's: beyond it our libp2p node listens where it reaches the relay
+        args.bind = None
+        return trio.run(lambda: routed(inv.relay, bot_main, args, lobby_port=inv.lobby_port))
     return trio.run(bot_main, args)
 
 
@@ -170,20 +169,32 @@ def resume(args: LiveArgs) -> int:
     unsafe = check_seed(args)
     parse_fellows(args.fellows)
     _, d, _, _ = check_resume(args)
+    _check_game_relay(args, d)
     if not args.level:
         need_terminal()
-    start_zygote(args.entry, person=not args.level, bots=bool(read_bots_file(d)))
+    start_zygote(args.entry, person=not args.level, bots=bool(read_bots_file(d)), internet=bool(args.relay or read_relay(d)))
     make = ui_factory_for(unsafe=unsafe, send_at_once=_send_at_once(args))
     return then_again(trio.run(resume_main, args, make), make)
 
 
+def _check_game_relay(args: LiveArgs, d) -> None:
+    """resume, again of a game beyond the LAN: its relay (``--relay``, else the one kept with it) and the engine checked
+    in words before anything starts."""
+    relay = args.relay or read_relay(d)
+    if relay:
+        checked = check_internet(relay)
+        if args.relay:
+            args.relay = checked
+
+
 def again(args: LiveArgs) -> int:
     _, d, _, _ = again_args(args)
+    _check_game_relay(args, d)
     if args.decline:
         return trio.run(decline_main, args)
     if not args.level:
         need_terminal()
-    start_zygote(args.entry, person=not args.level, bots=bool(read_bots_file(d)))
+    start_zygote(args.entry, person=not args.level, bots=bool(read_bots_file(d)), internet=bool(args.relay or read_relay(d)))
     make = None if args.level else ui_factory_for(send_at_once=_send_at_once(args))
     return then_again(trio.run(again_main, args, make), make)
 
@@ -223,7 +234,8 @@ def find_table(args: LiveArgs) -> bool:
     return True
 
 
-def start_zygote(entry: Callable[[list[str]], int] | None, person: bool, bots: bool = True, game: str | None = None) -> None:
+def start_zygote(entry: Callable[[list[str]], int] | None, person: bool, bots: bool = True, game: str | None = None,
+                 internet: bool = False) -> None:
     """Before trio runs: fork the zygote our bots will be forked from (cli/zygote.py), each running
     ``entry(argv)`` (cli/main.py's ``main``, handed down in ``LiveArgs.entry``; None: no zygote), if this
     command may start ``bots`` (easel play, host --bots, or the resume or rematch of a game our bots played), with
@@ -245,4 +257,8 @@ def start_zygote(entry: Callable[[list[str]], int] | None, person: bool, bots: b
                 call()
         except Exception:          # a help only: never a reason not to start
             pass
+    if internet:                   # each bot of an internet table runs its own libp2p node (no thread is started)
+        from p2p.internet import preload
+
+        preload()
     zygote.start(entry)

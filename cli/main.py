@@ -319,6 +319,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="seconds each seat has for each step before the others vote it out of that step "
                             "(it then plays the empty move); whole seconds, 1 to 86400 (default: %d)" % timeout)
 
+    def relay_flag(p) -> None:
+        """resume, again: the relay of a game beyond the LAN (default: the one it was played through, kept with it)."""
+        p.add_argument("--relay", default=None, metavar="ADDRESS",
+                       help="a game beyond the LAN: reach the others through this relay (the line `relay: ADDRESS` "
+                            "easel relay printed; default: the relay the game was played through, kept in its directory)")
     def send_flag(p) -> None:
         p.add_argument("--send-at-once", action="store_true",
                        help="send a complete move as soon as it is typed (by default every command edits the draft "
@@ -427,6 +432,7 @@ def build_parser() -> argparse.ArgumentParser:
     spectator_flag(p)
     seed_flags(p)
     p.add_argument("--fellows", default=None, help=argparse.SUPPRESS)     # a host's bot restarted by its resume
+    relay_flag(p)
 
     p = add("again", "play again with the same seats, names, game and options once a game is over (a rematch)",
             epilog="Every seat that wants to play again runs it on its finished game's directory. The old host (seat 0)\n"
@@ -443,6 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="say no: tell the rematch lobby this seat will not play again (so it does not wait for it)")
     spectator_flag(p)
     send_flag(p)
+    relay_flag(p)
 
     p = add("watch", "follow a live table read-only, as a spectator (no hand, no sealed move, no vote)",
             epilog="TARGET is a seat's play address HOST:PORT (a seat's screen shows it), or a game you played or\n"

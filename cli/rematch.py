@@ -16,7 +16,7 @@ from p2p import tls
 from p2p.lobby import LobbyError, decline
 
 from .bots import read_bots_file
-from .internet import invitation, is_invitation
+from .internet import invitation, is_invitation, routed_game
 from .common import EXIT_OK, EXIT_USAGE, UsageError, check_level, game_or_exit, parse_hostport, registry
 from .home import identity_or_exit, player_name
 from .hosting import host_main
@@ -51,6 +51,12 @@ def again_args(args: LiveArgs):
 
 
 async def again_main(args: LiveArgs, ui_factory=None) -> int:
+    """``_again_main`` through the relay an internet game was played with (or ``--relay``), else as on the LAN."""
+    _, d, _, _ = again_args(args)
+    return await routed_game(d, args.relay, _again_main, args, ui_factory)
+
+
+async def _again_main(args: LiveArgs, ui_factory=None) -> int:
     """A rematch: the same seats, names, game and options, a new genesis whose ``previous`` is the game before.
 
     The old game's seat 0 hosts the rematch lobby on its old play port and restarts its own bots into it;
@@ -110,6 +116,12 @@ async def bot_main(args: LiveArgs) -> int:
 
 
 async def decline_main(args: LiveArgs) -> int:
+    """``_decline_main``, through the relay of an internet game (as ``again_main``)."""
+    _, d, _, _ = again_args(args)
+    return await routed_game(d, args.relay, _decline_main, args)
+
+
+async def _decline_main(args: LiveArgs) -> int:
     """``easel again --decline GAME_DIR`` (and n at game over): tell the old seat 0's rematch lobby that this
     seat will not play again, so it does not wait for us (knocking up to AGAIN_PATIENCE for it to open)."""
     identity, d, genesis, roster = again_args(args)
@@ -120,6 +132,8 @@ async def decline_main(args: LiveArgs) -> int:
         return EXIT_OK
     host, port = roster["addrs"][0]
     host, port = host or "127.0.0.1", int(port)
+    if tls.route() is not None:      # beyond the LAN: the lobby's stream stays where it came (§9.10)
+        tls.route().keep_relayed.add(port)
     patience = args.patience
     print("easel: telling the rematch lobby at %s:%d that you will not play again (up to %d s for it to open; "
           "Ctrl-C stops)" % (host, port, patience), flush=True)

@@ -17,11 +17,13 @@ from pathlib import Path
 import trio
 
 from core.events import seat_names
+from p2p.internet import looks_like_peer
 from p2p.node import GameNode, load_roster
 
 from .bots import finish_bots, leave_when_alone, others_at_table, restart_bots, watch_bots
 from .common import UsageError, check_level, env_patience, game_or_exit
 from .home import identity_or_exit
+from .internet import routed_game
 from .hosting import resumed_in_play
 from .options import LiveArgs, parse_fellows
 from .runner import SeatEnd, bot_decider, report, run_node, watching
@@ -54,6 +56,12 @@ def check_resume(args: LiveArgs):
 
 
 async def resume_main(args: LiveArgs, ui_factory=None) -> int:
+    """Our seat back at its table; a game beyond the LAN through the relay it was played with (or ``--relay``)."""
+    _, d, _, _ = check_resume(args)
+    return await routed_game(d, args.relay, _resume_main, args, ui_factory)
+
+
+async def _resume_main(args: LiveArgs, ui_factory=None) -> int:
     identity, d, genesis, roster = check_resume(args)
     seat = genesis.doc["seats"].index(identity.public)
     # the seats our own bots played (easel play): they were our child processes, so they come back with us
@@ -168,7 +176,7 @@ async def alone_watch(node: GameNode, ui, game_dir: Path, end: SeatEnd, say: flo
 def resume_bind(addr_host: str) -> str:
     """Where a resumed seat listens: the address the table knows for it, or every interface if this
     machine no longer has that address (it moved to another network or got a new lease)."""
-    if addr_host in ("", "0.0.0.0"):
+    if addr_host in ("", "0.0.0.0") or looks_like_peer(addr_host):     # a peer id: the route listens (§9.10)
         return "0.0.0.0"
     try:
         family = socket.AF_INET6 if ":" in addr_host else socket.AF_INET

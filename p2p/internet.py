@@ -78,6 +78,15 @@ def require() -> None:
                             % (exc, INSTALL)) from None
 
 
+def preload() -> None:
+    """Import the engine's modules a node uses (before a fork: our bots' zygote, cli/zygote.py); nothing if missing."""
+    try:
+        import libp2p  # noqa: F401
+        from libp2p.relay.circuit_v2 import dcutr, protocol, transport  # noqa: F401
+    except ImportError:
+        pass
+
+
 def quiet_engine() -> None:
     """libp2p logs a great deal (errors included, for every hole punch that fails): keep it off the screen, unless
     EASEL_LIBP2P_LOG names a level (DEBUG, INFO, ...) to see it on standard error."""

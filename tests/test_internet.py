@@ -7,7 +7,8 @@
 * in network namespaces (root, ``ip netns``, ``iptables``): two homes behind address-translating routers that
   drop what they did not ask for, and an "internet" holding only ``easel relay``: a 3-seat game finishes with
   identical valid logs, hole-punched to a direct path where the routers keep ports, relayed where one router
-  maps every destination to a new port (``--random-fully``).
+  maps every destination to a new port (``--random-fully``); a host's bot is a peer of its own, and a seat killed
+  mid-game resumes through the relay its game kept; a rematch of an internet game (loopback relay).
 """
 
 from __future__ import annotations
@@ -119,11 +120,12 @@ def test_without_the_extra_the_lan_game_plays_and_internet_says_how_to_install(t
         assert "Traceback" not in r.stderr
 
 
-def test_internet_needs_a_relay_and_refuses_bots_it_cannot_place(tmp_path):
+def test_internet_needs_a_relay_and_says_why_libp2p_s_public_relays_are_not_used(tmp_path):
     env = dict(os.environ, EASEL_HOME=str(tmp_path / "home"))
     r = subprocess.run([sys.executable, "-m", "cli", "host", "--internet"], cwd=ROOT, env=env, capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 2 and "--internet needs --relay ADDRESS" in r.stderr
+    assert "public relays of libp2p's network are not used" in r.stderr and "2 minutes or 128 KiB" in r.stderr
     r = subprocess.run([sys.executable, "-m", "cli", "join", "easel-notaninvitation"], cwd=ROOT, env=env,
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "invitation is damaged" in r.stderr and "Traceback" not in r.stderr
@@ -239,8 +241,8 @@ class Homes:
     def down(self) -> None:
         take_down(self.procs, self.made)
 
-    def easel(self, where: str, who: str, *args, faults: str | None = None) -> subprocess.Popen:
-        env = dict(os.environ, EASEL_HOME=str(self.tmp / who))
+    def easel(self, where: str, who: str, *args, faults: str | None = None, home: str | None = None) -> subprocess.Popen:
+        env = dict(os.environ, EASEL_HOME=str(self.tmp / (home or who)))
         env.pop("EASEL_FAULTS", None)
         if faults:
             env["EASEL_FAULTS"] = faults
@@ -465,3 +467,124 @@ def test_an_unreachable_relay_and_a_relay_that_cannot_listen_are_said_in_words(t
     r = subprocess.run([sys.executable, "-m", "cli", "relay", "--listen", "192.0.2.7"], cwd=ROOT, env=env,
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "cannot listen on 192.0.2.7" in r.stderr and "relay: " not in r.stdout
+
+
+def _kill_bots(home: Path) -> None:
+    """The bot processes a host started (their pids in its games' local-bots.json): killed if a test failed early."""
+    import json
+    import signal
+
+    for f in home.glob("games/*/local-bots.json"):
+        try:
+            for b in json.loads(f.read_text())["bots"]:
+                if b.get("pid") and internet_started(b["pid"]) == b.get("started"):
+                    os.kill(b["pid"], signal.SIGKILL)
+        except (OSError, ValueError, KeyError):
+            pass
+
+
+def internet_started(pid: int):
+    from cli.zygote import started_at
+
+    return started_at(pid)
+
+
+def test_a_host_s_bot_beyond_the_lan_and_a_seat_killed_then_resumed_through_the_game_s_relay(homes):
+    """``easel host --internet --bots 1`` in home A (the bot is a libp2p peer of its own, joining by the invitation),
+    a bot by invitation in home B; home B's seat is SIGKILLed mid-game and ``easel resume``d with no address and no
+    --relay (the game's directory keeps the relay): the game finishes with one log at every seat."""
+    net = homes
+    try:
+        net.easel("inet", "relay", "relay", "--listen", net.relay_ip, "--port", 4001)
+        address = net.line("relay", "relay: ", "out")
+        host = net.easel("hA", "host", "-v", "host", "--game", "painting", "--players", 3, "--bots", 1, "--auto", "random",
+                         "--timeout", 60, "--internet", "--relay", address, "--name", "Ann", faults=SLOW % 60)
+        invite = net.line("host", "invite: ", "err")
+        b1 = net.easel("hB", "b1", "-v", "bot", "--join", invite, "--level", "random", "--name", "Cy", faults=SLOW % 61)
+        assert wait_for(lambda: any(_records(p) >= 8 for p in net.logs("b1")), 40, interval=0.05), net.text("b1")[-3000:]
+        b1.kill()
+        b1.wait(timeout=10)
+        game = net.logs("b1")[0].parent
+        killed_at = _records(game / "log")
+        assert killed_at < FULL, "the game was over before the seat died"
+        assert (game / "relay").read_text().strip() == address          # protocol.md §8: kept with the game
+        resumed = net.easel("hB", "b1-resumed", "-v", "resume", game, "--level", "random", home="b1", faults=SLOW % 62)
+        _finish(net, [host, resumed])
+        bot_logs = sorted((net.tmp / "host" / "bots" / "bot-1").glob("games/*/log"))
+        assert len(bot_logs) == 1, "the host's bot kept no log"
+        assert_same_logs([net.logs("host")[0], bot_logs[0], game / "log"], FULL)
+        import json
+        records = json.loads((net.logs("host")[0].parent / "local-bots.json").read_text())["bots"]
+        assert [b["seat"] for b in records] == [1]           # the host's bot sat at seat 1 (its own peer id)
+        assert "Traceback" not in net.text("b1")
+    finally:
+        _kill_bots(net.tmp / "host")
+
+
+def test_a_rematch_of_an_internet_game_is_hosted_at_an_invitation_and_linked_to_the_game_before(tmp_path):
+    """On loopback through ``easel relay``: a host with one of its bots and a bot by invitation finish a game; then
+    ``easel again`` at both (no address, no --relay: the game keeps its relay): the host prints the rematch lobby's
+    invitation (its peer id, its old play port) and restarts its bot into it by that invitation, the other seat finds
+    the lobby through the relay; the second game names the first as ``previous``, every seat holds the same two logs."""
+    import json
+
+    from p2p.node import load_roster
+
+    procs: list[subprocess.Popen] = []
+
+    def easel(who: str, *args) -> subprocess.Popen:
+        env = dict(os.environ, EASEL_HOME=str(tmp_path / who))
+        env.pop("EASEL_FAULTS", None)
+        with open(tmp_path / (who + ".out"), "ab") as out, open(tmp_path / (who + ".err"), "ab") as err:
+            p = subprocess.Popen([sys.executable, "-m", "cli", *map(str, args)], cwd=ROOT, env=env,
+                                 stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+        procs.append(p)
+        return p
+
+    def said(who: str, stream: str = "err") -> str:
+        try:
+            return (tmp_path / ("%s.%s" % (who, stream))).read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def line(who: str, prefix: str, stream: str, nth: int = 0) -> str:
+        pat = re.compile("^" + re.escape(prefix) + r"(\S+)$", re.M)
+        assert wait_for(lambda: len(pat.findall(said(who, stream))) > nth, 30, interval=0.05), said(who)[-2000:]
+        return pat.findall(said(who, stream))[nth]
+
+    def logs(who: str) -> list[Path]:
+        return sorted((tmp_path / who).glob("games/*/log"), key=lambda p: p.stat().st_mtime)
+
+    try:
+        easel("relay", "relay", "--listen", "127.0.0.1", "--port", internet._free_port("127.0.0.1"))
+        address = line("relay", "relay: ", "out")
+        host = easel("host", "host", "--game", "painting", "--players", 3, "--bots", 1, "--auto", "random", "--timeout", 60,
+                     "--internet", "--relay", address, "--name", "Ann")
+        invite = line("host", "invite: ", "err")
+        cy = easel("cy", "bot", "--join", invite, "--level", "random", "--name", "Cy")
+        assert host.wait(timeout=NAT_WALL) == 0, said("host")[-3000:]
+        assert cy.wait(timeout=NAT_WALL) == 0, said("cy")[-3000:]
+        first = logs("host")[0].parent
+        genesis, roster = load_roster(first)
+        again = easel("host", "again", first, "--level", "random")
+        cy = easel("cy", "again", logs("cy")[0].parent, "--level", "random")     # finds the lobby through the relay
+        rematch = internet.parse_invitation(line("host", "invite: ", "err", nth=1))
+        assert rematch.peer == roster["addrs"][0][0] == internet.parse_invitation(invite).peer
+        assert rematch.lobby_port == roster["addrs"][0][1] and rematch.relay == address
+        assert again.wait(timeout=NAT_WALL) == 0, said("host")[-3000:]
+        assert cy.wait(timeout=NAT_WALL) == 0, said("cy")[-3000:]
+        for who in ("host", "cy"):
+            assert "Traceback" not in said(who)
+        bot_home = tmp_path / "host" / "bots" / "bot-1"
+        pairs = [logs("host"), logs("cy"), sorted(bot_home.glob("games/*/log"), key=lambda p: p.stat().st_mtime)]
+        assert all(len(p) == 2 for p in pairs), pairs
+        for k in (0, 1):
+            assert_same_logs([p[k] for p in pairs], FULL)
+        assert load_roster(pairs[0][1].parent)[0].doc["previous"] == genesis.game_id
+        assert json.loads(said("cy", "out").strip().splitlines()[-1])["over"] is True
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait(timeout=10)
+        _kill_bots(tmp_path / "host")
