@@ -237,9 +237,10 @@ class Watch:
             await trio.sleep(0.05)
 
 
-async def play_against(tmp_path, mode: str, caplog, routes=None) -> dict:
+async def play_against(tmp_path, mode: str, caplog, routes=None, timeout: float = 1.5) -> dict:
     """``routes``: None (loopback TCP), or one libp2p node per seat (p2p/internet.py's Node) that seat dials and
-    listens through (tls.use_route), its roster address its peer id (tests/test_internet_hostile.py)."""
+    listens through (tls.use_route), its roster address its peer id (tests/test_internet_hostile.py); ``timeout``:
+    the table's step time-out (a relayed flood on a loaded machine delays honest frames past 1.5 s)."""
     caplog.set_level(logging.INFO)
     ids, genesis, roster, stores = toy_table(tmp_path)
     if routes is not None:
@@ -251,7 +252,7 @@ async def play_against(tmp_path, mode: str, caplog, routes=None) -> dict:
     for k in range(N):
         cls = WireHostileNode if k == BAD else GameNode
         kw = {"mode": mode} if k == BAD else {}
-        nodes.append(cls(ids[k], genesis, roster, stores[k], toy_decider(mode), timeout=1.5, linger=3,
+        nodes.append(cls(ids[k], genesis, roster, stores[k], toy_decider(mode), timeout=timeout, linger=3,
                          games=GAMES, limits=LIM, **kw))
     bad = nodes[BAD]
     # the flood goes on to each peer until that peer's budget held it back, and it sent twice the burst there
