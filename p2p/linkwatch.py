@@ -23,8 +23,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .wakeups import KEEPALIVE
+
 SLOW_ROUND_TRIP = 1.5      # s: a round trip (or an acknowledgement waited for) above this is slow
-SLOW_QUIET = 8.0           # s without any frame from a connected seat (2 x KEEPALIVE): its link stalls
+SLOW_QUIET = 2 * KEEPALIVE  # s (8) without any frame from a connected seat (two keep-alives missed): its link stalls
 SLOW_HOLD = 8.0            # s a slow round trip is still said without a newer one
 MAX_PENDING = 64           # our events remembered per seat while they wait for an acknowledgement
 

@@ -237,10 +237,12 @@ class Watch:
             await trio.sleep(0.05)
 
 
-async def play_against(tmp_path, mode: str, caplog, routes=None, timeout: float = 1.5) -> dict:
+async def play_against(tmp_path, mode: str, caplog, routes=None, timeout: float = 1.5, lim: Limits = None) -> dict:
     """``routes``: None (loopback TCP), or one libp2p node per seat (p2p/internet.py's Node) that seat dials and
     listens through (tls.use_route), its roster address its peer id (tests/test_internet_hostile.py); ``timeout``:
-    the table's step time-out (a relayed flood on a loaded machine delays honest frames past 1.5 s)."""
+    the table's step time-out, ``lim`` the limits (a relayed flood on a loaded machine delays honest frames past
+    1.5 s, and honest connections past the 2 s IDLE_TIMEOUT the stall mode needs)."""
+    lim = lim or LIM
     caplog.set_level(logging.INFO)
     ids, genesis, roster, stores = toy_table(tmp_path)
     if routes is not None:
@@ -253,7 +255,7 @@ async def play_against(tmp_path, mode: str, caplog, routes=None, timeout: float 
         cls = WireHostileNode if k == BAD else GameNode
         kw = {"mode": mode} if k == BAD else {}
         nodes.append(cls(ids[k], genesis, roster, stores[k], toy_decider(mode), timeout=timeout, linger=3,
-                         games=GAMES, limits=LIM, **kw))
+                         games=GAMES, limits=lim, **kw))
     bad = nodes[BAD]
     # the flood goes on to each peer until that peer's budget held it back, and it sent twice the burst there
     by_key = {ids[k].public: nodes[k] for k in honest}
