@@ -45,6 +45,8 @@ from .limits import DEFAULT as DEFAULT_LIMITS
 from .limits import SPECTATOR_KEEPALIVE, Limits, RateLimitedLog
 from .links import DIAL_TIMEOUT, SEND_QUEUE_BYTES, Conn, Links, Mesh
 from .linkwatch import LinkWatch, words as slow_words
+
+SLOW_LOG_EVERY = 10.0     # s: a seat's slow link is logged at most this often (the screen says it all along)
 from .protocol import (
     Alert,
     Broadcast,
@@ -230,10 +232,12 @@ class GameNode:
             tdir = Path(os.environ["EASEL_TRACE"])
             tdir.mkdir(parents=True, exist_ok=True)
             self._trace_path = tdir / ("seat-%d.jsonl" % self.seat)
-            self._trace = trace = Trace()
+            self._trace = Trace()
         # whose link is slow (p2p/linkwatch.py): our events' round trips and each seat's silences, on the trio clock
         self._watch = LinkWatch()
-        self._slow_said: dict[int, float] = {}
+        self._slow_said: dict[int, float] = {}     # seat -> seconds, as the last wake found
+        self._slow_logged: dict[int, float] = {}   # seat -> when we last logged its link slow
+        self._slow_told: set[int] = set()          # seats whose slow link we logged and not yet as quick again
 
         def signed(ev) -> None:
             self._watch.sent(ev.seq, trio.current_time())
@@ -306,21 +310,21 @@ class GameNode:
         """"Bo's link is slow (2.1 s)", one per slow link."""
         return slow_words(seat_names(self.genesis.doc), self.slow_links(now))
 
-    def _say_slow(self, now: float) -> bool:
-        """Log (once) each link that became slow or recovered; True if the set of slow links changed."""
+    def _say_slow(self, now: float) -> None:
+        """Log each link that became slow, and then once it is quick again: at most one pair of lines per seat
+        every SLOW_LOG_EVERY (a link slow at every other step does not fill a bot's log)."""
         slow = self._watch.slow(now)
         names = seat_names(self.genesis.doc)
         for s in sorted(set(slow) - set(self._slow_said)):
-            log.warning("seat %d: %s", self.seat, slow_words(names, {s: slow[s]})[0])
-        for s in sorted(set(self._slow_said) - set(slow)):
-            if s in self.conns_seats():
+            if now - self._slow_logged.get(s, float("-inf")) >= SLOW_LOG_EVERY:
+                self._slow_logged[s] = now
+                self._slow_told.add(s)
+                log.warning("seat %d: %s", self.seat, slow_words(names, {s: slow[s]})[0])
+        for s in sorted(self._slow_told - set(slow)):
+            self._slow_told.discard(s)
+            if any(self.keys.index(k) == s for k in self.conns):
                 log.warning("seat %d: %s's link is quick again", self.seat, names[s])
-        changed = set(slow) != set(self._slow_said)
         self._slow_said = slow
-        return changed
-
-    def conns_seats(self) -> set[int]:
-        return {self.keys.index(k) for k in self.conns}
 
     # ------------------------------------------------------------------ effects
     def run_effects(self, effects: list) -> None:
