@@ -220,6 +220,9 @@ def ui_update(ui, node: GameNode) -> None:
                             left=node.peer.left_seats(), needed=needed_step(node.peer))
     watching = ", %d watching" % node.watching if node.watching else ""
     status = GAME_OVER_STATUS if t.over else "%d/%d peers connected%s" % (len(node.conns) + 1, len(node.keys), watching)
+    slow = [] if t.over else getattr(node, "slow_lines", list)()     # "Bo's link is slow (2.1 s)" (p2p/linkwatch.py)
+    if slow:
+        status += "; " + "; ".join(slow)
     # the line of a seat still gone by its word says it with the time: its alert is not repeated
     said = {node.peer.left_words(s) for s in node.peer.left_seats()}
     ui.update(t, [a for a in node.alerts if a not in said] + silence, status,

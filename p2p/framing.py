@@ -189,10 +189,10 @@ class FramedStream:
                 now = trio.current_time()
                 if self._partial_since is not None:
                     left = None if frame is None else self._partial_since + frame - now
-                    what = "a frame begun %.1f s ago is not finished (limit FRAME_DEADLINE)" % (now - self._partial_since)
+                    since, what = self._partial_since, "a frame begun %.1f s ago is not finished (limit FRAME_DEADLINE)"
                 else:
                     left = None if idle is None else started + idle - now
-                    what = "no frame for %.1f s (limit IDLE_TIMEOUT)" % (now - started)
+                    since, what = started, "no frame for %.1f s (limit IDLE_TIMEOUT)"
                 try:
                     if left is None:
                         data = await self.stream.receive_some(_RECEIVE_CHUNK)
@@ -201,7 +201,7 @@ class FramedStream:
                         with trio.move_on_after(max(left, 0)) as scope:
                             data = await self.stream.receive_some(_RECEIVE_CHUNK)
                         if scope.cancelled_caught:
-                            raise FrameTimeout(what)
+                            raise FrameTimeout(what % (trio.current_time() - since))   # (when it ran out, not when it began)
                 except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
                     raise ConnectionClosed(f"connection lost: {_describe(e)}") from e
                 if not data:

@@ -62,6 +62,10 @@ RELAY_RESERVATION_SECONDS = 3600  # s a reservation lasts (a seat refreshes it)
 # the window (the engine would only log it and buffer on) has its whole connection closed
 YAMUX_WINDOW = 1 << 20            # bytes: the most one libp2p stream holds unread (and its largest data frame)
 YAMUX_SLACK = 64 << 10            # bytes over the window tolerated before the connection is closed
+# a libp2p message (a Noise message, or a yamux frame inside it) whose length arrived must be whole within this, and
+# must decrypt: else the bytes are not this connection's (a relay or a path sending garbage, a length garbled into a
+# long wait) and the connection is closed at once (the engine would wait for the bytes a garbled length names, or 60 s)
+LIBP2P_FRAME_DEADLINE = 5.0
 
 
 class InternetError(Exception):
@@ -98,6 +102,13 @@ class OverWindow(ConnectionAbortedError):
     """A peer sent more on a libp2p stream than its receive window allows (the connection is closed)."""
 
 
+class Garbled(ConnectionAbortedError):
+    """A libp2p connection carried bytes that are not its framing: it is closed (the seats redial)."""
+
+
+garbled_seen = 0        # connections closed so (tests read it)
+
+
 class _Capped(bytearray):
     def extend(self, data) -> None:        # the engine's only way into a stream's buffer
         if len(self) + len(data) > YAMUX_WINDOW + YAMUX_SLACK:
@@ -114,13 +125,18 @@ def bound_engine() -> None:
     """Bound what a peer can make the engine's stream multiplexer hold (idempotent; only the internet path runs it):
     every stream's receive window is at most YAMUX_WINDOW, and a stream's unread buffer above YAMUX_WINDOW +
     YAMUX_SLACK (a peer ignoring flow control) raises OverWindow (an OSError) in the engine's reader, which closes
-    that connection."""
+    that connection.  And bound how long a broken path holds a connection: a Noise message that does not decrypt,
+    or that is not whole LIBP2P_FRAME_DEADLINE after its length came, closes its connection at once (``Garbled``),
+    and so does a yamux frame body that does not come within it, or a frame we cannot send within it; a frame is
+    never cut by a cancellation half-way (that would garble the connection for every stream over it)."""
     from libp2p.stream_muxer.yamux import yamux as ymod
 
     ymod.MAX_WINDOW_SIZE = YAMUX_WINDOW
+    ymod._DEFAULT_DATA_FRAME_READ_TIMEOUT = LIBP2P_FRAME_DEADLINE     # (the engine's 60 s; its env variable wins)
     cls = ymod.Yamux
     if getattr(cls, "_easel_bounded", False):
         return
+    _bound_noise()
     init = cls.__init__
 
     def __init__(self, *a, **kw) -> None:
@@ -128,7 +144,61 @@ def bound_engine() -> None:
         self.stream_buffers = _Buffers(self.stream_buffers)
 
     cls.__init__ = __init__
+
+    async def _write_frame(self, data: bytes) -> None:
+        # a frame is written whole or its connection is closed: a write cancelled half-way (a stream closed while it
+        # sends, a task cancelled) would leave half a Noise message on a connection every stream shares, and the
+        # other end would read garbage from then on (NoiseInvalidMessage: the connection closed for every stream)
+        async with self._write_lock:
+            with trio.CancelScope(shield=True):
+                with trio.move_on_after(LIBP2P_FRAME_DEADLINE) as late:
+                    await self.secured_conn.write(data)
+                if late.cancelled_caught:
+                    with trio.move_on_after(1):
+                        try:
+                            await self.secured_conn.close()
+                        except Exception:
+                            pass
+                    raise Garbled("a libp2p frame was not sent within %.0f s (limit LIBP2P_FRAME_DEADLINE)"
+                                  % LIBP2P_FRAME_DEADLINE)
+        await trio.lowlevel.checkpoint()
+
+    cls._write_frame = _write_frame
     cls._easel_bounded = True
+
+
+def _bound_noise() -> None:
+    """A Noise transport message must be whole within LIBP2P_FRAME_DEADLINE of its length, and must decrypt; else its
+    connection is closed at once and the reader gets ``Garbled`` (the engine would wait for as many bytes as a garbled
+    length names, 100 reads of them, with no deadline: a path that garbled a few bytes held a table ~30 s)."""
+    from libp2p.io.utils import read_exactly
+    from libp2p.security.noise import io as nio
+
+    async def read_msg(self, prefix_encoded: bool = False) -> bytes:
+        global garbled_seen
+        rw = self.read_writer
+        length = await rw.next_msg_len()
+        data = None
+        with trio.move_on_after(LIBP2P_FRAME_DEADLINE):
+            data = await read_exactly(rw.read_write_closer, length)
+        try:
+            if data is None:
+                raise Garbled("a libp2p message of %d bytes is not whole %.0f s after its length came (limit "
+                              "LIBP2P_FRAME_DEADLINE)" % (length, LIBP2P_FRAME_DEADLINE))
+            return self.decrypt(data[len(self.prefix):] if prefix_encoded else data)
+        except Exception as exc:
+            why = exc if isinstance(exc, Garbled) else Garbled("bytes that are not this libp2p connection's (%s)"
+                                                               % (type(exc).__name__,))
+        garbled_seen += 1
+        log.info("closing a libp2p connection: %s", why)
+        with trio.CancelScope(shield=True), trio.move_on_after(1):
+            try:
+                await rw.close()
+            except Exception:
+                pass
+        raise why
+
+    nio.NoiseTransportReadWriter.read_msg = read_msg
 
 
 def _muxers() -> dict:
@@ -338,6 +408,18 @@ class Stream(trio.abc.Stream):
                     pass
 
 
+def _alive(conn: Any) -> bool:
+    """A libp2p connection (the swarm's) that is neither closed nor shutting down (a broken one may be the latter a
+    while: a new stream over it fails, so it does not count as a path)."""
+    try:
+        if conn.is_closed:
+            return False
+        muxed = getattr(conn, "muxed_conn", None)
+        return not (muxed is not None and muxed.event_shutting_down.is_set())
+    except Exception:
+        return False
+
+
 def _conn_gone(raw: Any) -> bool:
     try:
         conn = raw.muxed_conn
@@ -391,7 +473,7 @@ class Node:
         from libp2p.peer.id import ID
 
         conns = self._host.get_network().get_connections(ID.from_base58(peer))
-        return any(not _is_relayed(c) and not getattr(c, "is_closed", False) for c in conns)
+        return any(not _is_relayed(c) and _alive(c) for c in conns)
 
     def _track(self, s: Stream, port: int) -> None:
         if s.relayed and port not in self.keep_relayed:
@@ -409,7 +491,7 @@ class Node:
             raise OSError("not a peer id: %r" % peer) from None
         try:
             with trio.fail_after(INTERNET_DIAL_TIMEOUT):
-                live = [c for c in self._host.get_network().get_connections(pid) if not getattr(c, "is_closed", False)]
+                live = [c for c in self._host.get_network().get_connections(pid) if _alive(c)]
                 if not live:
                     self._unblock(self._relay_id)
                     await self._transport.dial(Multiaddr("%s/p2p-circuit/p2p/%s" % (self.relay, peer)))
@@ -528,7 +610,7 @@ class Node:
         wait = RELAY_RETRY_FIRST
         while True:
             await trio.sleep(wait)
-            live = [c for c in self._host.get_network().get_connections(relay_id) if not getattr(c, "is_closed", False)]
+            live = [c for c in self._host.get_network().get_connections(relay_id) if _alive(c)]
             if live:
                 wait = RELAY_RETRY_FIRST
                 continue

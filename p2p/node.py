@@ -13,7 +13,8 @@ tests, that the node wires and calls:
   fault injection for tests (``Faults``, EASEL_FAULTS: p2p/faults.py);
 * the ticker's wake-ups and the end of the linger: ``Alarm`` (p2p/alarm.py);
 * spectators, who is admitted and what each is sent: ``Spectators`` and ``Feed`` (p2p/spectators.py);
-* the benchmark trace (EASEL_TRACE): ``Trace`` (p2p/trace.py).
+* the benchmark trace (EASEL_TRACE): ``Trace`` (p2p/trace.py);
+* whose link is slow (round trips of our events, silences): ``LinkWatch`` (p2p/linkwatch.py).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import trio
 
 import core.games
 from core.encoding import CanonicalError, decode, encode
-from core.events import Genesis, entry_id, parse_genesis
+from core.events import Genesis, entry_id, parse_genesis, seat_names
 from core.memo import use_locks
 
 from . import tls, vouching
@@ -43,6 +44,9 @@ from .leaving import LEAVE_FLUSH
 from .limits import DEFAULT as DEFAULT_LIMITS
 from .limits import SPECTATOR_KEEPALIVE, Limits, RateLimitedLog
 from .links import DIAL_TIMEOUT, SEND_QUEUE_BYTES, Conn, Links, Mesh
+from .linkwatch import LinkWatch, words as slow_words
+
+SLOW_LOG_EVERY = 10.0     # s: a seat's slow link is logged at most this often (the screen says it all along)
 from .protocol import (
     Alert,
     Broadcast,
@@ -228,8 +232,18 @@ class GameNode:
             tdir = Path(os.environ["EASEL_TRACE"])
             tdir.mkdir(parents=True, exist_ok=True)
             self._trace_path = tdir / ("seat-%d.jsonl" % self.seat)
-            self._trace = trace = Trace()
-            self.peer.on_sign = lambda ev: trace.note("sign", [ev.id], time.monotonic(), time.process_time())
+            self._trace = Trace()
+        # whose link is slow (p2p/linkwatch.py): our events' round trips and each seat's silences, on the trio clock
+        self._watch = LinkWatch()
+        self._slow_said: dict[int, float] = {}     # seat -> seconds, as the last wake found
+        self._slow_logged: dict[int, float] = {}   # seat -> when we last logged its link slow
+        self._slow_told: set[int] = set()          # seats whose slow link we logged and not yet as quick again
+
+        def signed(ev) -> None:
+            self._watch.sent(ev.seq, trio.current_time())
+            if self._trace is not None:
+                self._trace.note("sign", [ev.id], time.monotonic(), time.process_time())
+        self.peer.on_sign = signed
         self.alerts: list[str] = []
         self.done = trio.Event()
         self.changed = trio.Event()
@@ -251,9 +265,9 @@ class GameNode:
         self._links = Links(
             self._mesh, roster, self.client_ctx,
             limits=lambda: self.limits, rl=self._rl, faults=Injector(faults, self.seat), wall=time.time,
-            on_open=lambda key: self.apply(self.peer.connected(key)),
-            on_frame=lambda key, frame: self.apply(self.peer.receive(key, frame)),
-            on_close=self.peer.disconnected,
+            on_open=self._opened,
+            on_frame=self._frame,
+            on_close=self._closed,
             on_moved=lambda: save_roster(self.store, self.genesis, self.roster, replace=True),
             serve=self._run_conn)
 
@@ -269,6 +283,48 @@ class GameNode:
     pokes = _told_by("_alarm", "pokes", "How many of the inputs woke the ticker.")
     spectators = _told_by("_audience", "enabled", "This seat serves spectators (§9.8).")
     watching = _told_by("_audience", "count", "Spectators this seat serves now.")
+
+    # ------------------------------------------------------------------ connections (p2p/links.py) and their speed
+    def _opened(self, key: bytes) -> None:
+        self._watch.opened(self.keys.index(key), trio.current_time())
+        self.apply(self.peer.connected(key))
+
+    def _frame(self, key: bytes, frame: bytes) -> None:
+        now = trio.current_time()
+        seat = self.keys.index(key)
+        self._watch.heard(seat, now)
+        self.apply(self.peer.receive(key, frame))
+        r = self.peer.remote.get(key)
+        if r is not None and r.ack:
+            self._watch.acked(seat, r.ack.get(self.identity.public, -1), now)
+
+    def _closed(self, key: bytes) -> None:
+        self._watch.closed(self.keys.index(key))
+        self.peer.disconnected(key)
+
+    def slow_links(self, now: float | None = None) -> dict[int, float]:
+        """seat -> seconds, for each connected seat whose link is slow now (p2p/linkwatch.py; protocol.md §13.1)."""
+        return self._watch.slow(trio.current_time() if now is None else now)
+
+    def slow_lines(self, now: float | None = None) -> list[str]:
+        """"Bo's link is slow (2.1 s)", one per slow link."""
+        return slow_words(seat_names(self.genesis.doc), self.slow_links(now))
+
+    def _say_slow(self, now: float) -> None:
+        """Log each link that became slow, and then once it is quick again: at most one pair of lines per seat
+        every SLOW_LOG_EVERY (a link slow at every other step does not fill a bot's log)."""
+        slow = self._watch.slow(now)
+        names = seat_names(self.genesis.doc)
+        for s in sorted(set(slow) - set(self._slow_said)):
+            if now - self._slow_logged.get(s, float("-inf")) >= SLOW_LOG_EVERY:
+                self._slow_logged[s] = now
+                self._slow_told.add(s)
+                log.warning("seat %d: %s", self.seat, slow_words(names, {s: slow[s]})[0])
+        for s in sorted(self._slow_told - set(slow)):
+            self._slow_told.discard(s)
+            if any(self.keys.index(k) == s for k in self.conns):
+                log.warning("seat %d: %s's link is quick again", self.seat, names[s])
+        self._slow_said = slow
 
     # ------------------------------------------------------------------ effects
     def run_effects(self, effects: list) -> None:
@@ -480,7 +536,9 @@ class GameNode:
         alarm = self._alarm
         while True:
             now = trio.current_time()
-            at = alarm.wake_at(self.peer.next_wakeup(), self._trace.flush_at() if self._trace is not None else None)
+            base = alarm.wake_at(self.peer.next_wakeup(), self._trace.flush_at() if self._trace is not None else None)
+            watch_at = self._watch.next_change(now)      # a link may turn slow (or quick) then: say it
+            at = base if watch_at is None else min(base, watch_at)
             if at > now:
                 self._poke = trio.Event()
                 try:
@@ -489,8 +547,8 @@ class GameNode:
                 finally:
                     alarm.woke()
                 now = trio.current_time()
-                if now < at and self.peer.next_wakeup() > now:
-                    if self._after_wake(now):           # an input: nothing timed is due yet
+                if now < base and self.peer.next_wakeup() > now:
+                    if self._after_wake(now):           # an input, or a link's speed to say: nothing timed is due yet
                         return
                     continue
             self.apply(self.peer.tick(now))
@@ -502,8 +560,10 @@ class GameNode:
         """What every wake of the ticker does besides ticking; True once the node is done."""
         if self._trace is not None and self._trace.due(now):
             self._write_trace(now, final=False)
+        self._say_slow(now)
         if self.on_change is not None or self.watching:     # a spectator is told who has sealed (§9.8)
-            w = (self.peer.table.phase, self.peer.waiting(), len(self.conns), len(self.alerts))
+            w = (self.peer.table.phase, self.peer.waiting(), len(self.conns), len(self.alerts),
+                 tuple(sorted((s, round(v)) for s, v in self._slow_said.items())))
             if w != self._last_waiting:
                 self._last_waiting = w
                 self._changed()

@@ -20,6 +20,7 @@ class Link:
         self.conns = 0
         self.garbled = 0          # chunks still to garble
         self.garbled_sent = 0
+        self.garbled_log: list = []   # (trio time, way, length) of each garbled chunk: way "out" (towards target) or "back"
 
     def stall(self, seconds: float) -> None:
         self.until = trio.current_time() + seconds
@@ -33,7 +34,7 @@ async def forwarder(delay: float, target: tuple[str, int], link: Link | None = N
                     task_status=trio.TASK_STATUS_IGNORED) -> None:
     link = link or Link()
 
-    async def pump(src, dst) -> None:
+    async def pump(src, dst, way: str) -> None:
         send, recv = trio.open_memory_channel(4096)
 
         async def writer() -> None:
@@ -47,6 +48,7 @@ async def forwarder(delay: float, target: tuple[str, int], link: Link | None = N
                     link.garbled -= 1
                     link.garbled_sent += 1
                     data = os.urandom(len(data))
+                    link.garbled_log.append((trio.current_time(), way, len(data)))
                 await dst.send_all(data)
 
         async with trio.open_nursery() as n:
@@ -67,11 +69,11 @@ async def forwarder(delay: float, target: tuple[str, int], link: Link | None = N
         link.conns += 1
         try:
             async with trio.open_nursery() as n:
-                async def one_way(src, dst) -> None:
-                    await pump(src, dst)
+                async def one_way(src, dst, way) -> None:
+                    await pump(src, dst, way)
                     n.cancel_scope.cancel()         # one end closed: so is the link
-                n.start_soon(one_way, client, server)
-                n.start_soon(one_way, server, client)
+                n.start_soon(one_way, client, server, "out")
+                n.start_soon(one_way, server, client, "back")
         except Exception:
             pass
         finally:

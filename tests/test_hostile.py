@@ -643,7 +643,7 @@ async def test_seated_peer_stalling_mid_frame_or_idle_is_dropped(tmp_path):
 def _limits_in_code() -> dict:
     """Every limit of protocol.md §13.1, by name, with its value in the code."""
     from cli import bots, joining, options, rematch, resuming, tables
-    from p2p import discovery, internet, lobby, node
+    from p2p import discovery, internet, linkwatch, lobby, node
 
     out = {n: getattr(L, n) for n in dir(L) if n.isupper() and not n.startswith("_") and n != "DEFAULT"}
     out.update(L.protocol_limits())
@@ -660,7 +660,8 @@ def _limits_in_code() -> dict:
                INTERNET_MIN_TIMEOUT=options.INTERNET_MIN_TIMEOUT,
                **{n: getattr(internet, n) for n in ("RELAY_MAX_RESERVATIONS", "RELAY_MAX_CIRCUITS", "RELAY_CIRCUIT_BYTES",
                                                     "RELAY_CIRCUIT_SECONDS", "RELAY_RESERVATION_SECONDS",
-                                                    "YAMUX_WINDOW", "YAMUX_SLACK")})
+                                                    "YAMUX_WINDOW", "YAMUX_SLACK", "LIBP2P_FRAME_DEADLINE")},
+               **{n: getattr(linkwatch, n) for n in ("SLOW_ROUND_TRIP", "SLOW_QUIET", "SLOW_HOLD", "MAX_PENDING")})
     return out
 
 
@@ -683,7 +684,7 @@ def _limits_in_doc() -> dict:
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) < 3 or not cells[0].startswith("`"):
             continue
-        names = re.findall(r"`([A-Z_]+)`", cells[0])
+        names = re.findall(r"`([A-Z][A-Z0-9_]*)`", cells[0])
         values = [v.strip() for v in cells[1].split(" / ")]
         assert len(names) == len(values), "row %r: %d names, %d values" % (cells[0], len(names), len(values))
         for name, value in zip(names, values):

@@ -237,11 +237,16 @@ class Watch:
             await trio.sleep(0.05)
 
 
-async def play_against(tmp_path, mode: str, caplog, routes=None) -> dict:
+async def play_against(tmp_path, mode: str, caplog, routes=None, timeout: float = 1.5, lim: Limits = None,
+                       rounds: int | None = None) -> dict:
     """``routes``: None (loopback TCP), or one libp2p node per seat (p2p/internet.py's Node) that seat dials and
-    listens through (tls.use_route), its roster address its peer id (tests/test_internet_hostile.py)."""
+    listens through (tls.use_route), its roster address its peer id (tests/test_internet_hostile.py); ``timeout``:
+    the table's step time-out, ``lim`` the limits, ``rounds`` the toy game's (a relayed flood on a loaded machine
+    delays honest frames past 1.5 s, and honest connections past the 2 s IDLE_TIMEOUT the stall mode needs, and a
+    relayed step takes ~0.5 s: 12 rounds then take most of GAME_LIMIT)."""
+    lim = lim or LIM
     caplog.set_level(logging.INFO)
-    ids, genesis, roster, stores = toy_table(tmp_path)
+    ids, genesis, roster, stores = toy_table(tmp_path, rounds)
     if routes is not None:
         roster["addrs"] = [[r.peer, port] for r, (_, port) in zip(routes, roster["addrs"])]
     else:
@@ -251,13 +256,13 @@ async def play_against(tmp_path, mode: str, caplog, routes=None) -> dict:
     for k in range(N):
         cls = WireHostileNode if k == BAD else GameNode
         kw = {"mode": mode} if k == BAD else {}
-        nodes.append(cls(ids[k], genesis, roster, stores[k], toy_decider(mode), timeout=1.5, linger=3,
-                         games=GAMES, limits=LIM, **kw))
+        nodes.append(cls(ids[k], genesis, roster, stores[k], toy_decider(mode), timeout=timeout, linger=3,
+                         games=GAMES, limits=lim, **kw))
     bad = nodes[BAD]
     # the flood goes on to each peer until that peer's budget held it back, and it sent twice the burst there
     by_key = {ids[k].public: nodes[k] for k in honest}
     bad.flood_enough = lambda key: (by_key[key].budget_waits > 0
-                                    and bad.flood_bytes.get(key, 0) >= 2 * LIM.burst_bytes)
+                                    and bad.flood_bytes.get(key, 0) >= 2 * lim.burst_bytes)
     # bytes of frames each honest node read from the hostile seat (what the byte budget lets through)
     read_from_bad = {k: 0 for k in honest}
     for k in honest:
@@ -306,9 +311,9 @@ async def play_against(tmp_path, mode: str, caplog, routes=None) -> dict:
     for k in honest:
         pk = watch.peak[k]
         assert pk["conns"] <= N - 1, pk                               # one connection per other seat
-        assert pk["open_from_loopback"] <= LIM.max_conns_per_addr, pk
-        assert pk["open_from_one"] <= LIM.max_conns_per_addr, pk      # an IP address, or a libp2p peer id
-        assert pk["open"] <= LIM.max_conns and pk["handshaking"] <= LIM.max_handshakes_per_addr, pk
+        assert pk["open_from_loopback"] <= lim.max_conns_per_addr, pk
+        assert pk["open_from_one"] <= lim.max_conns_per_addr, pk      # an IP address, or a libp2p peer id
+        assert pk["open"] <= lim.max_conns and pk["handshaking"] <= lim.max_handshakes_per_addr, pk
         assert pk["queued"] <= SEND_QUEUE_BYTES, pk
         assert pk["partial_frame"] <= MAX_FRAME + HEADER_SIZE, pk     # a stalled frame is at most one frame
         assert pk["decoded_waiting"] <= MAX_FRAME + (64 << 10), pk
@@ -323,7 +328,7 @@ async def play_against(tmp_path, mode: str, caplog, routes=None) -> dict:
         # bytes read from the hostile seat: at most the budget (a fresh burst per connection, plus the
         # frame that overdraws it) -- also in the modes that are not a flood
         conns = max(1, bad.opened.get(ids[k].public, 0) + (bad.bare if mode == "reconnect" else 0))
-        allowed = conns * (LIM.burst_bytes + MAX_FRAME + HEADER_SIZE) + LIM.bytes_per_second * elapsed
+        allowed = conns * (lim.burst_bytes + MAX_FRAME + HEADER_SIZE) + lim.bytes_per_second * elapsed
         assert read_from_bad[k] <= allowed, (k, read_from_bad[k], allowed)
     # process memory (the three honest peers, the hostile one and pytest share this process)
     assert watch.rss_peak - watch.rss0 < 64 * 1024, (watch.rss0, watch.rss_peak)
