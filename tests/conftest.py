@@ -28,12 +28,12 @@ if "PYTEST_DEBUG_TEMPROOT" not in os.environ and _tmpfs("/dev/shm"):
 
 def _keep_bytecode() -> None:
     """The tests start thousands of ``python -m cli`` processes (every peer, every command a test runs), each
-    importing some 30,000 lines of our own code. Where bytecode may not be written (PYTHONDONTWRITEBYTECODE,
-    set on the CI machine) each of them compiled all of it again: 0.1-0.2 s of CPU per process, minutes per run
-    on 2 cores. The processes the tests start (and this one) keep their bytecode in a cache outside the tree
-    instead (PYTHONPYCACHEPREFIX, Python's own setting: a file is compiled once per machine, and compiled again
-    whenever its source changes, as always); a cache prefix set by hand wins. Nothing a test checks depends
-    on where Python keeps its bytecode."""
+    importing some 30,000 lines of our own code. Where bytecode may not be written (PYTHONDONTWRITEBYTECODE, set
+    in the environment of the machines this suite runs on) each of them compiled all of it again: about 0.1 s of
+    CPU per process, minutes per run on 2 cores. The processes the tests start (and this one) keep their
+    bytecode in a cache outside the tree instead (PYTHONPYCACHEPREFIX, Python's own setting: a file is compiled
+    once per machine, and again whenever its source changes, as always); a cache prefix set by hand wins.
+    Nothing a test checks depends on where Python keeps its bytecode."""
     import sys
     import tempfile
 
