@@ -26,6 +26,30 @@ if "PYTEST_DEBUG_TEMPROOT" not in os.environ and _tmpfs("/dev/shm"):
     os.environ["PYTEST_DEBUG_TEMPROOT"] = "/dev/shm"
 
 
+def _keep_bytecode() -> None:
+    """The tests start thousands of ``python -m cli`` processes (every peer, every command a test runs), each
+    importing some 30,000 lines of our own code. Where bytecode may not be written (PYTHONDONTWRITEBYTECODE, set
+    in the environment of the machines this suite runs on) each of them compiled all of it again: about 0.1 s of
+    CPU per process, minutes per run on 2 cores. The processes the tests start (and this one) keep their
+    bytecode in a cache outside the tree instead (PYTHONPYCACHEPREFIX, Python's own setting: a file is compiled
+    once per machine, and again whenever its source changes, as always); a cache prefix set by hand wins.
+    Nothing a test checks depends on where Python keeps its bytecode."""
+    import sys
+    import tempfile
+
+    prefix = os.environ.get("PYTHONPYCACHEPREFIX")
+    if not prefix:
+        root = "/dev/shm" if _tmpfs("/dev/shm") else tempfile.gettempdir()
+        prefix = os.path.join(root, "easel-pycache-%d" % os.getuid())
+        os.environ["PYTHONPYCACHEPREFIX"] = prefix
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.pycache_prefix = prefix
+    sys.dont_write_bytecode = False
+
+
+_keep_bytecode()
+
+
 @pytest.fixture(autouse=True)
 def _isolate(monkeypatch, tmp_path):
     monkeypatch.setenv("EASEL_ZEROCONF_INTERFACES", "127.0.0.1")

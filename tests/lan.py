@@ -28,6 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 PREFIX = "ezlan-"             # every namespace made here: ezlan-<pid>-<random>-<role>
 FULL = 43                     # a 3-seat painting game: the genesis + 3 seats x 14 steps, nobody timed out
 SLOW = "reorder=1,delay=0.25,seed=%d"   # every frame a little late: a game of several seconds, so "mid-game" exists
+# every frame still late and out of order, but 5 times less: for a game the test holds (a seat stopped) to be
+# in the middle of it, or that it only plays out (no step of it watched by a guess of time)
+BRISK = "reorder=1,delay=0.05,seed=%d"
 GAME_WALL = 60.0              # no game here may take longer
 
 

@@ -52,6 +52,15 @@ def demo_log(request, tmp_path_factory) -> Path:
     return run_demo(request.param, tmp_path_factory)[0]
 
 
+@pytest.fixture(scope="module")
+def public_page(demo_log, tmp_path_factory) -> tuple[subprocess.CompletedProcess, Path, str]:
+    """``easel export DEMO_LOG --html DIR/game.html`` (the public view), run once per game: the tests that read
+    the public page (in a parser, in the browser) read this one file; none writes beside it or changes it."""
+    out = tmp_path_factory.mktemp("page") / "game.html"
+    r, text = export(demo_log, out)
+    return r, out, text
+
+
 class Page(HTMLParser):
     """Every start tag with its attributes, the text of each element by id, and the scripts."""
 
@@ -124,14 +133,14 @@ def frame_text(doc: dict, ix: int) -> str:
 
 
 # --------------------------------------------------------------------------- structure
-def test_one_self_contained_file_with_every_step_the_verdict_and_the_keys(demo_log, tmp_path):
+def test_one_self_contained_file_with_every_step_the_verdict_and_the_keys(demo_log, public_page):
     data = demo_log.read_bytes()
     entries = parse_log(data).entries
     genesis = parse_genesis(entries[0])
-    out = tmp_path / "game.html"
-    r, text = export(demo_log, out)
+    r, out, text = public_page
     assert "wrote %s" % out in r.stderr
-    assert list(tmp_path.glob("*.html")) == [out], "one file, nothing beside it"
+    assert list(out.parent.glob("*.html")) == [out], "one file, nothing beside it"
+    assert out.read_text(encoding="utf-8") == text
     page, doc = parsed(text)
 
     # one document
@@ -199,8 +208,8 @@ def test_one_self_contained_file_with_every_step_the_verdict_and_the_keys(demo_l
     assert base64.b64decode(doc["log_b64"]) == data
 
 
-def test_identical_lines_are_stored_once(demo_log, tmp_path):
-    _, text = export(demo_log, tmp_path / "g.html")
+def test_identical_lines_are_stored_once(public_page):
+    _, _, text = public_page
     _, doc = parsed(text)
     refs = sum(len(f[1]) + len(f[2]) + len(f[3]) + len(f[4]) + 3 for f in doc["frames"])
     assert len(doc["lines"]) < refs / 3, "frames share their lines"
@@ -209,8 +218,8 @@ def test_identical_lines_are_stored_once(demo_log, tmp_path):
     assert len(text.encode()) < 10_000 * doc["entries"]
 
 
-def test_a_seat_view(demo_log, tmp_path):
-    _, public = export(demo_log, tmp_path / "public.html")
+def test_a_seat_view(demo_log, public_page, tmp_path):
+    _, _, public = public_page
     _, text = export(demo_log, tmp_path / "seat1.html", "--as", 1)
     page, doc = parsed(text)
     assert doc["seat"] == 1
@@ -388,23 +397,32 @@ def test_a_tampered_log_exports_with_an_invalid_verdict(demo_log, tmp_path):
     assert 1 <= len(doc["frames"]) <= k + 1
 
 
-def test_export_errors_are_one_line_usage_errors(demo_log, tmp_path):
-    cases = [
-        (["export", demo_log, "--html", tmp_path / "x.html", "--as", 9], "--as must be a seat"),
-        (["export", demo_log, "--html", demo_log], "overwrite the log"),
-        (["export", tmp_path / "missing.log", "--html", tmp_path / "x.html"], "cannot read"),
-        (["export", demo_log, "--html", tmp_path / "no" / "such" / "dir.html"], "cannot write"),
-        (["export", demo_log], "usage: easel export"),
-    ]
-    junk = tmp_path / "junk.log"
-    junk.write_bytes(b"not a log at all\n" * 4)
-    cases.append((["export", junk, "--html", tmp_path / "x.html"], "not an Easel log"))
+def _usage_errors(cases, home: Path) -> None:
     for args, needle in cases:
-        r = easel(*args, home=tmp_path)
+        r = easel(*args, home=home)
         assert r.returncode == 2, (args, r.stdout, r.stderr)
         assert needle in r.stderr, (args, r.stderr)
         assert "Traceback" not in r.stderr
+
+
+def test_export_errors_are_one_line_usage_errors(demo_log, tmp_path):
+    _usage_errors([
+        (["export", demo_log, "--html", tmp_path / "x.html", "--as", 9], "--as must be a seat"),
+        (["export", demo_log, "--html", demo_log], "overwrite the log"),
+        (["export", demo_log, "--html", tmp_path / "no" / "such" / "dir.html"], "cannot write"),
+        (["export", demo_log], "usage: easel export"),
+    ], tmp_path)
     assert parse_log(demo_log.read_bytes()).entries, "the log is untouched"
+
+
+def test_export_errors_without_a_log_are_one_line_usage_errors(tmp_path):
+    """The cases that read no game's log (no file, not a log), once rather than once per game."""
+    junk = tmp_path / "junk.log"
+    junk.write_bytes(b"not a log at all\n" * 4)
+    _usage_errors([
+        (["export", tmp_path / "missing.log", "--html", tmp_path / "x.html"], "cannot read"),
+        (["export", junk, "--html", tmp_path / "x.html"], "not an Easel log"),
+    ], tmp_path)
 
 
 def test_export_to_standard_output(demo_log, tmp_path):
@@ -426,9 +444,8 @@ def need_chromium() -> str:
     return CHROMIUM
 
 
-def test_the_script_draws_the_step_in_the_address(demo_log, tmp_path):
-    out = tmp_path / "g.html"
-    _, text = export(demo_log, out)
+def test_the_script_draws_the_step_in_the_address(public_page):
+    _, out, text = public_page
     _, doc = parsed(text)
     n = len(doc["frames"]) // 2
     r = subprocess.run([need_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
@@ -441,14 +458,13 @@ def test_the_script_draws_the_step_in_the_address(demo_log, tmp_path):
     assert frame_text(doc, doc["frames"][n][6]) == dom.text_by_id["t-status"]
 
 
-def test_each_game_page_in_a_browser_opens_at_the_first_move_steps_and_shows_its_verdict(demo_log, tmp_path):
+def test_each_game_page_in_a_browser_opens_at_the_first_move_steps_and_shows_its_verdict(public_page):
     """Measured: the exported page opened at entry 0, the genesis's empty board. In headless Chromium:
     the page opens at the first entry that applied a move, steps forward and back with the keys,
     goes to the end, shows the audit's verdict; the screenshot's board holds a drawn board (many
     colours), the verdict box is green (VALID); the page logs no error."""
     need_chromium()
-    out = tmp_path / "g.html"
-    _, text = export(demo_log, out)
+    _, out, text = public_page
     _, doc = parsed(text)
     frames, last = doc["frames"], len(doc["frames"]) - 1
     start = doc["start"]

@@ -25,6 +25,7 @@ from .lan import (  # noqa: F401 (lan, lan_available: fixtures)
     FULL,
     GAME_WALL,
     ROOT,
+    BRISK,
     SLOW,
     Lan,
     alive,
@@ -74,14 +75,15 @@ def test_discovery_and_a_whole_game_across_four_machines(lan):
     assert_same_logs(logs, 1 + 4 * 14)
 
 
-def start_three(lan: Lan, faults_seed: int) -> tuple[subprocess.Popen, list[subprocess.Popen]]:
+def start_three(lan: Lan, faults_seed: int, faults: str = SLOW) -> tuple[subprocess.Popen, list[subprocess.Popen]]:
+    """Three machines, a painting game of three bots, every frame late (``faults``, SLOW: "mid-game" exists)."""
     host = lan.easel(0, "host", "--game", "painting", "--players", 3, "--auto", "random", "--timeout", 60, "--no-advertise",
-                     faults=SLOW % faults_seed)
+                     faults=faults % faults_seed)
     port = host_port(host)
     bots = []
     for k in (1, 2):
         bots.append(lan.easel(k, "bot", "--join", "%s:%d" % (lan.addrs[0], port), "--level", "random", "--name", "m%d" % k,
-                              faults=SLOW % (faults_seed + k)))
+                              faults=faults % (faults_seed + k)))
     return host, bots
 
 
@@ -215,7 +217,7 @@ def test_a_rematch_gives_a_second_valid_log_linked_to_the_first(lan):
     """After a game over, each machine runs `easel again` on its finished game: the old host opens the
     rematch where its old game was, the others find it there, and a second game with the same seats in the
     same order, the same names and options is played; its genesis names the first game."""
-    host, bots = start_three(lan, 50)
+    host, bots = start_three(lan, 50, BRISK)        # nothing happens mid-game: it only has to end
     assert_all_finished(finish([host] + bots), 3)
     first = [first_log(lan, k) for k in range(3)]
     assert_same_logs(first, FULL)
@@ -244,12 +246,13 @@ HELD_TIMEOUT = 300            # s: no seat is timed out while the test holds one
 
 def start_held(lan: Lan, faults_seed: int) -> tuple[subprocess.Popen, list[subprocess.Popen]]:
     """Ann hosts on machine 0 (advertised), Bo and Cy join from machines 1 and 2; once the game is on, Cy is
-    held (SIGSTOP): the table waits for Cy at a known step, so the game cannot end while it is held."""
+    held (SIGSTOP): the table waits for Cy at a known step, so the game cannot end while it is held (what keeps
+    it in the middle is the hold, not the late frames: BRISK, the rest plays out in a few seconds)."""
     host = lan.easel(0, "host", "--game", "painting", "--players", 3, "--auto", "random", "--timeout", HELD_TIMEOUT,
-                     "--name", "Ann", faults=SLOW % faults_seed)
+                     "--name", "Ann", faults=BRISK % faults_seed)
     port = host_port(host)
     bots = [lan.easel(k, "bot", "--join", "%s:%d" % (lan.addrs[0], port), "--level", "random", "--name", name,
-                      faults=SLOW % (faults_seed + k)) for k, name in ((1, "Bo"), (2, "Cy"))]
+                      faults=BRISK % (faults_seed + k)) for k, name in ((1, "Bo"), (2, "Cy"))]
     assert wait_for(lambda: records(first_log(lan, 0)) >= 2 and records(first_log(lan, 2)) >= 2, timeout=30), \
         finish([host] + bots, 1)
     bots[1].send_signal(signal.SIGSTOP)

@@ -182,7 +182,7 @@ def test_a_resumed_seat_alone_says_where_it_stands_and_exits_leaving_a_valid_unf
 
     from cli.resuming import ALONE_ENV
 
-    ALONE_SAY, ALONE_GIVE_UP = 2, 5         # three distinct numbers in the words: 2 s, 3 s left, 5 s
+    ALONE_SAY, ALONE_GIVE_UP = 1, 3         # three distinct numbers in the words: 1 s, 2 s left, 3 s
     monkeypatch.setenv(ALONE_ENV, "%d,%d" % (ALONE_SAY, ALONE_GIVE_UP))
 
     homes = [tmp_path / ("seat-%d" % k) for k in range(3)]
