@@ -180,6 +180,16 @@ def _all_gone(bots, timeout: float = PROCESS_EXIT) -> bool:
     return wait_for(lambda: not any(_running(p, s) for p, s in bots), timeout=timeout, interval=0.05)
 
 
+def _begun(log: Path) -> bool:
+    """The log holds its genesis (a whole entry at least)."""
+    from core.logfile import parse
+
+    try:
+        return bool(parse(log.read_bytes()).entries)
+    except (OSError, ValueError):
+        return False
+
+
 def _over(log: Path) -> bool:
     from core import games as registry
     from core.logfile import parse
@@ -217,7 +227,9 @@ def test_easel_play_stops_its_bots_when_its_terminal_closes(tmp_path):
 
         from .netutil import wait_for
 
-        assert wait_for(lambda: drain() or any((f.parent / "roster").exists() for f in tmp_path.glob("games/*/local-bots.json")),
+        # sealed: the roster, and the genesis written (the log file may exist empty a moment before it)
+        assert wait_for(lambda: drain() or any((f.parent / "roster").exists() and _begun(f.parent / "log")
+                                               for f in tmp_path.glob("games/*/local-bots.json")),
                         timeout=PROCESS_EXIT)
         gdir, bots = _table_bots(tmp_path)
         assert len(bots) == 2 and not _over(gdir / "log")
