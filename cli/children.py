@@ -7,11 +7,17 @@ the directory it was started from. ``stop_processes`` is the one kill-and-reap l
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+log = logging.getLogger("easel.cli")
+
+KILLED_WAIT = 5.0     # s a process killed (SIGKILL) by stop_processes is waited for at most
 
 # The directory this easel's packages (cli, core, p2p) are imported from.
 _CODE_ROOT = Path(__file__).resolve().parent.parent
@@ -71,17 +77,23 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 def stop_processes(procs: list, *, terminate: bool = True, grace: float = 5.0) -> None:
     """End ``procs`` (Popens, or zygote.BotProcess) and reap them: each still running is asked to stop
-    (SIGTERM; ``terminate`` False: it is left to finish by itself), gets ``grace`` seconds, then is killed."""
+    (SIGTERM; ``terminate`` False: it is left to finish by itself), gets ``grace`` seconds, then is killed
+    and waited for ``KILLED_WAIT`` seconds more at most (never for ever: a bot of our zygote is reaped by
+    the zygote, which might not say so; a process in uninterruptible sleep dies late)."""
     if terminate:
         for p in procs:
             if p.poll() is None:
                 p.terminate()
+    deadline = time.monotonic() + grace
     for p in procs:
         try:
-            p.wait(timeout=grace)
+            p.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             p.kill()
-            p.wait()
+            try:
+                p.wait(timeout=KILLED_WAIT)
+            except subprocess.TimeoutExpired:
+                log.warning("process %d did not end within %.0f s of SIGKILL: not waited for", p.pid, KILLED_WAIT)
 
 
 def exit_words(rc: int) -> str:

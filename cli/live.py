@@ -46,7 +46,7 @@ from .common import (
     parse_hostport,
 )
 from .demo import demo
-from .hangup import catch_hangups
+from .hangup import catch_hangups, run
 from .home import check_name, player_name, read_relay
 from .hosting import host_main
 from .internet import check_internet, invitation, is_invitation, routed
@@ -84,7 +84,7 @@ def play(args: LiveArgs) -> int:
     start_zygote(args.entry, person=True, game=args.game)
     args.name = player_name(args.name, interactive=True)
     make = ui_factory_for(send_at_once=_send_at_once(args))
-    return then_again(trio.run(host_main, play_args(args), make), make)
+    return then_again(run(host_main, play_args(args), make), make)
 
 
 def play_args(args: LiveArgs) -> LiveArgs:
@@ -111,8 +111,8 @@ def host(args: LiveArgs) -> int:
     args.name = player_name(args.name, interactive=not args.auto and isatty(sys.stdin))
     make = None if args.auto else ui_factory_for(unsafe=unsafe, send_at_once=_send_at_once(args))
     if args.internet:
-        return then_again(trio.run(lambda: routed(args.relay, host_main, args, make)), make)
-    return then_again(trio.run(host_main, args, make), make)
+        return then_again(run(lambda: routed(args.relay, host_main, args, make)), make)
+    return then_again(run(host_main, args, make), make)
 
 
 def demo_command(args: LiveArgs) -> int:
@@ -144,7 +144,7 @@ def join(args: LiveArgs) -> int:
         need_terminal()
         name = player_name(args.name, interactive=True)
         make = ui_factory_for(send_at_once=_send_at_once(args))
-        return then_again(trio.run(lambda: routed(inv.relay, join_main, inv.peer, inv.lobby_port, None, seed=None, name=name,
+        return then_again(run(lambda: routed(inv.relay, join_main, inv.peer, inv.lobby_port, None, seed=None, name=name,
                                                   ui_factory=make, spectators=not args.no_spectators,
                                                   lobby_port=inv.lobby_port)), make)
     if args.address:
@@ -161,7 +161,7 @@ def join(args: LiveArgs) -> int:
         host, port = parse_hostport(args.address)
     name = player_name(args.name, interactive=True)
     make = ui_factory_for(send_at_once=_send_at_once(args))
-    return then_again(trio.run(lambda: join_main(host, port, None, seed=None, name=name, ui_factory=make,
+    return then_again(run(lambda: join_main(host, port, None, seed=None, name=name, ui_factory=make,
                                                  spectators=not args.no_spectators, expect_fp=expect_fp)), make)
 
 
@@ -174,7 +174,7 @@ def resume(args: LiveArgs) -> int:
         need_terminal()
     start_zygote(args.entry, person=not args.level, bots=bool(read_bots_file(d)), internet=bool(args.relay or read_relay(d)))
     make = ui_factory_for(unsafe=unsafe, send_at_once=_send_at_once(args))
-    return then_again(trio.run(resume_main, args, make), make)
+    return then_again(run(resume_main, args, make), make)
 
 
 def _check_game_relay(args: LiveArgs, d) -> None:
@@ -191,12 +191,12 @@ def again(args: LiveArgs) -> int:
     _, d, _, _ = again_args(args)
     _check_game_relay(args, d)
     if args.decline:
-        return trio.run(decline_main, args)
+        return run(decline_main, args)
     if not args.level:
         need_terminal()
     start_zygote(args.entry, person=not args.level, bots=bool(read_bots_file(d)), internet=bool(args.relay or read_relay(d)))
     make = None if args.level else ui_factory_for(send_at_once=_send_at_once(args))
-    return then_again(trio.run(again_main, args, make), make)
+    return then_again(run(again_main, args, make), make)
 
 
 def watch(args: LiveArgs) -> int:

@@ -162,8 +162,10 @@ def then_again(rc: int, make, run=None) -> int:
     ``easel again GAME_DIR`` does for this seat, in this process and terminal (the old host opens the
     rematch lobby on its old port and restarts its bots; the others find it there); the rematch's own
     game over may ask again; ``n`` (decline) does what ``easel again --decline GAME_DIR`` does. Returns the
-    exit code of the last game. ``make``: the UI factory (runner.ui_factory_for; None: no UI); ``run``: trio.run (tests)."""
-    run = run or trio.run
+    exit code of the last game. ``make``: the UI factory (runner.ui_factory_for; None: no UI); ``run``: hangup.run, trio.run
+    that a closed terminal ends (tests: another)."""
+    if run is None:
+        from .hangup import run
     while True:
         ui = make.last if make is not None else None
         if ui is None or ui.game_dir is None or not (ui.decline or ui.again):

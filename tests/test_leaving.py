@@ -12,6 +12,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+import trio
 
 from cli import bots as live_bots
 from cli.runner import silence_lines
@@ -141,15 +142,18 @@ PROCESS_EXIT = 60.0                        # s: the bound on every wait for a pr
 STOPPED_WITH_HOST = 10.0
 
 
-def _spawn(args, home: Path, faults: str | None = None) -> subprocess.Popen:
+def _spawn(args, home: Path, faults: str | None = None, sigint_ignored: bool = False) -> subprocess.Popen:
+    """``easel ARGS`` with EASEL_HOME ``home``; ``sigint_ignored``: as a shell script starts a command in the
+    background (``cmd &``), with SIGINT ignored (a disposition exec keeps)."""
     import os
 
     env = dict(os.environ, EASEL_HOME=str(home))
     env.pop("EASEL_FAULTS", None)
     if faults:
         env["EASEL_FAULTS"] = faults
+    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None
     return subprocess.Popen([sys.executable, "-m", "cli", *map(str, args)], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=ignore)
 
 
 def _running(pid: int, started: str | None) -> bool:
@@ -270,11 +274,14 @@ def test_a_headless_host_stops_its_bots_on_sighup_as_on_quit(tmp_path):
             host.wait()
 
 
-def test_the_bots_started_in_the_lobby_go_when_the_host_leaves_it(tmp_path):
+@pytest.mark.parametrize("sigint", ["default", "ignored"])
+def test_the_bots_started_in_the_lobby_go_when_the_host_leaves_it(tmp_path, sigint):
     """A host that leaves its lobby (its terminal closes while a seat is still free) takes the bots it
-    started there with it: none is left knocking or waiting."""
+    started there with it: none is left knocking or waiting. Also a host started in the background of a
+    shell script (``easel host ... &``: SIGINT ignored from the start, so neither Python nor trio catch
+    Ctrl-C in it): the hang-up sent on as SIGINT went nowhere, and that host sat in its lobby for ever."""
     host = _spawn(["host", "--auto", "random", "--players", "3", "--bots", "1", "--bind", "127.0.0.1", "--no-advertise"],
-                  tmp_path)
+                  tmp_path, sigint_ignored=sigint == "ignored")
     try:
         os.set_blocking(host.stderr.fileno(), False)
         said = b""
@@ -294,6 +301,90 @@ def test_the_bots_started_in_the_lobby_go_when_the_host_leaves_it(tmp_path):
         if host.poll() is None:
             host.kill()
             host.wait()
+
+
+@pytest.fixture(params=["default", "ignored"])
+def hangups(request, monkeypatch):
+    """This process catches hang-ups as a live command does (catch_hangups), SIGINT as Python leaves it or
+    ignored (a command started in the background of a shell script); the terminal is left alone. Yields a
+    function that hangs this process up (SIGHUP); every handler and HangUp's state put back after."""
+    from cli import hangup
+
+    saved = signal.getsignal(signal.SIGHUP), signal.getsignal(signal.SIGINT)
+    state = {k: getattr(hangup.HangUp, k) for k in ("armed", "heard", "leave", "token", "interrupted", "scope", "scope_token")}
+    monkeypatch.setattr(hangup, "detach_terminal", lambda: None)
+    if request.param == "ignored":
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        hangup.catch_hangups()
+        yield lambda: os.kill(os.getpid(), signal.SIGHUP)
+    finally:
+        signal.signal(signal.SIGHUP, saved[0])
+        signal.signal(signal.SIGINT, saved[1])
+        for k, v in state.items():
+            setattr(hangup.HangUp, k, v)
+
+
+def test_a_hang_up_outside_a_game_ends_the_run_and_never_cuts_a_stop_short(hangups):
+    """Outside a game (a lobby, the table starting, the way out) the terminal closing ends the command as
+    Ctrl-C does (KeyboardInterrupt: exit 130), whatever SIGINT's disposition: the run is cancelled, every
+    ``finally`` runs (the lobby's stop of its bots), and a stop already under way (synchronous: stopping
+    our bots) is finished first, not cut short. Waits on the hang-up having been heard, never on time."""
+    from cli import hangup
+
+    steps = []
+
+    async def lobby():
+        try:
+            hangups()
+            with trio.move_on_after(PROCESS_EXIT):     # only a bound: the hang-up ends it at once
+                await trio.sleep_forever()
+            steps.append("still in the lobby")
+        finally:
+            steps.append("bots stopped")
+
+    with pytest.raises(KeyboardInterrupt):
+        hangup.run(lobby)
+    assert steps == ["bots stopped"]
+
+    steps.clear()
+    hangup.HangUp.interrupted = False
+
+    async def way_out():
+        hangups()
+        deadline = time.monotonic() + PROCESS_EXIT
+        while not hangup.HangUp.interrupted and time.monotonic() < deadline:
+            time.sleep(0.01)        # stopping our bots (blocking): the hang-up is heard in here
+        steps.append("bots stopped")
+        with trio.move_on_after(PROCESS_EXIT):
+            await trio.sleep_forever()
+        steps.append("still on the way out")
+
+    with pytest.raises(KeyboardInterrupt):
+        hangup.run(way_out)
+    assert steps == ["bots stopped"]
+
+    # a hang-up that comes before the run (a name being asked): KeyboardInterrupt there; a run after it is
+    # cancelled from its start
+    steps.clear()
+    hangup.HangUp.interrupted = False
+    with pytest.raises(KeyboardInterrupt):
+        hangups()
+        deadline = time.monotonic() + PROCESS_EXIT
+        while time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    async def later():
+        try:
+            with trio.move_on_after(PROCESS_EXIT):
+                await trio.sleep_forever()
+            steps.append("still in the lobby")
+        finally:
+            steps.append("bots stopped")
+
+    with pytest.raises(KeyboardInterrupt):
+        hangup.run(later)
+    assert steps == ["bots stopped"]
 
 
 def test_a_host_killed_then_resumed_then_quitting_stops_the_bots_that_ran_on(tmp_path):
