@@ -251,6 +251,9 @@ class HeuristicBot:
     spread = 1
     #: weight of the chance that a sheet shows without anyone aiming at it (by its size)
     by_chance = 4
+    #: most primaries a sheet of 3 cells or more may still need for it to bid on it, unless its
+    #: next splash alone makes it (None: any it could make in the rounds left)
+    reach = 2
 
     def __init__(self) -> None:
         self.reason: dict | None = None
@@ -291,6 +294,10 @@ class HeuristicBot:
             else:
                 need = _need(c)
                 if need > left:
+                    continue
+                if self.reach is not None and len(sh["cells"]) > 2 and c > self.reach and not _completable(grid, pl, black, False):
+                    # on a grid six seats splash, a sheet that needs more than its owner's next
+                    # splash is rarely made: the others' splashes spoil it first
                     continue
                 expect = max(1, sh["value"] - (need - 1))
                 if work + need > left:  # busy: it may not get round to this one
@@ -477,6 +484,10 @@ class HardBot:
     samples = 10
     #: share of draws (in 100) in which another seat is modelled as a random player
     random_share = 30
+    #: more splashes drawn for each seat drawn as a random player, per draw (splash choice)
+    resplash = 4
+    #: most primaries a sheet of 3 cells or more may still need for it to bid on it (as the heuristic)
+    reach = 2
     #: sheets on offer considered for bids
     field = 4
     #: splashes (best by the heuristic's score) tried against the draws
@@ -528,16 +539,23 @@ class HardBot:
 
         # --- the draws: every other seat's move from a model of a player, its own chance each time
         draws = []
+        randoms = []  # per draw: the seats drawn as random players
         others = [s for s in range(n) if s != seat]
         share = {o: self._random_share(view, o, grid) for o in others}
         for _ in range(self.samples):
             moves = {}
+            rs = []
             for o in others:
                 ov = dict(view, seat=o, my_move=None)
                 sub = Rng(entropy_from(rng), "painting/hard/draw")
-                model = RandomBot() if rng.below(100) < share[o] else HeuristicBot()
+                if rng.below(100) < share[o]:
+                    model = RandomBot()
+                    rs.append(o)
+                else:
+                    model = HeuristicBot()
                 moves[o] = model.choose(ov, o, sub)
             draws.append(moves)
+            randoms.append(rs)
 
         # --- what its own heuristic would do (a few times): candidates, and the splash scores
         own = [HeuristicBot().choose(view, seat, Rng(entropy_from(rng), "painting/hard/own")) for _ in range(3)]
@@ -549,6 +567,8 @@ class HardBot:
             c = sheet_cost(grid, pl)
             if final:
                 w = v if _completable(grid, pl, black, extra_open) else 0.0
+            elif self.reach is not None and pl and len(pl[0]) > 2 and c > self.reach and not _completable(grid, pl, black, False):
+                w = 0.0  # the others' splashes spoil a sheet that far off before it is made (as the heuristic)
             else:
                 # bought now it may show at once (cost within one splash) or later
                 w = max(_FINISH[1] * v if c <= 3 else 0.0, _potential(v, c, left_after + 1, len(pl[0]) if pl else 6))
@@ -568,7 +588,9 @@ class HardBot:
             if len(amounts) > 4:  # the cheapest, the dearest and two between
                 k = len(amounts)
                 amounts = [amounts[0], amounts[k // 3], amounts[(2 * k) // 3], amounts[-1]]
-            amounts = sorted(set(amounts) | {max(1, (budget * f) // 100) for f in self.fractions if budget > 0})
+            # shares of the budget, shaded by its own chance: two hard seats with equal budgets
+            # would otherwise bid alike on the sheet both want, tie, and lose it to a third
+            amounts = sorted(set(amounts) | {max(1, (budget * f) // 100 - rng.below(3)) for f in self.fractions if budget > 0})
             for a in amounts:
                 plans.append({sid: a})
                 singles.append((sid, a))
@@ -679,13 +701,19 @@ class HardBot:
         weight = (lambda c: 64 if c == 0 else 0) if final else _progress
         others_held = [(v, pl) for o in others for v, pl in seats[o].sheets]
         wins = []
-        for d in draws:
+        for d, rs in zip(draws, randoms):
             won = []
             for sid, a in bids.items():
                 if a > max([m["bids"].get(sid, 0) for m in d.values()] + [0]):
                     won.append((offer[sid][0], offer[sid][1]))
             sps = [m[k] for m in d.values() for k in ("splash", "extra") if m.get(k) is not None]
             wins.append((won, sps))
+            # a random player's splash lands anywhere: a few more of its splashes, so the splash
+            # kept is one whose work survives where the random seats' splashes may fall
+            fixed = [m[k] for o, m in d.items() if o not in rs for k in ("splash", "extra") if m.get(k) is not None]
+            for _ in range(self.resplash if rs else 0):
+                more = [_SPLASHES[rng.below(len(_SPLASHES))] for o in rs if rng.below(10) != 0]
+                wins.append((won, fixed + more))
 
         def progress(splash, extra) -> float:
             mine_sp = [splash] + ([extra] if extra is not None else [])
