@@ -484,8 +484,6 @@ class HardBot:
     samples = 10
     #: share of draws (in 100) in which another seat is modelled as a random player
     random_share = 30
-    #: more splashes drawn for each seat drawn as a random player, per draw (splash choice)
-    resplash = 4
     #: most primaries a sheet of 3 cells or more may still need for it to bid on it (as the heuristic)
     reach = 2
     #: sheets on offer considered for bids
@@ -539,23 +537,16 @@ class HardBot:
 
         # --- the draws: every other seat's move from a model of a player, its own chance each time
         draws = []
-        randoms = []  # per draw: the seats drawn as random players
         others = [s for s in range(n) if s != seat]
         share = {o: self._random_share(view, o, grid) for o in others}
         for _ in range(self.samples):
             moves = {}
-            rs = []
             for o in others:
                 ov = dict(view, seat=o, my_move=None)
                 sub = Rng(entropy_from(rng), "painting/hard/draw")
-                if rng.below(100) < share[o]:
-                    model = RandomBot()
-                    rs.append(o)
-                else:
-                    model = HeuristicBot()
+                model = RandomBot() if rng.below(100) < share[o] else HeuristicBot()
                 moves[o] = model.choose(ov, o, sub)
             draws.append(moves)
-            randoms.append(rs)
 
         # --- what its own heuristic would do (a few times): candidates, and the splash scores
         own = [HeuristicBot().choose(view, seat, Rng(entropy_from(rng), "painting/hard/own")) for _ in range(3)]
@@ -701,19 +692,13 @@ class HardBot:
         weight = (lambda c: 64 if c == 0 else 0) if final else _progress
         others_held = [(v, pl) for o in others for v, pl in seats[o].sheets]
         wins = []
-        for d, rs in zip(draws, randoms):
+        for d in draws:
             won = []
             for sid, a in bids.items():
                 if a > max([m["bids"].get(sid, 0) for m in d.values()] + [0]):
                     won.append((offer[sid][0], offer[sid][1]))
             sps = [m[k] for m in d.values() for k in ("splash", "extra") if m.get(k) is not None]
             wins.append((won, sps))
-            # a random player's splash lands anywhere: a few more of its splashes, so the splash
-            # kept is one whose work survives where the random seats' splashes may fall
-            fixed = [m[k] for o, m in d.items() if o not in rs for k in ("splash", "extra") if m.get(k) is not None]
-            for _ in range(self.resplash if rs else 0):
-                more = [_SPLASHES[rng.below(len(_SPLASHES))] for o in rs if rng.below(10) != 0]
-                wins.append((won, fixed + more))
 
         def progress(splash, extra) -> float:
             mine_sp = [splash] + ([extra] if extra is not None else [])
