@@ -217,7 +217,9 @@ def _colourful(g: Sequence[int]) -> int:
 class HeuristicBot:
     """Bids on sheets it can make in the rounds left; splashes toward its sheets; spends.
 
-    Every round it bids on up to two sheets in reach (good value for the work
+    Every round it bids on up to two sheets in reach (it can make them in the
+    rounds left and, from 3 cells, the grid is at most ``reach`` primaries off or
+    its next splash alone makes them; good value for the work
     left, drawn with chance from those in reach so several such bots spread
     over the sheets and rarely tie), shared 2 : 1 between them (times their
     expected points) and shaded a little: all its tokens, plus the garnets it
