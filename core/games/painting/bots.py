@@ -217,7 +217,9 @@ def _colourful(g: Sequence[int]) -> int:
 class HeuristicBot:
     """Bids on sheets it can make in the rounds left; splashes toward its sheets; spends.
 
-    Every round it bids on up to two sheets in reach (good value for the work
+    Every round it bids on up to two sheets in reach (it can make them in the
+    rounds left and, from 3 cells, the grid is at most ``reach`` primaries off or
+    its next splash alone makes them; good value for the work
     left, drawn with chance from those in reach so several such bots spread
     over the sheets and rarely tie), shared 2 : 1 between them (times their
     expected points) and shaded a little: all its tokens, plus the garnets it
@@ -251,6 +253,9 @@ class HeuristicBot:
     spread = 1
     #: weight of the chance that a sheet shows without anyone aiming at it (by its size)
     by_chance = 4
+    #: most primaries a sheet of 3 cells or more may still need for it to bid on it, unless its
+    #: next splash alone makes it (None: any it could make in the rounds left)
+    reach = 2
 
     def __init__(self) -> None:
         self.reason: dict | None = None
@@ -291,6 +296,10 @@ class HeuristicBot:
             else:
                 need = _need(c)
                 if need > left:
+                    continue
+                if self.reach is not None and len(sh["cells"]) > 2 and c > self.reach and not _completable(grid, pl, black, False):
+                    # on a grid six seats splash, a sheet that needs more than its owner's next
+                    # splash is rarely made: the others' splashes spoil it first
                     continue
                 expect = max(1, sh["value"] - (need - 1))
                 if work + need > left:  # busy: it may not get round to this one
@@ -477,6 +486,8 @@ class HardBot:
     samples = 10
     #: share of draws (in 100) in which another seat is modelled as a random player
     random_share = 30
+    #: most primaries a sheet of 3 cells or more may still need for it to bid on it (as the heuristic)
+    reach = 2
     #: sheets on offer considered for bids
     field = 4
     #: splashes (best by the heuristic's score) tried against the draws
@@ -549,6 +560,8 @@ class HardBot:
             c = sheet_cost(grid, pl)
             if final:
                 w = v if _completable(grid, pl, black, extra_open) else 0.0
+            elif self.reach is not None and pl and len(pl[0]) > 2 and c > self.reach and not _completable(grid, pl, black, False):
+                w = 0.0  # the others' splashes spoil a sheet that far off before it is made (as the heuristic)
             else:
                 # bought now it may show at once (cost within one splash) or later
                 w = max(_FINISH[1] * v if c <= 3 else 0.0, _potential(v, c, left_after + 1, len(pl[0]) if pl else 6))
@@ -568,7 +581,9 @@ class HardBot:
             if len(amounts) > 4:  # the cheapest, the dearest and two between
                 k = len(amounts)
                 amounts = [amounts[0], amounts[k // 3], amounts[(2 * k) // 3], amounts[-1]]
-            amounts = sorted(set(amounts) | {max(1, (budget * f) // 100) for f in self.fractions if budget > 0})
+            # shares of the budget, shaded by its own chance: two hard seats with equal budgets
+            # would otherwise bid alike on the sheet both want, tie, and lose it to a third
+            amounts = sorted(set(amounts) | {max(1, (budget * f) // 100 - rng.below(3)) for f in self.fractions if budget > 0})
             for a in amounts:
                 plans.append({sid: a})
                 singles.append((sid, a))
