@@ -17,6 +17,8 @@ import json
 import sys
 from typing import Any, Iterable
 
+import trio
+
 from core.events import seat_names
 
 
@@ -49,6 +51,11 @@ class Narrator:
             print(json.dumps(said_record(self.names, d), sort_keys=True), file=self.out or sys.stdout, flush=True)
         return new
 
+    def node_changed(self, node) -> None:
+        """Print what changed at a headless seat (``narrate``)."""
+        self.said(node.peer.talk_lines())
+        self.waits(wait_words(node))
+
     def waits(self, lines: list) -> list:
         """Print the wait words that are new since the last call (the same words are not repeated)."""
         new = [w for w in lines if w not in self.words]
@@ -73,12 +80,20 @@ def wait_words(node) -> list:
 
 
 async def narrate(node, narrator: Narrator) -> None:
-    """Beside a headless seat's node until the game is over: print what changed, at each change."""
+    """Beside a headless seat's node until the game is over: print what changed, when its table or alerts
+    change (``GameNode.changed``: an entry, a talk line, a note) or a connection drops (``GameNode.lost``). Not
+    the node's ``on_change``: that would wake the node's ticker at every input, as for a screen."""
     while not node.done.is_set():
-        changed = node.changed
-        narrator.said(node.peer.talk_lines())
-        narrator.waits(wait_words(node))
-        await changed.wait()
+        changed, lost = node.changed, node.lost
+        narrator.node_changed(node)
+        async with trio.open_nursery() as either:
+            for ev in (changed, lost):
+                either.start_soon(_set_then_cancel, ev, either.cancel_scope)
+
+
+async def _set_then_cancel(ev, scope) -> None:
+    await ev.wait()
+    scope.cancel()
 
 
 def table_lines(table, unplaced: list) -> list:

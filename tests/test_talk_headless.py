@@ -115,3 +115,24 @@ def test_a_seat_gone_by_its_own_word_is_not_waited_for_so_no_wait_or_quit_hint()
     # more than half gone by their word: the table can never time them out and waits: the hint stays
     many = silence_lines(names, {1: 0.0, 2: 0.0}, 0, 60, False, "g1", left={1: 4, 2: 4})
     assert any("it waits for" in w for w in many) and many[-1].startswith("you can wait, or quit")
+
+
+def test_a_headless_seat_at_a_deal_step_says_whom_it_waits_for(tmp_path, capsys):
+    """Modern Art's deal cannot pass without each seat (``Turn.needs``): a headless seat whose neighbour went
+    silent there names it, how long the table waits and what follows, as the screen does."""
+    from types import SimpleNamespace
+
+    from cli.narrate import wait_words
+
+    from .netutil import Sim
+
+    sim = Sim(3, seed=31, game="modern-art", timeout=2.0, tag="headless-deal", fifo=True,
+              names=["Ann", "Bo", "Cy"])
+    sim.start()
+    sim.run_until(lambda: sim.peers[0].table.step is not None and sim.peers[0].table.step.needs, max_rounds=20_000)
+    node = SimpleNamespace(peer=sim.peers[0], genesis=sim.genesis, silent_since={2: 0.0}, seat=0,
+                           store=SimpleNamespace(dir=tmp_path / "g"))
+    words = wait_words(node)
+    assert any("cannot pass" in w and "without Cy (seat 2)" in w and "waits for Cy up to 6 s" in w for w in words), words
+    assert any(w.startswith("not connected: Cy (seat 2)") for w in words)
+    assert not any("quit" in w for w in words)
