@@ -296,8 +296,12 @@ class Net:
         self.decide(k)
 
     def kill(self, k: int) -> None:
-        """Seat k dies silently: it never sends, receives, ticks or decides again."""
-        self.death_phase[k] = self.peers[k].table.phase
+        """Seat k dies silently: it never sends, receives, ticks or decides again.  Its phase at death: its
+        log's, or its own last event's if later (a power loss may have cut its log back behind events it had
+        sent: found by hypothesis, 5 seats, seat 0 loses power just before it dies)."""
+        p = self.peers[k]
+        own = [e.body.get("phase", 0) for e in p.replica.events.get(self.keys[k], {}).values() if e.kind != "say"]
+        self.death_phase[k] = max([p.table.phase] + own)
         self.dead.add(k)
         self.crash.pop(k, None)
 
@@ -590,8 +594,11 @@ def check_talk(net: Net, log: list[bytes]) -> int:
     """Every talk line any peer holds (protocol.md §9.11) is placed in ``log`` if its author answered after
     it (its seq is below the author's last one in the log: a line goes in with its author's next answer),
     else still pending (not in the log); the log holds no other line. Returns how many are placed."""
-    t = replay(log, GAMES)
-    placed = {e.id for e in map(parse_entry, log[1:]) if isinstance(e, Event) and e.kind == "say"}
+    events = [e for e in map(parse_entry, log[1:]) if isinstance(e, Event)]
+    placed = {e.id for e in events if e.kind == "say"}
+    last_seq: dict = {}
+    for e in events:
+        last_seq[e.author] = max(e.seq, last_seq.get(e.author, -1))
     held = {}
     for k in range(net.n):
         for evs in net.peers[k].replica.events.values():
@@ -602,13 +609,13 @@ def check_talk(net: Net, log: list[bytes]) -> int:
                 held[e.id] = e
     assert placed <= set(held), "the log holds a line no peer holds"
     for e in held.values():
-        last = t.last_seq.get(e.author, -1)
+        last = last_seq.get(e.author, -1)
         if e.seq < last:
             assert e.id in placed, "seat %d's line %r (seq %d) is not placed, though its author answered after it" % (
-                t.keys.index(e.author), e.body["text"], e.seq)
+                net.keys.index(e.author), e.body["text"], e.seq)
         else:
             assert e.id not in placed, "seat %d's line %r is placed with no answer of its author after it" % (
-                t.keys.index(e.author), e.body["text"])
+                net.keys.index(e.author), e.body["text"])
     try:
         event("talk lines placed: %s" % ("0" if not placed else "1-2" if len(placed) < 3 else "3+"))
     except InvalidArgument:
@@ -758,7 +765,7 @@ def check_convergence(game, name: str = "toy", options: dict | None = None) -> N
 # fsync is global: the disk goes back to a consistent state), hence the
 # passing variant below.  Checked: loading spooled events above a gap into
 # ``buffer`` instead makes this property (and the next xfail) pass.
-@settings(max_examples=30, **SETTINGS)
+@settings(max_examples=20, **SETTINGS)       # (30 before talk lines)
 @example(game=(2, 0, 1, [("restart", 0, 1, False, True)]))
 @given(game=faulty_game())
 def test_convergence_under_arbitrary_fault_schedules(game):
@@ -774,7 +781,7 @@ def placed(length: int, faults: dict) -> list:
 # back kept it down for ~300 rounds, and the harness called that a stall.  No protocol
 # can get past a link that loses everything; the stall clock now runs only while the
 # network is whole, and this schedule must then finish.
-@settings(max_examples=150, **SETTINGS)
+@settings(max_examples=90, **SETTINGS)       # (150 before schedules held talk lines: the same run time)
 @example(game=(2, 0, 1, placed(646, {0: ("partition", ((0, 1),), 164), 165: ("partition", ((0, 1),), 147),
                                      312: ("partition", ((0, 1),), 49), 317: ("lossy", 283, 30, 0, 0),
                                      362: ("partition", ((0, 1), (1, 0)), 86), 454: ("partition", ((0, 1),), 191),
@@ -909,7 +916,7 @@ def check_game_with_deaths(game, name: str = "toy", options: dict | None = None)
     return net
 
 
-@settings(max_examples=40, **SETTINGS)
+@settings(max_examples=28, **SETTINGS)       # (40 before talk lines)
 @given(game_with_deaths(max_dead=1, kill_mid_batch=False))
 def test_one_dead_seat_is_timed_out_and_the_others_finish(game):
     check_game_with_deaths(game)
@@ -924,7 +931,7 @@ def test_one_dead_seat_is_timed_out_and_the_others_finish(game):
 # dead.  Phase 0 never closes: the table is stuck for ever although only 2 of
 # 5 seats are gone.  The same happens at any later step in which one seat is
 # already gone and a second one dies between sending its event and voting.
-@settings(max_examples=20, **SETTINGS)
+@settings(max_examples=14, **SETTINGS)       # (20 before talk lines)
 @example(game=(5, 7, 1, [], {1: 0, 3: 4}))
 @given(game=game_with_deaths(max_dead=2))
 def test_dead_seats_are_timed_out_and_the_others_finish(game):
@@ -984,13 +991,13 @@ def test_two_dead_seats_that_die_together_are_timed_out():
 TOY_VARIANT = {"sealed_bets": True, "sudden_death": True, "edition": "short"}
 
 
-@settings(max_examples=15, **SETTINGS)
+@settings(max_examples=10, **SETTINGS)       # (15 before talk lines)
 @given(faulty_game(min_n=2, max_n=5, max_faults=30))
 def test_toy_game_with_sealed_bets_and_sudden_death_converges_under_faults(game):
     check_convergence(game, options=TOY_VARIANT)
 
 
-@settings(max_examples=10, **SETTINGS)
+@settings(max_examples=7, **SETTINGS)        # (10 before talk lines)
 @given(game=game_with_deaths(max_dead=2))
 def test_toy_game_with_sealed_bets_dead_seats_are_timed_out_and_the_others_finish(game):
     check_game_with_deaths(game, options=TOY_VARIANT)
@@ -1299,7 +1306,7 @@ def test_have_with_a_huge_negative_seq_is_answered_quickly(seq, author, sender):
 
 
 # --------------------------------------------------------------------------- 4. replay equals live
-@settings(max_examples=40, **SETTINGS)
+@settings(max_examples=30, **SETTINGS)       # (40 before talk lines)
 @given(faulty_game(min_n=2, max_n=5, max_faults=20, kill_mid_batch=False), st.integers(1, 3))
 def test_replay_equals_live(game, rounds):
     n, seed, _, schedule = game
