@@ -38,6 +38,7 @@ class Narrator:
         self.err = err
         self.shown: set = set()       # (seat, seq) of the lines printed
         self.words: list = []         # the wait words last printed
+        self.met: set = set()         # seats that have been connected to us (a seat not met yet is not "gone")
 
     def said(self, lines: Iterable[dict]) -> int:
         """Print the lines not printed yet (``Peer.talk_lines``, ``Table.said``, ``Watched.talk`` dicts)."""
@@ -54,7 +55,8 @@ class Narrator:
     def node_changed(self, node) -> None:
         """Print what changed at a headless seat (``narrate``)."""
         self.said(node.peer.talk_lines())
-        self.waits(wait_words(node))
+        self.met |= {s for s, k in enumerate(node.keys) if k in node.conns}
+        self.waits(wait_words(node, self.met))
 
     def waits(self, lines: list) -> list:
         """Print the wait words that are new since the last call (the same words are not repeated)."""
@@ -65,16 +67,18 @@ class Narrator:
         return new
 
 
-def wait_words(node) -> list:
+def wait_words(node, met=None) -> list:
     """A headless seat's words about the seats that are gone (cli/runner.py ``silence_lines``, as the screen
-    says them, without the person's "you can wait, or quit")."""
+    says them, without the person's "you can wait, or quit"); ``met``: the seats that have been connected to
+    us (None: all), so that the seats not connected yet as the game starts are not named as gone."""
     from .runner import _short_id, needed_step, silence_lines
 
     t = node.peer.table
     doc = node.genesis.doc
     left = node.peer.left_seats()
-    gone = bool(node.silent_since or left) and not t.over
-    return silence_lines(seat_names(doc), dict(node.silent_since), node.seat, float(doc.get("timeout", 60)), t.over,
+    silent = {s: at for s, at in node.silent_since.items() if met is None or s in met}
+    gone = bool(silent or left) and not t.over
+    return silence_lines(seat_names(doc), silent, node.seat, float(doc.get("timeout", 60)), t.over,
                          _short_id(node.store.dir) if gone else "", left=left, needed=needed_step(node.peer),
                          person=False)
 
