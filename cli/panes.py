@@ -26,7 +26,8 @@ from prompt_toolkit.styles import DynamicStyle, Style
 
 from .commands import SHELL_HELP
 from .reveal import Reel, Reeled
-from .screens import Beat, Context, Line, Screen, Snapshot, join, screen_for, width_of, wrap
+from .screens import Beat, Context, Line, Screen, Snapshot, join, screen_for, wrap
+from .screens.text import cut_line
 from .snapshot import _PLACEHOLDER, _named, _seats_lines, _title_text, certificate_lines
 from .terminal import stderr_into
 
@@ -268,11 +269,9 @@ class BaseUI:
                 if line and line[0][0] == "class:alert":
                     latest += rows                # an alert is read whole (what to do about it is at its end)
                     continue
-                first = list(rows[0]) if rows else []
-                if len(rows) > 1 and first:       # one line each: show that it goes on (in the log below)
-                    style, text = first[-1]
-                    first[-1] = (style, text.rstrip()[:max(0, width - width_of(first[:-1]) - 4)] + " ...")
-                latest.append(first)
+                # one line each, cut by columns (a wide character or an emoji takes two): " ..." shows that it
+                # goes on (in the log below)
+                latest.append(cut_line(line, width) if len(rows) > 1 else list(rows[0]) if rows else [])
             lines += latest + [[]]
         lines += body
         lines.append([("class:header", "Event log"), ("class:label", " (newest first)")])

@@ -30,6 +30,7 @@ from .bots import BOTS_FILE
 from .common import EXIT_INTERRUPTED, EXIT_INVALID, EXIT_OK, UNSAFE_SEED_ALERT, check_level, game_or_exit, jsonable, registry
 from .hangup import HangUp, detach_terminal
 from .home import identity_or_exit, open_store
+from .narrate import Narrator, narrate
 
 log = logging.getLogger("easel.cli")
 
@@ -143,7 +144,10 @@ async def _run_node(identity, genesis, roster, decide, *, timeout: float, seed: 
                 HangUp.ready(node.quit_table)
                 if watch is not None:
                     nursery.start_soon(watch, node)
+                narrator = Narrator(seat_names(genesis.doc))      # talk lines and whom it waits for (cli/narrate.py)
+                nursery.start_soon(narrate, node, narrator)
                 await node.run()
+                narrator.said(node.peer.talk_lines())            # the last lines, said as the game ended
                 nursery.cancel_scope.cancel()
         else:
             async with trio.open_nursery() as nursery:
@@ -248,12 +252,13 @@ def needed_step(peer) -> tuple | None:
 
 
 def silence_lines(names, silent: dict, me: int, timeout: float, over: bool, game_dir: str, left=(),
-                  needed: tuple | None = None) -> list[str]:
+                  needed: tuple | None = None, person: bool = True) -> list[str]:
     """What every screen says while seats are not connected to us: who, since when, what the table
     will do about it and what the player can do. ``silent``: seat -> time.time() it went silent;
     ``left``: the seats that said they left (a signed note, protocol.md §9.7): their turns pass at once;
     ``needed``: ``needed_step``'s (label, seats, patience) when the game cannot pass the current step
-    without each of its seats: the table waits for a silent one by name, that long, then ends abandoned."""
+    without each of its seats: the table waits for a silent one by name, that long, then ends abandoned;
+    ``person``: a person at a screen (else a headless seat, cli/narrate.py: no "you can wait, or quit")."""
     gone = sorted(s for s in set(silent) | set(left) if s != me)
     if over or not gone:
         return []
@@ -285,7 +290,10 @@ def silence_lines(names, silent: dict, me: int, timeout: float, over: bool, game
         # a leave is for good (protocol.md §9.7): their easel resume only follows the game to its end
         lines.append("they left for good: easel resume on their machine only follows the game now"
                      if len(gone) == 1 else "they left for good: easel resume on their machines only follows the game now")
-    lines.append("you can wait, or quit (q) and come back later with: easel resume %s" % game_dir)
+    # what the person can do, when the table waits for someone (not when the only seats gone left by their
+    # word and the table goes on without them: then nothing is waited for)
+    if person and (quiet or 2 * len(gone) > n):
+        lines.append("you can wait, or quit (q) and come back later with: easel resume %s" % game_dir)
     return lines
 
 

@@ -224,6 +224,9 @@ class GameUI(BaseUI):
         self._input_window = Window(
             BufferControl(self._buffer, input_processors=[BeforeInput([("class:prompt", "> ")])]),
             height=1,
+            # scrolled sideways only as far as the cursor needs: once a long line (a talk line) is sent,
+            # the empty line shows its "> " again (prompt-toolkit would keep the old scroll)
+            get_horizontal_scroll=lambda _w: 0,
         )
         bottom = [
             Window(ftc(self._pane_status), dont_extend_height=True, wrap_lines=True, height=D(min=1)),
@@ -581,10 +584,17 @@ class GameUI(BaseUI):
     def _pane_help(self, width: int | None = None) -> list:
         if self.seat is None:
             return [("class:help", HELP_SPECTATOR)]
-        if self._snap is not None and self._snap.over:
-            return [("class:help", HELP_GAME_OVER)]
         cols = width or self._cols()
+        if self._snap is not None and self._snap.over:
+            said = with_say_key(HELP_GAME_OVER)     # a line said after the game is shown live (§9.11)
+            return [("class:help", said if self.on_say is not None and cols >= len(said) else HELP_GAME_OVER)]
         options = self._screen().key_help(self._ctx()) or ["help | q quit"]
+        if self.on_say is not None:
+            # the talk key (protocol.md §9.11) in the first of the screen's lines it fits in; else as before
+            for text in options:
+                said = with_say_key(text)
+                if cols >= len(said):
+                    return [("class:help", said)]
         for text in options:
             if cols >= len(text):
                 break
@@ -599,6 +609,16 @@ class GameUI(BaseUI):
                 + (self._pane_help(w),):
             parts.append(fragment_list_to_text(pane) + "\n")
         return "".join(parts)
+
+
+SAY_HELP = SAY_KEY + " say"     # the talk key in the key-help line (table talk, protocol.md §9.11)
+
+
+def with_say_key(text: str) -> str:
+    """A screen's key-help line with the talk key just before its "help" (at its end if it has none)."""
+    parts = text.split(" | ")
+    at = parts.index("help") if "help" in parts else len(parts)
+    return " | ".join(parts[:at] + [SAY_HELP] + parts[at:])
 
 
 def game_keys(ui: GameUI) -> KeyBindings:

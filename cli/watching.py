@@ -8,12 +8,14 @@ from pathlib import Path
 
 import trio
 
+from core.events import seat_names
 from p2p.identity import IdentityError, load_or_create
 from p2p.node import load_roster
 from p2p.store import write_atomic
 
 from .common import EXIT_INVALID, EXIT_OK, UsageError, jsonable, parse_hostport, registry
 from .internet import invitation, is_invitation
+from .narrate import Narrator, table_lines
 from .options import LiveArgs
 
 
@@ -52,6 +54,7 @@ async def watch_main(args: LiveArgs, ui_factory=None) -> int:
     first_view: list = []
     notes: list = []            # what changed in whom we watch through (shown until the next change)
     current = [None]
+    narrator: list = [None]     # headless: the talk lines printed (cli/narrate.py)
 
     def status(w) -> str:
         through = "through %s, " % w.name(w.through) if w.through is not None else ""
@@ -61,6 +64,10 @@ async def watch_main(args: LiveArgs, ui_factory=None) -> int:
         current[0] = w
         if w.first and not first_view:
             first_view.append((w.first, w.table.view(None)))
+        if ui is None and w.table is not None:
+            if narrator[0] is None:
+                narrator[0] = Narrator(seat_names(w.table.genesis.doc))
+            narrator[0].said(table_lines(w.table, w.talk()))     # each talk line once, as it arrives (§9.11)
         if ui is not None and w.table is not None:
             ui.update(w.table, notes[-1:], status(w), waiting=w.waiting(), talk=w.talk())
 

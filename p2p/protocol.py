@@ -637,8 +637,12 @@ class Peer:
         from core.events import make_event
         t = self.table
         prev = t.step.prev if t.step is not None else t.head
+        # the step our log is at, or our own last event's if that is later (our log was cut back behind
+        # events we had sent, §8): a line said below it could never be placed (§6.1: phase >= last_phase)
+        mine = self.replica.events.get(self.me, {})
+        last = mine[max(mine)].body.get("phase", 0) if mine else 0
         ev = make_event(self.sign, self.genesis.game_id, self.me, self.next_seq(), prev, "say",
-                        {"phase": t.phase, "text": text})
+                        {"phase": max(t.phase, last if isinstance(last, int) else 0), "text": text})
         self.replica.insert(ev)
         self.remote.own_sent(ev.seq)
         self.talk.said(ev, self.wakeups.now())

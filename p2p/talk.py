@@ -76,9 +76,11 @@ class Talk:
         self.arrived([ev], quiet=True)
 
     def lines(self, table) -> list:
-        """Every line held, arrival order: {"seat", "seq", "text", "placed"} (placed: in our log)."""
+        """Every line held, arrival order: {"seat", "seq", "phase", "text", "placed"} (placed: in our log;
+        phase: the step its author's log was at when it signed, §5.2)."""
         placed = {(d["seat"], d["seq"]) for d in table.said}
-        return [{"seat": s, "seq": q, "text": text, "placed": (s, q) in placed} for s, q, text, _ in self._lines]
+        return [{"seat": s, "seq": q, "phase": ev.body.get("phase"), "text": text, "placed": (s, q) in placed}
+                for s, q, text, ev in self._lines]
 
     def unplaced(self, table) -> list:
         """The raw lines held that our log has not placed, arrival order (a spectator's ``said`` frame)."""

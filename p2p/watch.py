@@ -60,13 +60,14 @@ class Watched:
     addrs: list = field(default_factory=list)   # every seat's (host, port), seat order, as the seat we follow told
     through: int | None = None          # the seat we follow now (None: not connected)
     last_seat: int | None = None        # the seat reached by the last connection (None: none was)
-    said: list = field(default_factory=list)    # talk lines the seat holds not placed yet: (seat, seq, text), arrival order
+    said: list = field(default_factory=list)    # talk lines the seat holds not placed yet: (seat, seq, text, phase), arrival order
 
     def talk(self) -> list:
         """The talk lines to show beside the log's (``Table.said``): those not placed yet, as
         ``Peer.talk_lines`` gives them (placed False)."""
         placed = {(d["seat"], d["seq"]) for d in self.table.said} if self.table is not None else set()
-        return [{"seat": s, "seq": q, "text": text, "placed": False} for s, q, text in self.said if (s, q) not in placed]
+        return [{"seat": s, "seq": q, "phase": ph, "text": text, "placed": False}
+                for s, q, text, ph in self.said if (s, q) not in placed]
 
     def name(self, seat: int | None) -> str:
         """A seat as people read it: its name in the genesis (else "seat N")."""
@@ -122,7 +123,7 @@ def take_said(w: Watched, items: Any) -> None:
         why = say_problem(ev.body["text"])
         if why:
             raise EntryError("a talk line the rules refuse: %s" % why)
-        out.append((seat, ev.seq, ev.body["text"]))
+        out.append((seat, ev.seq, ev.body["text"], ev.body.get("phase")))
     w.said = out
 
 

@@ -4,7 +4,8 @@ The sans-IO ``Peer``s run on ``Net``, an in-memory network driven by a
 *fault schedule* that hypothesis draws: for every delivery, deliver / drop /
 duplicate / delay (reorder); plus temporary partitions (a set of directed
 links that lose everything for K deliveries), connection resets, and peer
-restarts.  Time is a fake clock passed to ``tick``.
+restarts; and talk lines (protocol.md §9.11: a seat says a line at a drawn
+moment).  Time is a fake clock passed to ``tick``.
 
 Restarts rebuild a ``Peer`` from what its shell would have on disk.  Each
 peer's effects are carried out in order as p2p/node.py does (group commit):
@@ -33,7 +34,9 @@ Properties:
 1. convergence under arbitrary fault schedules (no time-outs): every peer
    finishes, all logs byte-identical, the audit of every log and spool
    together is valid and complete (no honest peer ever equivocates, even
-   across restarts);
+   across restarts), and every talk line held anywhere is placed just before
+   its author's next answer, or still pending if its author answered nothing
+   after it (``check_talk``; also with time-outs, below);
 2. with time-outs: fewer than half of the seats die forever at a random
    point; the others finish with identical logs, the audit is valid, and the
    dead seats are covered by certificates in every step that opened after
@@ -107,7 +110,8 @@ STALL_ROUNDS = 300     # rounds (30 s of fake time) with the network whole and n
 DRAIN_ROUNDS = 6       # rounds without network faults after everyone finished: late votes/certificates land
 EFFECTS = (Send, Broadcast, WriteSpool, WriteLog, TruncateLog, WriteSecret, Disconnect, Changed, Alert)
 OK = ("ok",)
-CONTROL = ("partition", "reset", "restart", "tick", "lossy")
+CONTROL = ("partition", "reset", "restart", "tick", "lossy", "say")
+MAX_LINES = 6          # talk lines a schedule may hold (protocol.md §9.11): a seat says one at a drawn moment
 
 
 # --------------------------------------------------------------------------- the network
@@ -161,6 +165,7 @@ class Net:
         self.stats: Counter = Counter()
         self.disconnects: list = []
         self.alerts: dict[int, list[str]] = {k: [] for k in range(n)}
+        self.lines = 0                                   # talk lines said (protocol.md §9.11)
 
     # ---------------------------------------------------------------- disks and boots
     @staticmethod
@@ -291,8 +296,12 @@ class Net:
         self.decide(k)
 
     def kill(self, k: int) -> None:
-        """Seat k dies silently: it never sends, receives, ticks or decides again."""
-        self.death_phase[k] = self.peers[k].table.phase
+        """Seat k dies silently: it never sends, receives, ticks or decides again.  Its phase at death: its
+        log's, or its own last event's if later (a power loss may have cut its log back behind events it had
+        sent: found by hypothesis, 5 seats, seat 0 loses power just before it dies)."""
+        p = self.peers[k]
+        own = [e.body.get("phase", 0) for e in p.replica.events.get(self.keys[k], {}).values() if e.kind != "say"]
+        self.death_phase[k] = max([p.table.phase] + own)
         self.dead.add(k)
         self.crash.pop(k, None)
 
@@ -382,6 +391,22 @@ class Net:
         elif kind == "lossy":
             self.lossy = (self.steps + op[1], op[2], op[3], op[4])
             self.stats["lossy"] += 1
+        elif kind == "say":
+            self.say(op[1])
+
+    def say(self, k: int) -> None:
+        """Seat k's person says a talk line now (protocol.md §9.11), if its peer lets it (not dead, not
+        catching up, not more than one a second or MAX_SAY_PENDING waiting: then the line is not said)."""
+        if k in self.dead:
+            return
+        p = self.peers[k]
+        text = "line %d of seat %d" % (self.lines, k)
+        if p.say_refused(text):
+            self.stats["say-refused"] += 1
+            return
+        self.lines += 1
+        self.stats["say"] += 1
+        self.run(k, p.say(text))
 
     def round(self, ops) -> None:
         """As many schedule steps as there are frames in flight, then a tick."""
@@ -477,6 +502,7 @@ def describe(net: Net) -> None:
         c = net.stats[kind]
         event("%s: %s" % (kind, "0" if not c else "1-4" if c < 5 else "5+"))
     event("dead: %d" % len(net.dead))
+    event("talk lines said: %s" % ("0" if not net.stats["say"] else "1-2" if net.stats["say"] < 3 else "3+"))
 
 
 def log_file(entries) -> bytes:
@@ -564,6 +590,39 @@ def check_audit(net: Net, log: list[bytes], seats: list | None = None) -> dict:
     return rep
 
 
+def check_talk(net: Net, log: list[bytes]) -> int:
+    """Every talk line any peer holds (protocol.md §9.11) is placed in ``log`` if its author answered after
+    it (its seq is below the author's last one in the log: a line goes in with its author's next answer),
+    else still pending (not in the log); the log holds no other line. Returns how many are placed."""
+    events = [e for e in map(parse_entry, log[1:]) if isinstance(e, Event)]
+    placed = {e.id for e in events if e.kind == "say"}
+    last_seq: dict = {}
+    for e in events:
+        last_seq[e.author] = max(e.seq, last_seq.get(e.author, -1))
+    held = {}
+    for k in range(net.n):
+        for evs in net.peers[k].replica.events.values():
+            held.update((e.id, e) for e in evs.values() if e.kind == "say")
+        for raw in net.durable[k].spool:
+            e = parse_entry(raw)
+            if isinstance(e, Event) and e.kind == "say":
+                held[e.id] = e
+    assert placed <= set(held), "the log holds a line no peer holds"
+    for e in held.values():
+        last = last_seq.get(e.author, -1)
+        if e.seq < last:
+            assert e.id in placed, "seat %d's line %r (seq %d) is not placed, though its author answered after it" % (
+                net.keys.index(e.author), e.body["text"], e.seq)
+        else:
+            assert e.id not in placed, "seat %d's line %r is placed with no answer of its author after it" % (
+                net.keys.index(e.author), e.body["text"])
+    try:
+        event("talk lines placed: %s" % ("0" if not placed else "1-2" if len(placed) < 3 else "3+"))
+    except InvalidArgument:
+        pass
+    return len(placed)
+
+
 def check_replay_equals_live(net: Net, log: list[bytes], group: list | None = None) -> None:
     """replay(log) == every live table == a table rebuilt from the peer's durable disk."""
     t = replay(log, GAMES)
@@ -637,14 +696,18 @@ HORIZON = 1500  # schedule steps that may hold a fault (a 5-seat, 2-round game t
 
 @st.composite
 def fault_schedule(draw, n: int, max_faults: int, restarts: bool = True, kill_mid_batch: bool = True) -> list:
-    """A list of schedule steps: mostly plain deliveries, faults at drawn positions."""
+    """A list of schedule steps: mostly plain deliveries, faults at drawn positions, and up to MAX_LINES
+    talk lines, each said by a drawn seat at a drawn moment (inserted: a line takes no delivery's place)."""
     count = draw(st.integers(0, max_faults), label="faults")
     faults = draw(st.lists(st.tuples(st.integers(0, HORIZON), fault_op(n, restarts, kill_mid_batch)), min_size=count, max_size=count))
-    if not faults:
+    lines = draw(st.lists(st.tuples(st.integers(0, HORIZON), st.integers(0, n - 1)), max_size=MAX_LINES), label="talk")
+    if not faults and not lines:
         return []
-    schedule = [OK] * (max(pos for pos, _ in faults) + 1)
+    schedule = [OK] * (max(pos for pos, _ in faults) + 1 if faults else 0)
     for pos, op in faults:
         schedule[pos] = op
+    for pos, seat in sorted(lines, reverse=True):
+        schedule.insert(min(pos, len(schedule)), ("say", seat))
     return schedule
 
 
@@ -669,9 +732,10 @@ def check_convergence(game, name: str = "toy", options: dict | None = None) -> N
     assert not net.disconnects, net.disconnects[:3]
     assert not any(net.alerts.values()), net.alerts
     # every expected seat has an event in every step, and the log holds nothing else
+    # (and the talk lines placed with their authors' answers: check_talk)
     steps = steps_of(net.genesis, log)
     assert all(set(seats) == with_event for _, seats, with_event, _ in steps)
-    assert len(log) == 1 + sum(len(seats) for _, seats, _, _ in steps)
+    assert len(log) == 1 + sum(len(seats) for _, seats, _, _ in steps) + check_talk(net, log)
     check_audit(net, log)
     check_replay_equals_live(net, log)
     return net
@@ -701,7 +765,7 @@ def check_convergence(game, name: str = "toy", options: dict | None = None) -> N
 # fsync is global: the disk goes back to a consistent state), hence the
 # passing variant below.  Checked: loading spooled events above a gap into
 # ``buffer`` instead makes this property (and the next xfail) pass.
-@settings(max_examples=30, **SETTINGS)
+@settings(max_examples=20, **SETTINGS)       # (30 before talk lines)
 @example(game=(2, 0, 1, [("restart", 0, 1, False, True)]))
 @given(game=faulty_game())
 def test_convergence_under_arbitrary_fault_schedules(game):
@@ -717,7 +781,7 @@ def placed(length: int, faults: dict) -> list:
 # back kept it down for ~300 rounds, and the harness called that a stall.  No protocol
 # can get past a link that loses everything; the stall clock now runs only while the
 # network is whole, and this schedule must then finish.
-@settings(max_examples=150, **SETTINGS)
+@settings(max_examples=90, **SETTINGS)       # (150 before schedules held talk lines: the same run time)
 @example(game=(2, 0, 1, placed(646, {0: ("partition", ((0, 1),), 164), 165: ("partition", ((0, 1),), 147),
                                      312: ("partition", ((0, 1),), 49), 317: ("lossy", 283, 30, 0, 0),
                                      362: ("partition", ((0, 1), (1, 0)), 86), 454: ("partition", ((0, 1),), 191),
@@ -726,6 +790,11 @@ def placed(length: int, faults: dict) -> list:
 # deliveries never ended while the quiet peers had nothing in flight (the harness now lets a
 # slot pass when nothing is in flight, as time does)
 @example(game=(2, 0, 1, placed(378, {0: ("partition", ((0, 1), (1, 0)), 23), 377: ("partition", ((0, 1), (1, 0)), 129)})))
+# Found by hypothesis once schedules held talk lines: seat 1 loses power inside a batch (its log goes back to the
+# genesis, its spool keeps its seed commit and reveal, phases 0 and 1) and then says a line; the line's phase was
+# its log's (0), below its own last event's (1), so the table could never place it (§6.1: phase >= last_phase)
+# and its next answer went in without it. A line now takes its own last event's phase if that is later (§9.11).
+@example(game=(2, 1, 1, [("drop",), ("restart", 1, 6, True, True)] + [OK] * 6 + [("say", 1), ("drop",)]))
 @given(faulty_game(kill_mid_batch=False))
 def test_convergence_under_fault_schedules_without_kills_inside_a_batch(game):
     """The same property; restarts between batches (crash or power loss) and power losses inside a batch."""
@@ -775,14 +844,17 @@ def test_convergence_harness_really_injects_faults():
         elif x < 44:
             mid = r.random() < 0.5  # a crash inside a batch: power loss only (see the BUG above)
             schedule.append(("restart", r.randrange(n), r.randrange(8), mid or r.random() < 0.5, mid))
+        elif x < 47:
+            schedule.append(("say", r.randrange(n)))
         else:
             schedule.append(OK)
     net = Net(n, 99, rounds=2, timeout=10**6)
     net.play(schedule)
     log = check_finished_and_identical(net)
-    for kind in ("drop", "dup", "delay", "partition", "reset", "restart", "restart-power", "crash-in-batch", "lost-partition", "lost-closed"):
+    for kind in ("drop", "dup", "delay", "partition", "reset", "restart", "restart-power", "crash-in-batch", "lost-partition", "lost-closed", "say"):
         assert net.stats[kind] > 0, (kind, dict(net.stats))
     assert not net.disconnects and not any(net.alerts.values())
+    assert check_talk(net, log) > 0
     check_audit(net, log)
     check_replay_equals_live(net, log)
 
@@ -838,11 +910,13 @@ def check_game_with_deaths(game, name: str = "toy", options: dict | None = None)
         check_audit(net, log, group)
         check_replay_equals_live(net, log, group)
         check_deaths_covered(net, log)
+        if group is None:
+            check_talk(net, log)
     assert not net.disconnects, net.disconnects[:3]
     return net
 
 
-@settings(max_examples=40, **SETTINGS)
+@settings(max_examples=28, **SETTINGS)       # (40 before talk lines)
 @given(game_with_deaths(max_dead=1, kill_mid_batch=False))
 def test_one_dead_seat_is_timed_out_and_the_others_finish(game):
     check_game_with_deaths(game)
@@ -857,7 +931,7 @@ def test_one_dead_seat_is_timed_out_and_the_others_finish(game):
 # dead.  Phase 0 never closes: the table is stuck for ever although only 2 of
 # 5 seats are gone.  The same happens at any later step in which one seat is
 # already gone and a second one dies between sending its event and voting.
-@settings(max_examples=20, **SETTINGS)
+@settings(max_examples=14, **SETTINGS)       # (20 before talk lines)
 @example(game=(5, 7, 1, [], {1: 0, 3: 4}))
 @given(game=game_with_deaths(max_dead=2))
 def test_dead_seats_are_timed_out_and_the_others_finish(game):
@@ -917,13 +991,13 @@ def test_two_dead_seats_that_die_together_are_timed_out():
 TOY_VARIANT = {"sealed_bets": True, "sudden_death": True, "edition": "short"}
 
 
-@settings(max_examples=15, **SETTINGS)
+@settings(max_examples=10, **SETTINGS)       # (15 before talk lines)
 @given(faulty_game(min_n=2, max_n=5, max_faults=30))
 def test_toy_game_with_sealed_bets_and_sudden_death_converges_under_faults(game):
     check_convergence(game, options=TOY_VARIANT)
 
 
-@settings(max_examples=10, **SETTINGS)
+@settings(max_examples=7, **SETTINGS)        # (10 before talk lines)
 @given(game=game_with_deaths(max_dead=2))
 def test_toy_game_with_sealed_bets_dead_seats_are_timed_out_and_the_others_finish(game):
     check_game_with_deaths(game, options=TOY_VARIANT)
@@ -1232,7 +1306,7 @@ def test_have_with_a_huge_negative_seq_is_answered_quickly(seq, author, sender):
 
 
 # --------------------------------------------------------------------------- 4. replay equals live
-@settings(max_examples=40, **SETTINGS)
+@settings(max_examples=30, **SETTINGS)       # (40 before talk lines)
 @given(faulty_game(min_n=2, max_n=5, max_faults=20, kill_mid_batch=False), st.integers(1, 3))
 def test_replay_equals_live(game, rounds):
     n, seed, _, schedule = game

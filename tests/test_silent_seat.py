@@ -115,6 +115,8 @@ def test_a_real_seat_killed_at_a_later_deal_is_waited_for_then_the_others_end_ab
         for rc, so, se in results:
             assert rc == 0 and "Traceback" not in se, se[-3000:]
             assert json.loads(so.strip().splitlines()[-1])["over"] is True
+            # headless seats (host --auto, bot) say whom the deal waits for, as the screen does (cli/narrate.py)
+            assert "easel: the game cannot pass the deal" in se and "without Cy (seat %d)" % cyd in se, se[-3000:]
         logs = [logs_under(homes[n])[0] for n in ("ann", "bo")]
         assert logs[0].read_bytes() == logs[1].read_bytes()
         r = t.result()

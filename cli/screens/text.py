@@ -7,10 +7,14 @@ import json
 import re
 from typing import Any, Callable, Sequence
 
+from functools import lru_cache
+
+from wcwidth import wcwidth     # (prompt-toolkit's own dependency; imported alone, it is light)
+
 from ..common import jsonable
 
 __all__ = [
-    "Frag", "Line", "width_of", "join", "seat_name", "who", "with_names", "ordinal", "shared_places",
+    "Frag", "Line", "text_width", "width_of", "cut_to", "cut_line", "join", "seat_name", "who", "with_names", "ordinal", "shared_places",
     "place_words", "plural", "plain_label", "wrap", "layout_cards", "side_by_side", "plain",
 ]
 
@@ -18,8 +22,32 @@ Frag = tuple  # (style, text)
 Line = list   # list of fragments
 
 
+@lru_cache(maxsize=4096)
+def get_cwidth(ch: str) -> int:
+    """The columns one character takes (0 for a combining mark; a control character, never shown, 0)."""
+    return max(0, wcwidth(ch))
+
+
+def text_width(text: str) -> int:
+    """The columns ``text`` takes on a terminal: a wide (CJK) character or an emoji takes two, a combining
+    mark none (a name or a talk line may hold any of them)."""
+    return len(text) if text.isascii() else sum(get_cwidth(ch) for ch in text)
+
+
 def width_of(line: Line) -> int:
-    return sum(len(t) for _, t in line)
+    return sum(text_width(t) for _, t in line)
+
+
+def cut_to(text: str, cols: int) -> str:
+    """The longest start of ``text`` that takes at most ``cols`` columns (a wide character is never halved)."""
+    if text.isascii():
+        return text[:max(0, cols)]
+    used = 0
+    for i, ch in enumerate(text):
+        used += get_cwidth(ch)
+        if used > cols:
+            return text[:i]
+    return text
 
 
 def join(lines: Sequence[Line]) -> list:
@@ -120,20 +148,42 @@ def plain_label(label: str) -> str:
     return label
 
 
+def cut_line(line: Line, cols: int, more: str = " ...") -> Line:
+    """``line`` on one row of ``cols`` columns: as it is if it fits, else cut (by columns, the text's end
+    spaces dropped) with ``more`` after it."""
+    if width_of(line) <= cols:
+        return list(line)
+    room = max(0, cols - text_width(more))
+    out: Line = []
+    for st, text in line:
+        piece = cut_to(text, room)
+        room -= text_width(piece)
+        if piece:
+            out.append((st, piece))
+        if len(piece) < len(text):
+            break
+    if out:
+        out[-1] = (out[-1][0], out[-1][1].rstrip())
+    return out + [(out[-1][0] if out else "", more)]
+
+
 def wrap(line: Line, width: int, indent: str = "  ") -> list[Line]:
-    """Word-wrap one line of fragments to ``width`` columns."""
-    chars = [(st, ch) for st, text in line for ch in text]
-    if len(chars) <= width or width < 10:
+    """Word-wrap one line of fragments to ``width`` columns (as the terminal counts them: ``text_width``);
+    a word longer than a row, or text without spaces (CJK), is cut where the row ends."""
+    chars = [(st, ch, 1 if ch.isascii() else get_cwidth(ch)) for st, text in line for ch in text]
+    if sum(w for _, _, w in chars) <= width or width < 10:
         return [line]
     out: list[Line] = []
     first = True
     while chars:
-        room = width if first else width - len(indent)
-        if len(chars) <= room:
-            cut = len(chars)
-        else:
-            cut = room
-            for i in range(room, 0, -1):
+        room = width if first else width - text_width(indent)
+        k, used = 0, 0
+        while k < len(chars) and used + chars[k][2] <= room:
+            used += chars[k][2]
+            k += 1
+        cut = max(1, k)
+        if k < len(chars):
+            for i in range(k, 0, -1):
                 if chars[i][1] == " ":
                     cut = i
                     break
@@ -141,7 +191,7 @@ def wrap(line: Line, width: int, indent: str = "  ") -> list[Line]:
         while chars and chars[0][1] == " ":
             chars = chars[1:]
         frags: Line = [] if first else [("", indent)]
-        for st, ch in piece:
+        for st, ch, _ in piece:
             if frags and frags[-1][0] == st:
                 frags[-1] = (st, frags[-1][1] + ch)
             else:
