@@ -47,6 +47,12 @@ RELAY_TIMEOUT = 20.0              # s to reach the relay and reserve
 MOVE_EVERY = 0.5                  # s between looks for relayed game streams that can move to a direct path
 RELAY_RETRY_FIRST = 0.5          # s: the relay's connection is looked at this often; a failed reconnect waits
 RELAY_RETRY_MAX = 5.0            # ... twice as long each time, up to this
+# a dial the relay refuses because the peer is not reserved there *now* (NO_RESERVATION, 204: its connection to the relay
+# is being re-made) or because the relay could not reach it (CONNECTION_FAILED, 203) is tried again, within
+# INTERNET_DIAL_TIMEOUT in all, after DIAL_RETRY_FIRST, twice as long each time up to DIAL_RETRY_MAX (protocol.md §9.10)
+DIAL_RETRY_FIRST = 0.25
+DIAL_RETRY_MAX = 2.0
+TRANSIENT = {203: "the relay could not reach it", 204: "it is not reserved at the relay (not connected to it now)"}
 PUNCH_DIAL_TIMEOUT = 3           # s for each dial of a hole punch (and of the direct try before it)
 PUNCH_TRIES = 3                   # hole punches we drive at once on a new relayed connection
 INSTALL = 'pip install -e ".[internet]"   (it installs py-libp2p 0.8.1)'
@@ -436,6 +442,51 @@ def _is_relayed(conn: Any) -> bool:
 
 
 # ----------------------------------------------------------------------------- the node
+def _status(exc: BaseException) -> int | None:
+    """The circuit-relay status (an int) a refused relay dial carries, if any: the engine wraps its
+    RelayConnectionError (which has ``status_code``) in a plain ConnectionError, so the chain is looked through."""
+    seen = 0
+    e: BaseException | None = exc
+    while e is not None and seen < 8:
+        code = getattr(e, "status_code", None)
+        if code is not None:
+            try:
+                return int(code)
+            except (TypeError, ValueError):
+                return None
+        e = e.__cause__ or e.__context__
+        seen += 1
+    return None
+
+
+async def dial_retrying(dial: Callable[[], Awaitable[Any]], refused: list[int] | None = None) -> Any:
+    """``await dial()``; a refusal that is a passing state (``TRANSIENT``: 203 CONNECTION_FAILED, 204 NO_RESERVATION)
+    is tried again after DIAL_RETRY_FIRST, doubling up to DIAL_RETRY_MAX, until the caller's deadline cancels it
+    (``Node.open``: INTERNET_DIAL_TIMEOUT); every other failure is raised at once.  ``refused`` gets each status seen
+    (to say why in words if the deadline comes)."""
+    wait = DIAL_RETRY_FIRST
+    while True:
+        try:
+            return await dial()
+        except Exception as exc:
+            code = _status(exc)
+            if code not in TRANSIENT:
+                raise
+            if refused is not None:
+                refused.append(code)
+            log.info("the relay refused a dial (status %d: %s): trying again in %.2f s", code, TRANSIENT[code], wait)
+        await trio.sleep(wait)
+        wait = min(wait * 2, DIAL_RETRY_MAX)
+
+
+def _too_slow(peer: str, refused: list[int]) -> str:
+    why = ""
+    if refused:
+        why = ": the relay refused %d time%s, last because %s (status %d)" % (
+            len(refused), "" if len(refused) == 1 else "s", TRANSIENT[refused[-1]], refused[-1])
+    return "cannot reach %s through the relay within %d s%s" % (peer[-8:], INTERNET_DIAL_TIMEOUT, why)
+
+
 class Node:
     """One libp2p host: dials seats by peer id (directly if connected, else through the relay) and serves
     Easel's virtual ports.  Made by ``open_node``; p2p/tls.py routes peer-id addresses to it (``tls.use_route``)."""
@@ -452,6 +503,7 @@ class Node:
 
         self._relay_id = info_from_p2p_addr(Multiaddr(relay)).peer_id
         self.keep_relayed: set[int] = set()     # virtual ports whose streams are never moved (lobbies)
+        self.dial_timeout = INTERNET_DIAL_TIMEOUT   # what open() may take (a spectator's dial waits as long)
         self._streams: set[tuple[Stream, int]] = set()
         self._live: set[Stream] = set()         # every stream open here: ended when its connection is gone
         self.direct_peers: set[str] = set()     # peers we have had a direct connection to (tests, the screen)
@@ -489,15 +541,19 @@ class Node:
             pid = ID.from_base58(peer)
         except Exception:
             raise OSError("not a peer id: %r" % peer) from None
+        async def through_relay() -> None:
+            self._unblock(self._relay_id)
+            await self._transport.dial(Multiaddr("%s/p2p-circuit/p2p/%s" % (self.relay, peer)))
+
+        refused: list[int] = []
         try:
             with trio.fail_after(INTERNET_DIAL_TIMEOUT):
                 live = [c for c in self._host.get_network().get_connections(pid) if _alive(c)]
                 if not live:
-                    self._unblock(self._relay_id)
-                    await self._transport.dial(Multiaddr("%s/p2p-circuit/p2p/%s" % (self.relay, peer)))
+                    await dial_retrying(through_relay, refused)
                 raw = await self._host.new_stream(pid, [PROTOCOL % port])
         except trio.TooSlowError:
-            raise OSError("cannot reach %s through the relay within %d s" % (peer[-8:], INTERNET_DIAL_TIMEOUT)) from None
+            raise OSError(_too_slow(peer, refused)) from None
         except OSError:
             raise
         except Exception as exc:
@@ -603,15 +659,19 @@ class Node:
             send.close()
 
     async def _keep_relay(self) -> None:
-        """Be reachable through the relay again after it went away (a restart forgets every reservation): once our
-        connection to it is gone, reconnect and reserve again, with a back-off (RELAY_RETRY_FIRST doubling to
-        RELAY_RETRY_MAX), until it answers."""
+        """Be reachable through the relay whenever we are connected to it: a reservation is only good while the
+        connection it was made on lives (the relay forgets it when a restart, or our connection closing, drops that
+        connection).  So once no connection to the relay we reserved on is alive (it is gone, or another one was
+        made in its place: by the engine for a dial, after a garbled frame closed the old one), connect if need be
+        and reserve again, with a back-off (RELAY_RETRY_FIRST doubling to RELAY_RETRY_MAX), until it answers."""
         relay_id = self._relay_id
+        network = self._host.get_network()
+        reserved_on = [c for c in network.get_connections(relay_id) if _alive(c)]   # open_node reserved on these
         wait = RELAY_RETRY_FIRST
         while True:
             await trio.sleep(wait)
-            live = [c for c in self._host.get_network().get_connections(relay_id) if _alive(c)]
-            if live:
+            live = [c for c in network.get_connections(relay_id) if _alive(c)]
+            if any(c is r for c in live for r in reserved_on):
                 wait = RELAY_RETRY_FIRST
                 continue
             self._unblock(relay_id)
@@ -621,7 +681,9 @@ class Node:
                 log.info("the relay is out of reach: %s (trying again in %.1f s)", exc, wait)
                 wait = min(wait * 2, RELAY_RETRY_MAX)
                 continue
-            log.info("the relay at %s is back: reserved there again", self.relay)
+            reserved_on = [c for c in network.get_connections(relay_id) if _alive(c)]
+            log.info("%s: reserved there again", "a new connection to the relay at %s" % self.relay if live
+                     else "the relay at %s is back" % self.relay)
             wait = RELAY_RETRY_FIRST
 
     def invitation(self, lobby_port: int, play_port: int) -> str:

@@ -166,11 +166,15 @@ async def _session(host: str, port: int, w: Watched, on_change: Callable[[Watche
     """One connection to the seat at ``host:port``, adding to ``w`` (empty, or a verified prefix of the
     table's log) until the game is over.  WatchError if the seat goes first; Invalid if it sent
     something invalid or is not at this table (or not at the table of ``w``)."""
+    # a seat reached by its libp2p peer id (an invitation) is first reached through the relay, which may take the
+    # route's own dial time (p2p/internet.py: a refusal that is a passing state is tried again within it)
+    r = tls.route()
+    dial = SPECTATOR_DIAL + (getattr(r, "dial_timeout", 0.0) if r is not None and r.owns(host) else 0.0)
     try:
-        with trio.fail_after(SPECTATOR_DIAL):
+        with trio.fail_after(dial):
             stream = await tls.connect(host, port, tls.spectator_context(), None, timeout=SPECTATOR_DIAL)
     except trio.TooSlowError:
-        raise WatchError("no answer from %s:%d in %g s" % (host, port, SPECTATOR_DIAL)) from None
+        raise WatchError("no answer from %s:%d in %g s" % (host, port, dial)) from None
     except OSError as exc:
         raise WatchError("cannot reach %s:%d: %s" % (host, port, exc.strerror or exc)) from None
     except tls.TLSError as exc:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
 
 from core.hashing import dhash
 from p2p import internet, tls
@@ -384,6 +385,77 @@ def test_the_spec_vectors_computed_by_hand_are_what_libp2p_makes():
     assert inv == internet.Invitation(ID(bytes.fromhex(v["internet/seat0-peer-id"])).to_base58(), 40000, 40001,
                                       "/ip4/198.18.100.10/tcp/4001/p2p/" + relay_id)
     assert internet.make_invitation(inv) == text
+
+
+def _refusal(code: int) -> Exception:
+    """What the engine raises when the relay refuses a dial: its RelayConnectionError wrapped in a ConnectionError."""
+    from libp2p.relay.circuit_v2.exceptions import RelayConnectionError
+    from libp2p.relay.circuit_v2.protocol_buffer import StatusCode
+
+    try:
+        raise RelayConnectionError("Relay connection failed with status %d" % code, status_code=StatusCode(code))
+    except RelayConnectionError as e:
+        try:
+            raise ConnectionError("Failed to establish relay connection: %s" % e)
+        except ConnectionError as wrapped:
+            return wrapped
+
+
+def test_a_dial_the_relay_refuses_for_no_reservation_is_tried_again_until_it_works():
+    """NO_RESERVATION (204) twice, then the dial works: it is tried again after a back-off (the host's connection to
+    the relay was being re-made), and CONNECTION_FAILED (203) likewise; the waits double from DIAL_RETRY_FIRST."""
+    for code in (204, 203):
+        tries: list[float] = []
+        refused: list[int] = []
+
+        async def dial():
+            tries.append(trio.current_time())
+            if len(tries) <= 2:
+                raise _refusal(code)
+            return "connected"
+
+        async def main():
+            with trio.fail_after(internet.INTERNET_DIAL_TIMEOUT):
+                return await internet.dial_retrying(dial, refused)
+
+        assert trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0)) == "connected"
+        assert refused == [code, code] and len(tries) == 3
+        gaps = [b - a for a, b in zip(tries, tries[1:])]
+        assert gaps == [internet.DIAL_RETRY_FIRST, 2 * internet.DIAL_RETRY_FIRST]
+
+
+def test_a_dial_the_relay_always_refuses_ends_at_the_dial_deadline_in_words_and_other_refusals_at_once():
+    tries: list[float] = []
+    refused: list[int] = []
+
+    async def never():
+        tries.append(trio.current_time())
+        raise _refusal(204)
+
+    async def main():
+        with pytest.raises(trio.TooSlowError):
+            with trio.fail_after(internet.INTERNET_DIAL_TIMEOUT):
+                await internet.dial_retrying(never, refused)
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    # bounded: never more than the deadline allows at DIAL_RETRY_MAX apart once the back-off is at its top
+    assert 5 <= len(tries) <= internet.INTERNET_DIAL_TIMEOUT / internet.DIAL_RETRY_MAX + 5
+    assert max(b - a for a, b in zip(tries, tries[1:])) == internet.DIAL_RETRY_MAX
+    words = internet._too_slow("12D3KooWAbcdefgh", refused)
+    assert "within %d s" % internet.INTERNET_DIAL_TIMEOUT in words and "not reserved at the relay" in words
+
+    denied: list[int] = []
+
+    async def refused_for_good():
+        denied.append(1)
+        raise _refusal(202)      # PERMISSION_DENIED: no use trying again
+
+    async def once():
+        with pytest.raises(ConnectionError):
+            await internet.dial_retrying(refused_for_good)
+
+    trio.run(once)
+    assert denied == [1]
 
 
 def test_the_relay_limits_in_protocol_md_are_the_code_s():
