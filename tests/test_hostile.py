@@ -657,6 +657,7 @@ def _limits_in_code() -> dict:
                UNICAST_MAX_ANSWERS=discovery.UNICAST_MAX_ANSWERS, PROBE_EVERY=tables.PROBE_EVERY,
                PROBE_TIMEOUT=tables.PROBE_TIMEOUT, PROBE_MISSES=tables.PROBE_MISSES,
                PROBE_CONCURRENCY=tables.PROBE_CONCURRENCY, INTERNET_DIAL_TIMEOUT=internet.INTERNET_DIAL_TIMEOUT,
+               DIAL_RETRY_FIRST=internet.DIAL_RETRY_FIRST, DIAL_RETRY_MAX=internet.DIAL_RETRY_MAX,
                INTERNET_MIN_TIMEOUT=options.INTERNET_MIN_TIMEOUT,
                **{n: getattr(internet, n) for n in ("RELAY_MAX_RESERVATIONS", "RELAY_MAX_CIRCUITS", "RELAY_CIRCUIT_BYTES",
                                                     "RELAY_CIRCUIT_SECONDS", "RELAY_RESERVATION_SECONDS",
