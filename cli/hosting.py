@@ -9,7 +9,10 @@ sealed, where spectators come in), and once sealed plays our seat (cli/runner.py
 from __future__ import annotations
 
 import functools
+import io
 import logging
+import os
+import shutil
 import sys
 
 import trio
@@ -154,6 +157,24 @@ def seating_text(free: int, players: int, elapsed: float, rematch: bool = False,
         players - free - starting, players, int(elapsed), why)
 
 
+def columns_of(out) -> int:
+    """The width of the terminal ``out`` writes to (COLUMNS, else 80, when it cannot say)."""
+    try:
+        return os.get_terminal_size(out.fileno()).columns
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return shutil.get_terminal_size((80, 24)).columns
+
+
+def fit_line(text: str, cols: int) -> str:
+    """A line rewritten in place (``\r``) must stay on one line: past the terminal's width it wraps and every
+    rewrite scrolls a new copy (seen at 100 columns: "... 1 more person to join (easel join" thirty times).
+    The hint in brackets goes first, then the end is cut with "…"."""
+    room = max(10, cols - 1)
+    if len(text) > room and text.endswith(")") and " (" in text:
+        text = text[:text.rindex(" (")]
+    return text if len(text) <= room else text[:room - 1] + "…"
+
+
 async def seating_progress(ht, players: int, out, interval: float = 0.5) -> None:
     """Until cancelled (the table is sealed): one line, rewritten in place on a terminal, saying how
     many seats are taken, so the screen is never blank while bots start (a pipe gets it once)."""
@@ -165,8 +186,8 @@ async def seating_progress(ht, players: int, out, interval: float = 0.5) -> None
             print(seating_text(ht.free, players, 0, rematch, getattr(ht, "starting", 0)), file=out)
             return
         while True:
-            out.write("\r" + seating_text(ht.free, players, trio.current_time() - start, rematch,
-                                          getattr(ht, "starting", 0)) + "\x1b[K")
+            out.write("\r" + fit_line(seating_text(ht.free, players, trio.current_time() - start, rematch,
+                                                   getattr(ht, "starting", 0)), columns_of(out)) + "\x1b[K")
             out.flush()
             await trio.sleep(interval)
     finally:

@@ -280,3 +280,28 @@ def test_a_bots_home_and_log_are_named_as_the_table_names_the_bot(tmp_path, monk
         assert bot.name == "bot %d" % k and cmd[cmd.index("--name") + 1] == bot.name
         assert bot.log == tmp_path / "bots" / ("bot-%d.log" % k) and bot.home == tmp_path / "bots" / ("bot-%d" % k)
     assert len(bots) == 2
+
+
+async def test_the_line_that_says_how_the_table_fills_stays_on_one_line_at_100_columns(monkeypatch):
+    """Seen between two homes at 100 columns: "easel: starting the table: 2 of 3 seats taken (19 s) - waiting for 1
+    more person to join (easel join" wrapped, and each rewrite (\\r) scrolled a new copy, thirty a minute."""
+    import io
+
+    from cli.hosting import fit_line, seating_progress, seating_text
+
+    long = seating_text(1, 3, 19.0)
+    assert len(long) > 99
+    assert fit_line(long, 100) == "easel: starting the table: 2 of 3 seats taken (19 s) - waiting for 1 more person to join"
+    assert fit_line(long, 200) == long
+    assert len(fit_line(long, 40)) == 39 and fit_line(long, 40).endswith("…")
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setenv("COLUMNS", "60")
+    tty = Tty()
+    with trio.move_on_after(0.2):
+        await seating_progress(SimpleNamespace(free=1), 3, tty, 0.05)
+    shown = [part.replace("\x1b[K", "") for part in tty.getvalue().split("\r") if part.replace("\x1b[K", "")]
+    assert shown and all(len(line) <= 59 for line in shown), shown
