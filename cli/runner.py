@@ -212,6 +212,19 @@ async def leave_table(node: GameNode, end: SeatEnd) -> None:
             end.told_leaving = told
 
 
+def relayed_words(node, names) -> str:
+    """Beyond the LAN (protocol.md §9.10): the seats we reach only through the relay, by name (a direct path is
+    the usual case and says nothing): " (Bo through the relay)"; "" on the LAN or when every path is direct."""
+    relayed = []
+    for key, conn in list(getattr(node, "conns", {}).items()):
+        transport = getattr(getattr(getattr(conn, "stream", None), "stream", None), "transport_stream", None)
+        if getattr(transport, "relayed", False) is True and key in node.keys:
+            relayed.append(node.keys.index(key))
+    if not relayed:
+        return ""
+    return " (%s through the relay)" % ", ".join(names[s] for s in sorted(relayed))
+
+
 def ui_update(ui, node: GameNode) -> None:
     t = node.peer.table
     doc = node.genesis.doc
@@ -219,7 +232,8 @@ def ui_update(ui, node: GameNode) -> None:
                             _short_id(node.store.dir) if (node.silent_since or node.peer.left_seats()) and not t.over else "",
                             left=node.peer.left_seats(), needed=needed_step(node.peer))
     watching = ", %d watching" % node.watching if node.watching else ""
-    status = GAME_OVER_STATUS if t.over else "%d/%d peers connected%s" % (len(node.conns) + 1, len(node.keys), watching)
+    status = GAME_OVER_STATUS if t.over else "%d/%d peers connected%s%s" % (
+        len(node.conns) + 1, len(node.keys), relayed_words(node, seat_names(doc)), watching)
     slow = [] if t.over else getattr(node, "slow_lines", list)()     # "Bo's link is slow (2.1 s)" (p2p/linkwatch.py)
     if slow:
         status += "; " + "; ".join(slow)
