@@ -296,9 +296,12 @@ def silence_lines(names, silent: dict, me: int, timeout: float, over: bool, game
                      % (len(gone), n, them))
     # each line fits a 100-column screen beside its "!!  " (a game's short id: 8 characters or a few more)
     if not quiet:
-        # a leave is for good (protocol.md §9.7): their easel resume only follows the game to its end
-        lines.append("they left for good: easel resume on their machine only follows the game now"
-                     if len(gone) == 1 else "they left for good: easel resume on their machines only follows the game now")
+        # a leave is for good (protocol.md §9.7): their easel resume only follows the game to its end. By name:
+        # the event log shows its newest line first, and a "they" at the top of it named nobody
+        lines.append("%s left for good: easel resume on %s only follows the game now" % (
+            " and ".join(names[s] for s in gone), "their machine" if len(gone) == 1 else "their machines"))
+        if 2 * len(gone) <= n:
+            return lines        # the table goes on without them: nothing to wait for (seen: "you can wait" on top)
     lines.append("you can wait, or quit (q) and come back later with: easel resume %s" % game_dir)
     return lines
 
