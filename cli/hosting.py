@@ -79,7 +79,7 @@ async def host_main(args: LiveArgs, ui_factory=None) -> int:
             # "Winner: seat 2" was bot 4)
             ht.order = [identity.public] + [load_or_create(b.home).public for b in bots]
         if not args.quiet:
-            print("easel: %s table open on port %d (host %s); %d seat(s) free" % (game_name, lobby_port, identity.fingerprint, ht.free), file=sys.stderr)
+            print(open_words(game_name, lobby_port, identity.fingerprint, ht.free, invite is not None), file=sys.stderr)
         if ht.previous is not None:
             # a rematch (§9.9): the old seats that neither come back nor say no are waited for this long
             wait = args.rematch_wait
@@ -135,6 +135,15 @@ async def host_main(args: LiveArgs, ui_factory=None) -> int:
         return report(node, interactive=ui is not None, end=end)
     finally:
         finish_bots(node, bots)
+
+
+def open_words(game_name: str, port: int, fingerprint: str, free: int, internet: bool = False) -> str:
+    """The line saying the table is open. Beyond the LAN a port means nothing to anyone (the friends join by the
+    invite line): seen between two homes, "open on port 52579" under the invite line."""
+    seats = "%d seat%s free" % (free, "" if free == 1 else "s")
+    if internet:
+        return "easel: %s table open (host %s); %s: share the invite line" % (game_name, fingerprint, seats)
+    return "easel: %s table open on port %d (host %s); %s" % (game_name, port, fingerprint, seats)
 
 
 # ----------------------------------------------------------------------------- while the seats fill

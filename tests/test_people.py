@@ -305,3 +305,14 @@ async def test_the_line_that_says_how_the_table_fills_stays_on_one_line_at_100_c
         await seating_progress(SimpleNamespace(free=1), 3, tty, 0.05)
     shown = [part.replace("\x1b[K", "") for part in tty.getvalue().split("\r") if part.replace("\x1b[K", "")]
     assert shown and all(len(line) <= 59 for line in shown), shown
+
+
+def test_the_open_table_line_names_a_port_on_the_lan_and_the_invite_line_beyond_it():
+    """Seen between two homes: "painting table open on port 52579 (host ...); 1 seat(s) free" under the invite line,
+    a port nobody beyond the LAN can use."""
+    from cli.hosting import open_words
+
+    lan = open_words("painting", 52579, "578d-d6e5-6c0d-a0fb", 1)
+    assert lan == "easel: painting table open on port 52579 (host 578d-d6e5-6c0d-a0fb); 1 seat free"
+    far = open_words("starving-artists", 52579, "578d-d6e5-6c0d-a0fb", 2, internet=True)
+    assert "52579" not in far and "invite line" in far and "; 2 seats free" in far and len(far) < 100
