@@ -60,6 +60,12 @@ def test_an_invitation_reads_back_and_names_no_ip_but_the_relays():
     assert text.startswith("easel-") and len(text) < 200 and text == text.lower()
     assert internet.parse_invitation(text) == inv
     assert internet.parse_invitation("  %s\n" % text.upper().replace("EASEL-", "easel-")) == inv   # as pasted
+    # the host's line copied whole (seen between two homes: "expected HOST:PORT, got 'invite: easel-...'"), quoted
+    # or not (unquoted, the shell makes its label a word of its own: "unrecognized arguments")
+    assert internet.is_invitation("invite: " + text) and internet.parse_invitation("Invite:  %s\n" % text) == inv
+    from cli.main import unlabel_invitation
+    assert unlabel_invitation(["join", "invite:", text, "--name", "Bo"]) == ["join", text, "--name", "Bo"]
+    assert unlabel_invitation(["join", "--name", "invite:"]) == ["join", "--name", "invite:"]     # a name is a name
 
 
 @pytest.mark.parametrize("damage", ["flip", "cut", "junk", "version"])
