@@ -26,7 +26,7 @@ import trio
 
 from core.hashing import dhash
 from p2p import internet, tls
-from p2p.identity import Identity
+from p2p.identity import Identity, load_or_create
 
 from .netutil import loopback_relay
 
@@ -522,6 +522,10 @@ def test_a_host_s_bot_beyond_the_lan_and_a_seat_killed_then_resumed_through_the_
         import json
         records = json.loads((net.logs("host")[0].parent / "local-bots.json").read_text())["bots"]
         assert [b["seat"] for b in records] == [1]           # the host's bot sat at seat 1 (its own peer id)
+        from p2p.node import load_roster
+        addrs = load_roster(game)[1]["addrs"]                 # and the other home dials it there, not at the host's
+        assert addrs[1][0] == internet.peer_id_of(internet.libp2p_seed(load_or_create(net.tmp / "host" / "bots" / "bot-1").seed))
+        assert addrs[1][0] != addrs[0][0]
         assert "Traceback" not in net.text("b1")
     finally:
         _kill_bots(net.tmp / "host")
