@@ -598,3 +598,13 @@ def test_a_rematch_of_an_internet_game_is_hosted_at_an_invitation_and_linked_to_
                 p.kill()
             p.wait(timeout=10)
         _kill_bots(tmp_path / "host")
+
+
+def test_what_the_relay_says_under_its_address_fits_100_columns_and_says_what_to_do_with_it():
+    """Seen at 100 columns: the one line of limits wrapped, and nothing said what the address is for."""
+    from cli.internet import relay_words
+
+    lines = relay_words()
+    assert all(len(line) < 100 for line in lines)
+    assert "easel host --internet --relay ADDRESS" in lines[0]
+    assert "at most %d peers" % internet.RELAY_MAX_RESERVATIONS in lines[1] and "Ctrl-C stops" in lines[1]
