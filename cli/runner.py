@@ -214,7 +214,8 @@ async def leave_table(node: GameNode, end: SeatEnd) -> None:
 
 def relayed_words(node, names) -> str:
     """Beyond the LAN (protocol.md §9.10): the seats we reach only through the relay, by name (a direct path is
-    the usual case and says nothing): " (Bo through the relay)"; "" on the LAN or when every path is direct."""
+    the usual case and says nothing): " (via relay: Bo)", short enough for the title row at 120 columns (seen: "(Ann,
+    bot 1 through the …" cut); "" on the LAN or when every path is direct."""
     relayed = []
     for key, conn in list(getattr(node, "conns", {}).items()):
         transport = getattr(getattr(getattr(conn, "stream", None), "stream", None), "transport_stream", None)
@@ -222,7 +223,7 @@ def relayed_words(node, names) -> str:
             relayed.append(node.keys.index(key))
     if not relayed:
         return ""
-    return " (%s through the relay)" % ", ".join(names[s] for s in sorted(relayed))
+    return " (via relay: %s)" % ", ".join(names[s] for s in sorted(relayed))
 
 
 def ui_update(ui, node: GameNode) -> None:

@@ -599,5 +599,5 @@ def test_the_status_names_the_seats_reached_only_through_the_relay():
     names = ("Ann", "Bo", "Cy")
     assert relayed_words(NS(keys=keys, conns={b"b": conn(None), b"c": conn(None)}), names) == ""
     assert relayed_words(NS(keys=keys, conns={b"b": conn(False), b"c": conn(False)}), names) == ""
-    assert relayed_words(NS(keys=keys, conns={b"c": conn(True), b"b": conn(False)}), names) == " (Cy through the relay)"
-    assert relayed_words(NS(keys=keys, conns={b"c": conn(True), b"b": conn(True)}), names) == " (Bo, Cy through the relay)"
+    assert relayed_words(NS(keys=keys, conns={b"c": conn(True), b"b": conn(False)}), names) == " (via relay: Cy)"
+    assert relayed_words(NS(keys=keys, conns={b"c": conn(True), b"b": conn(True)}), names) == " (via relay: Bo, Cy)"
