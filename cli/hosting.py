@@ -9,7 +9,10 @@ sealed, where spectators come in), and once sealed plays our seat (cli/runner.py
 from __future__ import annotations
 
 import functools
+import io
 import logging
+import os
+import shutil
 import sys
 
 import trio
@@ -76,7 +79,7 @@ async def host_main(args: LiveArgs, ui_factory=None) -> int:
             # "Winner: seat 2" was bot 4)
             ht.order = [identity.public] + [load_or_create(b.home).public for b in bots]
         if not args.quiet:
-            print("easel: %s table open on port %d (host %s); %d seat(s) free" % (game_name, lobby_port, identity.fingerprint, ht.free), file=sys.stderr)
+            print(open_words(game_name, lobby_port, identity.fingerprint, ht.free, invite is not None), file=sys.stderr)
         if ht.previous is not None:
             # a rematch (§9.9): the old seats that neither come back nor say no are waited for this long
             wait = args.rematch_wait
@@ -134,6 +137,15 @@ async def host_main(args: LiveArgs, ui_factory=None) -> int:
         finish_bots(node, bots)
 
 
+def open_words(game_name: str, port: int, fingerprint: str, free: int, internet: bool = False) -> str:
+    """The line saying the table is open. Beyond the LAN a port means nothing to anyone (the friends join by the
+    invite line): seen between two homes, "open on port 52579" under the invite line."""
+    seats = "%d seat%s free" % (free, "" if free == 1 else "s")
+    if internet:
+        return "easel: %s table open (host %s); %s: share the invite line" % (game_name, fingerprint, seats)
+    return "easel: %s table open on port %d (host %s); %s" % (game_name, port, fingerprint, seats)
+
+
 # ----------------------------------------------------------------------------- while the seats fill
 def seating_text(free: int, players: int, elapsed: float, rematch: bool = False, starting: int = 0) -> str:
     """The line shown while the table fills (bots take seconds to start on a loaded machine).
@@ -154,6 +166,24 @@ def seating_text(free: int, players: int, elapsed: float, rematch: bool = False,
         players - free - starting, players, int(elapsed), why)
 
 
+def columns_of(out) -> int:
+    """The width of the terminal ``out`` writes to (COLUMNS, else 80, when it cannot say)."""
+    try:
+        return os.get_terminal_size(out.fileno()).columns
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return shutil.get_terminal_size((80, 24)).columns
+
+
+def fit_line(text: str, cols: int) -> str:
+    """A line rewritten in place (``\r``) must stay on one line: past the terminal's width it wraps and every
+    rewrite scrolls a new copy (seen at 100 columns: "... 1 more person to join (easel join" thirty times).
+    The hint in brackets goes first, then the end is cut with "…"."""
+    room = max(10, cols - 1)
+    if len(text) > room and text.endswith(")") and " (" in text:
+        text = text[:text.rindex(" (")]
+    return text if len(text) <= room else text[:room - 1] + "…"
+
+
 async def seating_progress(ht, players: int, out, interval: float = 0.5) -> None:
     """Until cancelled (the table is sealed): one line, rewritten in place on a terminal, saying how
     many seats are taken, so the screen is never blank while bots start (a pipe gets it once)."""
@@ -165,8 +195,8 @@ async def seating_progress(ht, players: int, out, interval: float = 0.5) -> None
             print(seating_text(ht.free, players, 0, rematch, getattr(ht, "starting", 0)), file=out)
             return
         while True:
-            out.write("\r" + seating_text(ht.free, players, trio.current_time() - start, rematch,
-                                          getattr(ht, "starting", 0)) + "\x1b[K")
+            out.write("\r" + fit_line(seating_text(ht.free, players, trio.current_time() - start, rematch,
+                                                   getattr(ht, "starting", 0)), columns_of(out)) + "\x1b[K")
             out.flush()
             await trio.sleep(interval)
     finally:

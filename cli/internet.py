@@ -90,6 +90,15 @@ async def routed_game(d, relay: str | None, main, *args, **kwargs):
     return await main(*args, **kwargs)
 
 
+def relay_words() -> list[str]:
+    """What ``easel relay`` says under its address: what to do with it, and its limits (each line fits 100 columns:
+    seen at 100, the one line of limits wrapped)."""
+    return ["easel: the host of a game starts it with: easel host --internet --relay ADDRESS (the address above)",
+            "easel: relaying (at most %d peers, %d connections to each, %d MiB and %d min each); Ctrl-C stops" % (
+                internet.RELAY_MAX_RESERVATIONS, internet.RELAY_MAX_CIRCUITS, internet.RELAY_CIRCUIT_BYTES >> 20,
+                internet.RELAY_CIRCUIT_SECONDS // 60)]
+
+
 def relay_command(args) -> int:
     """``easel relay``: a relay anyone may run; prints ``relay: ADDRESS`` and relays until Ctrl-C."""
     try:
@@ -102,9 +111,7 @@ def relay_command(args) -> int:
 
     def ready(address: str) -> None:
         print("relay: %s" % address, flush=True)
-        print("easel: relaying (at most %d reservations, %d relayed connections to each, %d MiB and %d min each); Ctrl-C stops"
-              % (internet.RELAY_MAX_RESERVATIONS, internet.RELAY_MAX_CIRCUITS, internet.RELAY_CIRCUIT_BYTES >> 20,
-                 internet.RELAY_CIRCUIT_SECONDS // 60), file=sys.stderr, flush=True)
+        print("\n".join(relay_words()), file=sys.stderr, flush=True)
 
     with _in_words():
         trio.run(internet.run_relay, identity.seed, args.listen, args.port, args.announce, ready)

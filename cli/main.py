@@ -570,10 +570,17 @@ def _stderr_back() -> None:
         shell.restore_stderr()
 
 
+def unlabel_invitation(argv: list[str]) -> list[str]:
+    """``easel join invite: easel-...``: the host's line pasted whole, unquoted, puts its label in a word of its
+    own before the invitation (seen between two homes: "unrecognized arguments"); that word is dropped."""
+    return [a for i, a in enumerate(argv)
+            if not (a.strip().lower() == "invite:" and i + 1 < len(argv) and argv[i + 1].lower().startswith("easel-"))]
+
+
 def _main(argv: list[str] | None) -> int:
     ap = build_parser()
     try:
-        args = parse(ap, argv)
+        args = parse(ap, unlabel_invitation(list(sys.argv[1:] if argv is None else argv)))
     except SystemExit as exc:
         return int(exc.code or 0) if exc.code in (0, None) else EXIT_USAGE
     logging.basicConfig(

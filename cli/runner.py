@@ -216,6 +216,20 @@ async def leave_table(node: GameNode, end: SeatEnd) -> None:
             end.told_leaving = told
 
 
+def relayed_words(node, names) -> str:
+    """Beyond the LAN (protocol.md §9.10): the seats we reach only through the relay, by name (a direct path is
+    the usual case and says nothing): " (via relay: Bo)", short enough for the title row at 120 columns (seen: "(Ann,
+    bot 1 through the …" cut); "" on the LAN or when every path is direct."""
+    relayed = []
+    for key, conn in list(getattr(node, "conns", {}).items()):
+        transport = getattr(getattr(getattr(conn, "stream", None), "stream", None), "transport_stream", None)
+        if getattr(transport, "relayed", False) is True and key in node.keys:
+            relayed.append(node.keys.index(key))
+    if not relayed:
+        return ""
+    return " (via relay: %s)" % ", ".join(names[s] for s in sorted(relayed))
+
+
 def ui_update(ui, node: GameNode) -> None:
     t = node.peer.table
     doc = node.genesis.doc
@@ -223,7 +237,8 @@ def ui_update(ui, node: GameNode) -> None:
                             _short_id(node.store.dir) if (node.silent_since or node.peer.left_seats()) and not t.over else "",
                             left=node.peer.left_seats(), needed=needed_step(node.peer))
     watching = ", %d watching" % node.watching if node.watching else ""
-    status = GAME_OVER_STATUS if t.over else "%d/%d peers connected%s" % (len(node.conns) + 1, len(node.keys), watching)
+    status = GAME_OVER_STATUS if t.over else "%d/%d peers connected%s%s" % (
+        len(node.conns) + 1, len(node.keys), relayed_words(node, seat_names(doc)), watching)
     slow = [] if t.over else getattr(node, "slow_lines", list)()     # "Bo's link is slow (2.1 s)" (p2p/linkwatch.py)
     if slow:
         status += "; " + "; ".join(slow)
@@ -287,9 +302,10 @@ def silence_lines(names, silent: dict, me: int, timeout: float, over: bool, game
                      % (len(gone), n, them))
     # each line fits a 100-column screen beside its "!!  " (a game's short id: 8 characters or a few more)
     if not quiet:
-        # a leave is for good (protocol.md §9.7): their easel resume only follows the game to its end
-        lines.append("they left for good: easel resume on their machine only follows the game now"
-                     if len(gone) == 1 else "they left for good: easel resume on their machines only follows the game now")
+        # a leave is for good (protocol.md §9.7): their easel resume only follows the game to its end. By name:
+        # the event log shows its newest line first, and a "they" at the top of it named nobody
+        lines.append("%s left for good: easel resume on %s only follows the game now" % (
+            " and ".join(names[s] for s in gone), "their machine" if len(gone) == 1 else "their machines"))
     # what the person can do, when the table waits for someone (not when the only seats gone left by their
     # word and the table goes on without them: then nothing is waited for)
     if person and (quiet or 2 * len(gone) > n):

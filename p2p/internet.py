@@ -269,13 +269,22 @@ def make_invitation(inv: Invitation) -> str:
     return INVITE_PREFIX + base64.b32encode(body + _checksum(body)).decode("ascii").rstrip("=").lower()
 
 
+INVITE_LABEL = "invite:"          # what the host prints before it: a line copied whole starts with it
+
+
+def _unlabelled(text: str) -> str:
+    t = text.strip()
+    return t[len(INVITE_LABEL):].strip() if t.lower().startswith(INVITE_LABEL) else t
+
+
 def is_invitation(text: str) -> bool:
-    return isinstance(text, str) and text.strip().lower().startswith(INVITE_PREFIX)
+    return isinstance(text, str) and _unlabelled(text).lower().startswith(INVITE_PREFIX)
 
 
 def parse_invitation(text: str) -> Invitation:
-    """The invitation a host printed; InternetError in words if it is not one (mistyped, cut short, another version)."""
-    t = text.strip()
+    """The invitation a host printed (the line copied whole, ``invite: easel-...``, too); InternetError in words if
+    it is not one (mistyped, cut short, another version)."""
+    t = _unlabelled(text)
     if not is_invitation(t):
         raise InternetError("not an invitation (it starts with %r): %r" % (INVITE_PREFIX, text[:40]))
     require()

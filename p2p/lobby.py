@@ -55,6 +55,7 @@ from core.hashing import dhash, fingerprint
 from . import tls
 from .framing import ConnectionClosed, FrameError, FramedStream
 from .identity import verify
+from .internet import looks_like_peer
 from .limits import RateLimitedLog
 
 log = logging.getLogger("easel.lobby")
@@ -401,8 +402,11 @@ class HostedTable:
             about = {"bot": self.reserved[key], "owner": self.identity.fingerprint}
             # it runs on our machine and listens where we do: it is recorded as we are (every interface: an
             # empty host part, that every joiner fills in with where it reached us, §9.3), never at the
-            # loopback address it dialled us from, which only this machine can reach
-            peer_ip = self.play_host
+            # loopback address it dialled us from, which only this machine can reach. Beyond the LAN (§9.10)
+            # each of our bots is a libp2p peer of its own: it is recorded at its own peer id (recorded at ours,
+            # the other seats dialled our peer at the bot's port and never reached it)
+            if not looks_like_peer(peer_ip):
+                peer_ip = self.play_host
         seat = Seat(key, cert, [peer_ip, port], name, about=about)
         self.seats.append(seat)
         return seat

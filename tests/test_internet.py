@@ -27,7 +27,7 @@ import trio.testing
 
 from core.hashing import dhash
 from p2p import internet, tls
-from p2p.identity import Identity
+from p2p.identity import Identity, load_or_create
 
 from .netutil import loopback_relay
 
@@ -61,6 +61,12 @@ def test_an_invitation_reads_back_and_names_no_ip_but_the_relays():
     assert text.startswith("easel-") and len(text) < 200 and text == text.lower()
     assert internet.parse_invitation(text) == inv
     assert internet.parse_invitation("  %s\n" % text.upper().replace("EASEL-", "easel-")) == inv   # as pasted
+    # the host's line copied whole (seen between two homes: "expected HOST:PORT, got 'invite: easel-...'"), quoted
+    # or not (unquoted, the shell makes its label a word of its own: "unrecognized arguments")
+    assert internet.is_invitation("invite: " + text) and internet.parse_invitation("Invite:  %s\n" % text) == inv
+    from cli.main import unlabel_invitation
+    assert unlabel_invitation(["join", "invite:", text, "--name", "Bo"]) == ["join", text, "--name", "Bo"]
+    assert unlabel_invitation(["join", "--name", "invite:"]) == ["join", "--name", "invite:"]     # a name is a name
 
 
 @pytest.mark.parametrize("damage", ["flip", "cut", "junk", "version"])
@@ -588,6 +594,10 @@ def test_a_host_s_bot_beyond_the_lan_and_a_seat_killed_then_resumed_through_the_
         import json
         records = json.loads((net.logs("host")[0].parent / "local-bots.json").read_text())["bots"]
         assert [b["seat"] for b in records] == [1]           # the host's bot sat at seat 1 (its own peer id)
+        from p2p.node import load_roster
+        addrs = load_roster(game)[1]["addrs"]                 # and the other home dials it there, not at the host's
+        assert addrs[1][0] == internet.peer_id_of(internet.libp2p_seed(load_or_create(net.tmp / "host" / "bots" / "bot-1").seed))
+        assert addrs[1][0] != addrs[0][0]
         assert "Traceback" not in net.text("b1")
     finally:
         _kill_bots(net.tmp / "host")
@@ -660,3 +670,13 @@ def test_a_rematch_of_an_internet_game_is_hosted_at_an_invitation_and_linked_to_
                 p.kill()
             p.wait(timeout=10)
         _kill_bots(tmp_path / "host")
+
+
+def test_what_the_relay_says_under_its_address_fits_100_columns_and_says_what_to_do_with_it():
+    """Seen at 100 columns: the one line of limits wrapped, and nothing said what the address is for."""
+    from cli.internet import relay_words
+
+    lines = relay_words()
+    assert all(len(line) < 100 for line in lines)
+    assert "easel host --internet --relay ADDRESS" in lines[0]
+    assert "at most %d peers" % internet.RELAY_MAX_RESERVATIONS in lines[1] and "Ctrl-C stops" in lines[1]

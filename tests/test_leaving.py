@@ -583,3 +583,21 @@ def test_a_bot_forked_from_the_zygote_is_a_process_of_its_own(tmp_path):
     assert got["parent"] == got["zygote"] != got["me"]          # the zygote's child, not the host's
     assert got["comm"] == "easel bot"                            # what ps shows
     assert got["rc_killed"] == -9
+
+
+def test_the_status_names_the_seats_reached_only_through_the_relay():
+    """Between two homes the status said "3/3 peers connected" whether the game went direct or through the relay."""
+    from types import SimpleNamespace as NS
+
+    from cli.runner import relayed_words
+
+    def conn(relayed):
+        transport = NS(relayed=relayed) if relayed is not None else NS()      # None: a LAN socket (no such flag)
+        return NS(stream=NS(stream=NS(transport_stream=transport)))
+
+    keys = [b"a", b"b", b"c"]
+    names = ("Ann", "Bo", "Cy")
+    assert relayed_words(NS(keys=keys, conns={b"b": conn(None), b"c": conn(None)}), names) == ""
+    assert relayed_words(NS(keys=keys, conns={b"b": conn(False), b"c": conn(False)}), names) == ""
+    assert relayed_words(NS(keys=keys, conns={b"c": conn(True), b"b": conn(False)}), names) == " (via relay: Cy)"
+    assert relayed_words(NS(keys=keys, conns={b"c": conn(True), b"b": conn(True)}), names) == " (via relay: Bo, Cy)"

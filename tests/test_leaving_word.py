@@ -299,10 +299,10 @@ def test_the_screens_say_who_left_and_never_that_they_were_late():
     assert lines[0] == ("Cy (seat 2) left the table at 21:04:10: their turns pass at once (the empty move); "
                         "the table goes on without them")
     assert not [ln for ln in lines if "not connected" in ln or "times" in ln]
-    # a leave is for good: no "they can come back" (their resume only follows the game, as their quit question said)
-    assert lines[-1] == "they left for good: easel resume on their machine only follows the game now"
-    # nothing is waited for: no "you can wait, or quit" (cli/runner.py silence_lines)
-    assert not [ln for ln in lines if "you can wait" in ln or "come back with" in ln]
+    # a leave is for good: no "they can come back" (their resume only follows the game, as their quit question said),
+    # said by name (the newest line shows first), and, as the table goes on without them, no "you can wait"
+    assert lines[-1] == "Cy left for good: easel resume on their machine only follows the game now"
+    assert not [ln for ln in lines if "come back" in ln or "wait" in ln]
     # one left, one silent: each told apart
     lines = silence_lines(names + ("Di",), {1: t, 2: t}, 0, 60, False, "/g", left={2: 7})
     assert lines[0].startswith("Cy (seat 2) left the table") and lines[1].startswith("not connected: Bo (seat 1) since 21:04:10")
@@ -310,6 +310,11 @@ def test_the_screens_say_who_left_and_never_that_they_were_late():
     # more than half the table gone, one of them by its word: nothing says the table goes on
     lines = silence_lines(names, {1: t, 2: t}, 0, 60, False, "/g", left={2: 7})
     assert lines[0] == "Cy (seat 2) left the table at 21:04:10" and "2 of 3 seats are gone" in lines[2]
+    assert lines[-1].endswith("easel resume /g")        # the table waits: the player may too, and come back later
+    # every one gone left by its word, but too many to go on without: named, and the table waits
+    lines = silence_lines(names, {1: t, 2: t}, 0, 60, False, "/g", left={1: 5, 2: 7})
+    assert "Bo and Cy left for good: easel resume on their machines only follows the game now" in lines
+    assert lines[-1].endswith("easel resume /g")
     assert not [ln for ln in lines if "goes on" in ln]
 
 

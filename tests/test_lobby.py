@@ -204,3 +204,37 @@ def test_the_host_says_a_bot_is_starting_only_while_one_is():
         "easel: starting the table: 2 of 4 seats taken (25 s) - waiting for 2 more people to join (easel join)"
     assert describe_seats(ht.shown(), 0) == "Ann (you), bot 1 (bot, medium, Ann's), free, free"
     assert seating_text(0, 4, 30.0) == "easel: starting the table: 4 of 4 seats taken (30 s) - dealing in"
+
+
+class _From:
+    """A stream as the lobby sees it: only where it came from (tls.peer_host reads ``peer``)."""
+
+    def __init__(self, peer: str) -> None:
+        self.peer = peer
+
+
+def _join_request(ht: HostedTable, who: Identity, port: int, name: str) -> list:
+    from p2p.lobby import join_msg
+
+    cert = tls.make_certificate(who)
+    return ["join", 1, who.public, cert, port, name, who.sign(join_msg(ht.identity.public, who.public, cert, port))]
+
+
+def test_a_host_s_own_bot_is_recorded_where_it_listens_on_the_lan_as_the_host_beyond_it_at_its_own_peer():
+    """Seen between two homes: the host's ``--bots 1`` bot (a libp2p peer of its own, §9.10) was recorded at the
+    host's peer id, so the joiner in the other home dialled the host at the bot's port and never reached the bot
+    ("not connected: bot 1" all game long). On the LAN it is still recorded as the host is (it dialled from loopback)."""
+    from p2p.internet import peer_id_of
+
+    ann_peer, bot_peer = peer_id_of(b"a" * 32), peer_id_of(b"b" * 32)
+    for play_host, came_from, recorded in ((ann_peer, bot_peer, bot_peer),      # beyond the LAN: its own peer
+                                           ("", "127.0.0.1", ""),               # LAN, every interface
+                                           ("198.18.0.5", "127.0.0.1", "198.18.0.5")):
+        ht = HostedTable(Identity.generate(), "painting", 3, {}, 40001, play_host, timeout=30)
+        bot = Identity.generate()
+        ht.reserve_bot(bot.public, "heuristic")
+        seat = ht._admit(_join_request(ht, bot, 40050, "bot 1"), _From(came_from))
+        assert seat.addr == [recorded, 40050]
+        assert seat.about["owner"] == ht.identity.fingerprint
+        other = Identity.generate()         # anyone else: where the lobby saw it come from
+        assert ht._admit(_join_request(ht, other, 40051, "Bo"), _From(came_from)).addr == [came_from, 40051]

@@ -280,3 +280,39 @@ def test_a_bots_home_and_log_are_named_as_the_table_names_the_bot(tmp_path, monk
         assert bot.name == "bot %d" % k and cmd[cmd.index("--name") + 1] == bot.name
         assert bot.log == tmp_path / "bots" / ("bot-%d.log" % k) and bot.home == tmp_path / "bots" / ("bot-%d" % k)
     assert len(bots) == 2
+
+
+async def test_the_line_that_says_how_the_table_fills_stays_on_one_line_at_100_columns(monkeypatch):
+    """Seen between two homes at 100 columns: "easel: starting the table: 2 of 3 seats taken (19 s) - waiting for 1
+    more person to join (easel join" wrapped, and each rewrite (\\r) scrolled a new copy, thirty a minute."""
+    import io
+
+    from cli.hosting import fit_line, seating_progress, seating_text
+
+    long = seating_text(1, 3, 19.0)
+    assert len(long) > 99
+    assert fit_line(long, 100) == "easel: starting the table: 2 of 3 seats taken (19 s) - waiting for 1 more person to join"
+    assert fit_line(long, 200) == long
+    assert len(fit_line(long, 40)) == 39 and fit_line(long, 40).endswith("…")
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setenv("COLUMNS", "60")
+    tty = Tty()
+    with trio.move_on_after(0.2):
+        await seating_progress(SimpleNamespace(free=1), 3, tty, 0.05)
+    shown = [part.replace("\x1b[K", "") for part in tty.getvalue().split("\r") if part.replace("\x1b[K", "")]
+    assert shown and all(len(line) <= 59 for line in shown), shown
+
+
+def test_the_open_table_line_names_a_port_on_the_lan_and_the_invite_line_beyond_it():
+    """Seen between two homes: "painting table open on port 52579 (host ...); 1 seat(s) free" under the invite line,
+    a port nobody beyond the LAN can use."""
+    from cli.hosting import open_words
+
+    lan = open_words("painting", 52579, "578d-d6e5-6c0d-a0fb", 1)
+    assert lan == "easel: painting table open on port 52579 (host 578d-d6e5-6c0d-a0fb); 1 seat free"
+    far = open_words("starving-artists", 52579, "578d-d6e5-6c0d-a0fb", 2, internet=True)
+    assert "52579" not in far and "invite line" in far and "; 2 seats free" in far and len(far) < 100
