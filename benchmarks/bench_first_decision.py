@@ -28,7 +28,6 @@ import fcntl
 import json
 import os
 import pty
-import select
 import signal
 import struct
 import subprocess
@@ -41,7 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import load, stats  # noqa: E402
+from common import load, read_until, stats  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 GOAL_RATIO = 2.5
@@ -94,23 +93,9 @@ def play_once(game: str, grace: float) -> dict:
             finally:
                 os._exit(127)
         fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
-        seen = b""
-        first = None
-        deadline = t0 + TIMEOUT
+        first, seen = None, b""
         try:
-            while first is None and time.monotonic() < deadline:
-                r, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-                if not r:
-                    continue
-                try:
-                    data = os.read(fd, 65536)
-                except OSError:
-                    break
-                if not data:
-                    break
-                seen = (seen + data)[-4096:]
-                if MARK in seen:
-                    first = time.monotonic() - t0
+            first, seen = read_until(fd, MARK, t0, t0 + TIMEOUT)
             bots = []
             for f in home.glob("games/*/local-bots.json"):
                 bots += [(b["pid"], b.get("started")) for b in json.loads(f.read_text())["bots"] if b.get("pid")]

@@ -29,7 +29,6 @@ import json
 import os
 import pty
 import re
-import select
 import signal
 import statistics
 import struct
@@ -40,8 +39,10 @@ import time
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from common import read_until  # noqa: E402
 from tests.test_internet import Homes, _nat_why_not  # noqa: E402
 from tests.test_lan import SLOW, wait_for  # noqa: E402
 
@@ -83,22 +84,9 @@ def _screen_until_decision(argv: list[str], env: dict) -> float:
         finally:
             os._exit(127)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
-    seen, first = b"", None
-    deadline = t0 + FIRST_TIMEOUT
+    first, seen = None, b""
     try:
-        while first is None and time.monotonic() < deadline:
-            r, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-            if not r:
-                continue
-            try:
-                data = os.read(fd, 65536)
-            except OSError:
-                break
-            if not data:
-                break
-            seen = (seen + data)[-4096:]
-            if MARK in seen:
-                first = time.monotonic() - t0
+        first, seen = read_until(fd, MARK, t0, t0 + FIRST_TIMEOUT)
     finally:
         os.close(fd)
         try:

@@ -172,6 +172,30 @@ def _write(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+
+def read_until(fd: int, mark: bytes, t0: float, deadline: float) -> tuple[float | None, bytes]:
+    """Read a pty's master end ``fd`` (so the screen never blocks) until ``mark`` shows: the seconds since
+    ``t0`` then, or None at ``deadline`` (time.monotonic()) or when the terminal closes; and the last bytes read."""
+    import select
+    import time
+
+    seen = b""
+    while time.monotonic() < deadline:
+        r, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        if not r:
+            continue
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            return None, seen
+        if not data:
+            return None, seen
+        seen = (seen + data)[-4096:]
+        if mark in seen:
+            return time.monotonic() - t0, seen
+    return None, seen
+
+
 def median(xs):
     xs = sorted(xs)
     n = len(xs)
