@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -347,7 +348,17 @@ def _play(net: Homes, seed: int, mid=None, spectator: bool = False) -> tuple[boo
     if spectator:     # in home B too, by the same invitation, once the game is under way: it follows the host's seat
         # (the host's log may be written a moment after Cy's: look for it each time, never assume it is there)
         assert wait_for(lambda: any(_records(p) >= 3 for p in net.logs("host")), 30, interval=0.05)
-        procs.append(net.easel("hB", "w1", "watch", invite, "--json", "--log", net.tmp / "watched.log"))
+        # the game is held (Bo stopped: the table waits for Bo at its next step, well within --timeout) until the
+        # spectator watches: on a busy machine its start and its dial through the relay take longer than the rest
+        # of a game, which would be over (the host gone) before it arrives
+        a1.send_signal(signal.SIGSTOP)
+        try:
+            procs.append(net.easel("hB", "w1", "watch", invite, "--json", "--log", net.tmp / "watched.log"))
+            watching = wait_for(lambda: "watching through" in net.text("w1") or procs[-1].poll() is not None, 45,
+                                interval=0.05)
+        finally:
+            a1.send_signal(signal.SIGCONT)
+        assert watching and procs[-1].poll() is None, net.text("w1")[-2000:]
     if mid is not None:
         relay = mid(net, relay)
     direct = False
