@@ -500,6 +500,12 @@ class HardBot:
     rivalry = 1.0
     #: least gain (progress weight, per draw) for which the extra splash is bought before the last round
     extra_price = 250
+    #: a held sheet of 3 cells or more further than this many primaries off the grid says its seat
+    #: plays at random (a careful player buys only sheets in reach), by this much (in 100) each
+    far_cost = 3
+    far_weight = 25
+    #: a lead of this many points (estimated) counts as most of a won pair, before the last round
+    scale = 1.5
     #: points a token is worth before the last round (it buys later sheets)
     token_worth = 0.12
 
@@ -508,13 +514,18 @@ class HardBot:
 
     def _random_share(self, view: Mapping[str, Any], o: int, grid: Sequence[int]) -> int:
         """How often (in 100) seat ``o`` is drawn as a random player: more often the more sheets it
-        holds that it cannot make in the rounds left (a careful player buys few, and those in reach)."""
+        holds that it cannot make in the rounds left or that are far off the grid (a careful player
+        buys few, and those in reach: a far one is the clearest public sign of a random player)."""
         left = view["rules"]["rounds"] - view["round"] + 1
         held = view["owned"][o]
         if not held:
             return self.random_share
-        hopeless = sum(1 for h in held if _need(sheet_cost(grid, _placements(h["cells"]))) > left)
-        return max(10, min(90, self.random_share + 15 * (len(held) - 2) + 20 * hopeless))
+        hopeless = far = 0
+        for h in held:
+            c = sheet_cost(grid, _placements(h["cells"]))
+            hopeless += _need(c) > left
+            far += len(h["cells"]) > 2 and c > self.far_cost
+        return max(10, min(90, self.random_share + 15 * (len(held) - 2) + 20 * hopeless + self.far_weight * far))
 
     def choose(self, view: Mapping[str, Any], seat: int, rng: Rng) -> dict:
         rl = view["rules"]
@@ -646,7 +657,7 @@ class HardBot:
                     pot *= left_after / work
                 est.append(p + pot + lam * tok[s])
             me = est[seat]
-            scale = 0.01 if final else 3.0
+            scale = 0.01 if final else self.scale
             rel = self.rivalry
             return sum(math.tanh((me - rel * est[o]) / scale) for o in others)
 
