@@ -204,8 +204,7 @@ def audit_log(name: str, data: bytes, games: Any, verifier: Verifier | None = No
             failed = (i, "internal error replaying this entry: %r" % (exc,))
             break
         heads += table.head
-    if failed is None and bad is None and table.talking is not None:
-        # a talk line must be followed by its author's answer (§9.11)
+    if failed is None and bad is None and table.talking is not None:     # a line without its answer (§9.11)
         failed = (table.talk_at, "the log ends after a talk line of seat %d without its answer" % table.talking)
 
     # 3. signatures of every entry up to the one where the replay or the parse stopped
