@@ -342,6 +342,26 @@ def events_in(entries: list) -> list[Event]:
     return [e for e in entries if isinstance(e, Event)]
 
 
+def placed_in_random_orders(sim: "Sim", entries: list, seeds, timeout: float) -> list[list[bytes]]:
+    """The log a peer that holds no seat writes from ``entries`` (parsed, the genesis left out) received each
+    author in its own order but the authors interleaved at random (one order per seed), the certificates
+    last: one log per seed (a placement rule that depends on arrival order makes them differ)."""
+    outsider = b"\x99" * 32            # a peer that holds no seat: it only places what it is given
+    logs = []
+    for seed in seeds:
+        rng = random.Random(seed)
+        per = {k: [e for e in entries if getattr(e, "author", None) == k] for k in sim.keys}
+        certs = [e for e in entries if not hasattr(e, "author")]
+        p = Peer(sim.genesis, outsider, lambda m: b"\0" * 64, lambda n: b"\0" * n, timeout=timeout, games=registry)
+        while any(per.values()):
+            k = rng.choice([k for k in per if per[k]])
+            p.receive(k, encode(["entry", per[k].pop(0).raw]))
+        for c in certs:
+            p.receive(sim.keys[0], encode(["entry", c.raw]))
+        logs.append(p.log_entries)
+    return logs
+
+
 def wait_for(pred: Callable[[], bool], timeout: float, interval: float = 0.02) -> bool:
     """Poll ``pred`` until it holds or ``timeout`` seconds pass (bounded)."""
     deadline = time.monotonic() + timeout

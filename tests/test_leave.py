@@ -8,7 +8,6 @@ Sans-IO: the in-memory ``Sim`` of tests/netutil.py (real ``Peer``s, a simulated 
 
 from __future__ import annotations
 
-import random
 
 import pytest
 
@@ -17,10 +16,9 @@ from core.audit import audit
 from core.encoding import encode
 from core.events import EntryError, make_event, parse_entry
 from core.table import IllegalMove, RuleError, replay
-from p2p.protocol import Peer
 
 from .helpers import log_file
-from .netutil import Sim, events_in, timeouts_in
+from .netutil import Sim, events_in, placed_in_random_orders, timeouts_in
 
 TABLE = 600.0      # the table's time-out: nothing here may come near it
 
@@ -79,19 +77,7 @@ def test_every_order_of_arrival_writes_the_same_log():
     log = _finish(sim)
     assert len(_leaves(log, sim.keys)) == 1
     entries = [parse_entry(r, keys=sim.keys) for r in log[1:]]
-    outsider = b"\x99" * 32            # a peer that holds no seat: it only places what it is given
-    logs = []
-    for seed in (1, 2):
-        rng = random.Random(seed)
-        per = {k: [e for e in entries if getattr(e, "author", None) == k] for k in sim.keys}
-        certs = [e for e in entries if not hasattr(e, "author")]
-        p = Peer(sim.genesis, outsider, lambda m: b"\0" * 64, lambda n: b"\0" * n, timeout=TABLE, games=registry)
-        while any(per.values()):
-            k = rng.choice([k for k in per if per[k]])
-            p.receive(k, encode(["entry", per[k].pop(0).raw]))
-        for c in certs:
-            p.receive(sim.keys[0], encode(["entry", c.raw]))
-        logs.append(p.log_entries)
+    logs = placed_in_random_orders(sim, entries, (1, 2), TABLE)
     assert logs[0] == logs[1] == log
 
 

@@ -21,7 +21,7 @@ from p2p.protocol import MAX_SAY_PENDING, MAX_SEQ_AHEAD, Peer
 from p2p.effects import Alert
 
 from .helpers import log_file
-from .netutil import Sim, events_in, timeouts_in
+from .netutil import Sim, events_in, placed_in_random_orders, timeouts_in
 
 TABLE = 600.0
 
@@ -133,19 +133,7 @@ def test_two_peers_fed_in_different_orders_write_the_same_log_with_talk():
     log = _finish(sim)
     ents = _entries(sim, log)
     assert sorted(e.body["text"] for e in events_in(ents) if e.kind == "say") == ["hello", "hi all", "ready?", "yes"]
-    outsider = b"\x99" * 32
-    logs = []
-    for seed in (1, 2, 3):
-        rng = random.Random(seed)
-        per = {k: [e for e in ents if getattr(e, "author", None) == k] for k in sim.keys}
-        certs = [e for e in ents if not hasattr(e, "author")]
-        p = Peer(sim.genesis, outsider, lambda m: b"\0" * 64, lambda n: b"\0" * n, timeout=TABLE, games=registry)
-        while any(per.values()):
-            k = rng.choice([k for k in per if per[k]])
-            p.receive(k, encode(["entry", per[k].pop(0).raw]))
-        for c in certs:
-            p.receive(sim.keys[0], encode(["entry", c.raw]))
-        logs.append(p.log_entries)
+    logs = placed_in_random_orders(sim, ents, (1, 2, 3), TABLE)
     assert logs[0] == logs[1] == logs[2] == log
 
 
