@@ -22,7 +22,10 @@ Two measurements, ``--games`` games each (default 200):
   goals name — heuristic vs random, hard vs random, hard vs heuristic — at 4 seats (2 + 2,
   the six arrangements) and at 6 seats (3 + 3, the 20 arrangements in turn), ``--games``
   games each; the share of (A, B) seat pairs where the A seat finishes ahead, with a 95 %
-  interval treating games as clusters.  Run it twice with other ``--seed`` bases to see
+  interval treating games as clusters, the share of A seats that end on no points, the
+  tokens each level keeps, and why the pairs A did not win were lost (``lost``: A scored but
+  B as much or more; A on no points and B scored; both on none, B with as many tokens or
+  more).  Run it twice with other ``--seed`` bases to see
   the figure reproduce.  ``--pairs hard:heuristic,hard:random`` picks pairings, ``--seats 6``
   one table size.
 * **timing** (``--timing N``): the hard bot's decision time on N views taken from six-seat
@@ -165,6 +168,9 @@ def play_mixed(spec: tuple) -> dict:
 LEVELS = {"R": "RandomBot", "H": "HeuristicBot", "X": "HardBot"}
 LETTER = {"random": "R", "heuristic": "H", "hard": "X"}
 PAIRS = ("heuristic:random", "hard:random", "hard:heuristic")
+#: why an (A, B) pair was not won by A: A scored but B scored as much or more; A ended on no
+#: points and B scored; both on no points and B kept as many tokens or more (the tie-break)
+LOST = ("a_scored_b_as_much", "a_zero_b_scored", "both_zero_b_tokens")
 
 
 def play_levels(spec: tuple) -> dict:
@@ -177,15 +183,20 @@ def play_levels(spec: tuple) -> dict:
     state, _ = _BOTS.play_game(config, players, _seed(salt, k, base), line)
     key = [(state.points[s], state.tokens[s]) for s in range(players)]
     ahead = behind = tied = 0
+    lost = dict.fromkeys(LOST, 0)
     for i, x in enumerate(arr):
         for j, y in enumerate(arr):
             if x == "H" and y == "R":
                 ahead += key[i] > key[j]
                 behind += key[i] < key[j]
                 tied += key[i] == key[j]
-    return {"k": k, "ahead": ahead, "behind": behind, "tied": tied,
+                if key[i] <= key[j]:
+                    lost[LOST[0] if key[i][0] > 0 else LOST[1] if key[j][0] > 0 else LOST[2]] += 1
+    return {"k": k, "ahead": ahead, "behind": behind, "tied": tied, "lost": lost,
             "a_points": [state.points[s] for s, ch in enumerate(arr) if ch == "H"],
-            "b_points": [state.points[s] for s, ch in enumerate(arr) if ch == "R"]}
+            "b_points": [state.points[s] for s, ch in enumerate(arr) if ch == "R"],
+            "a_tokens": [state.tokens[s] for s, ch in enumerate(arr) if ch == "H"],
+            "b_tokens": [state.tokens[s] for s, ch in enumerate(arr) if ch == "R"]}
 
 
 def levels(pool, args, options: dict) -> dict:
@@ -203,6 +214,10 @@ def levels(pool, args, options: dict) -> dict:
                 "ahead_share": round(ahead / pairs, 4), "ci95": clustered(games),
                 "a_points": dist([p for x in games for p in x["a_points"]]),
                 "b_points": dist([p for x in games for p in x["b_points"]]),
+                "a_zero_share": round(sum(p == 0 for x in games for p in x["a_points"]) / max(1, sum(len(x["a_points"]) for x in games)), 4),
+                "a_tokens": dist([t for x in games for t in x["a_tokens"]]),
+                "b_tokens": dist([t for x in games for t in x["b_tokens"]]),
+                "lost": {w: sum(x["lost"][w] for x in games) for w in LOST},
             }
     return out
 

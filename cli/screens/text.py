@@ -9,7 +9,7 @@ from typing import Any, Callable, Sequence
 
 from functools import lru_cache
 
-from wcwidth import wcwidth     # (prompt-toolkit's own dependency; imported alone, it is light)
+from wcwidth import wcwidth     # (declared in pyproject; prompt-toolkit's own dependency; imported alone, it is light)
 
 from ..common import jsonable
 
