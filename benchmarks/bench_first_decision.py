@@ -24,23 +24,19 @@ game's median over the CLI floor's median.  Goal (issue 23): every game <= 2.5x 
 from __future__ import annotations
 
 import argparse
-import fcntl
 import json
 import os
-import pty
 import signal
-import struct
 import subprocess
 import sys
 import tempfile
-import termios
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import load, read_until, stats  # noqa: E402
+from common import load, read_until, spawn_in_pty, stats  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 GOAL_RATIO = 2.5
@@ -85,14 +81,7 @@ def play_once(game: str, grace: float) -> dict:
         env = child_env(home)
         cmd = [sys.executable, "-P", "-m", "cli", "play", "--game", game, "--name", "Ann"]
         t0 = time.monotonic()
-        pid, fd = pty.fork()
-        if pid == 0:    # the child: the pty is its controlling terminal, like a person's terminal
-            try:
-                os.chdir(ROOT)
-                os.execve(sys.executable, cmd, env)
-            finally:
-                os._exit(127)
-        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+        pid, fd = spawn_in_pty(cmd, env, ROOT)
         first, seen = None, b""
         try:
             first, seen = read_until(fd, MARK, t0, t0 + TIMEOUT)

@@ -24,17 +24,13 @@ Prints one JSON line: medians, min and max (and the raw figures).
 from __future__ import annotations
 
 import argparse
-import fcntl
 import json
 import os
-import pty
 import re
 import signal
 import statistics
-import struct
 import subprocess
 import sys
-import termios
 import time
 from pathlib import Path
 from tempfile import TemporaryDirectory
@@ -42,7 +38,7 @@ from tempfile import TemporaryDirectory
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import read_until  # noqa: E402
+from common import read_until, spawn_in_pty  # noqa: E402
 from tests.test_internet import Homes, _nat_why_not  # noqa: E402
 from tests.test_lan import SLOW, wait_for  # noqa: E402
 
@@ -76,14 +72,7 @@ def one(random_b: bool) -> tuple[float, float | None]:
 def _screen_until_decision(argv: list[str], env: dict) -> float:
     """Start ``argv`` in a pseudo-terminal (100x30); seconds until its screen shows MARK (then its terminal closes)."""
     t0 = time.monotonic()
-    pid, fd = pty.fork()
-    if pid == 0:        # the child: the pty is its controlling terminal, as a person's
-        try:
-            os.chdir(ROOT)
-            os.execvpe(argv[0], argv, env)
-        finally:
-            os._exit(127)
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    pid, fd = spawn_in_pty(argv, env, ROOT)
     first, seen = None, b""
     try:
         first, seen = read_until(fd, MARK, t0, t0 + FIRST_TIMEOUT)

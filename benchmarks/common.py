@@ -173,6 +173,25 @@ def _write(path: Path, data: bytes) -> None:
 
 
 
+def spawn_in_pty(argv: list, env: dict, cwd, rows: int = 30, cols: int = 100) -> tuple[int, int]:
+    """Start ``argv`` (its first item a path) in ``cwd`` on a new pty of ``rows`` x ``cols``, its
+    controlling terminal as a person's: the child's pid and the pty's master end."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    pid, fd = pty.fork()
+    if pid == 0:
+        try:
+            os.chdir(cwd)
+            os.execvpe(argv[0], argv, env)
+        finally:
+            os._exit(127)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    return pid, fd
+
+
 def read_until(fd: int, mark: bytes, t0: float, deadline: float) -> tuple[float | None, bytes]:
     """Read a pty's master end ``fd`` (so the screen never blocks) until ``mark`` shows: the seconds since
     ``t0`` then, or None at ``deadline`` (time.monotonic()) or when the terminal closes; and the last bytes read."""
